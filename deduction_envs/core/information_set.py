@@ -1,0 +1,300 @@
+"""Information sets: the secrets consistent with everything a player has seen.
+
+Meng & Lucas (2024, section III-B) give two representations, and both are
+here behind one interface:
+
+* :class:`EnumeratedInformationSet` lists the candidate secrets, all equally
+  likely; its entropy is ``log2 n`` (their equation 2). Mastermind and its
+  relatives use it.
+* :class:`TabularInformationSet` keeps a probability for every secret (their
+  Figure 2's table for the fake-coin game); its entropy is Shannon's
+  (equation 1). It also accepts a non-uniform prior.
+
+An information set holds public knowledge only: it is built from the rules
+and updated with (query, feedback) pairs, and it is immutable, so that
+:meth:`InformationSet.update` returns a new set and the old one can still be
+used to explore other answers. An update that no secret is consistent with
+raises ValueError and changes nothing.
+"""
+
+from __future__ import annotations
+
+import abc
+import weakref
+from functools import lru_cache
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from deduction_envs.core.entropy import entropy_bits, uniform_entropy_bits
+from deduction_envs.core.rules import MAX_ENUMERABLE_SECRETS, DeductionRules
+
+__all__ = [
+    "EnumeratedInformationSet",
+    "InformationSet",
+    "TabularInformationSet",
+    "make_information_set",
+]
+
+
+@lru_cache(maxsize=64)
+def _component_offsets(nvec: tuple[int, ...]) -> np.ndarray:
+    return np.concatenate(([0], np.cumsum(nvec[:-1]))).astype(np.intp)
+
+
+#: Rules whose one-hot component table fits in this many bytes get one, which
+#: turns marginals into a single row sum.
+ONE_HOT_TABLE_BYTES = 16 << 20
+
+_one_hot_tables: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _one_hot_components(rules: DeductionRules) -> np.ndarray | None:
+    """Secret x (component, value) indicator table, or None if it is too large."""
+    try:
+        return _one_hot_tables[rules]
+    except KeyError:
+        pass
+    width = sum(rules.secret_nvec)
+    table = None
+    if rules.num_secrets * width * np.dtype(np.float32).itemsize <= ONE_HOT_TABLE_BYTES:
+        secrets = np.arange(rules.num_secrets)
+        flat = rules.secret_components(secrets) + _component_offsets(rules.secret_nvec)
+        table = np.zeros((rules.num_secrets, width), dtype=np.float32)
+        table[secrets[:, None], flat] = 1.0
+        table = _readonly(table)
+    _one_hot_tables[rules] = table
+    return table
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+class InformationSet(abc.ABC):
+    """The set of secrets a player cannot yet rule out, with their probabilities."""
+
+    __slots__ = ("rules",)
+
+    rules: DeductionRules
+
+    @property
+    @abc.abstractmethod
+    def size(self) -> int:
+        """The number of secrets with positive probability."""
+
+    @property
+    @abc.abstractmethod
+    def support(self) -> np.ndarray:
+        """The secrets with positive probability, sorted ascending (read-only)."""
+
+    @abc.abstractmethod
+    def probabilities(self) -> np.ndarray:
+        """The probability of each secret in :attr:`support`, summing to 1."""
+
+    @abc.abstractmethod
+    def entropy(self) -> float:
+        """The entropy of the secret given this knowledge, in bits."""
+
+    @abc.abstractmethod
+    def _restrict(self, keep: np.ndarray) -> InformationSet:
+        """A new set keeping only the support entries where ``keep`` is true."""
+
+    def update(self, action: int, feedback: int) -> InformationSet:
+        """The information set after query ``action`` was answered with ``feedback``.
+
+        Raises ValueError (and changes nothing) if no secret in the set gives
+        that feedback.
+        """
+        keep = self.rules.feedback(action, self.support) == feedback
+        if not keep.any():
+            raise ValueError(
+                f"feedback {feedback} ({self.rules.format_feedback(feedback)}) to action {action} "
+                f"({self.rules.format_action(action)}) contradicts every one of the {self.size} "
+                "secrets still possible; the information set is unchanged"
+            )
+        return self._restrict(keep)
+
+    def __contains__(self, secret: object) -> bool:
+        support = self.support
+        i = np.searchsorted(support, secret)
+        return bool(i < support.size and support[i] == secret)
+
+    def component_marginals(self) -> np.ndarray:
+        """P(component j of the secret takes value v), for every (j, v).
+
+        Returned flat, component after component, with ``sum(rules.secret_nvec)``
+        entries; for Mastermind it is the probability of each colour at each
+        peg, position-major.
+        """
+        nvec = self.rules.secret_nvec
+        components = self.rules.secret_components(self.support)
+        flat = (components + _component_offsets(nvec)).ravel()
+        weights = np.repeat(self.probabilities(), len(nvec))
+        return np.bincount(flat, weights=weights, minlength=sum(nvec))
+
+    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` secrets drawn independently from this distribution."""
+        return rng.choice(self.support, size=n, p=self.probabilities())
+
+
+class EnumeratedInformationSet(InformationSet):
+    """Candidate secrets, all equally likely; entropy ``log2(len(candidates))``.
+
+    Args:
+        rules: the game's rules.
+        candidates: secret indices still possible; all secrets by default.
+    """
+
+    __slots__ = ("_candidates", "_marginals", "_one_hot")
+
+    def __init__(self, rules: DeductionRules, candidates: ArrayLike | None = None) -> None:
+        if rules.num_secrets > MAX_ENUMERABLE_SECRETS:
+            raise ValueError(
+                f"{rules!r} has {rules.num_secrets:,} secrets; an enumerated information set "
+                f"holds at most {MAX_ENUMERABLE_SECRETS:,}"
+            )
+        if candidates is None:
+            cands = np.arange(rules.num_secrets)
+        else:
+            cands = np.unique(np.asarray(candidates))
+            if cands.size == 0:
+                raise ValueError("candidates must not be empty: the secret is always in the information set")
+            if not np.issubdtype(cands.dtype, np.integer) or cands[0] < 0 or cands[-1] >= rules.num_secrets:
+                raise ValueError(f"candidates must be secret indices in [0, {rules.num_secrets})")
+        self.rules = rules
+        self._candidates = _readonly(cands.astype(np.intp, copy=False))
+        self._marginals: np.ndarray | None = None
+        self._one_hot = _one_hot_components(rules)
+
+    def _of(self, candidates: np.ndarray) -> EnumeratedInformationSet:
+        new = EnumeratedInformationSet.__new__(EnumeratedInformationSet)
+        new.rules = self.rules
+        new._candidates = _readonly(candidates)
+        new._marginals = None
+        new._one_hot = self._one_hot
+        return new
+
+    @property
+    def candidates(self) -> np.ndarray:
+        """The candidate secrets, sorted ascending (read-only)."""
+        return self._candidates
+
+    @property
+    def support(self) -> np.ndarray:
+        return self._candidates
+
+    @property
+    def size(self) -> int:
+        return self._candidates.size
+
+    def probabilities(self) -> np.ndarray:
+        return np.full(self.size, 1.0 / self.size)
+
+    def entropy(self) -> float:
+        return uniform_entropy_bits(self.size)
+
+    def _restrict(self, keep: np.ndarray) -> EnumeratedInformationSet:
+        return self._of(self._candidates[keep])
+
+    def update(self, action: int, feedback: int) -> EnumeratedInformationSet:
+        # The hot path of every env step: one filter, no weights.
+        candidates = self._candidates
+        kept = candidates[self.rules.feedback(action, candidates) == feedback]
+        if kept.size == 0:
+            return super().update(action, feedback)  # raises with the full message
+        return self._of(kept)
+
+    def component_marginals(self) -> np.ndarray:
+        # Computed at most once per set (sets are immutable; the env reuses its
+        # initial one every episode). Uniform weights: counting beats weighting.
+        if self._marginals is None:
+            if self._one_hot is not None:
+                # take() gathers rows several times faster than fancy indexing.
+                marginals = self._one_hot.take(self._candidates, axis=0).sum(axis=0, dtype=np.float64)
+            else:
+                nvec = self.rules.secret_nvec
+                components = self.rules.secret_components(self._candidates)
+                flat = (components + _component_offsets(nvec)).ravel()
+                marginals = np.bincount(flat, minlength=sum(nvec)).astype(np.float64)
+            marginals /= self.size
+            self._marginals = _readonly(marginals)
+        return self._marginals
+
+    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self._candidates[rng.integers(self.size, size=n)]
+
+    def __repr__(self) -> str:
+        return f"EnumeratedInformationSet({self.rules!r}, size={self.size})"
+
+
+class TabularInformationSet(InformationSet):
+    """A probability for every secret; Shannon entropy of the table.
+
+    Args:
+        rules: the game's rules.
+        table: prior weights over all secrets, of shape ``rules.table_shape``
+            or flat; uniform by default. Normalised on construction.
+    """
+
+    __slots__ = ("_table",)
+
+    def __init__(self, rules: DeductionRules, table: ArrayLike | None = None) -> None:
+        n = rules.num_secrets
+        if n > MAX_ENUMERABLE_SECRETS:
+            raise ValueError(
+                f"{rules!r} has {n:,} secrets; a tabular information set holds at most {MAX_ENUMERABLE_SECRETS:,}"
+            )
+        if table is None:
+            weights = np.full(n, 1.0 / n)
+        else:
+            weights = np.asarray(table, dtype=np.float64).ravel()
+            if weights.size != n:
+                raise ValueError(f"table must have {n} entries (shape {rules.table_shape}), got {weights.size}")
+            if not np.all(np.isfinite(weights)) or np.any(weights < 0) or weights.sum() <= 0:
+                raise ValueError("table must hold finite, non-negative weights that are not all zero")
+            weights = weights / weights.sum()
+        self.rules = rules
+        self._table = _readonly(weights)
+
+    @property
+    def table(self) -> np.ndarray:
+        """The probability of every secret, shaped ``rules.table_shape`` (read-only)."""
+        return self._table.reshape(self.rules.table_shape)
+
+    @property
+    def support(self) -> np.ndarray:
+        return _readonly(np.flatnonzero(self._table))
+
+    @property
+    def size(self) -> int:
+        return int(np.count_nonzero(self._table))
+
+    def probabilities(self) -> np.ndarray:
+        return self._table[self.support]
+
+    def entropy(self) -> float:
+        return entropy_bits(self._table)
+
+    def _restrict(self, keep: np.ndarray) -> TabularInformationSet:
+        weights = np.zeros_like(self._table)
+        kept = self.support[keep]
+        weights[kept] = self._table[kept]
+        new = TabularInformationSet.__new__(TabularInformationSet)
+        new.rules = self.rules
+        new._table = _readonly(weights / weights.sum())
+        return new
+
+    def __repr__(self) -> str:
+        return f"TabularInformationSet({self.rules!r}, size={self.size})"
+
+
+def make_information_set(rules: DeductionRules, kind: str | None = None) -> InformationSet:
+    """A fresh information set over all secrets; ``kind`` defaults to the game's own."""
+    kind = rules.information_set_kind if kind is None else kind
+    if kind == "enumerated":
+        return EnumeratedInformationSet(rules)
+    if kind == "tabular":
+        return TabularInformationSet(rules)
+    raise ValueError(f"information set kind must be 'enumerated' or 'tabular', got {kind!r}")

@@ -1,0 +1,213 @@
+"""The rules protocol of a single-player deduction game.
+
+A game of the Meng & Lucas framework hides one secret drawn uniformly from a
+finite, enumerable set; the player asks queries and a truthful oracle answers
+each with a feedback value computed deterministically from the query and the
+secret. A :class:`DeductionRules` object is the immutable configuration of one
+game at one size. It numbers secrets, queries and feedback values ``0..n-1``
+and computes feedback for many secrets at once, so that information sets,
+envs and agents never loop over secrets in Python.
+
+Every index also has *components*, small integers that describe it to a
+learner or a person (a Mastermind code is ``pegs`` colours, its feedback is
+``(black, white)``). The env builds observations from components, so a new
+game only declares them.
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+from collections.abc import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from deduction_envs.core.information_set import InformationSet
+
+__all__ = [
+    "DeductionRules",
+    "FEEDBACK_CACHE_BYTES",
+    "MAX_ENUMERABLE_SECRETS",
+    "Step",
+    "check_int",
+]
+
+#: The largest secret space an enumerated information set may hold (about 4.2
+#: million); the code table of such a game stays near 100 MB at worst.
+MAX_ENUMERABLE_SECRETS = 1 << 22
+
+#: Rules whose full action x secret feedback table fits in this many bytes
+#: memoise each action's feedback row the first time it is asked for.
+FEEDBACK_CACHE_BYTES = 64 << 20
+
+#: One query and its answer, as kept in an episode's history.
+Step = tuple[int, int]
+
+
+def check_int(name: str, value: object, *, low: int, high: int | None = None) -> int:
+    """Return ``value`` as an int or raise a ValueError that names ``name``.
+
+    ``low`` and ``high`` are inclusive bounds; the message says what is
+    accepted, so a size error reads like ``pegs must be an integer >= 1, got 0``.
+    """
+    accepted = f">= {low}" if high is None else f"in [{low}, {high}]"
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer {accepted}, got {value!r}")
+    if value < low or (high is not None and value > high):
+        raise ValueError(f"{name} must be an integer {accepted}, got {value}")
+    return int(value)
+
+
+class DeductionRules(abc.ABC):
+    """Immutable rules of a single-player deduction game at one size.
+
+    Subclasses are frozen dataclasses whose fields are the game's size
+    parameters. They set the sizes below (usually as cached properties) and
+    implement the abstract methods; the base class supplies the vectorised
+    :meth:`feedback` with a memo of feedback rows for small games.
+
+    Attributes a subclass provides:
+        name: registered name of the game, e.g. ``"Mastermind"``.
+        default_max_steps: the env's truncation limit unless overridden.
+        information_set_kind: ``"enumerated"`` or ``"tabular"``, the
+            representation the paper uses for this game.
+        num_secrets, num_actions: sizes of the secret and query spaces.
+        secret_nvec, action_nvec, feedback_nvec: the number of values of each
+            component of a secret, a query and a feedback value. Feedback
+            indices are the row-major ravel of their components.
+    """
+
+    name: ClassVar[str]
+    default_max_steps: ClassVar[int]
+    information_set_kind: ClassVar[Literal["enumerated", "tabular"]] = "enumerated"
+
+    num_secrets: int
+    num_actions: int
+    secret_nvec: tuple[int, ...]
+    action_nvec: tuple[int, ...]
+    feedback_nvec: tuple[int, ...]
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def num_feedbacks(self) -> int:
+        """The number of feedback indices (some may be unreachable)."""
+        return math.prod(self.feedback_nvec)
+
+    @property
+    def feedback_dtype(self) -> np.dtype:
+        """The smallest unsigned dtype that holds every feedback index."""
+        return np.min_scalar_type(self.num_feedbacks - 1)
+
+    @property
+    def table_shape(self) -> tuple[int, ...]:
+        """The shape a tabular information set gives its probability table."""
+        return (self.num_secrets,)
+
+    # --------------------------------------------------------------- feedback
+    @abc.abstractmethod
+    def _compute_feedback(self, action: int, secrets: np.ndarray | None) -> np.ndarray:
+        """Feedback indices of ``action`` against each of ``secrets`` (no cache).
+
+        ``secrets`` is a 1-D integer array, or None for every secret in index
+        order, which a game may compute faster than by gathering them.
+        """
+
+    def feedback(self, action: int, secrets: np.ndarray) -> np.ndarray:
+        """Feedback indices of query ``action`` against every secret in ``secrets``.
+
+        Vectorised over ``secrets`` (an integer array of secret indices, or one
+        index); the result has the same shape and dtype :attr:`feedback_dtype`. For games
+        whose whole feedback table is small, each action's row over all
+        secrets is computed once and then looked up.
+        """
+        cache = self._feedback_rows
+        if cache is None:
+            secrets = np.asarray(secrets)
+            if secrets.ndim == 0:
+                return self._compute_feedback(action, secrets.reshape(1))[0]
+            return self._compute_feedback(action, secrets)
+        table, ready = cache
+        if not ready[action]:
+            table[action] = self._compute_feedback(action, None)
+            ready[action] = True
+        return table[action][secrets]
+
+    @cached_property
+    def _feedback_rows(self) -> tuple[np.ndarray, np.ndarray] | None:
+        size = self.num_actions * self.num_secrets * self.feedback_dtype.itemsize
+        if size > FEEDBACK_CACHE_BYTES:
+            return None
+        # np.zeros maps pages lazily: only rows that are filled cost memory.
+        table = np.zeros((self.num_actions, self.num_secrets), dtype=self.feedback_dtype)
+        return table, np.zeros(self.num_actions, dtype=bool)
+
+    def feedback_components(self, feedbacks: np.ndarray | int) -> np.ndarray:
+        """Components of feedback indices, shape ``(..., len(feedback_nvec))``."""
+        parts = np.unravel_index(np.asarray(feedbacks), self.feedback_nvec)
+        return np.stack(parts, axis=-1)
+
+    # ------------------------------------------------------------- components
+    @abc.abstractmethod
+    def secret_components(self, secrets: np.ndarray) -> np.ndarray:
+        """Components of secret indices, shape ``(len(secrets), len(secret_nvec))``."""
+
+    @abc.abstractmethod
+    def action_components(self, actions: np.ndarray) -> np.ndarray:
+        """Components of query indices, shape ``(len(actions), len(action_nvec))``."""
+
+    def guess_actions(self, secrets: np.ndarray) -> np.ndarray | None:
+        """The query that names each secret, or None if queries are not guesses.
+
+        Used for the "consistent" action mask and to prefer queries that could
+        win at once.
+        """
+        return None
+
+    # ------------------------------------------------------------ termination
+    @abc.abstractmethod
+    def is_terminal(self, action: int, feedback: int, information_set: InformationSet) -> bool:
+        """Whether the game ends after ``action`` got ``feedback``.
+
+        ``information_set`` is the player's knowledge after the update, for
+        games that end when the secret is known rather than named.
+        """
+
+    # ----------------------------------------------------------- presentation
+    @abc.abstractmethod
+    def format_action(self, action: int) -> str:
+        """A short human-readable form of a query."""
+
+    @abc.abstractmethod
+    def parse_action(self, text: str) -> int:
+        """The query index of a human-readable query; ValueError if malformed."""
+
+    @abc.abstractmethod
+    def format_feedback(self, feedback: int) -> str:
+        """A short human-readable form of a feedback index."""
+
+    def render_text(self, history: Sequence[Step], information_set: InformationSet, max_steps: int) -> str:
+        """The board as text: one line per query with its feedback, then the knowledge."""
+        lines = [f"{self!r}  step {len(history)}/{max_steps}"]
+        for turn, (action, feedback) in enumerate(history, start=1):
+            lines.append(f"{turn:>3}  {self.format_action(action)}  ->  {self.format_feedback(feedback)}")
+        lines.append(f"candidates: {information_set.size}  entropy: {information_set.entropy():.3f} bits")
+        return "\n".join(lines)
+
+    @abc.abstractmethod
+    def render_rgb(self, history: Sequence[Step], information_set: InformationSet, max_steps: int) -> np.ndarray:
+        """A picture of the board, uint8 of shape ``(height, width, 3)``."""
+
+    # ---------------------------------------------------------------- pickling
+    def __getstate__(self) -> dict:
+        # Caches are rebuilt on demand; leaving them out keeps pickles (and the
+        # copies SubprocVecEnv sends to its workers) small.
+        cached = {
+            name for cls in type(self).__mro__ for name, attr in vars(cls).items() if isinstance(attr, cached_property)
+        }
+        return {key: value for key, value in self.__dict__.items() if key not in cached}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)

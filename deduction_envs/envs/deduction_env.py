@@ -1,0 +1,268 @@
+"""The generic Gymnasium env that drives any single-player deduction game."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, ClassVar, Literal, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from deduction_envs.core.information_set import InformationSet, make_information_set
+from deduction_envs.core.rules import DeductionRules, Step, check_int
+from deduction_envs.games import make_rules
+
+__all__ = ["DeductionEnv"]
+
+ObsType = dict[str, np.ndarray]
+
+
+class DeductionEnv(gym.Env[ObsType, np.int64]):
+    """A single-player deduction game: find the hidden secret in as few queries as possible.
+
+    ## Description
+    The env hides a secret drawn uniformly (with the env's seeded generator)
+    from the game's secret space. Each step the agent asks one query; a
+    truthful oracle answers it with feedback computed by the game's rules, and
+    the env narrows the agent's information set (the secrets consistent with
+    every answer so far). The rules come from :mod:`deduction_envs.games`;
+    this class holds no game logic. Registered ids build it by game name:
+    ``gym.make("Mastermind-v0", pegs=5, colors=8)``.
+
+    ## Action Space
+    ``Discrete(N)`` over every query of the game, numbered as the rules
+    number them (for the code games, code ``i`` in lexicographic order; see
+    ``env.unwrapped.rules.format_action(i)``). :meth:`action_masks` (for
+    sb3-contrib's ``MaskablePPO``) and ``info["action_mask"]`` give the legal
+    queries: all of them by default, or with ``action_mask="consistent"`` only
+    those that could still be the secret. An illegal action raises ValueError
+    and changes nothing.
+
+    ## Observation Space
+    A ``Dict`` with two entries, both built from public knowledge only:
+
+    * ``"information_set"``: ``Box(0, 1, (sum(secret_nvec) + 1,), float32)``,
+      the probability that each component of the secret takes each value
+      under the information set (for Mastermind: each colour at each peg),
+      then the information set's entropy divided by the initial entropy.
+    * ``"history"``: ``MultiDiscrete``, the queries and answers so far, one
+      slot per step up to ``max_steps``; a slot holds the query's components
+      then the feedback's components, each plus one, and is all zeros until
+      used.
+
+    ## Rewards
+    -1 for every query, so the return is minus the number of queries (the
+    paper scores by steps taken).
+
+    ## Episode End
+    Terminates when the rules say the game is over (for the code games: the
+    guess equals the secret). Truncates after ``max_steps`` queries. A step
+    after the end raises RuntimeError until :meth:`reset`.
+
+    ``info`` holds ``"candidates"`` (the number of secrets still possible),
+    ``"entropy"`` (of the information set, bits), ``"action_mask"`` (int8)
+    and, after a step, ``"feedback"`` (the feedback index). It never holds the
+    secret, and no public attribute exposes it.
+
+    ## Arguments
+    * ``rules``: a :class:`~deduction_envs.core.rules.DeductionRules` object, or
+      a game name (``"Mastermind"``) with its size parameters as keyword
+      arguments.
+    * ``max_steps``: truncation limit; the game's default if None.
+    * ``action_mask``: ``"all"`` (default) or ``"consistent"``.
+    * ``information_set``: ``"enumerated"`` or ``"tabular"``; the game's own if
+      None.
+    * ``render_mode``: None, ``"ansi"`` (text) or ``"rgb_array"``.
+
+    ``reset(options={"secret": i})`` plays secret ``i``, for exhaustive
+    evaluation over all secrets; it sets the secret and never reveals it.
+
+    ## Version History
+    * v0: initial version.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+
+    def __init__(
+        self,
+        rules: DeductionRules | str,
+        *,
+        max_steps: int | None = None,
+        action_mask: Literal["all", "consistent"] = "all",
+        information_set: Literal["enumerated", "tabular"] | None = None,
+        render_mode: str | None = None,
+        **sizes: Any,
+    ) -> None:
+        if isinstance(rules, str):
+            rules = make_rules(rules, **sizes)
+        elif sizes:
+            raise TypeError(f"size parameters {sorted(sizes)} go with a game name, not with a rules object")
+        elif not isinstance(rules, DeductionRules):
+            raise TypeError(f"rules must be a DeductionRules object or a game name, got {type(rules).__name__}")
+        if max_steps is None:
+            max_steps = rules.default_max_steps
+        max_steps = check_int("max_steps", max_steps, low=1)
+        if action_mask not in ("all", "consistent"):
+            raise ValueError(f"action_mask must be 'all' or 'consistent', got {action_mask!r}")
+        if action_mask == "consistent" and rules.guess_actions(np.zeros(1, dtype=np.intp)) is None:
+            raise ValueError(f"action_mask='consistent' needs queries that name secrets, which {rules.name} lacks")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+
+        self._rules = rules
+        self._max_steps = max_steps
+        self._action_mask_mode = action_mask
+        self.render_mode = render_mode
+        # Information sets are immutable, so every episode can start from this one.
+        self._initial_knowledge = make_information_set(rules, information_set)
+        self._initial_entropy = max(self._initial_knowledge.entropy(), 1e-12)
+
+        self._feature_size = sum(rules.secret_nvec) + 1
+        slot = [v + 1 for v in rules.action_nvec] + [v + 1 for v in rules.feedback_nvec]
+        self._slot_size = len(slot)
+        self._action_width = len(rules.action_nvec)
+        self.action_space = spaces.Discrete(rules.num_actions)
+        self.observation_space = spaces.Dict(
+            {
+                "information_set": spaces.Box(0.0, 1.0, (self._feature_size,), dtype=np.float32),
+                "history": spaces.MultiDiscrete(np.tile(slot, max_steps)),
+            }
+        )
+        # Looked up every step rather than recomputed.
+        self._feedback_rows = rules.feedback_components(np.arange(rules.num_feedbacks))
+
+        self._secret: int | None = None
+        self._knowledge: InformationSet | None = None
+        self._entropy = self._initial_entropy
+        self._history: list[Step] = []
+        # Components of each step, -1 where unused: the observation is this plus one.
+        self._history_codes = np.full(max_steps * self._slot_size, -1, dtype=np.int64)
+        self._all_legal = np.ones(rules.num_actions, dtype=bool)
+        self._mask: np.ndarray | None = self._all_legal if action_mask == "all" else None
+        self._done = False
+
+    # ------------------------------------------------------------ public view
+    @property
+    def rules(self) -> DeductionRules:
+        """The game's rules (immutable; every player knows them)."""
+        return self._rules
+
+    @property
+    def information_set(self) -> InformationSet:
+        """The player's current information set (immutable, public knowledge)."""
+        if self._knowledge is None:
+            raise RuntimeError("the env has no information set before reset()")
+        return self._knowledge
+
+    @property
+    def history(self) -> tuple[Step, ...]:
+        """The (query, feedback) pairs of this episode so far."""
+        return tuple(self._history)
+
+    @property
+    def max_steps(self) -> int:
+        """The truncation limit in queries."""
+        return self._max_steps
+
+    def action_masks(self) -> np.ndarray:
+        """Legal queries as a bool array of length ``N`` (the sb3-contrib hook)."""
+        return self._legal_actions().copy()
+
+    # ---------------------------------------------------------------- gym API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[ObsType, dict]:
+        super().reset(seed=seed)
+        options = dict(options or {})
+        secret = options.pop("secret", None)
+        if options:
+            raise ValueError(f"unknown reset option(s) {sorted(options)}; the only option is 'secret'")
+        if secret is None:
+            secret = self.np_random.integers(self._rules.num_secrets)
+        else:
+            secret = check_int("options['secret']", secret, low=0, high=self._rules.num_secrets - 1)
+        self._secret = int(secret)
+        self._knowledge = self._initial_knowledge
+        self._entropy = self._knowledge.entropy()
+        self._history = []
+        self._history_codes.fill(-1)
+        self._forget_mask()
+        self._done = False
+        return self._observation(), self._info()
+
+    def step(self, action: Any) -> tuple[ObsType, SupportsFloat, bool, bool, dict]:
+        action = self._check_action(action)
+        rules = self._rules
+        feedback = int(rules.feedback(action, self._secret))
+        self._knowledge = knowledge = self._knowledge.update(action, feedback)
+        self._entropy = knowledge.entropy()
+        self._forget_mask()
+
+        start = len(self._history) * self._slot_size
+        middle = start + self._action_width
+        self._history_codes[start:middle] = rules.action_components(action)
+        self._history_codes[middle : start + self._slot_size] = self._feedback_rows[feedback]
+        self._history.append((action, feedback))
+
+        terminated = bool(rules.is_terminal(action, feedback, knowledge))
+        truncated = not terminated and len(self._history) >= self._max_steps
+        self._done = terminated or truncated
+        info = self._info()
+        info["feedback"] = feedback
+        return self._observation(), -1.0, terminated, truncated, info
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            gym.logger.warn(
+                "render() was called without a render mode; pass render_mode='ansi' or 'rgb_array' to the env"
+            )
+            return None
+        knowledge = self.information_set
+        if self.render_mode == "ansi":
+            return self._rules.render_text(self._history, knowledge, self._max_steps)
+        return self._rules.render_rgb(self._history, knowledge, self._max_steps)
+
+    # -------------------------------------------------------------- internals
+    def _check_action(self, action: Any) -> int:
+        if self._knowledge is None:
+            raise RuntimeError("reset() must be called before step()")
+        if self._done:
+            raise RuntimeError("the episode has ended (terminated or truncated); call reset() before step()")
+        n = self._rules.num_actions
+        try:
+            index = operator.index(action)
+        except TypeError:
+            index = None
+        if index is None or not 0 <= index < n:
+            raise ValueError(f"action must be an integer in [0, {n}) for {self._rules!r}, got {action!r}")
+        if self._action_mask_mode == "consistent" and not self._legal_actions()[index]:
+            raise ValueError(
+                f"action {index} ({self._rules.format_action(index)}) is masked: with action_mask='consistent' "
+                "only queries that could still be the secret are legal (see action_masks())"
+            )
+        return index
+
+    def _forget_mask(self) -> None:
+        # With every query legal the mask never changes.
+        if self._action_mask_mode == "consistent":
+            self._mask = None
+
+    def _legal_actions(self) -> np.ndarray:
+        if self._mask is None:
+            mask = np.zeros(self._rules.num_actions, dtype=bool)
+            mask[self._rules.guess_actions(self.information_set.support)] = True
+            self._mask = mask
+        return self._mask
+
+    def _observation(self) -> ObsType:
+        features = np.empty(self._feature_size, dtype=np.float32)
+        features[:-1] = self._knowledge.component_marginals()
+        features[-1] = self._entropy / self._initial_entropy
+        return {"information_set": features, "history": self._history_codes + 1}
+
+    def _info(self) -> dict[str, Any]:
+        return {
+            "candidates": self._knowledge.size,
+            "entropy": self._entropy,
+            # A bool array viewed as int8 is already 0/1; the copy keeps ours private.
+            "action_mask": self._legal_actions().view(np.int8).copy(),
+        }

@@ -1,0 +1,29 @@
+"""Pure rules of the single-player games, one module per game family.
+
+No Gymnasium or PettingZoo import lives here. :data:`GAMES` maps each game's
+registered name to its rules class; :func:`make_rules` builds one by name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from deduction_envs.core.rules import DeductionRules
+from deduction_envs.games.codes import BullsAndCows, CodeGame, Mastermind, SimpleMastermind, score_codes
+
+__all__ = ["GAMES", "BullsAndCows", "CodeGame", "Mastermind", "SimpleMastermind", "make_rules", "score_codes"]
+
+GAMES: dict[str, type[DeductionRules]] = {cls.name: cls for cls in (Mastermind, SimpleMastermind, BullsAndCows)}
+
+
+def make_rules(game: str, **sizes: int) -> DeductionRules:
+    """The rules of ``game`` (a name in :data:`GAMES`) at the given sizes."""
+    try:
+        cls = GAMES[game]
+    except KeyError:
+        raise ValueError(f"unknown game {game!r}; known games: {', '.join(GAMES)}") from None
+    accepted = [field.name for field in dataclasses.fields(cls)]
+    unknown = sorted(set(sizes) - set(accepted))
+    if unknown:
+        raise TypeError(f"{game} has no size parameter {', '.join(map(repr, unknown))}; it accepts {accepted}")
+    return cls(**sizes)

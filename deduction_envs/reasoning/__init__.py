@@ -1,0 +1,1 @@
+"""Knowledge engines for information sets too large to enumerate."""

@@ -1,0 +1,1 @@
+"""Reward and observation wrappers for the deduction envs."""

@@ -1,0 +1,27 @@
+"""Shared test settings and helpers."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+from hypothesis import settings
+
+settings.register_profile("default", deadline=None, max_examples=60)
+settings.load_profile("default")
+
+
+def reference_score(guess: tuple[int, ...], secret: tuple[int, ...]) -> tuple[int, int]:
+    """Black and white pegs, straight from the rule book: slow and obviously correct."""
+    black = sum(g == s for g, s in zip(guess, secret, strict=True))
+    unmatched_guess = Counter(g for g, s in zip(guess, secret, strict=True) if g != s)
+    unmatched_secret = Counter(s for g, s in zip(guess, secret, strict=True) if g != s)
+    white = sum(min(n, unmatched_secret[symbol]) for symbol, n in unmatched_guess.items())
+    return black, white
+
+
+def all_codes(length: int, symbols: int, distinct: bool) -> list[tuple[int, ...]]:
+    """Every code in lexicographic order, by brute force."""
+    if distinct:
+        return list(itertools.permutations(range(symbols), length))
+    return list(itertools.product(range(symbols), repeat=length))

@@ -1,0 +1,304 @@
+"""The generic Gymnasium env on the code-breaking games."""
+
+from __future__ import annotations
+
+import math
+import pickle
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env as gym_check_env
+from hypothesis import given
+from hypothesis import strategies as st
+from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+import deduction_envs
+from deduction_envs import DeductionEnv
+from deduction_envs.games import Mastermind
+
+SIZES = {
+    "Mastermind-v0": [{}, {"pegs": 3, "colors": 3}, {"pegs": 5, "colors": 8}],
+    "SimpleMastermind-v0": [{}, {"pegs": 3, "colors": 3}, {"pegs": 5, "colors": 4}],
+    "BullsAndCows-v0": [{}, {"digits": 3, "symbols": 6}, {"digits": 5, "symbols": 9}],
+}
+CASES = [(env_id, sizes) for env_id, all_sizes in SIZES.items() for sizes in all_sizes]
+
+
+def case_id(case):
+    env_id, sizes = case
+    return env_id + "".join(f"-{k}{v}" for k, v in sizes.items())
+
+
+def test_every_registered_env_has_sizes_under_test():
+    assert set(SIZES) == set(deduction_envs.ENV_IDS)
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_gymnasium_and_sb3_checkers_pass_without_warnings(case):
+    env_id, sizes = case
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gym_check_env(gym.make(env_id, **sizes).unwrapped)
+        sb3_check_env(gym.make(env_id, **sizes).unwrapped)
+        gym_check_env(gym.make(env_id, action_mask="consistent", render_mode="rgb_array", **sizes).unwrapped)
+
+
+def test_module_prefixed_ids_and_size_keywords_work():
+    env = gym.make("deduction_envs:Mastermind-v0", pegs=5, colors=8)
+    assert env.unwrapped.rules == Mastermind(pegs=5, colors=8)
+    assert env.action_space == gym.spaces.Discrete(8**5)
+    assert env.unwrapped.max_steps == 12
+    assert gym.make("SimpleMastermind-v0").unwrapped.max_steps == 10
+    assert gym.make("BullsAndCows-v0", max_steps=7).unwrapped.max_steps == 7
+
+
+def play(env, actions, seed):
+    """The full trajectory of ``actions`` from ``reset(seed=seed)``, stopping at the end."""
+    obs, info = env.reset(seed=seed)
+    trajectory = [(obs, info)]
+    for action in actions:
+        obs, reward, terminated, truncated, info = env.step(action)
+        trajectory.append((obs, reward, terminated, truncated, info))
+        if terminated or truncated:
+            break
+    return trajectory
+
+
+def assert_same(a, b):
+    if isinstance(a, dict):
+        assert a.keys() == b.keys()
+        for key in a:
+            assert_same(a[key], b[key])
+    elif isinstance(a, (tuple, list)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            assert_same(x, y)
+    else:
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("env_id", deduction_envs.ENV_IDS)
+def test_whole_episodes_are_determined_by_the_seed_and_the_actions(env_id):
+    actions = list(np.random.default_rng(0).integers(gym.make(env_id).action_space.n, size=12))
+    first = play(gym.make(env_id), actions, seed=42)
+    second = play(gym.make(env_id), actions, seed=42)
+    assert_same(first, second)
+    env = gym.make(env_id)
+    secrets = set()
+    for seed in range(20):
+        env.reset(seed=seed)
+        secrets.add(env.unwrapped._secret)  # private: the test may look, agents may not
+    assert len(secrets) > 1
+
+
+@pytest.mark.parametrize("env_id", deduction_envs.ENV_IDS)
+def test_pickled_envs_continue_identically(env_id):
+    env = gym.make(env_id)
+    env.reset(seed=5)
+    env.step(3)
+    clone = pickle.loads(pickle.dumps(env))
+    for action in (10, 20, 30):
+        assert_same(env.step(action), clone.step(action))
+
+
+def test_rewards_termination_and_truncation():
+    env = gym.make("Mastermind-v0", max_steps=3)
+    rules = env.unwrapped.rules
+    secret = rules.parse_code("CFAB")
+    env.reset(options={"secret": secret})
+    _, reward, terminated, truncated, info = env.step(rules.parse_code("AABB"))
+    assert (reward, terminated, truncated) == (-1.0, False, False)
+    assert rules.format_feedback(info["feedback"]) == "black 1, white 1"
+    _, reward, terminated, truncated, info = env.step(secret)
+    assert (reward, terminated, truncated) == (-1.0, True, False)
+    assert info["candidates"] == 1 and info["entropy"] == 0.0
+
+    env.reset(options={"secret": secret})
+    outcomes = [env.step(rules.parse_code("AAAA"))[2:4] for _ in range(3)]
+    assert outcomes == [(False, False), (False, False), (False, True)]
+
+
+def test_a_last_step_that_finds_the_secret_terminates_rather_than_truncates():
+    env = gym.make("Mastermind-v0", max_steps=1)
+    env.reset(options={"secret": 77})
+    _, _, terminated, truncated, _ = env.step(77)
+    assert terminated and not truncated
+
+
+def test_observation_describes_the_information_set_and_history():
+    env = gym.make("Mastermind-v0", pegs=3, colors=4)
+    rules = env.unwrapped.rules
+    obs, info = env.reset(options={"secret": rules.parse_code("ABC")})
+    np.testing.assert_allclose(obs["information_set"][:-1], 0.25)
+    assert obs["information_set"][-1] == 1.0
+    assert not obs["history"].any()
+    guess = rules.parse_code("ADD")
+    obs, _, _, _, info = env.step(guess)
+    knowledge = env.unwrapped.information_set
+    np.testing.assert_allclose(obs["information_set"][:-1], knowledge.component_marginals(), rtol=1e-6)
+    assert obs["information_set"][-1] == pytest.approx(math.log2(info["candidates"]) / math.log2(64))
+    # Slot 1: the guess's colours, then (black, white), each plus one; the rest is padding.
+    np.testing.assert_array_equal(obs["history"][:5], [1, 4, 4, 2, 1])
+    assert not obs["history"][5:].any()
+    assert info["entropy"] == pytest.approx(math.log2(info["candidates"]))
+    assert info["candidates"] == knowledge.size
+
+
+def test_masks_all_by_default_and_consistent_on_request():
+    env = gym.make("Mastermind-v0")
+    _, info = env.reset(seed=0)
+    assert info["action_mask"].dtype == np.int8 and info["action_mask"].all()
+    assert env.unwrapped.action_masks().dtype == bool
+
+    env = gym.make("Mastermind-v0", action_mask="consistent")
+    _, info = env.reset(seed=0)
+    _, _, _, _, info = env.step(0)
+    candidates = env.unwrapped.information_set.candidates
+    np.testing.assert_array_equal(np.flatnonzero(info["action_mask"]), candidates)
+    np.testing.assert_array_equal(env.unwrapped.action_masks(), info["action_mask"].astype(bool))
+    info["action_mask"][:] = 0  # a caller's copy: the env's mask is untouched
+    assert env.unwrapped.action_masks().sum() == len(candidates)
+
+
+def snapshot(env):
+    inner = env.unwrapped
+    return inner.history, inner.information_set.support.copy(), inner._secret
+
+
+@pytest.mark.parametrize("action", [-1, 1296, 3.0, "AABB", None, np.array([1, 2])])
+def test_bad_actions_raise_and_leave_the_env_unchanged(action):
+    env = gym.make("Mastermind-v0")
+    env.reset(seed=1)
+    env.step(7)
+    before = snapshot(env)
+    with pytest.raises(ValueError, match=r"action must be an integer in \[0, 1296\)"):
+        env.unwrapped.step(action)
+    assert_same(snapshot(env), before)
+    env.step(8)  # still playable
+    assert len(env.unwrapped.history) == 2
+
+
+def test_masked_actions_raise_and_leave_the_env_unchanged():
+    env = gym.make("Mastermind-v0", action_mask="consistent")
+    env.reset(seed=3)
+    env.step(0)
+    masked = int(np.flatnonzero(~env.unwrapped.action_masks())[0])
+    before = snapshot(env)
+    with pytest.raises(ValueError, match=rf"action {masked} \(.*\) is masked"):
+        env.step(masked)
+    assert_same(snapshot(env), before)
+
+
+def test_numpy_integers_and_zero_dim_arrays_are_valid_actions():
+    env = gym.make("Mastermind-v0")
+    env.reset(seed=1)
+    env.step(np.int64(3))
+    env.step(np.array(4))
+    assert [action for action, _ in env.unwrapped.history] == [3, 4]
+
+
+def test_stepping_outside_an_episode_is_a_clear_error():
+    env = DeductionEnv("Mastermind")
+    with pytest.raises(RuntimeError, match=r"reset\(\) must be called before step\(\)"):
+        env.step(0)
+    env.reset(options={"secret": 5})
+    env.step(5)
+    with pytest.raises(RuntimeError, match=r"the episode has ended .* call reset\(\)"):
+        env.step(5)
+    env.reset()
+    env.step(0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"max_steps": 0}, ValueError, r"max_steps must be an integer >= 1, got 0"),
+        ({"action_mask": "legal"}, ValueError, r"action_mask must be 'all' or 'consistent', got 'legal'"),
+        ({"render_mode": "human"}, ValueError, r"render_mode must be None or one of \['ansi', 'rgb_array'\]"),
+        ({"information_set": "sampled"}, ValueError, r"'enumerated' or 'tabular', got 'sampled'"),
+        ({"pegs": 0}, ValueError, r"pegs must be an integer >= 1, got 0"),
+        ({"digits": 3}, TypeError, r"Mastermind has no size parameter 'digits'"),
+    ],
+)
+def test_bad_env_arguments_are_clear_errors(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        DeductionEnv("Mastermind", **kwargs)
+
+
+def test_bad_reset_options_are_clear_errors():
+    env = DeductionEnv("Mastermind")
+    with pytest.raises(ValueError, match=r"options\['secret'\] must be an integer in \[0, 1295\], got 1296"):
+        env.reset(options={"secret": 1296})
+    with pytest.raises(ValueError, match=r"unknown reset option\(s\) \['code'\]"):
+        env.reset(options={"code": 3})
+    with pytest.raises(TypeError, match="size parameters"):
+        DeductionEnv(Mastermind(), pegs=3)
+
+
+def test_the_secret_is_in_no_public_attribute_or_info():
+    env = gym.make("Mastermind-v0", render_mode="ansi")
+    _, info = env.reset(seed=0)
+    _, _, _, _, step_info = env.step(0)
+    assert set(info) == {"candidates", "entropy", "action_mask"}
+    assert set(step_info) == {"candidates", "entropy", "action_mask", "feedback"}
+    public_state = {name for name in vars(env.unwrapped) if not name.startswith("_")}
+    assert public_state == {"action_space", "observation_space", "render_mode", "spec"}
+
+
+def test_tabular_information_set_option_gives_the_same_episode():
+    actions = [0, 100, 200, 300]
+    enumerated = play(gym.make("Mastermind-v0"), actions, seed=9)
+    tabular = play(gym.make("Mastermind-v0", information_set="tabular"), actions, seed=9)
+    for a, b in zip(enumerated[1:], tabular[1:], strict=True):
+        np.testing.assert_allclose(a[0]["information_set"], b[0]["information_set"], rtol=1e-6)
+        assert a[4]["candidates"] == b[4]["candidates"]
+
+
+def test_ansi_render_shows_the_board():
+    env = gym.make("Mastermind-v0", render_mode="ansi")
+    rules = env.unwrapped.rules
+    env.reset(options={"secret": rules.parse_code("CFAB")})
+    env.step(rules.parse_code("AABB"))
+    text = env.render()
+    assert "step 1/12" in text
+    assert "AABB  ->  black 1, white 1" in text
+    assert f"candidates: {env.unwrapped.information_set.size}" in text
+
+
+def test_rgb_render_is_a_picture_that_changes_with_the_board():
+    env = gym.make("BullsAndCows-v0", render_mode="rgb_array")
+    env.reset(seed=0)
+    empty = env.render()
+    assert empty.dtype == np.uint8 and empty.ndim == 3 and empty.shape[2] == 3
+    env.step(0)
+    after = env.render()
+    assert after.shape == empty.shape and (after != empty).any()
+
+
+def test_render_without_a_mode_warns_and_returns_none():
+    env = DeductionEnv("Mastermind")
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match="without a render mode"):
+        assert env.render() is None
+
+
+@given(
+    secret=st.integers(0, 1295),
+    actions=st.lists(st.integers(0, 1295), min_size=1, max_size=12),
+    consistent=st.booleans(),
+)
+def test_the_env_information_set_always_holds_the_secret(secret, actions, consistent):
+    env = DeductionEnv("Mastermind", action_mask="consistent" if consistent else "all")
+    _, info = env.reset(options={"secret": secret})
+    previous = info["entropy"]
+    for action in actions:
+        if consistent and not env.action_masks()[action]:
+            action = int(np.flatnonzero(env.action_masks())[action % int(env.action_masks().sum())])
+        _, _, terminated, truncated, info = env.step(action)
+        assert secret in env.information_set
+        assert info["entropy"] <= previous
+        previous = info["entropy"]
+        if terminated or truncated:
+            break

@@ -1,0 +1,1 @@
+"""Command-line entry points: training, evaluation, experiments, plots and play."""

@@ -1,0 +1,63 @@
+"""Play one episode of a deduction env and print the board after every query.
+
+The player guesses uniformly at random among the codes still consistent with
+the feedback so far (the env's ``action_mask="consistent"``), which solves
+classic Mastermind in about five or six guesses.
+
+    python -m train.demo
+    python -m train.demo --env BullsAndCows-v0 --seed 3
+    python -m train.demo --env Mastermind-v0 --size pegs=5 --size colors=8
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import gymnasium as gym
+import numpy as np
+
+import deduction_envs
+
+
+def parse_size(text: str) -> tuple[str, int]:
+    """``"pegs=5"`` -> ``("pegs", 5)``, for ``--size``."""
+    name, sep, value = text.partition("=")
+    if not sep or not name or not value.lstrip("-").isdigit():
+        raise argparse.ArgumentTypeError(f"a size is NAME=INTEGER, e.g. pegs=5; got {text!r}")
+    return name, int(value)
+
+
+def play(env_id: str, sizes: dict[str, int], seed: int | None) -> int:
+    """Play one episode, printing the board each turn; returns the number of queries."""
+    env = gym.make(env_id, render_mode="ansi", action_mask="consistent", **sizes)
+    # A stream of its own: with the env's seed the player would draw the secret itself.
+    rng = np.random.default_rng(None if seed is None else [seed, 1])
+    _, info = env.reset(seed=seed)
+    print(f"{env_id}: {info['candidates']} possible secrets, {info['entropy']:.2f} bits to find\n")
+    terminated = truncated = False
+    while not (terminated or truncated):
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        _, _, terminated, truncated, info = env.step(action)
+        print(env.render(), end="\n\n")
+    steps = len(env.unwrapped.history)
+    print(f"{'Solved' if terminated else 'Not solved'} in {steps} {'query' if steps == 1 else 'queries'}.")
+    env.close()
+    return steps
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m train.demo", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--env", default="Mastermind-v0", choices=deduction_envs.ENV_IDS, help="env id")
+    parser.add_argument("--size", type=parse_size, action="append", default=[], metavar="NAME=N", help="game size")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the secret and of the player")
+    args = parser.parse_args(argv)
+    try:
+        play(args.env, dict(args.size), args.seed)
+    except (ValueError, TypeError) as error:
+        parser.error(str(error))
+
+
+if __name__ == "__main__":
+    main()
