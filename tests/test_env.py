@@ -302,3 +302,14 @@ def test_the_env_information_set_always_holds_the_secret(secret, actions, consis
         previous = info["entropy"]
         if terminated or truncated:
             break
+
+
+def test_an_env_of_a_million_codes_plays():
+    env = gym.make("Mastermind-v0", pegs=5, colors=16)  # 1,048,576 codes, no feedback-row cache
+    _, info = env.reset(seed=0)
+    assert info["candidates"] == 1 << 20 and info["entropy"] == 20.0
+    _, _, _, _, info = env.step(12345)
+    rules, knowledge = env.unwrapped.rules, env.unwrapped.information_set
+    expected = np.flatnonzero(rules.feedback(12345, np.arange(rules.num_secrets)) == info["feedback"])
+    np.testing.assert_array_equal(knowledge.candidates, expected)
+    assert env.unwrapped._secret in knowledge
