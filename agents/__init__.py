@@ -1,5 +1,12 @@
 """Reference policies that trained agents are compared against.
 
 Agents are built from a game's rules and learn only from their own
-observations; they never see a secret.
+observations; they never see a secret. See :class:`agents.base.Agent`.
 """
+
+from agents.base import Agent
+from agents.evaluation import EvaluationResult, evaluate
+from agents.ises import ISES
+from agents.random_agent import RandomAgent
+
+__all__ = ["ISES", "Agent", "EvaluationResult", "RandomAgent", "evaluate"]

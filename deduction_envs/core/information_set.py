@@ -116,6 +116,43 @@ class InformationSet(abc.ABC):
             )
         return self._restrict(keep)
 
+    def feedback_outcomes(self, actions: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """What each query could answer, and what the player would know after it.
+
+        Returns two ``(len(actions), rules.num_feedbacks)`` arrays: the
+        probability of each feedback value under this information set, and the
+        entropy in bits of the information set after that feedback (0 where
+        the feedback is impossible). The expected entropy after query ``i`` is
+        ``(probability[i] * entropy[i]).sum()``, and the expected information
+        gain is this set's entropy minus that.
+        """
+        actions = np.atleast_1d(np.asarray(actions, dtype=np.intp))
+        support, weights = self.support, self.probabilities()
+        n_feedbacks = self.rules.num_feedbacks
+        probability = np.empty((actions.size, n_feedbacks))
+        entropy = np.empty((actions.size, n_feedbacks))
+        # Chunks of actions keep the action x secret matrix near 2^21 entries.
+        chunk = max(1, (1 << 21) // max(support.size, 1))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            surprisal = np.where(weights > 0, weights * np.log2(weights), 0.0)
+            for start in range(0, actions.size, chunk):
+                rows = actions[start : start + chunk]
+                cells = self.rules.feedback_matrix(rows, support).astype(np.intp)
+                cells += np.arange(rows.size)[:, None] * n_feedbacks
+                size = rows.size * n_feedbacks
+                mass = np.bincount(cells.ravel(), np.tile(weights, rows.size), minlength=size)
+                plogp = np.bincount(cells.ravel(), np.tile(surprisal, rows.size), minlength=size)
+                # H(cell) = log2 W - sum(p log2 p) / W, with W the cell's mass.
+                cell_entropy = np.where(mass > 0, np.log2(mass) - plogp / mass, 0.0)
+                probability[start : start + rows.size] = mass.reshape(rows.size, n_feedbacks)
+                entropy[start : start + rows.size] = np.maximum(cell_entropy, 0.0).reshape(rows.size, n_feedbacks)
+        return probability, entropy
+
+    def expected_entropy(self, actions: ArrayLike) -> np.ndarray:
+        """The expected entropy in bits after each query (exhaustive over the set)."""
+        probability, entropy = self.feedback_outcomes(actions)
+        return (probability * entropy).sum(axis=1)
+
     def __contains__(self, secret: object) -> bool:
         support = self.support
         i = np.searchsorted(support, secret)

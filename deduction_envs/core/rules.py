@@ -135,6 +135,23 @@ class DeductionRules(abc.ABC):
             ready[action] = True
         return table[action][secrets]
 
+    def feedback_matrix(self, actions: np.ndarray, secrets: np.ndarray) -> np.ndarray:
+        """Feedback of every query in ``actions`` (rows) against every secret in ``secrets`` (columns)."""
+        actions = np.asarray(actions, dtype=np.intp)
+        secrets = np.asarray(secrets, dtype=np.intp)
+        cache = self._feedback_rows
+        if cache is None:
+            matrix = np.empty((actions.size, secrets.size), dtype=self.feedback_dtype)
+            for row, action in enumerate(actions):
+                matrix[row] = self._compute_feedback(int(action), secrets)
+            return matrix
+        table, ready = cache
+        for action in np.unique(actions[~ready[actions]]):
+            table[action] = self._compute_feedback(int(action), None)
+            ready[action] = True
+        # take() along each axis beats fancy indexing with np.ix_ severalfold.
+        return table.take(actions, axis=0).take(secrets, axis=1)
+
     @cached_property
     def _feedback_rows(self) -> tuple[np.ndarray, np.ndarray] | None:
         size = self.num_actions * self.num_secrets * self.feedback_dtype.itemsize

@@ -1,0 +1,216 @@
+"""The evaluation harness: one loop that measures any agent on any single-player env.
+
+The harness owns the env; the agent gets only the game's rules (public) and,
+after each query, the feedback from ``info``. With ``secrets="all"`` every
+secret of the game is played once, which gives exact figures with no
+sampling noise.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import gymnasium as gym
+import numpy as np
+
+import deduction_envs  # registers the envs; ENV_IDS names them in errors
+from agents.base import Agent
+
+__all__ = ["EvaluationResult", "evaluate"]
+
+_Z95 = statistics.NormalDist().inv_cdf(0.975)
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    """Per-episode figures of one agent on one env, and their summary.
+
+    ``steps`` counts the queries of each episode; an episode that was not
+    solved within ``max_steps`` counts its ``max_steps`` queries. ``exact`` is
+    true when every secret was played once, in which case the mean is the
+    game's exact figure and its confidence interval has zero width.
+    """
+
+    agent: str
+    env_id: str
+    env_kwargs: dict[str, Any]
+    steps: np.ndarray
+    solved: np.ndarray
+    decision_times: np.ndarray = field(repr=False)
+    exact: bool
+
+    @property
+    def episodes(self) -> int:
+        return int(self.steps.size)
+
+    @property
+    def mean_steps(self) -> float:
+        return float(self.steps.mean())
+
+    @property
+    def ci95(self) -> float:
+        """Half-width of the 95% confidence interval of the mean (normal approximation)."""
+        if self.exact or self.episodes < 2:
+            return 0.0
+        return float(_Z95 * self.steps.std(ddof=1) / math.sqrt(self.episodes))
+
+    @property
+    def worst(self) -> int:
+        return int(self.steps.max())
+
+    @property
+    def total_steps(self) -> int:
+        return int(self.steps.sum())
+
+    @property
+    def solve_rate(self) -> float:
+        return float(self.solved.mean())
+
+    @property
+    def mean_decision_time(self) -> float:
+        """Mean seconds per call of ``agent.act()``."""
+        return float(self.decision_times.mean())
+
+    @property
+    def p95_decision_time(self) -> float:
+        return float(np.percentile(self.decision_times, 95))
+
+    def summary(self) -> dict[str, Any]:
+        """The headline figures as a flat dict (for tables)."""
+        return {
+            "agent": self.agent,
+            "env": self.env_id,
+            "episodes": self.episodes,
+            "exact": self.exact,
+            "mean_steps": self.mean_steps,
+            "ci95": self.ci95,
+            "worst": self.worst,
+            "total_steps": self.total_steps,
+            "solve_rate": self.solve_rate,
+            "mean_decision_ms": 1e3 * self.mean_decision_time,
+            "p95_decision_ms": 1e3 * self.p95_decision_time,
+        }
+
+    def __str__(self) -> str:
+        ci = "exact" if self.exact else f"± {self.ci95:.3f}"
+        return (
+            f"{self.agent} on {self.env_id}{self.env_kwargs or ''}: {self.mean_steps:.3f} steps ({ci}) over "
+            f"{self.episodes} episodes, worst {self.worst}, solved {100 * self.solve_rate:.1f}%, "
+            f"decision {1e3 * self.mean_decision_time:.2f} ms mean / {1e3 * self.p95_decision_time:.2f} ms p95"
+        )
+
+
+def _play_episodes(
+    agent: Agent, env_id: str, env_kwargs: dict[str, Any], episodes: Sequence[tuple[dict[str, Any], int]]
+) -> tuple[list[int], list[bool], list[float]]:
+    """Play each episode (reset arguments, agent seed); the one evaluation loop."""
+    env = gym.make(env_id, **env_kwargs)
+    rules = env.unwrapped.rules
+    steps, solved, times = [], [], []
+    for reset_kwargs, agent_seed in episodes:
+        env.reset(**reset_kwargs)
+        agent.reset(rules, seed=agent_seed)
+        terminated = truncated = False
+        count = 0
+        while not (terminated or truncated):
+            start = time.perf_counter()
+            action = agent.act()
+            times.append(time.perf_counter() - start)
+            _, _, terminated, truncated, info = env.step(action)
+            count += 1
+            if not (terminated or truncated):
+                agent.observe(action, info["feedback"])
+        steps.append(count)
+        solved.append(bool(terminated))
+    env.close()
+    return steps, solved, times
+
+
+def evaluate(
+    agent: Agent,
+    env_id: str,
+    env_kwargs: dict[str, Any] | None = None,
+    *,
+    episodes: int | None = None,
+    secrets: Literal["all", "sample"] = "all",
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool | None = None,
+) -> EvaluationResult:
+    """Measure ``agent`` on ``env_id``.
+
+    Args:
+        agent: any :class:`~agents.base.Agent`.
+        env_id: a registered single-player env id, e.g. ``"Mastermind-v0"``.
+        env_kwargs: sizes and options for ``gym.make``.
+        episodes: with ``secrets="sample"``, how many episodes; with ``"all"``,
+            None (every secret once).
+        secrets: ``"all"`` plays every secret of the game once (exact
+            figures); ``"sample"`` lets the env draw ``episodes`` secrets.
+        seed: fixes the sampled secrets and the agent's randomness; results
+            do not depend on ``workers``.
+        workers: processes to use; the agent is pickled to each.
+        progress: show a progress bar (None: only on a terminal).
+    """
+    env_kwargs = dict(env_kwargs or {})
+    if secrets not in ("all", "sample"):
+        raise ValueError(f"secrets must be 'all' or 'sample', got {secrets!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    if env_id not in gym.registry:
+        raise ValueError(f"unknown env id {env_id!r}; deduction envs: {', '.join(deduction_envs.ENV_IDS)}")
+    probe = gym.make(env_id, **env_kwargs)
+    num_secrets = probe.unwrapped.rules.num_secrets
+    probe.close()
+    if secrets == "all":
+        if episodes is not None:
+            raise ValueError("episodes goes with secrets='sample'; secrets='all' plays every secret once")
+        count = num_secrets
+    else:
+        if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
+            raise ValueError(f"episodes must be an integer >= 1 with secrets='sample', got {episodes!r}")
+        count = episodes
+
+    env_seeds, agent_seeds = np.random.SeedSequence(seed).generate_state(2 * count, dtype=np.uint32).reshape(2, count)
+    plan = [
+        ({"options": {"secret": i}} if secrets == "all" else {"seed": int(env_seeds[i])}, int(agent_seeds[i]))
+        for i in range(count)
+    ]
+    chunk = max(1, min(64, count // (8 * workers)))
+    chunks = [plan[i : i + chunk] for i in range(0, count, chunk)]
+
+    from tqdm.auto import tqdm
+
+    name = getattr(agent, "name", type(agent).__name__)
+    # tqdm's disable=None already means "only on a terminal".
+    bar = tqdm(total=count, desc=f"{name} on {env_id}", unit="ep", disable=None if progress is None else not progress)
+    results: list[tuple[list[int], list[bool], list[float]]] = []
+    if workers == 1:
+        for part in chunks:
+            results.append(_play_episodes(agent, env_id, env_kwargs, part))
+            bar.update(len(part))
+    else:
+        import multiprocessing
+
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = [pool.submit(_play_episodes, agent, env_id, env_kwargs, part) for part in chunks]
+            for future, part in zip(futures, chunks, strict=True):
+                results.append(future.result())
+                bar.update(len(part))
+    bar.close()
+
+    return EvaluationResult(
+        agent=name,
+        env_id=env_id,
+        env_kwargs=env_kwargs,
+        steps=np.array([s for part in results for s in part[0]]),
+        solved=np.array([s for part in results for s in part[1]]),
+        decision_times=np.array([t for part in results for t in part[2]]),
+        exact=secrets == "all",
+    )

@@ -1,0 +1,233 @@
+"""Reference agents and the evaluation harness."""
+
+from __future__ import annotations
+
+import copy
+import gc
+import itertools
+import math
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from agents import ISES, RandomAgent, evaluate
+from agents import ises as ises_module
+from deduction_envs.core import EnumeratedInformationSet, TabularInformationSet
+from deduction_envs.games import BullsAndCows, Mastermind, SimpleMastermind
+
+AGENTS = [
+    RandomAgent(),
+    RandomAgent(consistent=True),
+    ISES(),
+    ISES("sampled", state_samples=20, action_samples=20),
+]
+
+
+def reachable(root, limit=200_000):
+    """Every object reachable from ``root`` through references (breadth first)."""
+    seen, queue = {id(root)}, [root]
+    for obj in queue:
+        for child in gc.get_referents(obj):
+            if id(child) not in seen and not isinstance(child, type):
+                seen.add(id(child))
+                queue.append(child)
+                if len(queue) > limit:
+                    raise AssertionError("object graph too large to check")
+    return queue
+
+
+@pytest.mark.parametrize("agent", AGENTS, ids=repr)
+def test_agents_play_an_env_they_hold_no_reference_to(agent):
+    env = gym.make("Mastermind-v0", pegs=3, colors=4)
+    _, _ = env.reset(seed=11)
+    agent.reset(copy.deepcopy(env.unwrapped.rules), seed=0)  # rules are public; the env is not given
+    for _ in range(env.unwrapped.max_steps):
+        action = agent.act()
+        _, _, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            break
+        agent.observe(action, info["feedback"])
+    assert not any(isinstance(obj, gym.Env) for obj in reachable(agent))
+    assert env.unwrapped._secret in agent.information_set
+
+
+def brute_force_expected_entropy(rules, candidates, weights):
+    """sum over feedback f of P(f) * H(secret | f), one secret at a time."""
+    expected = []
+    for action in range(rules.num_actions):
+        cells: dict[int, list[float]] = {}
+        for secret, weight in zip(candidates, weights, strict=True):
+            cells.setdefault(int(rules.feedback(action, secret)), []).append(weight)
+        total = sum(weights)
+        value = 0.0
+        for cell in cells.values():
+            mass = sum(cell)
+            value += mass / total * -sum(w / mass * math.log2(w / mass) for w in cell if w > 0)
+        expected.append(value)
+    return np.array(expected)
+
+
+@pytest.mark.parametrize("rules", [Mastermind(pegs=2, colors=3), BullsAndCows(digits=2, symbols=4)], ids=repr)
+def test_expected_entropy_matches_brute_force_for_both_representations(rules):
+    rng = np.random.default_rng(0)
+    enumerated = EnumeratedInformationSet(rules).update(0, int(rules.feedback(0, rules.num_secrets - 1)))
+    np.testing.assert_allclose(
+        enumerated.expected_entropy(np.arange(rules.num_actions)),
+        brute_force_expected_entropy(rules, enumerated.candidates, [1.0] * enumerated.size),
+    )
+    prior = rng.random(rules.num_secrets)
+    tabular = TabularInformationSet(rules, prior)
+    np.testing.assert_allclose(
+        tabular.expected_entropy(np.arange(rules.num_actions)),
+        brute_force_expected_entropy(rules, np.arange(rules.num_secrets), list(prior)),
+    )
+
+
+def test_exhaustive_ises_on_mastermind_matches_the_published_entropy_strategy():
+    """Neuwirth (1982): 5722 guesses over all 1296 secrets, 4.415 on average, never more than 6."""
+    result = evaluate(ISES(), "Mastermind-v0", progress=False)
+    assert result.exact and result.episodes == 1296
+    assert result.total_steps == 5722
+    assert result.worst == 6 and result.solve_rate == 1.0
+    assert round(result.mean_steps, 3) == 4.415
+
+
+def test_ises_opens_mastermind_with_the_most_informative_pattern():
+    agent = ISES()
+    agent.reset(Mastermind())
+    assert agent.rules.format_code(agent.act()) == "ABCD"  # 3.057 bits, the maximum
+
+
+def test_ties_go_to_a_query_that_could_be_the_secret_then_the_lowest_index():
+    rules = SimpleMastermind(pegs=2, colors=3)
+    agent = ISES()
+    agent.reset(rules)
+    # Black 0 to AA and to BB leaves CC only: every query then tells nothing, so the
+    # tie goes to the one query that can win.
+    agent.observe(rules.parse_code("AA"), 0)
+    agent.observe(rules.parse_code("BB"), 0)
+    assert agent.information_set.size == 1
+    assert rules.format_code(agent.act()) == "CC"
+    fresh = ISES()
+    fresh.reset(Mastermind(pegs=1, colors=3))  # A, B, C all tell the same
+    assert fresh.act() == 0
+
+
+@pytest.mark.parametrize("rules", [Mastermind(pegs=3, colors=3), BullsAndCows(digits=3, symbols=4)], ids=repr)
+def test_sampled_ises_with_everything_sampled_chooses_like_exhaustive_ises(rules):
+    exhaustive, sampled = ISES(), ISES("sampled", state_samples=10**6, action_samples=10**6)
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        secret = int(rng.integers(rules.num_secrets))
+        exhaustive.reset(rules)
+        sampled.reset(rules, seed=1)
+        for _ in range(3):
+            action = exhaustive.act()
+            assert sampled.act() == action
+            feedback = int(rules.feedback(action, secret))
+            exhaustive.observe(action, feedback)
+            sampled.observe(action, feedback)
+
+
+def test_sampled_ises_stops_scoring_at_the_time_limit(monkeypatch):
+    clock = itertools.count(step=10.0)  # every reading of the clock is 10 s later
+    monkeypatch.setattr(ises_module.time, "perf_counter", lambda: next(clock))
+    calls = []
+    original = EnumeratedInformationSet.feedback_outcomes
+
+    def counting(self, actions):
+        calls.append(len(actions))
+        return original(self, actions)
+
+    monkeypatch.setattr(EnumeratedInformationSet, "feedback_outcomes", counting)
+    agent = ISES("sampled", state_samples=50, action_samples=200, time_limit=0.1)
+    agent.reset(BullsAndCows(), seed=0)
+    action = agent.act()
+    assert calls == [ISES.BATCH]  # one batch scored, then the limit was seen
+    assert 0 <= action < 5040
+
+
+def test_sampled_ises_finishes_a_game_whose_secret_it_knows():
+    rules = Mastermind()
+    agent = ISES("sampled", state_samples=5, action_samples=3)
+    agent.reset(rules, seed=0)
+    secret = rules.parse_code("FEDC")
+    for _ in range(12):
+        action = agent.act()
+        if action == secret:
+            break
+        agent.observe(action, int(rules.feedback(action, secret)))
+    assert action == secret
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"mode": "greedy"}, "mode must be 'exhaustive' or 'sampled'"),
+        ({"time_limit": 0.1}, "apply to mode='sampled' only"),
+        ({"mode": "sampled", "state_samples": 0}, "state_samples must be an integer >= 1"),
+        ({"mode": "sampled", "action_samples": 2.5}, "action_samples must be an integer >= 1"),
+        ({"mode": "sampled", "time_limit": 0}, "time_limit must be a positive number"),
+    ],
+)
+def test_bad_ises_parameters_are_clear_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ISES(**kwargs)
+
+
+def test_agents_refuse_to_play_before_reset_and_reject_impossible_feedback():
+    agent = ISES()
+    with pytest.raises(RuntimeError, match=r"reset\(rules\) must be called"):
+        agent.act()
+    with pytest.raises(TypeError, match="rules must be a DeductionRules"):
+        agent.reset("Mastermind")
+    agent.reset(Mastermind())
+    with pytest.raises(ValueError, match="contradicts"):
+        agent.observe(0, 3 * 5 + 1)  # 3 black 1 white cannot happen
+    assert agent.information_set.size == 1296 and agent.history == []
+
+
+def test_consistent_random_agent_guesses_only_candidates():
+    rules = Mastermind()
+    agent = RandomAgent(consistent=True)
+    agent.reset(rules, seed=3)
+    agent.observe(rules.parse_code("AABB"), 1 * 5 + 1)
+    assert all(agent.act() in agent.information_set for _ in range(50))
+
+
+def test_evaluation_over_sampled_secrets_is_reproducible_and_independent_of_workers():
+    kwargs = {"pegs": 3, "colors": 4}
+    agent = RandomAgent(consistent=True)
+    first = evaluate(agent, "Mastermind-v0", kwargs, secrets="sample", episodes=40, seed=3, progress=False)
+    again = evaluate(agent, "Mastermind-v0", kwargs, secrets="sample", episodes=40, seed=3, progress=False)
+    parallel = evaluate(
+        agent, "Mastermind-v0", kwargs, secrets="sample", episodes=40, seed=3, workers=2, progress=False
+    )
+    np.testing.assert_array_equal(first.steps, again.steps)
+    np.testing.assert_array_equal(first.steps, parallel.steps)
+    assert not first.exact and first.ci95 > 0
+    assert first.decision_times.size == first.total_steps
+
+
+def test_evaluation_counts_unsolved_episodes_at_max_steps():
+    result = evaluate(RandomAgent(), "Mastermind-v0", {"max_steps": 2}, secrets="sample", episodes=30, progress=False)
+    assert result.worst == 2
+    assert result.solve_rate < 1.0
+    assert set(result.summary()) >= {"mean_steps", "ci95", "worst", "solve_rate", "mean_decision_ms", "p95_decision_ms"}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"env_id": "Chess-v0"}, "unknown env id 'Chess-v0'"),
+        ({"secrets": "some"}, "secrets must be 'all' or 'sample'"),
+        ({"episodes": 10}, "episodes goes with secrets='sample'"),
+        ({"secrets": "sample"}, "episodes must be an integer >= 1"),
+        ({"workers": 0}, "workers must be an integer >= 1"),
+    ],
+)
+def test_bad_evaluation_arguments_are_clear_errors(kwargs, message):
+    arguments = {"env_id": "Mastermind-v0", "progress": False, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        evaluate(RandomAgent(), **arguments)
