@@ -22,6 +22,7 @@ from __future__ import annotations
 import abc
 import weakref
 from functools import lru_cache
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -78,6 +79,9 @@ class InformationSet(abc.ABC):
     __slots__ = ("rules",)
 
     rules: DeductionRules
+
+    #: Whether every secret in the support is equally likely.
+    uniform: ClassVar[bool] = False
 
     @property
     @abc.abstractmethod
@@ -140,10 +144,16 @@ class InformationSet(abc.ABC):
                 cells = self.rules.feedback_matrix(rows, support).astype(np.intp)
                 cells += np.arange(rows.size)[:, None] * n_feedbacks
                 size = rows.size * n_feedbacks
-                mass = np.bincount(cells.ravel(), np.tile(weights, rows.size), minlength=size)
-                plogp = np.bincount(cells.ravel(), np.tile(surprisal, rows.size), minlength=size)
-                # H(cell) = log2 W - sum(p log2 p) / W, with W the cell's mass.
-                cell_entropy = np.where(mass > 0, np.log2(mass) - plogp / mass, 0.0)
+                if self.uniform:
+                    # Equally likely secrets: a cell of n of them holds log2 n bits.
+                    counts = np.bincount(cells.ravel(), minlength=size)
+                    mass = counts / support.size
+                    cell_entropy = np.where(counts > 0, np.log2(counts), 0.0)
+                else:
+                    mass = np.bincount(cells.ravel(), np.tile(weights, rows.size), minlength=size)
+                    plogp = np.bincount(cells.ravel(), np.tile(surprisal, rows.size), minlength=size)
+                    # H(cell) = log2 W - sum(p log2 p) / W, with W the cell's mass.
+                    cell_entropy = np.where(mass > 0, np.log2(mass) - plogp / mass, 0.0)
                 probability[start : start + rows.size] = mass.reshape(rows.size, n_feedbacks)
                 entropy[start : start + rows.size] = np.maximum(cell_entropy, 0.0).reshape(rows.size, n_feedbacks)
         return probability, entropy
@@ -185,6 +195,8 @@ class EnumeratedInformationSet(InformationSet):
     """
 
     __slots__ = ("_candidates", "_marginals", "_one_hot")
+
+    uniform: ClassVar[bool] = True
 
     def __init__(self, rules: DeductionRules, candidates: ArrayLike | None = None) -> None:
         if rules.num_secrets > MAX_ENUMERABLE_SECRETS:
