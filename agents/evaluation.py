@@ -21,6 +21,7 @@ import numpy as np
 
 import deduction_envs  # registers the envs; ENV_IDS names them in errors
 from agents.base import Agent
+from deduction_envs.core.rules import check_int
 
 __all__ = ["EvaluationResult", "evaluate"]
 
@@ -161,8 +162,7 @@ def evaluate(
     env_kwargs = dict(env_kwargs or {})
     if secrets not in ("all", "sample"):
         raise ValueError(f"secrets must be 'all' or 'sample', got {secrets!r}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    check_int("workers", workers, low=1)
     if env_id not in gym.registry:
         raise ValueError(f"unknown env id {env_id!r}; deduction envs: {', '.join(deduction_envs.ENV_IDS)}")
     probe = gym.make(env_id, **env_kwargs)
@@ -173,9 +173,7 @@ def evaluate(
             raise ValueError("episodes goes with secrets='sample'; secrets='all' plays every secret once")
         count = num_secrets
     else:
-        if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
-            raise ValueError(f"episodes must be an integer >= 1 with secrets='sample', got {episodes!r}")
-        count = episodes
+        count = check_int("episodes", episodes, low=1)
 
     env_seeds, agent_seeds = np.random.SeedSequence(seed).generate_state(2 * count, dtype=np.uint32).reshape(2, count)
     plan = [

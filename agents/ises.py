@@ -32,7 +32,7 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from agents.base import Agent
-from deduction_envs.core.rules import DeductionRules
+from deduction_envs.core.rules import DeductionRules, check_int
 
 __all__ = ["ISES"]
 
@@ -70,9 +70,10 @@ class ISES(Agent):
             raise ValueError(f"mode must be 'exhaustive' or 'sampled', got {mode!r}")
         if mode == "exhaustive" and (state_samples, action_samples, time_limit) != (None, None, None):
             raise ValueError("state_samples, action_samples and time_limit apply to mode='sampled' only")
-        for label, value in (("state_samples", state_samples), ("action_samples", action_samples)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise ValueError(f"{label} must be an integer >= 1, got {value!r}")
+        if state_samples is not None:
+            check_int("state_samples", state_samples, low=1)
+        if action_samples is not None:
+            check_int("action_samples", action_samples, low=1)
         if time_limit is not None and not time_limit > 0:
             raise ValueError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
         self.mode = mode

@@ -129,11 +129,9 @@ class DeductionRules(abc.ABC):
             if secrets.ndim == 0:
                 return self._compute_feedback(action, secrets.reshape(1))[0]
             return self._compute_feedback(action, secrets)
-        table, ready = cache
-        if not ready[action]:
-            table[action] = self._compute_feedback(action, None)
-            ready[action] = True
-        return table[action][secrets]
+        if not cache[1][action]:  # the scalar check keeps the env's step cheap
+            self._fill_rows(cache, np.array([action]))
+        return cache[0][action][secrets]
 
     def feedback_matrix(self, actions: np.ndarray, secrets: np.ndarray) -> np.ndarray:
         """Feedback of every query in ``actions`` (rows) against every secret in ``secrets`` (columns)."""
@@ -145,12 +143,16 @@ class DeductionRules(abc.ABC):
             for row, action in enumerate(actions):
                 matrix[row] = self._compute_feedback(int(action), secrets)
             return matrix
+        self._fill_rows(cache, actions)
+        # take() along each axis beats fancy indexing with np.ix_ severalfold.
+        return cache[0].take(actions, axis=0).take(secrets, axis=1)
+
+    def _fill_rows(self, cache: tuple[np.ndarray, np.ndarray], actions: np.ndarray) -> None:
+        """Compute the memoised feedback rows of ``actions`` that are not there yet."""
         table, ready = cache
         for action in np.unique(actions[~ready[actions]]):
             table[action] = self._compute_feedback(int(action), None)
             ready[action] = True
-        # take() along each axis beats fancy indexing with np.ix_ severalfold.
-        return table.take(actions, axis=0).take(secrets, axis=1)
 
     @cached_property
     def _feedback_rows(self) -> tuple[np.ndarray, np.ndarray] | None:
