@@ -56,6 +56,11 @@ class Agent(abc.ABC):
         self.history = []
         self.rng = np.random.default_rng(seed)
 
+    def legal_actions(self) -> np.ndarray:
+        """The queries the rules allow given the agent's knowledge, ascending."""
+        mask = self.rules.legal_actions(self.information_set)
+        return np.arange(self.rules.num_actions) if mask is None else np.flatnonzero(mask)
+
     @abc.abstractmethod
     def act(self) -> int:
         """The next query, as an action index of the game."""

@@ -93,7 +93,7 @@ class ISES(Agent):
         return self._act_exhaustive()
 
     def _act_exhaustive(self) -> int:
-        actions = np.arange(self.rules.num_actions)
+        actions = self.legal_actions()
         return self._choose(actions, self.information_set.expected_entropy(actions))
 
     def _act_sampled(self) -> int:
@@ -103,9 +103,8 @@ class ISES(Agent):
         states = self.rng.choice(
             support, size=min(self.state_samples, support.size), replace=False, p=knowledge.probabilities()
         )
-        random_actions = self.rng.choice(
-            rules.num_actions, size=min(self.action_samples, rules.num_actions), replace=False
-        )
+        legal = self.legal_actions()
+        random_actions = self.rng.choice(legal, size=min(self.action_samples, legal.size), replace=False)
         guesses = rules.guess_actions(states)
         if guesses is None:
             actions = random_actions
@@ -118,7 +117,7 @@ class ISES(Agent):
         for begin in range(0, actions.size, self.BATCH):
             batch = actions[begin : begin + self.BATCH]
             _, entropy = knowledge.feedback_outcomes(batch)
-            feedback = rules.feedback_matrix(batch, states)
+            feedback = rules.feedback_matrix_at(knowledge, batch, states)
             scores[begin : begin + batch.size] = np.take_along_axis(entropy, feedback.astype(np.intp), axis=1).mean(1)
             if self.time_limit is not None and time.perf_counter() - start >= self.time_limit:
                 break

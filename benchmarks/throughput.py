@@ -1,8 +1,9 @@
 """Random-play throughput of the deduction envs next to Gymnasium's FrozenLake-v1.
 
 Every env is created with ``gym.make`` (so the standard wrappers are
-included), played with uniformly random actions from its action space,
-and reset whenever an episode ends. FrozenLake-v1 is measured in the same
+included), played with uniformly random actions from its action space (among
+the legal ones, for games whose legal actions change with the state), and
+reset whenever an episode ends. FrozenLake-v1 is measured in the same
 run, interleaved, and each figure is reported as a ratio to it, since
 absolute rates vary with the machine and its load.
 
@@ -26,21 +27,26 @@ DEFAULT_ENVS: list[tuple[str, dict]] = [
     ("Mastermind-v0", {}),
     ("SimpleMastermind-v0", {}),
     ("BullsAndCows-v0", {}),
+    ("FakeCoin-v0", {}),
+    ("TreasureHunt-v0", {}),
+    ("LowMiddleHigh-v0", {}),
 ]
 
 
 def steps_per_second(env_id: str, kwargs: dict, steps: int, seed: int = 0) -> float:
     """Random-play steps per second of one env, resets included."""
     env = gym.make(env_id, **kwargs)
-    env.reset(seed=seed)
+    _, info = env.reset(seed=seed)
     # Not ``seed``: the same seed gives the same stream, and every guess would hit the secret.
     env.action_space.seed(seed + 1)
     sample, step, reset = env.action_space.sample, env.step, env.reset
+    rules = getattr(env.unwrapped, "rules", None)
+    masked = rules is not None and rules.knowledge_dependent_actions
     start = time.perf_counter()
     for _ in range(steps):
-        _, _, terminated, truncated, _ = step(sample())
+        _, _, terminated, truncated, info = step(sample(mask=info["action_mask"]) if masked else sample())
         if terminated or truncated:
-            reset()
+            _, info = reset()
     elapsed = time.perf_counter() - start
     env.close()
     return steps / elapsed

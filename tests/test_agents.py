@@ -37,9 +37,19 @@ def reachable(root, limit=200_000):
     return queue
 
 
+GAMES = [
+    ("Mastermind-v0", {"pegs": 3, "colors": 4}),
+    ("FakeCoin-v0", {}),
+    ("TreasureHunt-v0", {"width": 5, "height": 3}),
+    ("LowMiddleHigh-v0", {"n": 30}),
+]
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda game: game[0])
 @pytest.mark.parametrize("agent", AGENTS, ids=repr)
-def test_agents_play_an_env_they_hold_no_reference_to(agent):
-    env = gym.make("Mastermind-v0", pegs=3, colors=4)
+def test_agents_play_an_env_they_hold_no_reference_to(agent, game):
+    env_id, sizes = game
+    env = gym.make(env_id, **sizes)  # masked actions raise: the agents must respect the masks
     _, _ = env.reset(seed=11)
     agent.reset(copy.deepcopy(env.unwrapped.rules), seed=0)  # rules are public; the env is not given
     for _ in range(env.unwrapped.max_steps):
@@ -91,6 +101,22 @@ def test_exhaustive_ises_on_mastermind_matches_the_published_entropy_strategy():
     assert result.total_steps == 5722
     assert result.worst == 6 and result.solve_rate == 1.0
     assert round(result.mean_steps, 3) == 4.415
+
+
+@pytest.mark.parametrize(
+    ("env_id", "sizes", "bound"),
+    [
+        ("FakeCoin-v0", {"coins": 12}, 3),  # Dyson: (3^k - 3) / 2 coins in k weighings
+        ("FakeCoin-v0", {"coins": 39}, 4),
+        ("FakeCoin-v0", {"coins": 12, "weighings": "concrete"}, 3),
+        ("TreasureHunt-v0", {}, 4),  # log2 16
+        ("LowMiddleHigh-v0", {}, 4),  # log3 81
+    ],
+)
+def test_exhaustive_ises_solves_every_secret_within_the_optimal_bound(env_id, sizes, bound):
+    result = evaluate(ISES(), env_id, sizes, progress=False)
+    assert result.exact and result.solve_rate == 1.0
+    assert result.worst == bound
 
 
 def test_ises_opens_mastermind_with_the_most_informative_pattern():

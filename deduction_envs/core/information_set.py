@@ -111,7 +111,7 @@ class InformationSet(abc.ABC):
         Raises ValueError (and changes nothing) if no secret in the set gives
         that feedback.
         """
-        keep = self.rules.feedback(action, self.support) == feedback
+        keep = self.rules.feedback_at(self, action, self.support) == feedback
         if not keep.any():
             raise ValueError(
                 f"feedback {feedback} ({self.rules.format_feedback(feedback)}) to action {action} "
@@ -141,7 +141,7 @@ class InformationSet(abc.ABC):
             surprisal = np.where(weights > 0, weights * np.log2(weights), 0.0)
             for start in range(0, actions.size, chunk):
                 rows = actions[start : start + chunk]
-                cells = self.rules.feedback_matrix(rows, support).astype(np.intp)
+                cells = self.rules.feedback_matrix_at(self, rows, support).astype(np.intp)
                 cells += np.arange(rows.size)[:, None] * n_feedbacks
                 size = rows.size * n_feedbacks
                 if self.uniform:
@@ -250,7 +250,7 @@ class EnumeratedInformationSet(InformationSet):
     def update(self, action: int, feedback: int) -> EnumeratedInformationSet:
         # The hot path of every env step: one filter, no weights.
         candidates = self._candidates
-        kept = candidates[self.rules.feedback(action, candidates) == feedback]
+        kept = candidates[self.rules.feedback_at(self, action, candidates) == feedback]
         if kept.size == 0:
             return super().update(action, feedback)  # raises with the full message
         return self._of(kept)
@@ -287,7 +287,7 @@ class TabularInformationSet(InformationSet):
             or flat; uniform by default. Normalised on construction.
     """
 
-    __slots__ = ("_table",)
+    __slots__ = ("_support", "_table")
 
     def __init__(self, rules: DeductionRules, table: ArrayLike | None = None) -> None:
         n = rules.num_secrets
@@ -306,6 +306,7 @@ class TabularInformationSet(InformationSet):
             weights = weights / weights.sum()
         self.rules = rules
         self._table = _readonly(weights)
+        self._support: np.ndarray | None = None
 
     @property
     def table(self) -> np.ndarray:
@@ -314,11 +315,13 @@ class TabularInformationSet(InformationSet):
 
     @property
     def support(self) -> np.ndarray:
-        return _readonly(np.flatnonzero(self._table))
+        if self._support is None:  # the table never changes, so neither does its support
+            self._support = _readonly(np.flatnonzero(self._table))
+        return self._support
 
     @property
     def size(self) -> int:
-        return int(np.count_nonzero(self._table))
+        return self.support.size
 
     def probabilities(self) -> np.ndarray:
         return self._table[self.support]
@@ -333,6 +336,7 @@ class TabularInformationSet(InformationSet):
         new = TabularInformationSet.__new__(TabularInformationSet)
         new.rules = self.rules
         new._table = _readonly(weights / weights.sum())
+        new._support = _readonly(kept)
         return new
 
     def __repr__(self) -> str:

@@ -45,6 +45,13 @@ class Canvas:
         """Fill an axis-aligned rectangle (clipped to the canvas)."""
         self.pixels[max(top, 0) : top + height, max(left, 0) : left + width] = color
 
+    def frame(self, top: int, left: int, height: int, width: int, color: Color, thickness: int = 3) -> None:
+        """Outline an axis-aligned rectangle with lines ``thickness`` pixels wide, drawn inside it."""
+        self.rect(top, left, thickness, width, color)
+        self.rect(top + height - thickness, left, thickness, width, color)
+        self.rect(top, left, height, thickness, color)
+        self.rect(top, left + width - thickness, height, thickness, color)
+
     def disc(self, cy: float, cx: float, radius: float, color: Color, outline: Color | None = None) -> None:
         """Fill a disc centred at (cy, cx), with an optional one-pixel outline."""
         d2 = (self._rows - cy) ** 2 + (self._cols - cx) ** 2

@@ -33,6 +33,7 @@ __all__ = [
     "MAX_ENUMERABLE_SECRETS",
     "Step",
     "check_int",
+    "search_step_limit",
 ]
 
 #: The largest secret space an enumerated information set may hold (about 4.2
@@ -45,6 +46,15 @@ FEEDBACK_CACHE_BYTES = 64 << 20
 
 #: One query and its answer, as kept in an episode's history.
 Step = tuple[int, int]
+
+
+def search_step_limit(num_secrets: int) -> int:
+    """A truncation limit for games that end when the secret is known.
+
+    Twice the depth of a binary search over the secrets, and at least 10: a
+    safety net for poor play, well above what a sensible strategy needs.
+    """
+    return max(10, 2 * math.ceil(math.log2(num_secrets)))
 
 
 def check_int(name: str, value: object, *, low: int, high: int | None = None) -> int:
@@ -150,9 +160,21 @@ class DeductionRules(abc.ABC):
     def _fill_rows(self, cache: tuple[np.ndarray, np.ndarray], actions: np.ndarray) -> None:
         """Compute the memoised feedback rows of ``actions`` that are not there yet."""
         table, ready = cache
-        for action in np.unique(actions[~ready[actions]]):
-            table[action] = self._compute_feedback(int(action), None)
-            ready[action] = True
+        missing = np.unique(actions[~ready[actions]])
+        if missing.size:
+            table[missing] = self._compute_feedback_rows(missing)
+            ready[missing] = True
+
+    def _compute_feedback_rows(self, actions: np.ndarray) -> np.ndarray:
+        """Feedback of each of ``actions`` against every secret, ``(len(actions), num_secrets)``.
+
+        One :meth:`_compute_feedback` call per action; a game whose kernel is
+        vectorised over queries too may override it.
+        """
+        rows = np.empty((actions.size, self.num_secrets), dtype=self.feedback_dtype)
+        for row, action in enumerate(actions):
+            rows[row] = self._compute_feedback(int(action), None)
+        return rows
 
     @cached_property
     def _feedback_rows(self) -> tuple[np.ndarray, np.ndarray] | None:
@@ -162,6 +184,35 @@ class DeductionRules(abc.ABC):
         # np.zeros maps pages lazily: only rows that are filled cost memory.
         table = np.zeros((self.num_actions, self.num_secrets), dtype=self.feedback_dtype)
         return table, np.zeros(self.num_actions, dtype=bool)
+
+    # --------------------------------------------- queries that depend on knowledge
+    #: Whether a query's legality or meaning depends on the player's knowledge.
+    #: Most games' queries are fixed (a Mastermind guess is a code); Fake Coin's
+    #: canonical weighings say how many coins of each knowledge class go on each
+    #: pan, so which coins they weigh, and which are possible, depend on it.
+    knowledge_dependent_actions: ClassVar[bool] = False
+
+    def legal_actions(self, information_set: InformationSet) -> np.ndarray | None:
+        """Bool mask of the queries legal for a player who knows ``information_set``.
+
+        None (the default) means every query is always legal.
+        """
+        return None
+
+    def feedback_at(self, information_set: InformationSet, action: int, secrets: np.ndarray) -> np.ndarray:
+        """:meth:`feedback` of ``action`` asked by a player who knows ``information_set``.
+
+        Information sets and envs ask for feedback through this method, so a
+        game whose queries depend on knowledge overrides it (and
+        :meth:`feedback_matrix_at`); for every other game it is :meth:`feedback`.
+        """
+        return self.feedback(action, secrets)
+
+    def feedback_matrix_at(
+        self, information_set: InformationSet, actions: np.ndarray, secrets: np.ndarray
+    ) -> np.ndarray:
+        """:meth:`feedback_matrix` of ``actions`` asked by a player who knows ``information_set``."""
+        return self.feedback_matrix(actions, secrets)
 
     def feedback_components(self, feedbacks: np.ndarray | int) -> np.ndarray:
         """Components of feedback indices, shape ``(..., len(feedback_nvec))``."""

@@ -35,9 +35,12 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
     number them (for the code games, code ``i`` in lexicographic order; see
     ``env.unwrapped.rules.format_action(i)``). :meth:`action_masks` (for
     sb3-contrib's ``MaskablePPO``) and ``info["action_mask"]`` give the legal
-    queries: all of them by default, or with ``action_mask="consistent"`` only
-    those that could still be the secret. An illegal action raises ValueError
-    and changes nothing.
+    queries: those the rules allow in the current state (every query, except
+    in games such as Fake Coin whose queries depend on what the player knows),
+    and with ``action_mask="consistent"`` only those that could still be the
+    secret. By default a masked action raises ValueError and changes nothing;
+    with ``illegal_action="waste"`` it is answered with nothing, costs a step
+    and sets ``info["illegal_action"]``, for learners that do not use masks.
 
     ## Observation Space
     A ``Dict`` with two entries, both built from public knowledge only:
@@ -58,7 +61,8 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
     ## Episode End
     Terminates when the rules say the game is over (for the code games: the
     guess equals the secret). Truncates after ``max_steps`` queries. A step
-    after the end raises RuntimeError until :meth:`reset`.
+    after the end raises RuntimeError until :meth:`reset`. A wasted (illegal)
+    action counts toward ``max_steps``.
 
     ``info`` holds ``"candidates"`` (the number of secrets still possible),
     ``"entropy"`` (of the information set, bits), ``"action_mask"`` (int8)
@@ -73,6 +77,8 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
     * ``action_mask``: ``"all"`` (default) or ``"consistent"``.
     * ``information_set``: ``"enumerated"`` or ``"tabular"``; the game's own if
       None.
+    * ``illegal_action``: ``"raise"`` (default) or ``"waste"``, what a masked
+      action does (see Action Space).
     * ``render_mode``: None, ``"ansi"`` (text) or ``"rgb_array"``.
 
     ``reset(options={"secret": i})`` plays secret ``i``, for exhaustive
@@ -91,6 +97,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         max_steps: int | None = None,
         action_mask: Literal["all", "consistent"] = "all",
         information_set: Literal["enumerated", "tabular"] | None = None,
+        illegal_action: Literal["raise", "waste"] = "raise",
         render_mode: str | None = None,
         **sizes: Any,
     ) -> None:
@@ -105,6 +112,8 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         max_steps = check_int("max_steps", max_steps, low=1)
         if action_mask not in ("all", "consistent"):
             raise ValueError(f"action_mask must be 'all' or 'consistent', got {action_mask!r}")
+        if illegal_action not in ("raise", "waste"):
+            raise ValueError(f"illegal_action must be 'raise' or 'waste', got {illegal_action!r}")
         if action_mask == "consistent" and rules.guess_actions(np.zeros(1, dtype=np.intp)) is None:
             raise ValueError(f"action_mask='consistent' needs queries that name secrets, which {rules.name} lacks")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -113,6 +122,9 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         self._rules = rules
         self._max_steps = max_steps
         self._action_mask_mode = action_mask
+        self._illegal_action = illegal_action
+        # Masks that never change are built once; the others after every step.
+        self._mask_varies = action_mask == "consistent" or rules.knowledge_dependent_actions
         self.render_mode = render_mode
         # Information sets are immutable, so every episode can start from this one.
         self._initial_knowledge = make_information_set(rules, information_set)
@@ -136,10 +148,11 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         self._knowledge: InformationSet | None = None
         self._entropy = self._initial_entropy
         self._history: list[Step] = []
+        self._steps = 0  # queries asked, wasted ones included
         # Components of each step, -1 where unused: the observation is this plus one.
         self._history_codes = np.full(max_steps * self._slot_size, -1, dtype=np.int64)
-        self._all_legal = np.ones(rules.num_actions, dtype=bool)
-        self._mask: np.ndarray | None = self._all_legal if action_mask == "all" else None
+        self._mask: np.ndarray | None = None
+        self._initial_mask: np.ndarray | None = None  # every episode starts from the same knowledge
         self._done = False
 
     # ------------------------------------------------------------ public view
@@ -184,18 +197,29 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         self._knowledge = self._initial_knowledge
         self._entropy = self._knowledge.entropy()
         self._history = []
+        self._steps = 0
         self._history_codes.fill(-1)
-        self._forget_mask()
+        if self._initial_mask is None:
+            self._initial_mask = self._legal_actions()
+        self._mask = self._initial_mask
         self._done = False
         return self._observation(), self._info()
 
     def step(self, action: Any) -> tuple[ObsType, SupportsFloat, bool, bool, dict]:
         action = self._check_action(action)
+        self._steps += 1
+        if not self._legal_actions()[action]:  # only reached with illegal_action="waste"
+            truncated = self._steps >= self._max_steps
+            self._done = truncated
+            info = self._info()
+            info["illegal_action"] = True
+            return self._observation(), -1.0, False, truncated, info
         rules = self._rules
-        feedback = int(rules.feedback(action, self._secret))
+        feedback = int(rules.feedback_at(self._knowledge, action, self._secret))
         self._knowledge = knowledge = self._knowledge.update(action, feedback)
         self._entropy = knowledge.entropy()
-        self._forget_mask()
+        if self._mask_varies:
+            self._mask = None
 
         start = len(self._history) * self._slot_size
         middle = start + self._action_width
@@ -204,7 +228,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         self._history.append((action, feedback))
 
         terminated = bool(rules.is_terminal(action, feedback, knowledge))
-        truncated = not terminated and len(self._history) >= self._max_steps
+        truncated = not terminated and self._steps >= self._max_steps
         self._done = terminated or truncated
         info = self._info()
         info["feedback"] = feedback
@@ -234,22 +258,26 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
             index = None
         if index is None or not 0 <= index < n:
             raise ValueError(f"action must be an integer in [0, {n}) for {self._rules!r}, got {action!r}")
-        if self._action_mask_mode == "consistent" and not self._legal_actions()[index]:
+        if self._illegal_action == "raise" and not self._legal_actions()[index]:
+            why = (
+                "only queries that could still be the secret are legal"
+                if self._action_mask_mode == "consistent"
+                else "the rules do not allow it in this state"
+            )
             raise ValueError(
-                f"action {index} ({self._rules.format_action(index)}) is masked: with action_mask='consistent' "
-                "only queries that could still be the secret are legal (see action_masks())"
+                f"action {index} ({self._rules.format_action(index)}) is masked: {why} (see action_masks())"
             )
         return index
 
-    def _forget_mask(self) -> None:
-        # With every query legal the mask never changes.
-        if self._action_mask_mode == "consistent":
-            self._mask = None
-
     def _legal_actions(self) -> np.ndarray:
         if self._mask is None:
-            mask = np.zeros(self._rules.num_actions, dtype=bool)
-            mask[self._rules.guess_actions(self.information_set.support)] = True
+            rules, knowledge = self._rules, self.information_set
+            mask = rules.legal_actions(knowledge)
+            mask = np.ones(rules.num_actions, dtype=bool) if mask is None else mask.copy()
+            if self._action_mask_mode == "consistent":
+                consistent = np.zeros(rules.num_actions, dtype=bool)
+                consistent[rules.guess_actions(knowledge.support)] = True
+                mask &= consistent
             self._mask = mask
         return self._mask
 

@@ -10,10 +10,26 @@ import dataclasses
 
 from deduction_envs.core.rules import DeductionRules
 from deduction_envs.games.codes import BullsAndCows, CodeGame, Mastermind, SimpleMastermind, score_codes
+from deduction_envs.games.fake_coin import FakeCoin
+from deduction_envs.games.low_middle_high import LowMiddleHigh
+from deduction_envs.games.treasure_hunt import TreasureHunt
 
-__all__ = ["GAMES", "BullsAndCows", "CodeGame", "Mastermind", "SimpleMastermind", "make_rules", "score_codes"]
+__all__ = [
+    "GAMES",
+    "BullsAndCows",
+    "CodeGame",
+    "FakeCoin",
+    "LowMiddleHigh",
+    "Mastermind",
+    "SimpleMastermind",
+    "TreasureHunt",
+    "make_rules",
+    "score_codes",
+]
 
-GAMES: dict[str, type[DeductionRules]] = {cls.name: cls for cls in (Mastermind, SimpleMastermind, BullsAndCows)}
+GAMES: dict[str, type[DeductionRules]] = {
+    cls.name: cls for cls in (Mastermind, SimpleMastermind, BullsAndCows, FakeCoin, TreasureHunt, LowMiddleHigh)
+}
 
 
 def make_rules(game: str, **sizes: int) -> DeductionRules:
