@@ -22,6 +22,7 @@ SIZES = {
     "Mastermind-v0": [{}, {"pegs": 3, "colors": 3}, {"pegs": 5, "colors": 8}],
     "SimpleMastermind-v0": [{}, {"pegs": 3, "colors": 3}, {"pegs": 5, "colors": 4}],
     "BullsAndCows-v0": [{}, {"digits": 3, "symbols": 6}, {"digits": 5, "symbols": 9}],
+    "Wordle-v0": [{}, {"answers": ["crane", "slate"], "guesses": ["crane", "slate", "adieu"]}, {"max_steps": 10}],
     "FakeCoin-v0": [{}, {"coins": 5, "weighings": "concrete"}, {"coins": 39}],
     "TreasureHunt-v0": [{}, {"width": 1, "height": 2}, {"width": 8, "height": 5}],
     "LowMiddleHigh-v0": [{}, {"n": 2}, {"n": 300}],

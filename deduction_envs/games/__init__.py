@@ -13,6 +13,7 @@ from deduction_envs.games.codes import BullsAndCows, CodeGame, Mastermind, Simpl
 from deduction_envs.games.fake_coin import FakeCoin
 from deduction_envs.games.low_middle_high import LowMiddleHigh
 from deduction_envs.games.treasure_hunt import TreasureHunt
+from deduction_envs.games.wordle import Wordle
 
 __all__ = [
     "GAMES",
@@ -23,12 +24,21 @@ __all__ = [
     "Mastermind",
     "SimpleMastermind",
     "TreasureHunt",
+    "Wordle",
     "make_rules",
     "score_codes",
 ]
 
 GAMES: dict[str, type[DeductionRules]] = {
-    cls.name: cls for cls in (Mastermind, SimpleMastermind, BullsAndCows, FakeCoin, TreasureHunt, LowMiddleHigh)
+    cls.name: cls for cls in (
+        Mastermind,
+        SimpleMastermind,
+        BullsAndCows,
+        Wordle,
+        FakeCoin,
+        TreasureHunt,
+        LowMiddleHigh,
+    )
 }
 
 
