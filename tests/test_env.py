@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import pickle
 import warnings
@@ -23,6 +24,7 @@ SIZES = {
     "SimpleMastermind-v0": [{}, {"pegs": 3, "colors": 3}, {"pegs": 5, "colors": 4}],
     "BullsAndCows-v0": [{}, {"digits": 3, "symbols": 6}, {"digits": 5, "symbols": 9}],
     "Wordle-v0": [{}, {"answers": ["crane", "slate"], "guesses": ["crane", "slate", "adieu"]}, {"max_steps": 10}],
+    "BlackBox-v0": [{"size": 4, "atoms": 2}, {"size": 2, "atoms": 1}, {"size": 6, "atoms": 3}],
     "FakeCoin-v0": [{}, {"coins": 5, "weighings": "concrete"}, {"coins": 39}],
     "TreasureHunt-v0": [{}, {"width": 1, "height": 2}, {"width": 8, "height": 5}],
     "LowMiddleHigh-v0": [{}, {"n": 2}, {"n": 300}],
@@ -304,6 +306,12 @@ def test_render_without_a_mode_warns_and_returns_none():
         assert env.render() is None
 
 
+@functools.cache
+def default_rules(env_id):
+    """One rules object per game, so examples share its memoised feedback."""
+    return gym.make(env_id).unwrapped.rules
+
+
 @pytest.mark.parametrize("env_id", deduction_envs.ENV_IDS)
 @given(
     secret_fraction=st.floats(0, 1, exclude_max=True),
@@ -311,7 +319,7 @@ def test_render_without_a_mode_warns_and_returns_none():
     consistent=st.booleans(),
 )
 def test_the_env_information_set_always_holds_the_secret(env_id, secret_fraction, actions, consistent):
-    rules = gym.make(env_id).unwrapped.rules
+    rules = default_rules(env_id)
     consistent = consistent and rules.guess_actions(np.zeros(1, dtype=np.intp)) is not None
     env = DeductionEnv(rules, action_mask="consistent" if consistent else "all")
     secret = int(secret_fraction * rules.num_secrets)

@@ -66,7 +66,9 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
 
     ``info`` holds ``"candidates"`` (the number of secrets still possible),
     ``"entropy"`` (of the information set, bits), ``"action_mask"`` (int8)
-    and, after a step, ``"feedback"`` (the feedback index). It never holds the
+    and, after a step, ``"feedback"`` (the feedback index); at termination
+    ``"secret_known"`` says whether one secret is left (in Black Box the game
+    can end with layouts that no query tells apart). It never holds the
     secret, and no public attribute exposes it.
 
     ## Arguments
@@ -232,6 +234,9 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         self._done = terminated or truncated
         info = self._info()
         info["feedback"] = feedback
+        if terminated:
+            # Usually true; a Black Box layout can end the game still hidden among look-alikes.
+            info["secret_known"] = knowledge.size == 1
         return self._observation(), -1.0, terminated, truncated, info
 
     def render(self) -> str | np.ndarray | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 
 from deduction_envs.core.rules import DeductionRules
+from deduction_envs.games.black_box import BlackBox
 from deduction_envs.games.codes import BullsAndCows, CodeGame, Mastermind, SimpleMastermind, score_codes
 from deduction_envs.games.fake_coin import FakeCoin
 from deduction_envs.games.low_middle_high import LowMiddleHigh
@@ -17,6 +18,7 @@ from deduction_envs.games.wordle import Wordle
 
 __all__ = [
     "GAMES",
+    "BlackBox",
     "BullsAndCows",
     "CodeGame",
     "FakeCoin",
@@ -38,6 +40,7 @@ GAMES: dict[str, type[DeductionRules]] = {
         FakeCoin,
         TreasureHunt,
         LowMiddleHigh,
+        BlackBox,
     )
 }
 

@@ -1,0 +1,331 @@
+"""Black Box: locate hidden atoms by firing rays into a grid.
+
+Rules
+-----
+``atoms`` atoms are hidden in distinct cells of a ``size`` x ``size`` grid,
+every layout equally likely. A query fires a ray into the grid from one of
+the ``4 * size`` edge positions; the ray travels straight, cell by cell,
+and before each move it looks at the cell ahead and at the two cells
+diagonally ahead:
+
+* **hit**: an atom is in the cell ahead; the ray is absorbed.
+* **deflection**: the cell ahead is empty but one diagonal cell holds an
+  atom; the ray turns 90 degrees away from that atom (and keeps looking).
+* **reflection**: both diagonal cells hold atoms; the ray turns back.
+* otherwise it moves into the cell ahead; if that is off the grid, the ray
+  leaves the grid there.
+
+Edge rule: if an atom is next to the entry cell along the edge (so it is
+diagonally ahead of the ray before it enters), the ray is reflected without
+entering; an atom in the entry cell itself is a hit.
+
+The answer is **hit**, **reflection** (the ray came back out where it went
+in, however it got there), or the edge position where it **exits**.
+
+Worked diagrams (5 x 5, ``O`` atom, ``*`` the ray's path, entering from the
+left at row 3 unless said)::
+
+    . . . . .        a ray from the left at row 3 meets the atom at C2
+    . . O . .        diagonally ahead when it is at B3 (the atom is up and
+    * * . . .        ahead), so it turns down, away from it, and leaves
+    . * . . .        at the bottom of column B: "exit at B2".
+    . * . . .
+
+    . . . . .        atoms at C2 and C4 are both diagonally ahead when the
+    . . O . .        ray is at B3: it turns back and leaves where it came
+    * * . . .        in: "reflection".
+    . . O . .
+    . . . . .
+
+    O . . . .        a ray from the left at row 2 would enter at A2, and
+    . . . . .        the atom at A1 is next to that entry cell on the
+    . . . . .        edge: "reflection" before entering (edge rule).
+
+Some layouts cannot be told apart by any ray (an atom hidden behind
+others). The episode ends when every layout still possible answers every
+ray the same way; the env's ``info["secret_known"]`` then says whether the
+layout is uniquely known.
+
+Indexing
+--------
+A layout is the sorted tuple of its atoms' cells (cell = ``row * size +
+col``); layouts are numbered in lexicographic order of those tuples.
+Edge positions (queries) go round the grid: top edge columns left to right
+(``T1``..), right edge rows top to bottom (``R1``..), bottom edge columns
+left to right (``B1``..), left edge rows top to bottom (``L1``..), which is
+``0..4*size-1``. Feedback 0 is a hit, 1 a reflection, ``2 + p`` an exit at
+edge position ``p``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+
+from deduction_envs.core.raster import Canvas
+from deduction_envs.core.rules import FEEDBACK_CACHE_BYTES, MAX_ENUMERABLE_SECRETS, DeductionRules, Step, check_int
+
+if TYPE_CHECKING:
+    from deduction_envs.core.information_set import InformationSet
+
+__all__ = ["BlackBox", "trace_rays"]
+
+HIT, REFLECTION = 0, 1
+#: Layouts are bitmasks of one 64-bit word.
+MAX_SIZE = 8
+_EDGES = "TRBL"
+
+
+def _combinations(n: int, k: int) -> np.ndarray:
+    """Every sorted k-subset of ``range(n)`` in lexicographic order, int8 of shape ``(C(n, k), k)``."""
+    count = math.comb(n, k)
+    flat = np.fromiter(itertools.chain.from_iterable(itertools.combinations(range(n), k)), np.int8, count * k)
+    return flat.reshape(count, k)
+
+
+def trace_rays(size: int, entry: int, masks: np.ndarray) -> np.ndarray:
+    """The answer to the ray fired from edge position ``entry`` in each layout (bitmasks of atom cells).
+
+    Vectorised over layouts: all rays advance one step per iteration, and
+    finished ones drop out.
+    """
+    side, offset = divmod(entry, size)
+    # Start one cell outside the grid, heading in.
+    start = {0: (-1, offset, 1, 0), 1: (offset, size, 0, -1), 2: (size, offset, -1, 0), 3: (offset, -1, 0, 1)}
+    r0, c0, dr0, dc0 = start[side]
+    m = masks.size
+    result = np.full(m, -1, dtype=np.int16)
+    active = np.arange(m)
+    r, c = np.full(m, r0, dtype=np.int64), np.full(m, c0, dtype=np.int64)
+    dr, dc = np.full(m, dr0, dtype=np.int64), np.full(m, dc0, dtype=np.int64)
+    layout = masks.astype(np.uint64)
+
+    def atom(rows: np.ndarray, cols: np.ndarray, bits: np.ndarray) -> np.ndarray:
+        inside = (rows >= 0) & (rows < size) & (cols >= 0) & (cols < size)
+        cell = np.where(inside, rows * size + cols, 0).astype(np.uint64)
+        return inside & ((bits >> cell) & np.uint64(1)).astype(bool)
+
+    for _ in range(4 * size * size + 4):  # a ray visits each (cell, heading) at most once
+        if active.size == 0:
+            return result
+        bits = layout[active]
+        ar, ac = r + dr, c + dc
+        outside_now = (r < 0) | (r >= size) | (c < 0) | (c >= size)
+        ahead_inside = (ar >= 0) & (ar < size) & (ac >= 0) & (ac < size)
+        # A perpendicular of the heading; the diagonal cells ahead are ahead +- it.
+        pr, pc = dc, dr
+        plus, minus = atom(ar + pr, ac + pc, bits), atom(ar - pr, ac - pc, bits)
+        hit = atom(ar, ac, bits)
+
+        exits = ~outside_now & ~ahead_inside
+        done = exits | hit | (outside_now & (plus | minus))
+        answer = np.where(hit, HIT, REFLECTION).astype(np.int16)
+        if exits.any():
+            # Leaving through the edge: top when heading up, right when heading right, and so on.
+            position = np.select(
+                [dr < 0, dc > 0, dr > 0],
+                [c, size + r, 2 * size + c],
+                3 * size + r,
+            )
+            answer = np.where(exits, np.where(position == entry, REFLECTION, 2 + position), answer)
+        result[active[done]] = answer[done]
+
+        turn_back = plus & minus
+        # Turn away from a single atom: heading -perp if it is at +perp, +perp if at -perp.
+        new_dr = np.where(turn_back, -dr, np.where(plus, -pr, np.where(minus, pr, dr)))
+        new_dc = np.where(turn_back, -dc, np.where(plus, -pc, np.where(minus, pc, dc)))
+        move = ~(plus | minus)
+        r, c = np.where(move, ar, r), np.where(move, ac, c)
+        keep = ~done
+        active, r, c, dr, dc = active[keep], r[keep], c[keep], new_dr[keep], new_dc[keep]
+    raise AssertionError("a ray did not leave the grid; the tracer is wrong")  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class BlackBox(DeductionRules):
+    """Black Box with ``atoms`` atoms on a ``size`` x ``size`` grid; see the module docstring."""
+
+    size: int = 8
+    atoms: int = 4
+
+    name: ClassVar[str] = "BlackBox"
+    information_set_kind: ClassVar[str] = "enumerated"
+
+    def __post_init__(self) -> None:
+        check_int("size", self.size, low=2, high=MAX_SIZE)
+        check_int("atoms", self.atoms, low=1, high=self.size * self.size - 1)
+        count = math.comb(self.size * self.size, self.atoms)
+        if count > MAX_ENUMERABLE_SECRETS:
+            raise ValueError(
+                f"BlackBox with size={self.size}, atoms={self.atoms} has {count:,} layouts; "
+                f"at most {MAX_ENUMERABLE_SECRETS:,} can be enumerated"
+            )
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def default_max_steps(self) -> int:  # type: ignore[override]
+        """Every edge position once: a ray fired twice tells nothing new."""
+        return 4 * self.size
+
+    @property
+    def num_secrets(self) -> int:  # type: ignore[override]
+        return math.comb(self.size * self.size, self.atoms)
+
+    @property
+    def num_actions(self) -> int:  # type: ignore[override]
+        return 4 * self.size
+
+    @property
+    def secret_nvec(self) -> tuple[int, ...]:  # type: ignore[override]
+        # The atoms' cells in ascending order: the observation is where the k-th atom is.
+        return (self.size * self.size,) * self.atoms
+
+    @property
+    def action_nvec(self) -> tuple[int, ...]:  # type: ignore[override]
+        return (4 * self.size,)
+
+    @property
+    def feedback_nvec(self) -> tuple[int, ...]:  # type: ignore[override]
+        return (4 * self.size + 2,)
+
+    @cached_property
+    def layouts(self) -> np.ndarray:
+        """The atoms' cells of every layout, in index order, int8 of shape ``(num_secrets, atoms)``."""
+        layouts = _combinations(self.size * self.size, self.atoms)
+        layouts.flags.writeable = False
+        return layouts
+
+    @cached_property
+    def _masks(self) -> np.ndarray:
+        return np.bitwise_or.reduce(np.left_shift(np.uint64(1), self.layouts.astype(np.uint64)), axis=1)
+
+    def index_of(self, cells: Sequence[int]) -> int:
+        """The index of the layout with atoms in ``cells`` (any order)."""
+        key = sorted(int(c) for c in cells)
+        if len(key) != self.atoms or len(set(key)) != self.atoms or not all(0 <= c < self.size**2 for c in key):
+            raise ValueError(f"a layout is {self.atoms} distinct cells in [0, {self.size**2}), got {list(cells)!r}")
+        # Rank of a combination in lexicographic order.
+        n, index, previous = self.size * self.size, 0, -1
+        for i, cell in enumerate(key):
+            for skipped in range(previous + 1, cell):
+                index += math.comb(n - skipped - 1, self.atoms - i - 1)
+            previous = cell
+        return index
+
+    # --------------------------------------------------------------- feedback
+    # Rays are traced lazily, only for the layouts asked about, and each answer
+    # is kept: 8 x 8 with 4 atoms has 635,376 layouts, and later queries only
+    # concern the few still possible.
+    @cached_property
+    def _answers(self) -> tuple[np.ndarray, np.ndarray] | None:
+        if self.num_actions * self.num_secrets * 2 > FEEDBACK_CACHE_BYTES:
+            return None
+        table = np.zeros((self.num_actions, self.num_secrets), dtype=self.feedback_dtype)
+        return table, np.zeros((self.num_actions, self.num_secrets), dtype=bool)
+
+    def _compute_feedback(self, action: int, secrets: np.ndarray | None) -> np.ndarray:
+        masks = self._masks if secrets is None else self._masks[secrets]
+        return trace_rays(self.size, action, masks).astype(self.feedback_dtype)
+
+    def feedback(self, action: int, secrets: np.ndarray) -> np.ndarray:
+        secrets = np.asarray(secrets)
+        flat = secrets.reshape(-1)
+        cache = self._answers
+        if cache is None:
+            return self._compute_feedback(action, flat).reshape(secrets.shape)
+        table, known = cache
+        row, row_known = table[action], known[action]
+        missing = flat[~row_known[flat]]
+        if missing.size:
+            row[missing] = self._compute_feedback(action, missing)
+            row_known[missing] = True
+        return row[flat].reshape(secrets.shape)
+
+    def feedback_matrix(self, actions: np.ndarray, secrets: np.ndarray) -> np.ndarray:
+        secrets = np.asarray(secrets, dtype=np.intp)
+        return np.stack([self.feedback(int(a), secrets) for a in np.asarray(actions).reshape(-1)])
+
+    def secret_components(self, secrets: np.ndarray) -> np.ndarray:
+        return self.layouts[secrets]
+
+    def action_components(self, actions: np.ndarray) -> np.ndarray:
+        return np.asarray(actions).reshape(-1, 1)
+
+    def indistinguishable(self, information_set: InformationSet) -> bool:
+        """Whether every layout still possible answers every ray the same way."""
+        support = information_set.support
+        if support.size == 1:
+            return True
+        # A few layouts usually tell that rays still split them; only then trace them all.
+        for sample in (support[:64], support):
+            for action in range(self.num_actions):
+                answers = self.feedback(action, sample)
+                if (answers != answers[0]).any():
+                    return False
+        return True
+
+    def is_terminal(self, action: int, feedback: int, information_set: InformationSet) -> bool:
+        return self.indistinguishable(information_set)
+
+    # ---------------------------------------------------------- conversions
+    def format_action(self, action: int) -> str:
+        side, offset = divmod(int(action), self.size)
+        return f"{_EDGES[side]}{offset + 1}"
+
+    def parse_action(self, text: str) -> int:
+        """The index of an edge position written like ``"T3"`` (top, column 3) or ``"L1"``."""
+        match = re.fullmatch(r"\s*([TRBLtrbl])\s*(\d+)\s*", str(text))
+        if match and 1 <= int(match[2]) <= self.size:
+            return _EDGES.index(match[1].upper()) * self.size + int(match[2]) - 1
+        raise ValueError(f"an edge position is T, R, B or L and a number in [1, {self.size}] (e.g. 'T3'), got {text!r}")
+
+    def format_feedback(self, feedback: int) -> str:
+        feedback = int(feedback)
+        if feedback == HIT:
+            return "hit"
+        if feedback == REFLECTION:
+            return "reflection"
+        return f"exit at {self.format_action(feedback - 2)}"
+
+    # ---------------------------------------------------------------- boards
+    def render_text(self, history: Sequence[Step], information_set: InformationSet, max_steps: int) -> str:
+        """The ray log, then each cell's probability of holding an atom (``.`` never, ``#`` surely)."""
+        text = super().render_text(history, information_set, max_steps)
+        occupancy = self.atom_probabilities(information_set)
+        shades = " .:-=+*%#"
+        rows = []
+        for r in range(self.size):
+            cells = occupancy[r * self.size : (r + 1) * self.size]
+            rows.append(" ".join("." if p == 0 else "#" if p == 1 else shades[1 + int(p * 7)] for p in cells))
+        return text + "\n" + "\n".join(rows)
+
+    def atom_probabilities(self, information_set: InformationSet) -> np.ndarray:
+        """The probability that each cell holds an atom, shape ``(size * size,)``."""
+        marginals = information_set.component_marginals().reshape(self.atoms, self.size * self.size)
+        return np.clip(marginals.sum(axis=0), 0.0, 1.0)
+
+    def render_rgb(self, history: Sequence[Step], information_set: InformationSet, max_steps: int) -> np.ndarray:
+        """The grid shaded by each cell's atom probability, with the edge positions fired marked."""
+        cell, margin = 36, 24
+        n = self.size
+        canvas = Canvas(2 * margin + n * cell, 2 * margin + n * cell, background=(30, 30, 30))
+        for index, p in enumerate(self.atom_probabilities(information_set)):
+            r, c = divmod(index, n)
+            shade = int(60 + 180 * (1 - p))
+            colour = (shade, shade, int(shade * 0.9))
+            canvas.rect(margin + r * cell + 1, margin + c * cell + 1, cell - 2, cell - 2, colour)
+        colours = {HIT: (213, 94, 0), REFLECTION: (240, 228, 66)}
+        for action, feedback in history:
+            side, offset = divmod(action, n)
+            colour = colours.get(feedback, (0, 158, 115))
+            top = {0: 2, 1: margin + offset * cell + 8, 2: margin + n * cell + 2, 3: margin + offset * cell + 8}[side]
+            left = {0: margin + offset * cell + 8, 1: margin + n * cell + 2, 2: margin + offset * cell + 8, 3: 2}[side]
+            canvas.rect(top, left, 20, 20, colour)
+        return canvas.pixels
