@@ -27,6 +27,8 @@ DEFAULT_ENVS: list[tuple[str, dict]] = [
     ("Mastermind-v0", {}),
     ("SimpleMastermind-v0", {}),
     ("BullsAndCows-v0", {}),
+    ("Wordle-v0", {}),
+    ("BlackBox-v0", {}),
     ("FakeCoin-v0", {}),
     ("TreasureHunt-v0", {}),
     ("LowMiddleHigh-v0", {}),
