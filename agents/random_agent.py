@@ -26,8 +26,6 @@ class RandomAgent(Agent):
             guesses = self.rules.guess_actions(self.information_set.support)
             if guesses is not None:
                 return int(guesses[self.rng.integers(guesses.size)])
-        if not self.rules.knowledge_dependent_actions:
-            return int(self.rng.integers(self.rules.num_actions))
         legal = self.legal_actions()
         return int(legal[self.rng.integers(legal.size)])
 

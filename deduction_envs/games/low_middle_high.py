@@ -168,9 +168,7 @@ class LowMiddleHigh(DeductionRules):
             y = 4 + turn * row
             canvas.rect(y, 4, row - 2, self.n * scale, (90, 90, 90))
             canvas.rect(y, 4 + a * scale, row - 2, (b - a + 1) * scale, (0, 114, 178))
-            marker = {0: (4, a * scale), 1: (4 + a * scale, (b - a + 1) * scale), 2: (4 + (b + 1) * scale, 0)}
-            left, width = marker[int(feedback)]
-            if int(feedback) == 2:
-                width = (self.n - b - 1) * scale
-            canvas.rect(y + row // 3, left, row // 3, width, (0, 158, 115))
+            # The answer: the values below a, from a to b, or above b.
+            low, high = ((0, a), (a, b + 1), (b + 1, self.n))[int(feedback)]
+            canvas.rect(y + row // 3, 4 + low * scale, row // 3, (high - low) * scale, (0, 158, 115))
         return canvas.pixels

@@ -122,10 +122,9 @@ class TreasureHunt(DeductionRules):
 
     @cached_property
     def _single_cells(self) -> np.ndarray:
+        # In cell order, since rectangles are sorted by their top-left corner.
         rects = self.rectangles
-        single = np.flatnonzero((rects[:, 0] == rects[:, 2]) & (rects[:, 1] == rects[:, 3]))
-        # Single cells come in cell order, since rectangles are sorted by their top-left corner.
-        return single
+        return np.flatnonzero((rects[:, 0] == rects[:, 2]) & (rects[:, 1] == rects[:, 3]))
 
     def guess_actions(self, secrets: np.ndarray) -> np.ndarray:
         """The one-cell rectangle of each cell."""

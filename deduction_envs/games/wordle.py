@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -109,10 +110,9 @@ def load_words(words: WordList, default: str, name: str) -> tuple[str, ...]:
         raise ValueError(f"{name} must hold five-letter words of letters a-z only; {len(bad)} do not, e.g. {bad[:3]}")
     if not cleaned:
         raise ValueError(f"{name} must not be empty")
-    if len(set(cleaned)) != len(cleaned):
-        seen: set[str] = set()
-        repeated = [w for w in cleaned if w in seen or seen.add(w)]
-        raise ValueError(f"{name} must not repeat a word; repeated: {sorted(set(repeated))[:5]}")
+    repeated = sorted(word for word, count in Counter(cleaned).items() if count > 1)
+    if repeated:
+        raise ValueError(f"{name} must not repeat a word; repeated: {repeated[:5]}")
     return cleaned
 
 
