@@ -7,6 +7,7 @@ observations; they never see a secret. See :class:`agents.base.Agent`.
 from agents.base import Agent
 from agents.evaluation import EvaluationResult, evaluate
 from agents.ises import ISES
+from agents.ismcts import ISMCTS
 from agents.random_agent import RandomAgent
 
-__all__ = ["ISES", "Agent", "EvaluationResult", "RandomAgent", "evaluate"]
+__all__ = ["ISES", "ISMCTS", "Agent", "EvaluationResult", "RandomAgent", "evaluate"]

@@ -51,11 +51,16 @@ class ISES(Agent):
         state_samples: sampled mode: secrets sampled per decision (default 100).
         action_samples: sampled mode: queries sampled per decision (default 100).
         time_limit: sampled mode: seconds after which scoring stops (None: no
-            limit). Scoring proceeds in small batches, so a decision returns
-            within the limit plus about one batch.
+            limit). Scoring proceeds in small batches (one query at a time
+            when the information set is large), so a decision returns within
+            the limit plus about one batch.
     """
 
+    #: Queries scored between two readings of the clock: at most ``BATCH``, and
+    #: fewer when the information set is large, so that one batch scores about
+    #: ``BATCH_CELLS`` (query, secret) pairs at most.
     BATCH: ClassVar[int] = 16
+    BATCH_CELLS: ClassVar[int] = 1 << 16
 
     def __init__(
         self,
@@ -114,8 +119,9 @@ class ISES(Agent):
             actions = np.concatenate((self.rng.permutation(guesses), random_actions[~np.isin(random_actions, guesses)]))
 
         scores = np.full(actions.size, np.inf)
-        for begin in range(0, actions.size, self.BATCH):
-            batch = actions[begin : begin + self.BATCH]
+        size = min(self.BATCH, max(1, self.BATCH_CELLS // support.size))
+        for begin in range(0, actions.size, size):
+            batch = actions[begin : begin + size]
             _, entropy = knowledge.feedback_outcomes(batch)
             feedback = rules.feedback_matrix_at(knowledge, batch, states)
             scores[begin : begin + batch.size] = np.take_along_axis(entropy, feedback.astype(np.intp), axis=1).mean(1)

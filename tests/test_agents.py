@@ -11,8 +11,9 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents import ISES, RandomAgent, evaluate
+from agents import ISES, ISMCTS, RandomAgent, evaluate
 from agents import ises as ises_module
+from agents import ismcts as ismcts_module
 from deduction_envs.core import EnumeratedInformationSet, TabularInformationSet
 from deduction_envs.games import BullsAndCows, Mastermind, SimpleMastermind
 
@@ -21,6 +22,7 @@ AGENTS = [
     RandomAgent(consistent=True),
     ISES(),
     ISES("sampled", state_samples=20, action_samples=20),
+    ISMCTS(time_limit=None, iterations=30),
 ]
 
 
@@ -170,7 +172,8 @@ def test_sampled_ises_stops_scoring_at_the_time_limit(monkeypatch):
     agent = ISES("sampled", state_samples=50, action_samples=200, time_limit=0.1)
     agent.reset(BullsAndCows(), seed=0)
     action = agent.act()
-    assert calls == [ISES.BATCH]  # one batch scored, then the limit was seen
+    # One batch scored, then the limit was seen; a batch holds at most BATCH_CELLS (query, secret) pairs.
+    assert calls == [min(ISES.BATCH, ISES.BATCH_CELLS // 5040)] == [13]
     assert 0 <= action < 5040
 
 
@@ -257,3 +260,80 @@ def test_bad_evaluation_arguments_are_clear_errors(kwargs, message):
     arguments = {"env_id": "Mastermind-v0", "progress": False, **kwargs}
     with pytest.raises(ValueError, match=message):
         evaluate(RandomAgent(), **arguments)
+
+
+def play_ismcts(agent, rules, secret, limit=30):
+    """The queries ``agent`` makes until it ends a game of ``rules`` against ``secret``."""
+    queries = []
+    for _ in range(limit):
+        action = agent.act()
+        queries.append(action)
+        feedback = int(rules.feedback(action, secret))
+        if rules.is_terminal(action, feedback, agent.information_set.update(action, feedback)):
+            break
+        agent.observe(action, feedback)
+    return queries
+
+
+def test_ismcts_with_a_fixed_iteration_budget_is_deterministic_given_its_seed():
+    rules = Mastermind(pegs=3, colors=4)
+    games = []
+    for _ in range(2):
+        agent = ISMCTS(time_limit=None, iterations=60)
+        agent.reset(rules, seed=5)
+        games.append(play_ismcts(agent, rules, secret=37))
+        assert agent.last_iterations == 60
+    assert games[0] == games[1] and games[0][-1] == 37
+
+
+def test_ismcts_names_a_secret_it_already_knows():
+    rules = Mastermind()
+    agent, teacher = ISMCTS(time_limit=None, iterations=1), RandomAgent()
+    agent.reset(rules, seed=0)
+    teacher.reset(rules, seed=0)
+    secret = rules.parse_code("FEDC")
+    while agent.information_set.size > 1:  # random queries until the secret is known, then one iteration
+        action = teacher.act()
+        for learner in (agent, teacher):
+            learner.observe(action, int(rules.feedback(action, secret)))
+    assert agent.act() == secret
+
+
+def test_ismcts_searches_far_better_than_random_consistent_play():
+    # Treasure Hunt 4x4: consistent random play names one cell at a time (8.5 queries on average, were
+    # it not truncated at 10); a search over rectangles can halve the grid (ISES: 4). Every secret once.
+    search = evaluate(ISMCTS(time_limit=None, iterations=500), "TreasureHunt-v0", progress=False)
+    baseline = evaluate(RandomAgent(consistent=True), "TreasureHunt-v0", progress=False)
+    assert search.mean_steps < 5.25 and baseline.mean_steps > 6.0
+    assert search.solve_rate == 1.0
+
+
+def test_ismcts_stops_at_the_time_limit_and_drops_the_iteration_it_cut_short(monkeypatch):
+    rules = Mastermind()
+    for step, completed in ((10.0, 0), (0.001, None)):
+        clock = itertools.count(step=step)  # every reading of the clock is `step` seconds later
+        monkeypatch.setattr(ismcts_module.time, "perf_counter", lambda clock=clock: next(clock))
+        agent = ISMCTS(time_limit=0.1)
+        agent.reset(rules, seed=0)
+        action = agent.act()
+        assert 0 <= action < rules.num_actions
+        if completed is not None:
+            assert agent.last_iterations == completed
+        else:
+            # 100 readings fit in the limit; each iteration reads the clock at least twice.
+            assert 0 < agent.last_iterations < 50
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"time_limit": 0}, "time_limit must be a positive number"),
+        ({"time_limit": None}, "give time_limit or iterations"),
+        ({"iterations": 0}, "iterations must be an integer >= 1"),
+        ({"exploration": -1}, "exploration must be a number >= 0"),
+        ({"horizon": 0}, "horizon must be an integer >= 1"),
+    ],
+)
+def test_bad_ismcts_parameters_are_clear_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ISMCTS(**kwargs)
