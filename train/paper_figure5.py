@@ -1,0 +1,305 @@
+"""The experiment of Meng & Lucas (2024), Figure 5: four agents on eight games at three sizes.
+
+The agents are the paper's four: random, SO-ISMCTS with 0.1 s per decision,
+exhaustive ISES and sampled ISES with 0.1 s per decision. Each plays the same
+sampled secrets (``--trials`` per game and size) through
+:func:`agents.evaluate`. The command writes a markdown table (mean steps, 95%
+confidence interval, solve rate, mean decision time), the same figures as CSV,
+and a PNG in the paper's layout: one panel per game, mean steps against game
+size, one line per agent.
+
+    python -m train.paper_figure5                      # 500 trials per cell
+    python -m train.paper_figure5 --trials 100 --workers 2
+    python -m train.paper_figure5 --quick              # 10 trials, smallest size
+    python -m train.paper_figure5 --games FakeCoin TreasureHunt --output /tmp/fig5
+
+Choices that differ from the paper are listed in the README ("The paper's
+experiment").
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import multiprocessing
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from agents import ISES, ISMCTS, Agent, RandomAgent, evaluate
+from deduction_envs.games import make_rules
+from deduction_envs.games.wordle import load_words
+
+
+def _wordle(answers: int) -> tuple[str, dict[str, Any]]:
+    """Wordle with the ``answers`` most frequent words of the default list as secrets."""
+    words = load_words(None, "wordle_answers.txt", "answers")[:answers]
+    return f"{answers}", {"answers": list(words)}
+
+
+#: Per game: the env id, the x-axis label and three sizes (label, env kwargs) from easy to hard.
+SIZES: dict[str, tuple[str, str, list[tuple[str, dict[str, Any]]]]] = {
+    "Mastermind": (
+        "Mastermind-v0",
+        "pegs x colours",
+        [("3x3", {"pegs": 3, "colors": 3}), ("4x6", {"pegs": 4, "colors": 6}), ("5x8", {"pegs": 5, "colors": 8})],
+    ),
+    "SimpleMastermind": (
+        "SimpleMastermind-v0",
+        "pegs x colours",
+        [("3x3", {"pegs": 3, "colors": 3}), ("4x6", {"pegs": 4, "colors": 6}), ("5x8", {"pegs": 5, "colors": 8})],
+    ),
+    "BullsAndCows": (
+        "BullsAndCows-v0",
+        "digits of symbols",
+        [
+            ("3/6", {"digits": 3, "symbols": 6}),
+            ("4/10", {"digits": 4, "symbols": 10}),
+            ("5/10", {"digits": 5, "symbols": 10}),
+        ],
+    ),
+    "Wordle": ("Wordle-v0", "answers (10,000 guesses)", [_wordle(100), _wordle(500), _wordle(2500)]),
+    "FakeCoin": ("FakeCoin-v0", "coins", [("6", {"coins": 6}), ("9", {"coins": 9}), ("12", {"coins": 12})]),
+    "TreasureHunt": (
+        "TreasureHunt-v0",
+        "grid",
+        [
+            ("4x4", {"width": 4, "height": 4}),
+            ("8x8", {"width": 8, "height": 8}),
+            ("16x16", {"width": 16, "height": 16}),
+        ],
+    ),
+    "LowMiddleHigh": ("LowMiddleHigh-v0", "n", [("27", {"n": 27}), ("81", {"n": 81}), ("243", {"n": 243})]),
+    "BlackBox": (
+        "BlackBox-v0",
+        "size / atoms",
+        [("4/2", {"size": 4, "atoms": 2}), ("5/3", {"size": 5, "atoms": 3}), ("6/4", {"size": 6, "atoms": 4})],
+    ),
+}
+
+AGENT_NAMES = ("random", "SO-ISMCTS", "ISES", "sampled ISES")
+
+#: Most steps an episode may take, whatever the size: enough for consistent random play to finish every game
+#: here but the largest Mastermind and Bulls and Cows (where it needs about 7), small enough to bound a cell.
+STEP_CAP = 256
+
+
+def make_agent(name: str, time_limit: float) -> Agent:
+    """One of the paper's four agents, by its name in :data:`AGENT_NAMES`."""
+    if name == "random":
+        return RandomAgent(consistent=True)
+    if name == "SO-ISMCTS":
+        return ISMCTS(time_limit=time_limit)
+    if name == "ISES":
+        return ISES()
+    if name == "sampled ISES":
+        return ISES("sampled", time_limit=time_limit)
+    raise ValueError(f"unknown agent {name!r}; choose from {AGENT_NAMES}")
+
+
+def max_steps_for(game: str, env_kwargs: dict[str, Any]) -> int:
+    """The episode limit of the experiment: the game's own limit, raised to let a random player finish."""
+    rules = make_rules(game, **env_kwargs)
+    return max(rules.default_max_steps, min(rules.num_secrets, STEP_CAP))
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (game, size, agent) of the experiment."""
+
+    game: str
+    size: str
+    agent: str
+
+
+@dataclass(frozen=True)
+class CellResult:
+    cell: Cell
+    trials: int
+    max_steps: int
+    mean_steps: float
+    ci95: float
+    worst: int
+    solve_rate: float
+    mean_decision_ms: float
+    seconds: float
+
+
+def run_cell(cell: Cell, trials: int, time_limit: float, seed: int) -> CellResult:
+    """Play ``trials`` sampled secrets of one cell; the same secrets for every agent of a game and size."""
+    env_id, _, sizes = SIZES[cell.game]
+    env_kwargs = dict(sizes)[cell.size]
+    max_steps = max_steps_for(cell.game, env_kwargs)
+    start = time.perf_counter()
+    result = evaluate(
+        make_agent(cell.agent, time_limit),
+        env_id,
+        {**env_kwargs, "max_steps": max_steps},
+        secrets="sample",
+        episodes=trials,
+        seed=seed,
+        progress=False,
+    )
+    return CellResult(
+        cell=cell,
+        trials=trials,
+        max_steps=max_steps,
+        mean_steps=result.mean_steps,
+        ci95=result.ci95,
+        worst=result.worst,
+        solve_rate=result.solve_rate,
+        mean_decision_ms=1e3 * result.mean_decision_time,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def run(
+    games: list[str], trials: int, time_limit: float, seed: int, workers: int, quick: bool = False
+) -> list[CellResult]:
+    """Every cell of the experiment, in parallel over ``workers`` processes, in table order."""
+    cells = [
+        Cell(game, size, agent)
+        for game in games
+        for size, _ in (SIZES[game][2][:1] if quick else SIZES[game][2])
+        for agent in AGENT_NAMES
+    ]
+    # Largest sizes and searching agents first, so that the slowest cells do not start last.
+    order = sorted(cells, key=lambda c: (-[s for s, _ in SIZES[c.game][2]].index(c.size), c.agent == "random"))
+    results: dict[Cell, CellResult] = {}
+    with tqdm(total=len(cells), desc="Figure 5 cells", unit="cell") as bar:
+        if workers == 1:
+            for cell in order:
+                results[cell] = run_cell(cell, trials, time_limit, seed)
+                bar.update()
+        else:
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(workers, mp_context=context) as pool:
+                futures = {pool.submit(run_cell, cell, trials, time_limit, seed): cell for cell in order}
+                for future in as_completed(futures):
+                    results[futures[future]] = future.result()
+                    bar.update()
+    return [results[cell] for cell in cells]
+
+
+def write_table(results: list[CellResult], path: Path, command: str, time_limit: float) -> None:
+    """The markdown table: one row per game and size, one column group per agent."""
+    trials = {r.trials for r in results}
+    lines = [
+        "# Figure 5 of Meng & Lucas (2024), reproduced",
+        "",
+        f"Command: `{command}`. {', '.join(map(str, sorted(trials)))} sampled secrets per game and size, the same "
+        f"secrets for every agent; SO-ISMCTS and sampled ISES get {time_limit:g} s per decision. Each cell: mean "
+        "steps ± the half-width of its 95% confidence interval; below it, the share of games solved within the "
+        "step limit and the mean decision time. An unsolved game counts the steps of the limit.",
+        "",
+        "| game | size | limit | " + " | ".join(AGENT_NAMES) + " |",
+        "| --- | --- | ---: | " + " | ".join("---:" for _ in AGENT_NAMES) + " |",
+    ]
+    rows: dict[tuple[str, str], dict[str, CellResult]] = {}
+    for r in results:
+        rows.setdefault((r.cell.game, r.cell.size), {})[r.cell.agent] = r
+    for (game, size), by_agent in rows.items():
+        cells = []
+        for agent in AGENT_NAMES:
+            r = by_agent[agent]
+            solved = "" if r.solve_rate == 1 else f"solved {100 * r.solve_rate:.0f}%, "
+            cells.append(f"{r.mean_steps:.2f} ± {r.ci95:.2f}<br>{solved}{_milliseconds(r.mean_decision_ms)}")
+        limit = next(iter(by_agent.values())).max_steps
+        lines.append(f"| {game} | {size} | {limit} | " + " | ".join(cells) + " |")
+    total = sum(r.seconds for r in results)
+    lines += ["", f"Total compute: {total / 60:.1f} min over all cells (summed over workers)."]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _milliseconds(value: float) -> str:
+    return f"{value:.2f} ms" if value < 10 else f"{value:.0f} ms"
+
+
+def write_csv(results: list[CellResult], path: Path) -> None:
+    """The same figures, one row per cell, unrounded."""
+    rows = [{**asdict(r.cell), **{k: v for k, v in asdict(r).items() if k != "cell"}} for r in results]
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def plot(results: list[CellResult], path: Path) -> None:
+    """One panel per game (two rows of four, as in the paper), mean steps with 95% CI against size."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    games = list(dict.fromkeys(r.cell.game for r in results))
+    columns = min(4, len(games))
+    rows = math.ceil(len(games) / columns)
+    figure, axes = plt.subplots(rows, columns, figsize=(4 * columns, 3.4 * rows), squeeze=False)
+    markers = dict(zip(AGENT_NAMES, "osD^", strict=True))
+    for ax, game in zip(axes.flat, games, strict=False):
+        sizes = [size for size, _ in SIZES[game][2] if any(r.cell == Cell(game, size, AGENT_NAMES[0]) for r in results)]
+        for i, agent in enumerate(AGENT_NAMES):
+            points = [next(r for r in results if r.cell == Cell(game, size, agent)) for size in sizes]
+            ax.errorbar(
+                [x + 0.04 * (i - 1.5) for x in range(len(sizes))],  # side by side, so the error bars stay apart
+                [p.mean_steps for p in points],
+                yerr=[p.ci95 for p in points],
+                marker=markers[agent],
+                capsize=3,
+                label=agent,
+            )
+        ax.set_xticks(range(len(sizes)), sizes)
+        ax.set_title(game)
+        ax.set_xlabel(SIZES[game][1])
+        ax.set_ylabel("mean steps")
+        if max(r.mean_steps for r in results if r.cell.game == game) > 30:
+            ax.set_yscale("log")
+        ax.grid(alpha=0.3)
+    for ax in axes.flat[len(games) :]:
+        ax.set_visible(False)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="lower center", ncol=len(AGENT_NAMES), frameon=False)
+    figure.tight_layout(rect=(0, 0.06, 1, 1))
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+def main(argv: list[str] | None = None) -> list[CellResult]:
+    parser = argparse.ArgumentParser(
+        prog="python -m train.paper_figure5", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--trials", type=int, default=None, help="sampled secrets per game and size (default 500)")
+    parser.add_argument("--quick", action="store_true", help="a small run: 10 trials, the smallest size of each game")
+    parser.add_argument("--games", nargs="+", default=list(SIZES), choices=list(SIZES), metavar="GAME", help="games")
+    parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    parser.add_argument("--time-limit", type=float, default=0.1, help="seconds per decision of the sampled agents")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the secrets and the agents (default 0)")
+    parser.add_argument("--output", type=Path, default=Path("results"), help="folder for the outputs")
+    args = parser.parse_args(argv)
+    trials = args.trials if args.trials is not None else 10 if args.quick else 500
+    if trials < 1:
+        parser.error(f"--trials must be at least 1, got {trials}")
+    if args.workers < 1:
+        parser.error(f"--workers must be at least 1, got {args.workers}")
+    if not args.time_limit > 0:
+        parser.error(f"--time-limit must be a positive number of seconds, got {args.time_limit}")
+
+    results = run(args.games, trials, args.time_limit, args.seed, args.workers, quick=args.quick)
+    args.output.mkdir(parents=True, exist_ok=True)
+    command = "python -m train.paper_figure5 " + " ".join(sys.argv[1:] if argv is None else argv)
+    write_table(results, args.output / "paper_figure5.md", command.strip(), args.time_limit)
+    write_csv(results, args.output / "paper_figure5.csv")
+    plot(results, args.output / "paper_figure5.png")
+    print((args.output / "paper_figure5.md").read_text())
+    print(f"wrote {args.output / 'paper_figure5.md'}, .csv and .png")
+    return results
+
+
+if __name__ == "__main__":
+    main()
