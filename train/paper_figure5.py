@@ -48,20 +48,20 @@ SIZES: dict[str, tuple[str, str, list[tuple[str, dict[str, Any]]]]] = {
     "Mastermind": (
         "Mastermind-v0",
         "pegs x colours",
-        [("3x3", {"pegs": 3, "colors": 3}), ("4x6", {"pegs": 4, "colors": 6}), ("5x8", {"pegs": 5, "colors": 8})],
+        [("3x3", {"pegs": 3, "colors": 3}), ("4x6", {"pegs": 4, "colors": 6}), ("5x6", {"pegs": 5, "colors": 6})],
     ),
     "SimpleMastermind": (
         "SimpleMastermind-v0",
         "pegs x colours",
-        [("3x3", {"pegs": 3, "colors": 3}), ("4x6", {"pegs": 4, "colors": 6}), ("5x8", {"pegs": 5, "colors": 8})],
+        [("3x3", {"pegs": 3, "colors": 3}), ("4x4", {"pegs": 4, "colors": 4}), ("4x6", {"pegs": 4, "colors": 6})],
     ),
     "BullsAndCows": (
         "BullsAndCows-v0",
         "digits of symbols",
         [
             ("3/6", {"digits": 3, "symbols": 6}),
+            ("4/8", {"digits": 4, "symbols": 8}),
             ("4/10", {"digits": 4, "symbols": 10}),
-            ("5/10", {"digits": 5, "symbols": 10}),
         ],
     ),
     "Wordle": ("Wordle-v0", "answers (10,000 guesses)", [_wordle(100), _wordle(500), _wordle(2500)]),
