@@ -19,9 +19,13 @@ information set is everything consistent with that history. Each iteration:
    secret still possible in the rollout's own information set; a random legal
    query in games whose queries do not name secrets) until the game ends or
    the step budget is spent.
-5. **Back up** the reward ``1 / k`` when the game ended ``k`` queries after
-   the decision point, and ``0`` when the budget ran out first: a reward
-   inversely related to the steps taken, as in Meng & Lucas (2024).
+5. **Back up** a reward inversely related to the steps taken, as in Meng &
+   Lucas (2024): ``(budget + 1 - k) / budget`` when the game ended ``k``
+   queries after the decision point, and ``0`` when the step budget (the
+   horizon minus the queries already made) ran out first. It is linear in
+   ``k`` so that the best mean reward is the fewest mean steps; a reward of
+   ``1 / k`` would favour gambling on a lucky early guess (on a 2x2 Treasure
+   Hunt it prefers naming one cell, 2.25 queries on average, to halving, 2).
 
 The decision is the root query with the most visits (ties: the higher mean
 reward, then the lowest index).
@@ -33,7 +37,7 @@ expanding random queries and could fail to name a secret it already knows.
 
 ``time_limit`` is checked after every simulated query, and an iteration cut
 short is dropped, so a decision returns within the limit plus one simulated
-query and the final choice. ``benchmarks/ismcts.py`` measures that overhead.
+query and the final choice. ``benchmarks/time_limits.py`` measures that overhead.
 """
 
 from __future__ import annotations
@@ -87,7 +91,10 @@ class ISMCTS(Agent):
             ``time_limit`` and ``iterations`` must be given.
         iterations: iterations per decision (None: no limit).
         exploration: the UCB1 exploration constant ``c``. Rewards lie in
-            [0, 1]; the default is the usual ``1 / sqrt(2)``.
+            [0, 1] and one step is worth ``1 / budget`` of it; the default 0.3
+            was the best of 0.1, 0.3 and 0.7 (the usual ``1 / sqrt(2)``) in a
+            40-game sweep on Mastermind 4x6, Treasure Hunt 4x4 and Fake Coin
+            12 at 0.05 s per decision, though within noise on the last two.
         horizon: the queries a game may take in all before a simulation counts
             as a failure (reward 0); None uses the game's default step limit.
     """
