@@ -1,0 +1,60 @@
+"""Playing in the terminal, driven through standard input."""
+
+from __future__ import annotations
+
+import io
+
+import gymnasium as gym
+import pytest
+
+from train import play
+
+
+def run(monkeypatch, capsys, argv, lines):
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(f"{line}\n" for line in lines)))
+    play.main(argv)
+    return capsys.readouterr().out
+
+
+def secret_of(env_id, seed, **sizes):
+    """The secret the env will draw for ``seed`` (the test may look; the player may not)."""
+    env = gym.make(env_id, **sizes)
+    env.reset(seed=seed)
+    return env.unwrapped._secret
+
+
+def test_a_mistyped_query_is_explained_and_asked_again_then_the_game_is_won(monkeypatch, capsys):
+    value = secret_of("LowMiddleHigh-v0", 4, n=9) + 1  # secret i is the number i + 1
+    out = run(monkeypatch, capsys, ["LowMiddleHigh-v0", "--size", "n=9", "--seed", "4"], ["7 to 3", f"{value}-{value}"])
+    assert "find the secret among 9 (3.17 bits)" in out
+    assert "Not a query:" in out and "Commands:" in out
+    assert "That query gained 3.17 bits." in out
+    assert out.rstrip().endswith("Solved in 1 query.")
+
+
+def test_hint_names_the_ises_query_its_expected_gain_and_the_last_gain(monkeypatch, capsys):
+    out = run(monkeypatch, capsys, ["Mastermind-v0", "--seed", "0"], ["hint", "AAAA", "hint"])  # then end of input
+    hints = [line.removeprefix("> ") for line in out.splitlines() if "ISES would ask" in line]
+    # ISES opens Mastermind 4x6 with ABCD; the first hint has no last query to report on.
+    assert hints[0] == "ISES would ask 'ABCD', expecting to gain 3.06 of the 10.34 bits left."
+    assert len(hints) == 2 and out.count("Your last query gained") == 1
+    assert "That query gained 1.37 bits." in out and "Your last query gained 1.37 bits." in out
+    assert out.rstrip().endswith("Bye.")
+
+
+def test_illegal_queries_cost_nothing_and_running_out_of_queries_ends_the_game(monkeypatch, capsys):
+    lines = ["1H v 1H", "4U v 4U", "quit"]
+    out = run(monkeypatch, capsys, ["FakeCoin-v0", "--size", "max_steps=1", "--seed", "1"], lines)
+    assert "'1H v 1H' is not a legal query now" in out
+    assert "step 1/1" in out and "Out of queries (1)" in out
+    assert "Bye." not in out  # the game ended before 'quit' was read
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [(["Chess-v0"], "invalid choice"), (["Mastermind-v0", "--size", "pegs=0"], "pegs must be an integer >= 1")],
+)
+def test_bad_arguments_are_clear_errors(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        play.main(argv)
+    assert message in capsys.readouterr().err

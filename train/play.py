@@ -1,0 +1,130 @@
+"""Play a deduction game in the terminal, with hints from ISES.
+
+    python -m train.play                                  # Mastermind 4 x 6
+    python -m train.play Wordle-v0
+    python -m train.play Mastermind-v0 --size pegs=5 --size colors=8 --seed 3
+
+Each turn shows the board, the number of secrets still possible and their
+entropy in bits. Type a query in the game's notation (``help`` shows an
+example), ``hint`` for the query exhaustive ISES would make and the
+information it expects to gain, or ``quit``. After each query you are told
+how many bits it gained. Mistyped or illegal queries are explained and asked
+again; they never cost a query.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+import gymnasium as gym
+import numpy as np
+
+import deduction_envs
+from agents import ISES
+from deduction_envs.core.information_set import InformationSet
+from train.demo import parse_size
+
+COMMANDS = "Commands: a query, 'hint', 'help', 'quit'."
+
+
+def expected_gain(knowledge: InformationSet, action: int) -> float:
+    """Bits ``action`` is expected to gain from ``knowledge``: H now minus the expected H after."""
+    return knowledge.entropy() - float(knowledge.expected_entropy(np.array([action]))[0])
+
+
+def play(
+    env_id: str,
+    sizes: dict[str, int],
+    seed: int | None = None,
+    read: Callable[[str], str] = input,
+) -> bool:
+    """Play one game, reading commands with ``read``; returns whether it was solved.
+
+    The hint agent learns only the queries and answers shown to the player.
+    """
+    env = gym.make(env_id, render_mode="ansi", **sizes)
+    rules = env.unwrapped.rules
+    _, info = env.reset(seed=seed)
+    hinter = ISES()
+    hinter.reset(rules)
+    print(f"{env_id}: find the secret among {info['candidates']} ({info['entropy']:.2f} bits).")
+    print(f"A query looks like {rules.format_action(_example(env))!r}. {COMMANDS}\n")
+    print(env.render())
+    last_gain: float | None = None
+    while True:
+        try:
+            text = read("> ").strip()
+        except EOFError:
+            print("\nBye.")
+            return False
+        command = text.lower()
+        if command in ("quit", "exit", "q"):
+            print("Bye.")
+            return False
+        if command in ("help", "?"):
+            print(f"A query looks like {rules.format_action(_example(env))!r}. {COMMANDS}")
+            continue
+        if command == "hint":
+            _hint(hinter, last_gain)
+            continue
+        if not text:
+            continue
+        try:
+            action = rules.parse_action(text)
+        except ValueError as error:
+            print(f"Not a query: {error}. {COMMANDS}")
+            continue
+        if not env.unwrapped.action_masks()[action]:
+            print(f"{rules.format_action(action)!r} is not a legal query now (which are depends on what you know).")
+            continue
+        before = info["entropy"]
+        _, _, terminated, truncated, info = env.step(action)
+        last_gain = before - info["entropy"]
+        print(env.render())
+        print(f"That query gained {last_gain:.2f} bits.")
+        if terminated:
+            known = info.get("secret_known", True)
+            steps = len(env.unwrapped.history)
+            print(f"{'Solved' if known else 'Finished'} in {steps} {'query' if steps == 1 else 'queries'}.")
+            return True
+        if truncated:
+            print(f"Out of queries ({env.unwrapped.max_steps}); {info['candidates']} secrets were still possible.")
+            return False
+        hinter.observe(action, info["feedback"])
+
+
+def _example(env: gym.Env) -> int:
+    """A legal query to show as an example of the notation."""
+    return int(np.flatnonzero(env.unwrapped.action_masks())[0])
+
+
+def _hint(hinter: ISES, last_gain: float | None) -> None:
+    knowledge = hinter.information_set
+    action = hinter.act()
+    print(
+        f"ISES would ask {hinter.rules.format_action(action)!r}, expecting to gain "
+        f"{expected_gain(knowledge, action):.2f} of the {knowledge.entropy():.2f} bits left."
+    )
+    if last_gain is not None:
+        print(f"Your last query gained {last_gain:.2f} bits.")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m train.play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("env", nargs="?", default="Mastermind-v0", choices=deduction_envs.ENV_IDS, help="env id")
+    parser.add_argument("--size", type=parse_size, action="append", default=[], metavar="NAME=N", help="game size")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the secret")
+    args = parser.parse_args(argv)
+    try:
+        play(args.env, dict(args.size), args.seed)
+    except (ValueError, TypeError) as error:
+        parser.error(str(error))
+    except KeyboardInterrupt:
+        print("\nBye.")
+
+
+if __name__ == "__main__":
+    main()
