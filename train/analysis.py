@@ -19,7 +19,6 @@ Importable functions:
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from deduction_envs.core.rules import DeductionRules
 from deduction_envs.games import make_rules
 from deduction_envs.games.codes import CodeGame
 from train.paper_figure5 import AGENT_NAMES, SIZES, make_agent
+from train.plotting import panel_grid, save
 
 
 @dataclass(frozen=True)
@@ -196,11 +196,8 @@ def write_table(results: list[GameAnalysis], path: Path, command: str, secrets: 
 
 def plot_first_actions(results: list[GameAnalysis], path: Path, most: int = 12) -> None:
     """Figure 3: one panel per game, a bar per class of first query (the ``most`` best and the worst)."""
-    plt = _pyplot()
-    columns = min(4, len(results))
-    rows = math.ceil(len(results) / columns)
-    figure, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.4 * rows), squeeze=False)
-    for ax, r in zip(axes.flat, results, strict=False):
+    figure, axes = panel_grid(len(results), height=3.4)
+    for ax, r in zip(axes, results, strict=True):
         shown = r.classes if len(r.classes) <= most else [*r.classes[: most - 1], r.classes[-1]]
         ax.bar(range(len(shown)), [c.gain for c in shown], color="tab:blue")
         ax.set_xticks(range(len(shown)), [c.label for c in shown], rotation=60, ha="right", fontsize=7)
@@ -208,20 +205,13 @@ def plot_first_actions(results: list[GameAnalysis], path: Path, most: int = 12) 
         ax.set_title(f"{r.game} {r.size}" + (f" ({hidden} classes not shown)" if hidden else ""), fontsize=9)
         ax.set_ylabel("expected gain (bits)")
         ax.grid(axis="y", alpha=0.3)
-    for ax in axes.flat[len(results) :]:
-        ax.set_visible(False)
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
+    save(figure, path)
 
 
 def plot_trajectories(results: list[GameAnalysis], path: Path, traces: int = 30) -> None:
     """Figure 4: entropy left against queries made; mean, min-max band and some individual games."""
-    plt = _pyplot()
-    columns = min(4, len(results))
-    rows = math.ceil(len(results) / columns)
-    figure, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.2 * rows), squeeze=False)
-    for ax, r in zip(axes.flat, results, strict=False):
+    figure, axes = panel_grid(len(results), height=3.2)
+    for ax, r in zip(axes, results, strict=True):
         t = np.arange(r.trajectories.shape[1])
         for trace in r.trajectories[:traces]:
             ax.plot(t, trace, color="grey", alpha=0.25, linewidth=0.8)
@@ -231,21 +221,8 @@ def plot_trajectories(results: list[GameAnalysis], path: Path, traces: int = 30)
         ax.set_xlabel("queries")
         ax.set_ylabel("entropy left (bits)")
         ax.grid(alpha=0.3)
-    for ax in axes.flat[len(results) :]:
-        ax.set_visible(False)
-    axes.flat[0].legend(fontsize=8)
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    axes[0].legend(fontsize=8)
+    save(figure, path)
 
 
 def main(argv: list[str] | None = None) -> list[GameAnalysis]:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import math
 import multiprocessing
 import sys
 import time
@@ -35,6 +34,7 @@ from tqdm.auto import tqdm
 from agents import ISES, ISMCTS, Agent, RandomAgent, evaluate
 from deduction_envs.games import make_rules
 from deduction_envs.games.wordle import load_words
+from train.plotting import panel_grid, save
 
 
 def _wordle(answers: int) -> tuple[str, dict[str, Any]]:
@@ -232,17 +232,10 @@ def write_csv(results: list[CellResult], path: Path) -> None:
 
 def plot(results: list[CellResult], path: Path) -> None:
     """One panel per game (two rows of four, as in the paper), mean steps with 95% CI against size."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     games = list(dict.fromkeys(r.cell.game for r in results))
-    columns = min(4, len(games))
-    rows = math.ceil(len(games) / columns)
-    figure, axes = plt.subplots(rows, columns, figsize=(4 * columns, 3.4 * rows), squeeze=False)
+    figure, axes = panel_grid(len(games), width=4)
     markers = dict(zip(AGENT_NAMES, "osD^", strict=True))
-    for ax, game in zip(axes.flat, games, strict=False):
+    for ax, game in zip(axes, games, strict=True):
         sizes = [size for size, _ in SIZES[game][2] if any(r.cell == Cell(game, size, AGENT_NAMES[0]) for r in results)]
         for i, agent in enumerate(AGENT_NAMES):
             points = [next(r for r in results if r.cell == Cell(game, size, agent)) for size in sizes]
@@ -261,13 +254,9 @@ def plot(results: list[CellResult], path: Path) -> None:
         if max(r.mean_steps for r in results if r.cell.game == game) > 30:
             ax.set_yscale("log")
         ax.grid(alpha=0.3)
-    for ax in axes.flat[len(games) :]:
-        ax.set_visible(False)
-    handles, labels = axes.flat[0].get_legend_handles_labels()
+    handles, labels = axes[0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="lower center", ncol=len(AGENT_NAMES), frameon=False)
-    figure.tight_layout(rect=(0, 0.06, 1, 1))
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
+    save(figure, path, bottom=0.06)
 
 
 def main(argv: list[str] | None = None) -> list[CellResult]:
