@@ -9,5 +9,6 @@ from agents.evaluation import EvaluationResult, evaluate
 from agents.ises import ISES
 from agents.ismcts import ISMCTS
 from agents.random_agent import RandomAgent
+from agents.sb3_policy import SB3Policy
 
-__all__ = ["ISES", "ISMCTS", "Agent", "EvaluationResult", "RandomAgent", "evaluate"]
+__all__ = ["ISES", "ISMCTS", "Agent", "EvaluationResult", "RandomAgent", "SB3Policy", "evaluate"]

@@ -11,6 +11,7 @@ from gymnasium import spaces
 
 from deduction_envs.core.information_set import InformationSet, make_information_set
 from deduction_envs.core.rules import DeductionRules, Step, check_int
+from deduction_envs.envs.observation import ObservationEncoder
 from deduction_envs.games import make_rules
 
 __all__ = ["DeductionEnv"]
@@ -132,27 +133,15 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         self._initial_knowledge = make_information_set(rules, information_set)
         self._initial_entropy = max(self._initial_knowledge.entropy(), 1e-12)
 
-        self._feature_size = sum(rules.secret_nvec) + 1
-        slot = [v + 1 for v in rules.action_nvec] + [v + 1 for v in rules.feedback_nvec]
-        self._slot_size = len(slot)
-        self._action_width = len(rules.action_nvec)
+        self._encoder = ObservationEncoder(rules, max_steps, self._initial_entropy)
         self.action_space = spaces.Discrete(rules.num_actions)
-        self.observation_space = spaces.Dict(
-            {
-                "information_set": spaces.Box(0.0, 1.0, (self._feature_size,), dtype=np.float32),
-                "history": spaces.MultiDiscrete(np.tile(slot, max_steps)),
-            }
-        )
-        # Looked up every step rather than recomputed.
-        self._feedback_rows = rules.feedback_components(np.arange(rules.num_feedbacks))
+        self.observation_space = self._encoder.space
 
         self._secret: int | None = None
         self._knowledge: InformationSet | None = None
         self._entropy = self._initial_entropy
         self._history: list[Step] = []
         self._steps = 0  # queries asked, wasted ones included
-        # Components of each step, -1 where unused: the observation is this plus one.
-        self._history_codes = np.full(max_steps * self._slot_size, -1, dtype=np.int64)
         self._mask: np.ndarray | None = None
         self._initial_mask: np.ndarray | None = None  # every episode starts from the same knowledge
         self._done = False
@@ -200,7 +189,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         self._entropy = self._knowledge.entropy()
         self._history = []
         self._steps = 0
-        self._history_codes.fill(-1)
+        self._encoder.reset()
         if self._initial_mask is None:
             self._initial_mask = self._legal_actions()
         self._mask = self._initial_mask
@@ -223,10 +212,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         if self._mask_varies:
             self._mask = None
 
-        start = len(self._history) * self._slot_size
-        middle = start + self._action_width
-        self._history_codes[start:middle] = rules.action_components(action)
-        self._history_codes[middle : start + self._slot_size] = self._feedback_rows[feedback]
+        self._encoder.record(action, feedback)
         self._history.append((action, feedback))
 
         terminated = bool(rules.is_terminal(action, feedback, knowledge))
@@ -287,10 +273,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         return self._mask
 
     def _observation(self) -> ObsType:
-        features = np.empty(self._feature_size, dtype=np.float32)
-        features[:-1] = self._knowledge.component_marginals()
-        features[-1] = self._entropy / self._initial_entropy
-        return {"information_set": features, "history": self._history_codes + 1}
+        return self._encoder.encode(self._knowledge, self._entropy)
 
     def _info(self) -> dict[str, Any]:
         return {

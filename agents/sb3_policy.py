@@ -1,0 +1,145 @@
+"""A trained stable-baselines3 / sb3-contrib model as an agent of the reference-agent contract.
+
+:class:`SB3Policy` rebuilds, from its own information set and history, the
+observation the model was trained on (with the env's own
+:class:`~deduction_envs.envs.observation.ObservationEncoder`), so the model
+plays through :func:`agents.evaluate` and the paper's experiment like any
+other agent, never seeing an env or a secret. Masks are always applied:
+MaskablePPO gets them directly; for other models the most probable (PPO,
+A2C) or highest-valued (DQN) legal query is taken.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from agents.base import Agent
+from deduction_envs.core.rules import DeductionRules
+from deduction_envs.envs.observation import ObservationEncoder
+
+__all__ = ["SB3Policy"]
+
+
+class SB3Policy(Agent):
+    """A trained SB3 model as an :class:`~agents.base.Agent`.
+
+    Args:
+        model: a model object (``MaskablePPO``, ``PPO``, ``A2C``, ``DQN``);
+            :meth:`load` reads one saved with ``model.save``.
+        deterministic: take the model's most likely action (default) rather
+            than sampling from its policy (sampling: MaskablePPO only).
+        action_mask: ``"all"`` (the legal queries) or ``"consistent"`` (also
+            only queries that could be the secret), as the env's option of the
+            same name; use what the model was trained with.
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        deterministic: bool = True,
+        action_mask: Literal["all", "consistent"] = "all",
+    ) -> None:
+        super().__init__()
+        if not hasattr(model, "predict") or not hasattr(model, "observation_space"):
+            raise TypeError(f"model must be a stable-baselines3 model, got {type(model).__name__}; see SB3Policy.load")
+        if action_mask not in ("all", "consistent"):
+            raise ValueError(f"action_mask must be 'all' or 'consistent', got {action_mask!r}")
+        self.model = model
+        self.deterministic = deterministic
+        self.action_mask = action_mask
+        self.name = f"{type(model).__name__} policy"
+        self._encoder: ObservationEncoder | None = None
+
+    @classmethod
+    def load(cls, path: str | Path, algo: str = "maskable_ppo", **kwargs: Any) -> SB3Policy:
+        """The policy of a model saved with ``model.save(path)`` by algorithm ``algo`` (see ``ALGORITHMS``)."""
+        algorithm = _algorithm(algo)
+        path = Path(path)
+        if not path.exists() and not path.with_suffix(".zip").exists():
+            raise FileNotFoundError(f"no saved model at {path}")
+        return cls(algorithm.load(path, device="cpu"), **kwargs)
+
+    def reset(self, rules: DeductionRules, seed: int | None = None) -> None:
+        super().reset(rules, seed)
+        space = self.model.observation_space
+        try:
+            history = space["history"].nvec.size
+        except (KeyError, TypeError, AttributeError):
+            raise ValueError("the model was not trained on a deduction env's Dict observation") from None
+        max_steps, rest = divmod(history, ObservationEncoder.slot_size(rules))
+        self._encoder = ObservationEncoder(rules, max_steps, self.information_set.entropy())
+        if rest or self._encoder.space["information_set"].shape != space["information_set"].shape:
+            raise ValueError(f"the model was trained on another game or size than {rules!r}")
+        if self.model.action_space.n != rules.num_actions:
+            raise ValueError(f"the model has {self.model.action_space.n} actions; {rules!r} has {rules.num_actions}")
+        if seed is not None:
+            self.model.set_random_seed(seed)
+
+    def observe(self, action: int, feedback: int) -> None:
+        super().observe(action, feedback)
+        self._encoder.record(int(action), int(feedback))
+
+    def observation(self) -> dict[str, np.ndarray]:
+        """The observation the model gets now: the env's, built from this agent's own knowledge."""
+        if self._encoder is None:
+            raise RuntimeError("SB3Policy.reset(rules) must be called before playing")
+        return self._encoder.encode(self.information_set)
+
+    def mask(self) -> np.ndarray:
+        """The queries the policy may choose from now (bool, one per query)."""
+        mask = np.zeros(self.rules.num_actions, dtype=bool)
+        mask[self.legal_actions()] = True
+        if self.action_mask == "consistent":
+            consistent = np.zeros_like(mask)
+            consistent[self.rules.guess_actions(self.information_set.support)] = True
+            mask &= consistent
+        return mask
+
+    def act(self) -> int:
+        observation, mask = self.observation(), self.mask()
+        if _is_maskable(self.model):
+            action, _ = self.model.predict(observation, deterministic=self.deterministic, action_masks=mask)
+            return int(action)
+        scores = _action_scores(self.model, observation)
+        scores[~mask] = -np.inf
+        return int(scores.argmax())
+
+    def __repr__(self) -> str:
+        return f"SB3Policy({type(self.model).__name__}, deterministic={self.deterministic})"
+
+
+def _is_maskable(model: Any) -> bool:
+    return type(model).__name__ == "MaskablePPO"
+
+
+def _action_scores(model: Any, observation: dict[str, np.ndarray]) -> np.ndarray:
+    """Per query: the policy's probability (actor-critic models) or Q-value (DQN)."""
+    import torch
+
+    policy = model.policy
+    tensor, _ = policy.obs_to_tensor(observation)
+    with torch.no_grad():
+        if hasattr(policy, "q_net"):
+            values = policy.q_net(tensor)
+        else:
+            values = policy.get_distribution(tensor).distribution.probs
+    return values.cpu().numpy().reshape(-1).astype(np.float64)
+
+
+ALGORITHMS = ("maskable_ppo", "ppo", "a2c", "dqn")
+
+
+def _algorithm(name: str) -> Any:
+    """The SB3 / sb3-contrib class of an algorithm name in :data:`ALGORITHMS`."""
+    if name == "maskable_ppo":
+        from sb3_contrib import MaskablePPO
+
+        return MaskablePPO
+    if name in ("ppo", "a2c", "dqn"):
+        import stable_baselines3
+
+        return getattr(stable_baselines3, name.upper())
+    raise ValueError(f"algo must be one of {ALGORITHMS}, got {name!r}")
