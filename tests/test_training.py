@@ -1,0 +1,58 @@
+"""The training command end to end on a tiny run: train, save, resume, evaluate, write the table."""
+
+from __future__ import annotations
+
+import pytest
+
+from train import training
+
+TINY = ["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--eval-time-limit", "0.005"]
+
+
+def test_train_save_evaluate_and_resume(tmp_path, capsys):
+    out = tmp_path / "run"
+    results = training.main([*TINY, "--timesteps", "256", "--checkpoint-every", "128", "--output", str(out)])
+    assert [r.agent for r in results] == ["MaskablePPO policy", "ISES", "SO-ISMCTS", "random"]
+    assert all(r.exact and r.episodes == 9 for r in results)  # every secret of 2x3 Mastermind, for every agent
+    assert (out / "model.zip").exists() and sorted(p.name for p in (out / "checkpoints").iterdir())
+    assert (out / "learning_curve.png").read_bytes().startswith(b"\x89PNG")
+    assert any((out / "tensorboard").rglob("events.out.tfevents*"))
+    table = (out / "comparison.md").read_text()
+    first = capsys.readouterr().out
+    assert "| ISES | 9 |" in table and table in first
+
+    training.main([*TINY, "--timesteps", "256", "--resume", str(out / "model.zip"), "--output", str(out)])
+    # PPO collects whole rollouts of n_steps = 512, so each run trains 512 steps; the second continues the first.
+    assert "trained 512 timesteps" in first and "trained 1024 timesteps" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("algo", ["ppo", "dqn"])
+def test_other_algorithms_and_the_entropy_reward_train_too(tmp_path, algo):
+    argv = [*TINY, "--algo", algo, "--timesteps", "128", "--entropy-reward", "0.5", "--output", str(tmp_path)]
+    results = training.main(argv)
+    assert results[0].agent == f"{algo.upper()} policy" and results[0].episodes == 9
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--env", "Chess-v0"], "invalid choice"),
+        (["--algo", "sac"], "invalid choice"),
+        (["--timesteps", "0"], "--timesteps must be at least 1"),
+        (["--size", "pegs=0"], "pegs must be an integer >= 1"),
+        (["--size", "rows=3"], "has no size parameter 'rows'"),
+        (["--resume", "missing.zip"], "no saved model at missing.zip"),
+        (["--entropy-reward", "-1"], "--entropy-reward must be a scale >= 0"),
+    ],
+)
+def test_bad_options_are_clear_errors(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        training.main(argv)
+    assert message in capsys.readouterr().err
+
+
+def test_hyperparameters_merge_the_algorithm_defaults_with_env_overrides(tmp_path):
+    config = tmp_path / "h.toml"
+    config.write_text('[ppo]\nn_steps = 512\ngamma = 0.99\n\n["Wordle-v0".ppo]\nn_steps = 64\n')
+    assert training.hyperparameters("ppo", "Wordle-v0", config) == {"n_steps": 64, "gamma": 0.99}
+    assert training.hyperparameters("ppo", "Mastermind-v0", config) == {"n_steps": 512, "gamma": 0.99}
