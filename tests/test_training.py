@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from train import training
+from train import evaluate, training
 
 TINY = ["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--eval-time-limit", "0.005"]
 
@@ -56,3 +56,19 @@ def test_hyperparameters_merge_the_algorithm_defaults_with_env_overrides(tmp_pat
     config.write_text('[ppo]\nn_steps = 512\ngamma = 0.99\n\n["Wordle-v0".ppo]\nn_steps = 64\n')
     assert training.hyperparameters("ppo", "Wordle-v0", config) == {"n_steps": 64, "gamma": 0.99}
     assert training.hyperparameters("ppo", "Mastermind-v0", config) == {"n_steps": 512, "gamma": 0.99}
+
+
+def test_evaluate_measures_a_saved_model_and_rejects_a_mismatched_game(tmp_path, capsys):
+    training.main([*TINY, "--timesteps", "64", "--no-progress", "--output", str(tmp_path)])
+    capsys.readouterr()
+    model = str(tmp_path / "model.zip")
+    args = ["--model", model, "--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3"]
+    results = evaluate.main([*args, "--eval-time-limit", "0.005", "--output", str(tmp_path / "eval")])
+    assert [r.episodes for r in results] == [9, 9, 9, 9]
+    assert "| ISES | 9 | 2.333 | exact |" in (tmp_path / "eval" / "comparison.md").read_text()
+    with pytest.raises(SystemExit):
+        evaluate.main(["--model", model, "--env", "Mastermind-v0"])  # trained on 2x3, asked about 4x6
+    assert "trained on another game or size" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        evaluate.main(["--model", str(tmp_path / "none.zip"), "--env", "Mastermind-v0"])
+    assert "no saved model" in capsys.readouterr().err

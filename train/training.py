@@ -117,11 +117,12 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> Any:
 
 
 def compare(
-    model: Any, env_id: str, env_kwargs: dict[str, Any], eval_secrets: int, time_limit: float, seed: int
+    policy: Any, env_id: str, env_kwargs: dict[str, Any], eval_secrets: int, time_limit: float, seed: int
 ) -> list[EvaluationResult]:
-    """The trained policy, exhaustive ISES, SO-ISMCTS and random play on the same secrets."""
+    """The trained policy (a model or an SB3Policy), exhaustive ISES, SO-ISMCTS and random play on the same secrets."""
     rules = make_rules(env_id.removesuffix("-v0"), **{k: v for k, v in env_kwargs.items() if k != "max_steps"})
-    agents: list[Agent] = [SB3Policy(model), ISES(), ISMCTS(time_limit=time_limit), RandomAgent()]
+    policy = policy if isinstance(policy, SB3Policy) else SB3Policy(policy)
+    agents: list[Agent] = [policy, ISES(), ISMCTS(time_limit=time_limit), RandomAgent()]
     if rules.num_secrets <= eval_secrets:
         plan: dict[str, Any] = {"secrets": "all"}
     else:
