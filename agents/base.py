@@ -58,8 +58,7 @@ class Agent(abc.ABC):
 
     def legal_actions(self) -> np.ndarray:
         """The queries the rules allow given the agent's knowledge, ascending."""
-        mask = self.rules.legal_actions(self.information_set)
-        return np.arange(self.rules.num_actions) if mask is None else np.flatnonzero(mask)
+        return np.flatnonzero(self.rules.action_mask(self.information_set))
 
     @abc.abstractmethod
     def act(self) -> int:

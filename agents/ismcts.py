@@ -229,8 +229,7 @@ class ISMCTS(Agent):
     def _order(self, knowledge: InformationSet) -> np.ndarray:
         """A node's legal queries in the order to try them: random, but those that could win first."""
         rules, rng = self.rules, self.rng
-        legal = rules.legal_actions(knowledge)
-        actions = np.arange(rules.num_actions) if legal is None else np.flatnonzero(legal)
+        actions = np.flatnonzero(rules.action_mask(knowledge))
         guesses = rules.guess_actions(knowledge.support)
         if guesses is None:
             order = rng.permutation(actions)

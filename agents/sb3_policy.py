@@ -56,7 +56,7 @@ class SB3Policy(Agent):
     @classmethod
     def load(cls, path: str | Path, algo: str = "maskable_ppo", **kwargs: Any) -> SB3Policy:
         """The policy of a model saved with ``model.save(path)`` by algorithm ``algo`` (see ``ALGORITHMS``)."""
-        algorithm = _algorithm(algo)
+        algorithm = algorithm_class(algo)
         path = Path(path)
         if not path.exists() and not path.with_suffix(".zip").exists():
             raise FileNotFoundError(f"no saved model at {path}")
@@ -90,13 +90,7 @@ class SB3Policy(Agent):
 
     def mask(self) -> np.ndarray:
         """The queries the policy may choose from now (bool, one per query)."""
-        mask = np.zeros(self.rules.num_actions, dtype=bool)
-        mask[self.legal_actions()] = True
-        if self.action_mask == "consistent":
-            consistent = np.zeros_like(mask)
-            consistent[self.rules.guess_actions(self.information_set.support)] = True
-            mask &= consistent
-        return mask
+        return self.rules.action_mask(self.information_set, self.action_mask == "consistent")
 
     def act(self) -> int:
         observation, mask = self.observation(), self.mask()
@@ -132,7 +126,7 @@ def _action_scores(model: Any, observation: dict[str, np.ndarray]) -> np.ndarray
 ALGORITHMS = ("maskable_ppo", "ppo", "a2c", "dqn")
 
 
-def _algorithm(name: str) -> Any:
+def algorithm_class(name: str) -> Any:
     """The SB3 / sb3-contrib class of an algorithm name in :data:`ALGORITHMS`."""
     if name == "maskable_ppo":
         from sb3_contrib import MaskablePPO

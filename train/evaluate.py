@@ -16,7 +16,7 @@ from pathlib import Path
 import deduction_envs
 from agents import EvaluationResult, SB3Policy
 from agents.sb3_policy import ALGORITHMS
-from deduction_envs.games import make_rules
+from deduction_envs.envs import env_rules
 from train.demo import parse_size
 from train.training import compare, write_comparison
 
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
         parser.error(f"--eval-secrets must be at least 1, got {args.eval_secrets}")
     sizes = dict(args.size)
     try:
-        make_rules(args.env.removesuffix("-v0"), **sizes)
+        env_rules(args.env, **sizes)
         policy = SB3Policy.load(args.model, args.algo, action_mask=args.action_mask)
         results = compare(policy, args.env, sizes, args.eval_secrets, args.eval_time_limit, args.seed)
     except (TypeError, ValueError, FileNotFoundError) as error:

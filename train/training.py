@@ -25,8 +25,8 @@ import numpy as np
 
 import deduction_envs
 from agents import ISES, ISMCTS, Agent, EvaluationResult, RandomAgent, SB3Policy, evaluate
-from agents.sb3_policy import ALGORITHMS, _algorithm
-from deduction_envs.games import make_rules
+from agents.sb3_policy import ALGORITHMS, algorithm_class
+from deduction_envs.envs import env_rules
 from deduction_envs.wrappers import EntropyRewardWrapper
 from train.demo import parse_size
 
@@ -81,7 +81,7 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> Any:
     from stable_baselines3.common.callbacks import CheckpointCallback
 
     output: Path = args.output
-    algorithm = _algorithm(args.algo)
+    algorithm = algorithm_class(args.algo)
     settings = hyperparameters(args.algo, args.env)
     gamma = settings.get("gamma", 0.99)
     envs = make_envs(args.env, env_kwargs, args.n_envs, args.seed, output / "monitor", args.entropy_reward, gamma)
@@ -119,8 +119,11 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> Any:
 def compare(
     policy: Any, env_id: str, env_kwargs: dict[str, Any], eval_secrets: int, time_limit: float, seed: int
 ) -> list[EvaluationResult]:
-    """The trained policy (a model or an SB3Policy), exhaustive ISES, SO-ISMCTS and random play on the same secrets."""
-    rules = make_rules(env_id.removesuffix("-v0"), **{k: v for k, v in env_kwargs.items() if k != "max_steps"})
+    """The trained policy (a model or an SB3Policy), exhaustive ISES, SO-ISMCTS and random play on the same secrets.
+
+    ``env_kwargs`` are the env's sizes (the reference agents play with the env's default options).
+    """
+    rules = env_rules(env_id, **env_kwargs)
     policy = policy if isinstance(policy, SB3Policy) else SB3Policy(policy)
     agents: list[Agent] = [policy, ISES(), ISMCTS(time_limit=time_limit), RandomAgent()]
     if rules.num_secrets <= eval_secrets:
@@ -200,7 +203,7 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
         parser.error(f"--resume: no saved model at {args.resume}")
     sizes = dict(args.size) if args.size is not None else DEFAULT_SIZES.get(args.env, {})
     try:
-        make_rules(args.env.removesuffix("-v0"), **sizes)
+        env_rules(args.env, **sizes)
     except (TypeError, ValueError) as error:
         parser.error(str(error))
     if args.entropy_reward is not None and not args.entropy_reward >= 0:

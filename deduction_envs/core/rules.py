@@ -199,6 +199,20 @@ class DeductionRules(abc.ABC):
         """
         return None
 
+    def action_mask(self, information_set: InformationSet, consistent: bool = False) -> np.ndarray:
+        """Bool mask, one per query, of :meth:`legal_actions` (never None); a fresh array.
+
+        With ``consistent``, only the legal queries that could be the secret
+        (:meth:`guess_actions` of the information set's support).
+        """
+        legal = self.legal_actions(information_set)
+        mask = np.ones(self.num_actions, dtype=bool) if legal is None else legal.copy()
+        if consistent:
+            could_win = np.zeros(self.num_actions, dtype=bool)
+            could_win[self.guess_actions(information_set.support)] = True
+            mask &= could_win
+        return mask
+
     def feedback_at(self, information_set: InformationSet, action: int, secrets: np.ndarray) -> np.ndarray:
         """:meth:`feedback` of ``action`` asked by a player who knows ``information_set``.
 

@@ -262,14 +262,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
 
     def _legal_actions(self) -> np.ndarray:
         if self._mask is None:
-            rules, knowledge = self._rules, self.information_set
-            mask = rules.legal_actions(knowledge)
-            mask = np.ones(rules.num_actions, dtype=bool) if mask is None else mask.copy()
-            if self._action_mask_mode == "consistent":
-                consistent = np.zeros(rules.num_actions, dtype=bool)
-                consistent[rules.guess_actions(knowledge.support)] = True
-                mask &= consistent
-            self._mask = mask
+            self._mask = self._rules.action_mask(self.information_set, self._action_mask_mode == "consistent")
         return self._mask
 
     def _observation(self) -> ObsType:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
 
-from deduction_envs.games import GAMES
+from deduction_envs.core.rules import DeductionRules
+from deduction_envs.games import GAMES, make_rules
 
-__all__ = ["ENV_IDS", "register_envs"]
+__all__ = ["ENV_IDS", "env_rules", "register_envs"]
 
 #: The Gymnasium id of every single-player game, ``<Name>-v0``.
 ENV_IDS: tuple[str, ...] = tuple(f"{name}-v0" for name in GAMES)
+_GAME_OF = dict(zip(ENV_IDS, GAMES, strict=True))
 
 
 def register_envs() -> None:
@@ -19,10 +23,21 @@ def register_envs() -> None:
     arguments of ``gym.make``; truncation is the env's own (``max_steps``), so
     no ``TimeLimit`` wrapper is added.
     """
-    for name, env_id in zip(GAMES, ENV_IDS, strict=True):
+    for env_id, name in _GAME_OF.items():
         if env_id not in gym.registry:
             gym.register(
                 id=env_id,
                 entry_point="deduction_envs.envs.deduction_env:DeductionEnv",
                 kwargs={"rules": name},
             )
+
+
+def env_rules(env_id: str, **sizes: Any) -> DeductionRules:
+    """The rules that env ``env_id`` plays at ``sizes``, without building the env.
+
+    Raises ValueError for an id that is not a deduction env, and the game's
+    own errors for bad sizes.
+    """
+    if env_id not in _GAME_OF:
+        raise ValueError(f"unknown env id {env_id!r}; deduction envs: {', '.join(ENV_IDS)}")
+    return make_rules(_GAME_OF[env_id], **sizes)
