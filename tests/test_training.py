@@ -12,7 +12,7 @@ TINY = ["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--e
 def test_train_save_evaluate_and_resume(tmp_path, capsys):
     out = tmp_path / "run"
     results = training.main([*TINY, "--timesteps", "256", "--checkpoint-every", "128", "--output", str(out)])
-    assert [r.agent for r in results] == ["MaskablePPO policy", "ISES", "SO-ISMCTS", "random"]
+    assert [r.agent for r in results] == ["MaskablePPO policy", "ISES", "SO-ISMCTS", "random", "random (consistent)"]
     assert all(r.exact and r.episodes == 9 for r in results)  # every secret of 2x3 Mastermind, for every agent
     assert (out / "model.zip").exists() and sorted(p.name for p in (out / "checkpoints").iterdir())
     assert (out / "learning_curve.png").read_bytes().startswith(b"\x89PNG")
@@ -21,9 +21,19 @@ def test_train_save_evaluate_and_resume(tmp_path, capsys):
     first = capsys.readouterr().out
     assert "| ISES | 9 |" in table and table in first
 
+    played = training.read_monitors(out / "monitor").sum()
     training.main([*TINY, "--timesteps", "256", "--resume", str(out / "model.zip"), "--output", str(out)])
-    # PPO collects whole rollouts of n_steps = 512, so each run trains 512 steps; the second continues the first.
-    assert "trained 512 timesteps" in first and "trained 1024 timesteps" in capsys.readouterr().out
+    # PPO collects whole rollouts (8 envs x n_steps 128), so each run trains 1,024 steps; the second continues
+    # the first, and its monitors add to the episode log rather than replace it.
+    assert "trained 1024 timesteps" in first and "trained 2048 timesteps" in capsys.readouterr().out
+    assert played <= 1024 < training.read_monitors(out / "monitor").sum()  # more than one run could play
+
+
+def test_subprocess_envs_with_the_consistent_mask(tmp_path):
+    argv = [*TINY, "--timesteps", "64", "--n-envs", "2", "--vec-env", "subproc", "--action-mask", "consistent"]
+    results = training.main([*argv, "--no-progress", "--output", str(tmp_path)])
+    # With the consistent mask every query could win, so even an untrained policy solves every 2x3 game.
+    assert results[0].solve_rate == 1
 
 
 @pytest.mark.parametrize("algo", ["ppo", "dqn"])
@@ -43,6 +53,9 @@ def test_other_algorithms_and_the_entropy_reward_train_too(tmp_path, algo):
         (["--size", "rows=3"], "has no size parameter 'rows'"),
         (["--resume", "missing.zip"], "no saved model at missing.zip"),
         (["--entropy-reward", "-1"], "--entropy-reward must be a scale >= 0"),
+        (["--n-envs", "0"], "--n-envs must be at least 1"),
+        (["--config", "none.toml"], "--config: no file at none.toml"),
+        (["--vec-env", "ray"], "invalid choice"),
     ],
 )
 def test_bad_options_are_clear_errors(argv, message, capsys):
@@ -64,7 +77,7 @@ def test_evaluate_measures_a_saved_model_and_rejects_a_mismatched_game(tmp_path,
     model = str(tmp_path / "model.zip")
     args = ["--model", model, "--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3"]
     results = evaluate.main([*args, "--eval-time-limit", "0.005", "--output", str(tmp_path / "eval")])
-    assert [r.episodes for r in results] == [9, 9, 9, 9]
+    assert [r.episodes for r in results] == [9] * 5
     assert "| ISES | 9 | 2.333 | exact |" in (tmp_path / "eval" / "comparison.md").read_text()
     with pytest.raises(SystemExit):
         evaluate.main(["--model", model, "--env", "Mastermind-v0"])  # trained on 2x3, asked about 4x6

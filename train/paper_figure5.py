@@ -21,19 +21,16 @@ from __future__ import annotations
 
 import argparse
 import csv
-import multiprocessing
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from tqdm.auto import tqdm
-
 from agents import ISES, ISMCTS, Agent, RandomAgent, evaluate
 from deduction_envs.games import make_rules
 from deduction_envs.games.wordle import load_words
+from train.parallel import run_jobs
 from train.plotting import panel_grid, save
 
 
@@ -171,19 +168,7 @@ def run(
     ]
     # Largest sizes and searching agents first, so that the slowest cells do not start last.
     order = sorted(cells, key=lambda c: (-[s for s, _ in SIZES[c.game][2]].index(c.size), c.agent == "random"))
-    results: dict[Cell, CellResult] = {}
-    with tqdm(total=len(cells), desc="Figure 5 cells", unit="cell") as bar:
-        if workers == 1:
-            for cell in order:
-                results[cell] = run_cell(cell, trials, time_limit, seed)
-                bar.update()
-        else:
-            context = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(workers, mp_context=context) as pool:
-                futures = {pool.submit(run_cell, cell, trials, time_limit, seed): cell for cell in order}
-                for future in as_completed(futures):
-                    results[futures[future]] = future.result()
-                    bar.update()
+    results = run_jobs(run_cell, order, workers, "Figure 5 cells", trials, time_limit, seed)
     return [results[cell] for cell in cells]
 
 

@@ -4,13 +4,15 @@
     python -m train --env TreasureHunt-v0 --timesteps 200000 --n-envs 2
     python -m train --env Mastermind-v0 --size pegs=4 --size colors=6 --entropy-reward 0.1
     python -m train --resume runs/Mastermind-v0/model.zip --timesteps 50000
+    python -m train --env Mastermind-v0 --size pegs=4 --size colors=6 --action-mask consistent
 
 Writes to ``--output`` (default ``runs/<env id>``): TensorBoard logs,
 periodic checkpoints, the final model (``model.zip``, also on Ctrl-C), the
 episode log of the env monitors, a learning-curve PNG and ``comparison.md``:
 the trained policy against exhaustive ISES, SO-ISMCTS and random play on the
 same secrets (every secret where the game has at most ``--eval-secrets``).
-Hyperparameters come from ``train/configs/hyperparameters.toml``.
+Hyperparameters come from ``train/configs/hyperparameters.toml`` (or
+``--config``); ``results/training.md`` says how they were found.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -54,37 +57,73 @@ def make_envs(
     monitor_dir: Path,
     entropy_reward: float | None = None,
     gamma: float = 1.0,
+    append: bool = False,
+    subprocesses: bool = False,
 ) -> Any:
-    """``n_envs`` monitored copies of the env: in one process, or in subprocesses when ``n_envs > 1``.
+    """``n_envs`` monitored copies of the env, stepped in one process or each in its own (``subprocesses``).
+
+    One process batches the policy's forward passes over the copies at no
+    cost of communication, which is faster for all but costly env steps
+    (measured in ``BENCHMARKS.md``); each subprocess env computes its own
+    action masks, as sb3-contrib requires.
 
     With ``entropy_reward``, each copy adds :class:`EntropyRewardWrapper` of
     that scale (and the learner's ``gamma``) outside the monitor, so the
-    monitor logs the game's own reward and length.
+    monitor logs the game's own reward and length. With ``append`` (a resumed
+    run) the monitors add to the episode logs instead of replacing them.
     """
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     return make_vec_env(
-        env_id,
+        f"deduction_envs:{env_id}",  # the prefix imports the package, registering the envs in a fresh subprocess
         n_envs=n_envs,
         seed=seed,
         env_kwargs=env_kwargs,
         monitor_dir=str(monitor_dir),
-        vec_env_cls=SubprocVecEnv if n_envs > 1 else DummyVecEnv,
+        monitor_kwargs={"override_existing": not append},
+        vec_env_cls=SubprocVecEnv if subprocesses else DummyVecEnv,
         wrapper_class=None if entropy_reward is None else EntropyRewardWrapper,
         wrapper_kwargs=None if entropy_reward is None else {"scale": entropy_reward, "gamma": gamma},
     )
 
 
-def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> Any:
-    """Train (or resume) and save; returns the model. Ctrl-C stops training and still saves."""
+def wall_clock_limit(deadline: float) -> Any:
+    """An SB3 callback that stops training once ``time.perf_counter()`` passes ``deadline``."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class WallClockLimit(BaseCallback):
+        def _on_step(self) -> bool:
+            return time.perf_counter() < deadline
+
+    return WallClockLimit()
+
+
+def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, float]:
+    """Train (or resume) and save; returns the model and the seconds trained. Ctrl-C stops and still saves.
+
+    ``args`` are the parsed options of ``python -m train``; ``env_kwargs`` the
+    env's keyword arguments (sizes and, for Wordle, word lists).
+    """
     from stable_baselines3.common.callbacks import CheckpointCallback
 
     output: Path = args.output
     algorithm = algorithm_class(args.algo)
-    settings = hyperparameters(args.algo, args.env)
+    settings = hyperparameters(args.algo, args.env, args.config)
     gamma = settings.get("gamma", 0.99)
-    envs = make_envs(args.env, env_kwargs, args.n_envs, args.seed, output / "monitor", args.entropy_reward, gamma)
+    env_kwargs = {**env_kwargs, "action_mask": args.action_mask}
+    monitor = output / "monitor"
+    envs = make_envs(
+        args.env,
+        env_kwargs,
+        args.n_envs,
+        args.seed,
+        monitor,
+        args.entropy_reward,
+        gamma,
+        append=args.resume is not None,
+        subprocesses=args.vec_env == "subproc",
+    )
     if args.resume is not None:
         model = algorithm.load(args.resume, env=envs, device="cpu", tensorboard_log=str(output / "tensorboard"))
     else:
@@ -100,10 +139,13 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> Any:
     every = max(1, args.checkpoint_every // args.n_envs)  # counted in calls, one per step of all the envs
     checkpoints = CheckpointCallback(save_freq=every, save_path=str(output / "checkpoints"), name_prefix="model")
     start = time.perf_counter()
+    callbacks = [checkpoints]
+    if args.max_minutes is not None:
+        callbacks.append(wall_clock_limit(start + 60 * args.max_minutes))
     try:
         model.learn(
             total_timesteps=args.timesteps,
-            callback=checkpoints,
+            callback=callbacks,
             progress_bar=args.progress,
             reset_num_timesteps=args.resume is None,
         )
@@ -113,19 +155,42 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> Any:
     envs.close()
     seconds = time.perf_counter() - start
     print(f"trained {model.num_timesteps} timesteps in {seconds:.1f} s; saved {output / 'model.zip'}")
-    return model
+    return model, seconds
+
+
+def reference_agents(env_id: str, env_kwargs: dict[str, Any], time_limit: float) -> list[Agent]:
+    """Exhaustive ISES, SO-ISMCTS, random play and, where queries name secrets, consistent random play."""
+    rules = env_rules(env_id, **env_kwargs)
+    agents: list[Agent] = [ISES(), ISMCTS(time_limit=time_limit), RandomAgent()]
+    if rules.guess_actions(np.zeros(1, dtype=np.intp)) is not None:
+        agents.append(RandomAgent(consistent=True))
+    return agents
 
 
 def compare(
-    policy: Any, env_id: str, env_kwargs: dict[str, Any], eval_secrets: int, time_limit: float, seed: int
+    policy: Any,
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    eval_secrets: int,
+    time_limit: float,
+    seed: int,
+    action_mask: str = "all",
+    references: bool = True,
 ) -> list[EvaluationResult]:
-    """The trained policy (a model or an SB3Policy), exhaustive ISES, SO-ISMCTS and random play on the same secrets.
+    """The trained policy (a model or an SB3Policy) and the :func:`reference_agents` on the same secrets.
 
-    ``env_kwargs`` are the env's sizes (the reference agents play with the env's default options).
+    ``env_kwargs`` are the env's sizes (the reference agents play with the
+    env's default options); ``action_mask`` is the mask a model was trained
+    with (an SB3Policy brings its own). Without ``references``, the policy alone.
     """
     rules = env_rules(env_id, **env_kwargs)
-    policy = policy if isinstance(policy, SB3Policy) else SB3Policy(policy)
-    agents: list[Agent] = [policy, ISES(), ISMCTS(time_limit=time_limit), RandomAgent()]
+    agents: list[Agent] = (
+        []
+        if policy is None
+        else [policy if isinstance(policy, SB3Policy) else SB3Policy(policy, action_mask=action_mask)]
+    )
+    if references:
+        agents += reference_agents(env_id, env_kwargs, time_limit)
     if rules.num_secrets <= eval_secrets:
         plan: dict[str, Any] = {"secrets": "all"}
     else:
@@ -151,18 +216,34 @@ def write_comparison(results: list[EvaluationResult], path: Path, title: str) ->
     return text
 
 
+def read_monitors(monitor_dir: Path) -> np.ndarray:
+    """The episode lengths of every monitor log in ``monitor_dir``, in the order they were played.
+
+    Each log is a JSON comment line, then the columns r (return), l (length)
+    and t (seconds since its monitor started). A resumed run appends to a log
+    with its clock restarted, so the episodes sort by (segment, t), a segment
+    starting wherever t goes back.
+    """
+    keys, lengths = [], []
+    for file in sorted(monitor_dir.glob("*.monitor.csv")):
+        table = np.genfromtxt(file, delimiter=",", skip_header=1, names=True, ndmin=1)
+        if table.size:
+            t = table["t"].astype(float)
+            keys.append(np.stack([np.concatenate([[0], np.cumsum(np.diff(t) < 0)]), t], axis=1))
+            lengths.append(table["l"].astype(float))
+    if not lengths:
+        return np.zeros(0)
+    key = np.concatenate(keys)
+    return np.concatenate(lengths)[np.lexsort((key[:, 1], key[:, 0]))]
+
+
 def plot_learning_curve(monitor_dir: Path, path: Path, title: str) -> bool:
     """Episode length (queries) against timesteps from the monitor logs; False if there are no episodes yet."""
     from train.plotting import panel_grid, save
 
-    # Each monitor file: a JSON comment line, then the columns r (return), l (length), t (seconds).
-    files = sorted(monitor_dir.glob("*.monitor.csv"))
-    tables = [np.genfromtxt(f, delimiter=",", skip_header=1, names=True, ndmin=1) for f in files]
-    tables = [table for table in tables if table.size]
-    if not tables:
+    lengths = read_monitors(monitor_dir)
+    if not lengths.size:
         return False
-    episodes = np.sort(np.concatenate(tables), order="t")
-    lengths = episodes["l"].astype(float)
     steps = np.cumsum(lengths)
     window = max(1, min(100, lengths.size // 10))
     smooth = np.convolve(lengths, np.ones(window) / window, mode="valid")
@@ -178,7 +259,17 @@ def plot_learning_curve(monitor_dir: Path, path: Path, title: str) -> bool:
     return True
 
 
-def main(argv: list[str] | None = None) -> list[EvaluationResult]:
+@dataclass
+class TrainingRun:
+    """What :func:`run` did: timesteps trained, seconds of training, and the comparison (the policy first)."""
+
+    timesteps: int
+    seconds: float
+    results: list[EvaluationResult]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The options of ``python -m train``."""
     parser = argparse.ArgumentParser(
         prog="python -m train", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -186,37 +277,73 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
     parser.add_argument("--size", type=parse_size, action="append", default=None, metavar="NAME=N", help="game size")
     parser.add_argument("--algo", default="maskable_ppo", choices=ALGORITHMS, help="algorithm (default maskable_ppo)")
     parser.add_argument("--timesteps", type=int, default=50_000, help="environment steps to train (default 50000)")
-    parser.add_argument("--n-envs", type=int, default=1, help="envs in parallel; > 1 uses SubprocVecEnv")
+    parser.add_argument("--max-minutes", type=float, default=None, help="stop training after this many minutes")
+    parser.add_argument("--n-envs", type=int, default=8, help="copies of the env stepped together (default 8)")
+    parser.add_argument(
+        "--vec-env", default="dummy", choices=("dummy", "subproc"), help="one process (default) or SubprocVecEnv"
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of training and evaluation (default 0)")
     parser.add_argument("--entropy-reward", type=float, default=None, metavar="SCALE", help="entropy reward scale")
+    parser.add_argument(
+        "--action-mask", default="all", choices=("all", "consistent"), help="the env's mask (default all legal queries)"
+    )
+    parser.add_argument("--config", type=Path, default=CONFIG, help="hyperparameter TOML (default the shipped one)")
     parser.add_argument("--output", type=Path, default=None, help="output folder (default runs/<env id>)")
     parser.add_argument("--resume", type=Path, default=None, help="a saved model to continue training")
     parser.add_argument("--checkpoint-every", type=int, default=10_000, help="timesteps between checkpoints")
     parser.add_argument("--eval-secrets", type=int, default=2000, help="play every secret up to this many, else sample")
     parser.add_argument("--eval-time-limit", type=float, default=0.1, help="SO-ISMCTS seconds per decision")
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="hide the progress bar")
+    return parser
+
+
+def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[str, int]]:
+    """Parsed and checked options, and the env's sizes; a bad option exits with a clear message."""
+    parser = build_parser()
     args = parser.parse_args(argv)
     for name in ("timesteps", "n_envs", "checkpoint_every", "eval_secrets"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
-    if args.resume is not None and not args.resume.exists():
-        parser.error(f"--resume: no saved model at {args.resume}")
+    for name in ("resume", "config"):
+        path = getattr(args, name)
+        if path is not None and not path.exists():
+            parser.error(f"--{name}: no {'saved model' if name == 'resume' else 'file'} at {path}")
     sizes = dict(args.size) if args.size is not None else DEFAULT_SIZES.get(args.env, {})
     try:
         env_rules(args.env, **sizes)
+        hyperparameters(args.algo, args.env, args.config)
     except (TypeError, ValueError) as error:
         parser.error(str(error))
+    if args.max_minutes is not None and not args.max_minutes > 0:
+        parser.error(f"--max-minutes must be positive, got {args.max_minutes}")
     if args.entropy_reward is not None and not args.entropy_reward >= 0:
         parser.error(f"--entropy-reward must be a scale >= 0, got {args.entropy_reward}")
     args.output = args.output or Path("runs") / args.env
-    args.output.mkdir(parents=True, exist_ok=True)
+    return args, sizes
 
-    model = train(args, sizes)
+
+def run(args: argparse.Namespace, env_kwargs: dict[str, Any], references: bool = True) -> TrainingRun:
+    """Train, plot the learning curve, compare with the reference agents and write ``comparison.md``.
+
+    Without ``references`` only the trained policy is evaluated (for callers
+    that measure the reference agents once for several policies).
+    """
+    args.output.mkdir(parents=True, exist_ok=True)
+    model, seconds = train(args, env_kwargs)
+    sizes = {k: v for k, v in env_kwargs.items() if isinstance(v, int)}
     label = f"{args.algo} on {args.env} {sizes or ''}".strip()
     plot_learning_curve(args.output / "monitor", args.output / "learning_curve.png", label)
-    results = compare(model, args.env, sizes, args.eval_secrets, args.eval_time_limit, args.seed)
+    results = compare(
+        model, args.env, env_kwargs, args.eval_secrets, args.eval_time_limit, args.seed, args.action_mask, references
+    )
     print(write_comparison(results, args.output / "comparison.md", f"{label}, {model.num_timesteps} timesteps"))
-    return results
+    return TrainingRun(model.num_timesteps, seconds, results)
+
+
+def main(argv: list[str] | None = None) -> list[EvaluationResult]:
+    """``python -m train``; returns the comparison (the trained policy first)."""
+    args, sizes = parse_args(argv)
+    return run(args, sizes).results
 
 
 if __name__ == "__main__":

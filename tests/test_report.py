@@ -1,0 +1,45 @@
+"""The training report end to end on a tiny run: both variants trained, references measured once, outputs written."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from deduction_envs.envs import env_rules
+from train import report
+
+
+def test_report_trains_both_variants_and_measures_the_references_once(tmp_path):
+    argv = ["--games", "Mastermind", "--timesteps", "256", "--workers", "1", "--eval-time-limit", "0.005"]
+    rows = report.main([*argv, "--runs", str(tmp_path / "runs"), "--output", str(tmp_path)])
+    trained = [r for r in rows if r.timesteps]
+    assert [(r.variant, r.timesteps) for r in trained] == [("plain", 1024), ("entropy", 1024)]  # whole rollouts
+    references = [r.agent for r in rows if not r.timesteps]
+    assert references == ["ISES", "SO-ISMCTS", "random", "random (consistent)"]
+    assert (tmp_path / "runs" / "Mastermind-entropy" / "model.zip").exists()
+    with (tmp_path / "training_runs.csv").open() as handle:
+        assert len(list(csv.DictReader(handle))) == len(rows) == 6
+    table = (tmp_path / "training_runs.md").read_text()
+    assert "**MaskablePPO policy (entropy)**" in table and "| Mastermind | 3x3 | ISES |" in table
+    assert (tmp_path / "training_curves.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_every_report_size_is_a_valid_small_game():
+    for env_id, _, env_kwargs, timesteps in report.GAMES.values():
+        assert env_rules(env_id, **env_kwargs).num_secrets <= 2000 and timesteps > 0  # all secrets are played
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--games", "Chess"], "invalid choice"),
+        (["--timesteps", "0"], "--timesteps must be at least 1"),
+        (["--entropy-scale", "0"], "--entropy-scale must be positive"),
+        (["--eval-time-limit", "-1"], "--eval-time-limit must be a positive"),
+    ],
+)
+def test_bad_options_are_clear_errors(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        report.main(argv)
+    assert message in capsys.readouterr().err

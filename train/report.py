@@ -1,0 +1,223 @@
+"""Train on each single-player game at a small size, with and without the entropy reward, and tabulate.
+
+    python -m train.report                       # all eight games, two processes
+    python -m train.report --games TreasureHunt LowMiddleHigh --timesteps 400000
+    python -m train.report --quick               # a smoke run: 1,024 steps, the smallest games
+
+Each run is ``python -m train`` (MaskablePPO, the shipped hyperparameters, the
+env's mask of all legal queries) with its output in ``--runs/<game>-<variant>``;
+the reference agents (exhaustive ISES, SO-ISMCTS, random and consistent-random
+play) are measured once per game on the same secrets: every secret, since
+every size here has at most 2,000. Writes ``training_runs.md`` (the table),
+``training_runs.csv`` and ``training_curves.png`` (queries per episode against
+timesteps, one panel per game) to ``--output``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents import EvaluationResult
+from deduction_envs.games.wordle import load_words
+from train import training
+from train.parallel import run_jobs
+from train.plotting import panel_grid, save
+
+
+def _wordle(answers: int) -> dict[str, Any]:
+    """Wordle with the ``answers`` most frequent answer words, which are also its only guesses."""
+    words = list(load_words(None, "wordle_answers.txt", "answers")[:answers])
+    return {"answers": words, "guesses": words}
+
+
+#: Per game: env id, size label, env kwargs and training timesteps.
+GAMES: dict[str, tuple[str, str, dict[str, Any], int]] = {
+    "Mastermind": ("Mastermind-v0", "3x3", {"pegs": 3, "colors": 3}, 300_000),
+    "SimpleMastermind": ("SimpleMastermind-v0", "3x3", {"pegs": 3, "colors": 3}, 300_000),
+    "BullsAndCows": ("BullsAndCows-v0", "3/6", {"digits": 3, "symbols": 6}, 300_000),
+    "Wordle": ("Wordle-v0", "100 words", _wordle(100), 300_000),
+    "FakeCoin": ("FakeCoin-v0", "6 coins", {"coins": 6}, 300_000),
+    "TreasureHunt": ("TreasureHunt-v0", "4x4", {"width": 4, "height": 4}, 300_000),
+    "LowMiddleHigh": ("LowMiddleHigh-v0", "81", {"n": 81}, 300_000),
+    "BlackBox": ("BlackBox-v0", "4/2", {"size": 4, "atoms": 2}, 300_000),
+}
+
+#: The smallest games, for ``--quick``.
+QUICK_GAMES = ("Mastermind", "TreasureHunt")
+
+VARIANTS = ("plain", "entropy")
+
+
+@dataclass(frozen=True)
+class Job:
+    """Train one (game, variant), or measure the reference agents of a game (variant ``"references"``)."""
+
+    game: str
+    variant: str
+    timesteps: int
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the table: a trained policy or a reference agent on a game."""
+
+    game: str
+    size: str
+    agent: str
+    variant: str
+    timesteps: int
+    train_seconds: float
+    mean_steps: float
+    ci95: float
+    worst: int
+    solve_rate: float
+    decision_ms: float
+
+
+def _row(job: Job, result: EvaluationResult, timesteps: int = 0, seconds: float = 0.0) -> Row:
+    return Row(
+        job.game,
+        GAMES[job.game][1],
+        result.agent,
+        job.variant,
+        timesteps,
+        seconds,
+        result.mean_steps,
+        0.0 if result.exact else result.ci95,
+        result.worst,
+        result.solve_rate,
+        1e3 * result.mean_decision_time,
+    )
+
+
+def run_job(job: Job, runs: Path, entropy_scale: float, time_limit: float, seed: int) -> list[Row]:
+    """One job, in a worker process with one torch thread (the workers share the cores)."""
+    import torch
+
+    torch.set_num_threads(1)
+    env_id, _, env_kwargs, _ = GAMES[job.game]
+    if job.variant == "references":
+        results = training.compare(None, env_id, env_kwargs, 2000, time_limit, seed)
+        return [_row(job, r) for r in results]
+    argv = ["--env", env_id, "--timesteps", str(job.timesteps), "--seed", str(seed), "--no-progress"]
+    argv += ["--eval-time-limit", str(time_limit), "--output", str(runs / f"{job.game}-{job.variant}")]
+    if job.variant == "entropy":
+        argv += ["--entropy-reward", str(entropy_scale)]
+    args, _ = training.parse_args(argv)
+    done = training.run(args, env_kwargs, references=False)
+    return [_row(job, done.results[0], done.timesteps, done.seconds)]
+
+
+def run(jobs: list[Job], runs: Path, entropy_scale: float, time_limit: float, seed: int, workers: int) -> list[Row]:
+    """Every job over ``workers`` processes (longest first), rows in job order."""
+    order = sorted(jobs, key=lambda j: -j.timesteps)
+    done = run_jobs(run_job, order, workers, "training runs", runs, entropy_scale, time_limit, seed)
+    return [row for job in jobs for row in done[job]]
+
+
+def write_table(rows: list[Row], path: Path, command: str, entropy_scale: float, time_limit: float) -> str:
+    """Per game: the trained policies (plain and entropy reward), then the reference agents."""
+    lines = [
+        "# Trained policies against the reference agents",
+        "",
+        f"Command: `{command}`. MaskablePPO with `train/configs/hyperparameters.toml` and the env's mask of all "
+        f"legal queries; *entropy* adds the entropy reward (scale {entropy_scale:g}). Every secret of each game is "
+        f"played once by every agent (the policy deterministically), so the means are exact for these agents; "
+        f"SO-ISMCTS gets {time_limit:g} s per decision. Unsolved games count the steps of the env's limit.",
+        "",
+        "| game | size | agent | timesteps | train s | mean steps | worst | solved | decision ms |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in rows:
+        agent = f"**{r.agent} ({r.variant})**" if r.timesteps else r.agent
+        trained = (f"{r.timesteps:,}", f"{r.train_seconds:.0f}") if r.timesteps else ("", "")
+        lines.append(
+            f"| {r.game} | {r.size} | {agent} | {trained[0]} | {trained[1]} | {r.mean_steps:.3f} | {r.worst} "
+            f"| {100 * r.solve_rate:.1f}% | {r.decision_ms:.2f} |"
+        )
+    text = "\n".join(lines) + "\n"
+    path.write_text(text)
+    return text
+
+
+def write_csv(rows: list[Row], path: Path) -> None:
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(asdict(rows[0])))
+        writer.writeheader()
+        writer.writerows(asdict(r) for r in rows)
+
+
+def plot_curves(rows: list[Row], runs: Path, path: Path) -> None:
+    """Queries per episode against timesteps, smoothed, one panel per game; ISES's mean as a dashed line."""
+    games = list(dict.fromkeys(r.game for r in rows))
+    figure, axes = panel_grid(len(games), width=4)
+    for ax, game in zip(axes, games, strict=True):
+        for variant, colour in zip(VARIANTS, ("tab:blue", "tab:orange"), strict=True):
+            lengths = training.read_monitors(runs / f"{game}-{variant}" / "monitor")
+            if lengths.size:
+                window = max(1, min(200, lengths.size // 20))
+                smooth = np.convolve(lengths, np.ones(window) / window, mode="valid")
+                ax.plot(np.cumsum(lengths)[window - 1 :], smooth, color=colour, label=f"policy ({variant})")
+        ises = [r.mean_steps for r in rows if r.game == game and r.agent == "ISES"]
+        if ises:
+            ax.axhline(ises[0], color="black", linestyle="--", linewidth=1, label="ISES (exact mean)")
+        ax.set_title(f"{game} {GAMES[game][1]}")
+        ax.set_xlabel("timesteps")
+        ax.set_ylabel("queries per episode (training)")
+        ax.set_yscale("log")
+        ax.grid(alpha=0.3)
+    handles, labels = axes[0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="lower center", ncol=3, frameon=False)
+    save(figure, path, bottom=0.08)
+
+
+def main(argv: list[str] | None = None) -> list[Row]:
+    parser = argparse.ArgumentParser(
+        prog="python -m train.report", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--games", nargs="+", default=None, choices=list(GAMES), metavar="GAME", help="games")
+    parser.add_argument("--timesteps", type=int, default=None, help="timesteps of every run (default: per game)")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 1,024 timesteps on two small games")
+    parser.add_argument("--entropy-scale", type=float, default=1.0, help="scale of the entropy reward (default 1)")
+    parser.add_argument("--eval-time-limit", type=float, default=0.1, help="SO-ISMCTS seconds per decision")
+    parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of training and evaluation (default 0)")
+    parser.add_argument("--runs", type=Path, default=Path("runs/report"), help="folder of the training runs")
+    parser.add_argument("--output", type=Path, default=Path("results"), help="folder for the table and figure")
+    args = parser.parse_args(argv)
+    timesteps = 1024 if args.quick and args.timesteps is None else args.timesteps
+    games = args.games or (list(QUICK_GAMES) if args.quick else list(GAMES))
+    for name, value in (("timesteps", timesteps), ("workers", args.workers)):
+        if value is not None and value < 1:
+            parser.error(f"--{name} must be at least 1, got {value}")
+    if not args.entropy_scale > 0:
+        parser.error(f"--entropy-scale must be positive, got {args.entropy_scale}")
+    if not args.eval_time_limit > 0:
+        parser.error(f"--eval-time-limit must be a positive number of seconds, got {args.eval_time_limit}")
+
+    jobs = [
+        Job(game, variant, 0 if variant == "references" else timesteps or GAMES[game][3])
+        for game in games
+        for variant in (*VARIANTS, "references")
+    ]
+    rows = run(jobs, args.runs, args.entropy_scale, args.eval_time_limit, args.seed, args.workers)
+    args.output.mkdir(parents=True, exist_ok=True)
+    command = "python -m train.report " + " ".join(sys.argv[1:] if argv is None else argv)
+    table_path = args.output / "training_runs.md"
+    table = write_table(rows, table_path, command.strip(), args.entropy_scale, args.eval_time_limit)
+    print(table)
+    write_csv(rows, args.output / "training_runs.csv")
+    plot_curves(rows, args.runs, args.output / "training_curves.png")
+    print(f"wrote {args.output / 'training_runs.md'}, .csv and training_curves.png")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
