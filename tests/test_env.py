@@ -52,7 +52,7 @@ def test_gymnasium_and_sb3_checkers_pass_without_warnings(case):
         gym_check_env(gym.make(env_id, **options, **sizes).unwrapped)
         sb3_check_env(gym.make(env_id, **options, **sizes).unwrapped)
         gym_check_env(gym.make(env_id, render_mode="rgb_array", **options, **sizes).unwrapped)
-        if rules.guess_actions(np.zeros(1, dtype=np.intp)) is not None:
+        if rules.queries_name_secrets:
             consistent = {"action_mask": "consistent", "illegal_action": "waste"}
             gym_check_env(gym.make(env_id, render_mode="ansi", **consistent, **sizes).unwrapped)
 
@@ -320,7 +320,7 @@ def default_rules(env_id):
 )
 def test_the_env_information_set_always_holds_the_secret(env_id, secret_fraction, actions, consistent):
     rules = default_rules(env_id)
-    consistent = consistent and rules.guess_actions(np.zeros(1, dtype=np.intp)) is not None
+    consistent = consistent and rules.queries_name_secrets
     env = DeductionEnv(rules, action_mask="consistent" if consistent else "all")
     secret = int(secret_fraction * rules.num_secrets)
     _, info = env.reset(options={"secret": secret})

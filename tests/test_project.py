@@ -24,6 +24,21 @@ def test_quick_start_is_two_commands_and_ci_runs_the_test_one_verbatim():
     assert commands[1] in ci.splitlines()
 
 
+def test_the_main_job_is_training_with_its_defaults():
+    main_job = quick_start_commands()[0]
+    assert main_job.endswith("&& python -m train")  # no options: the defaults are the main job
+
+
+def test_every_option_of_the_readme_training_commands_exists():
+    from train.training import build_parser
+
+    readme = (ROOT / "README.md").read_text()
+    commands = re.findall(r"^python -m train( .*)?$", readme, flags=re.M)  # not train.evaluate and the like
+    used = {flag for command in commands for flag in re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", command)}
+    options = {flag for action in build_parser()._actions for flag in action.option_strings}
+    assert len(commands) >= 3 and used <= options, used - options
+
+
 def test_readme_lists_every_registered_env():
     readme = (ROOT / "README.md").read_text()
     for env_id in deduction_envs.ENV_IDS:

@@ -25,6 +25,14 @@ def test_report_trains_both_variants_and_measures_the_references_once(tmp_path):
     assert (tmp_path / "training_curves.png").read_bytes().startswith(b"\x89PNG")
 
 
+def test_a_consistent_report_keeps_its_runs_and_files_apart(tmp_path):
+    argv = ["--games", "TreasureHunt", "--timesteps", "64", "--workers", "1", "--eval-time-limit", "0.005"]
+    report.main([*argv, "--action-mask", "consistent", "--runs", str(tmp_path), "--output", str(tmp_path)])
+    assert (tmp_path / "TreasureHunt-plain-consistent" / "model.zip").exists()
+    assert "the queries that could be the secret" in (tmp_path / "training_runs_consistent.md").read_text()
+    assert (tmp_path / "training_curves_consistent.png").exists()
+
+
 def test_every_report_size_is_a_valid_small_game():
     for env_id, _, env_kwargs, timesteps in report.GAMES.values():
         assert env_rules(env_id, **env_kwargs).num_secrets <= 2000 and timesteps > 0  # all secrets are played
@@ -37,6 +45,7 @@ def test_every_report_size_is_a_valid_small_game():
         (["--timesteps", "0"], "--timesteps must be at least 1"),
         (["--entropy-scale", "0"], "--entropy-scale must be positive"),
         (["--eval-time-limit", "-1"], "--eval-time-limit must be a positive"),
+        (["--action-mask", "consistent", "--games", "FakeCoin"], "which ['FakeCoin'] lack"),
     ],
 )
 def test_bad_options_are_clear_errors(argv, message, capsys):

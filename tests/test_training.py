@@ -36,6 +36,13 @@ def test_subprocess_envs_with_the_consistent_mask(tmp_path):
     assert results[0].solve_rate == 1
 
 
+def test_max_minutes_stops_training_on_the_clock(tmp_path, capsys):
+    argv = [*TINY, "--timesteps", "1000000", "--max-minutes", "1e-6", "--no-progress", "--output", str(tmp_path)]
+    training.main(argv)
+    # The clock is read after every step of the 8 envs; the deadline has passed by the first.
+    assert "trained 8 timesteps" in capsys.readouterr().out and (tmp_path / "model.zip").exists()
+
+
 @pytest.mark.parametrize("algo", ["ppo", "dqn"])
 def test_other_algorithms_and_the_entropy_reward_train_too(tmp_path, algo):
     argv = [*TINY, "--algo", algo, "--timesteps", "128", "--entropy-reward", "0.5", "--output", str(tmp_path)]
@@ -54,6 +61,8 @@ def test_other_algorithms_and_the_entropy_reward_train_too(tmp_path, algo):
         (["--resume", "missing.zip"], "no saved model at missing.zip"),
         (["--entropy-reward", "-1"], "--entropy-reward must be a scale >= 0"),
         (["--n-envs", "0"], "--n-envs must be at least 1"),
+        (["--max-minutes", "0"], "--max-minutes must be positive"),
+        (["--env", "FakeCoin-v0", "--action-mask", "consistent"], "needs queries that name secrets"),
         (["--config", "none.toml"], "--config: no file at none.toml"),
         (["--vec-env", "ray"], "invalid choice"),
     ],
@@ -85,3 +94,21 @@ def test_evaluate_measures_a_saved_model_and_rejects_a_mismatched_game(tmp_path,
     with pytest.raises(SystemExit):
         evaluate.main(["--model", str(tmp_path / "none.zip"), "--env", "Mastermind-v0"])
     assert "no saved model" in capsys.readouterr().err
+
+
+def test_sigterm_stops_training_and_saves_the_model(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    argv = [*TINY, "--timesteps", "10000000", "--no-progress", "--output", str(tmp_path)]
+    process = subprocess.Popen([sys.executable, "-m", "train", *argv], stdout=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not any(tmp_path.rglob("events.out.tfevents*")) and time.monotonic() < deadline:  # learn() has begun
+        time.sleep(0.2)
+    os.kill(process.pid, signal.SIGTERM)
+    out, _ = process.communicate(timeout=120)
+    assert process.returncode == 0 and "Interrupted: saving what was trained." in out
+    assert (tmp_path / "model.zip").exists() and (tmp_path / "comparison.md").exists()

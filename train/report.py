@@ -3,6 +3,7 @@
     python -m train.report                       # all eight games, two processes
     python -m train.report --games TreasureHunt LowMiddleHigh --timesteps 400000
     python -m train.report --quick               # a smoke run: 1,024 steps, the smallest games
+    python -m train.report --action-mask consistent --games Mastermind BullsAndCows Wordle
 
 Each run is ``python -m train`` (MaskablePPO, the shipped hyperparameters, the
 env's mask of all legal queries) with its output in ``--runs/<game>-<variant>``;
@@ -10,7 +11,9 @@ the reference agents (exhaustive ISES, SO-ISMCTS, random and consistent-random
 play) are measured once per game on the same secrets: every secret, since
 every size here has at most 2,000. Writes ``training_runs.md`` (the table),
 ``training_runs.csv`` and ``training_curves.png`` (queries per episode against
-timesteps, one panel per game) to ``--output``.
+timesteps, one panel per game) to ``--output``; with ``--action-mask
+consistent`` (the policy may only ask queries that could be the secret) the
+runs and files carry a ``-consistent`` suffix.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from agents import EvaluationResult
+from deduction_envs.envs import env_rules
 from deduction_envs.games.wordle import load_words
 from train import training
 from train.parallel import run_jobs
@@ -53,6 +57,23 @@ GAMES: dict[str, tuple[str, str, dict[str, Any], int]] = {
 QUICK_GAMES = ("Mastermind", "TreasureHunt")
 
 VARIANTS = ("plain", "entropy")
+
+MASKS = {"all": "all legal queries", "consistent": "the queries that could be the secret"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every job of a report shares."""
+
+    runs: Path
+    entropy_scale: float
+    time_limit: float
+    seed: int
+    action_mask: str = "all"
+
+    def folder(self, game: str, variant: str) -> Path:
+        suffix = "" if self.action_mask == "all" else f"-{self.action_mask}"
+        return self.runs / f"{game}-{variant}{suffix}"
 
 
 @dataclass(frozen=True)
@@ -97,40 +118,42 @@ def _row(job: Job, result: EvaluationResult, timesteps: int = 0, seconds: float 
     )
 
 
-def run_job(job: Job, runs: Path, entropy_scale: float, time_limit: float, seed: int) -> list[Row]:
+def run_job(job: Job, settings: Settings) -> list[Row]:
     """One job, in a worker process with one torch thread (the workers share the cores)."""
     import torch
 
     torch.set_num_threads(1)
     env_id, _, env_kwargs, _ = GAMES[job.game]
     if job.variant == "references":
-        results = training.compare(None, env_id, env_kwargs, 2000, time_limit, seed)
+        results = training.compare(None, env_id, env_kwargs, 2000, settings.time_limit, settings.seed)
         return [_row(job, r) for r in results]
-    argv = ["--env", env_id, "--timesteps", str(job.timesteps), "--seed", str(seed), "--no-progress"]
-    argv += ["--eval-time-limit", str(time_limit), "--output", str(runs / f"{job.game}-{job.variant}")]
+    argv = ["--env", env_id, "--timesteps", str(job.timesteps), "--seed", str(settings.seed), "--no-progress"]
+    argv += ["--eval-time-limit", str(settings.time_limit), "--action-mask", settings.action_mask]
+    argv += ["--output", str(settings.folder(job.game, job.variant))]
     if job.variant == "entropy":
-        argv += ["--entropy-reward", str(entropy_scale)]
+        argv += ["--entropy-reward", str(settings.entropy_scale)]
     args, _ = training.parse_args(argv)
     done = training.run(args, env_kwargs, references=False)
     return [_row(job, done.results[0], done.timesteps, done.seconds)]
 
 
-def run(jobs: list[Job], runs: Path, entropy_scale: float, time_limit: float, seed: int, workers: int) -> list[Row]:
+def run(jobs: list[Job], settings: Settings, workers: int) -> list[Row]:
     """Every job over ``workers`` processes (longest first), rows in job order."""
     order = sorted(jobs, key=lambda j: -j.timesteps)
-    done = run_jobs(run_job, order, workers, "training runs", runs, entropy_scale, time_limit, seed)
+    done = run_jobs(run_job, order, workers, "training runs", settings)
     return [row for job in jobs for row in done[job]]
 
 
-def write_table(rows: list[Row], path: Path, command: str, entropy_scale: float, time_limit: float) -> str:
+def write_table(rows: list[Row], path: Path, command: str, settings: Settings) -> str:
     """Per game: the trained policies (plain and entropy reward), then the reference agents."""
     lines = [
         "# Trained policies against the reference agents",
         "",
-        f"Command: `{command}`. MaskablePPO with `train/configs/hyperparameters.toml` and the env's mask of all "
-        f"legal queries; *entropy* adds the entropy reward (scale {entropy_scale:g}). Every secret of each game is "
+        f"Command: `{command}`. MaskablePPO with `train/configs/hyperparameters.toml` and the env's mask of "
+        f"{MASKS[settings.action_mask]}; *entropy* adds the entropy reward (scale {settings.entropy_scale:g}). "
+        "Every secret of each game is "
         f"played once by every agent (the policy deterministically), so the means are exact for these agents; "
-        f"SO-ISMCTS gets {time_limit:g} s per decision. Unsolved games count the steps of the env's limit.",
+        f"SO-ISMCTS gets {settings.time_limit:g} s per decision. Unsolved games count the steps of the env's limit.",
         "",
         "| game | size | agent | timesteps | train s | mean steps | worst | solved | decision ms |",
         "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
@@ -154,13 +177,13 @@ def write_csv(rows: list[Row], path: Path) -> None:
         writer.writerows(asdict(r) for r in rows)
 
 
-def plot_curves(rows: list[Row], runs: Path, path: Path) -> None:
+def plot_curves(rows: list[Row], settings: Settings, path: Path) -> None:
     """Queries per episode against timesteps, smoothed, one panel per game; ISES's mean as a dashed line."""
     games = list(dict.fromkeys(r.game for r in rows))
     figure, axes = panel_grid(len(games), width=4)
     for ax, game in zip(axes, games, strict=True):
         for variant, colour in zip(VARIANTS, ("tab:blue", "tab:orange"), strict=True):
-            lengths = training.read_monitors(runs / f"{game}-{variant}" / "monitor")
+            lengths = training.read_monitors(settings.folder(game, variant) / "monitor")
             if lengths.size:
                 window = max(1, min(200, lengths.size // 20))
                 smooth = np.convolve(lengths, np.ones(window) / window, mode="valid")
@@ -185,6 +208,7 @@ def main(argv: list[str] | None = None) -> list[Row]:
     parser.add_argument("--games", nargs="+", default=None, choices=list(GAMES), metavar="GAME", help="games")
     parser.add_argument("--timesteps", type=int, default=None, help="timesteps of every run (default: per game)")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 1,024 timesteps on two small games")
+    parser.add_argument("--action-mask", default="all", choices=list(MASKS), help="the env's mask (default all)")
     parser.add_argument("--entropy-scale", type=float, default=1.0, help="scale of the entropy reward (default 1)")
     parser.add_argument("--eval-time-limit", type=float, default=0.1, help="SO-ISMCTS seconds per decision")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
@@ -202,20 +226,25 @@ def main(argv: list[str] | None = None) -> list[Row]:
     if not args.eval_time_limit > 0:
         parser.error(f"--eval-time-limit must be a positive number of seconds, got {args.eval_time_limit}")
 
+    if args.action_mask == "consistent":
+        lacking = [g for g in games if not env_rules(GAMES[g][0], **GAMES[g][2]).queries_name_secrets]
+        if lacking:
+            parser.error(f"--action-mask consistent needs queries that name secrets, which {lacking} lack")
     jobs = [
         Job(game, variant, 0 if variant == "references" else timesteps or GAMES[game][3])
         for game in games
         for variant in (*VARIANTS, "references")
     ]
-    rows = run(jobs, args.runs, args.entropy_scale, args.eval_time_limit, args.seed, args.workers)
+    settings = Settings(args.runs, args.entropy_scale, args.eval_time_limit, args.seed, args.action_mask)
+    rows = run(jobs, settings, args.workers)
     args.output.mkdir(parents=True, exist_ok=True)
     command = "python -m train.report " + " ".join(sys.argv[1:] if argv is None else argv)
-    table_path = args.output / "training_runs.md"
-    table = write_table(rows, table_path, command.strip(), args.entropy_scale, args.eval_time_limit)
-    print(table)
-    write_csv(rows, args.output / "training_runs.csv")
-    plot_curves(rows, args.runs, args.output / "training_curves.png")
-    print(f"wrote {args.output / 'training_runs.md'}, .csv and training_curves.png")
+    name = "training_runs" + ("" if args.action_mask == "all" else f"_{args.action_mask}")
+    print(write_table(rows, args.output / f"{name}.md", command.strip(), settings))
+    write_csv(rows, args.output / f"{name}.csv")
+    curves = args.output / name.replace("runs", "curves")
+    plot_curves(rows, settings, curves.with_suffix(".png"))
+    print(f"wrote {args.output / name}.md, .csv and {curves}.png")
     return rows
 
 

@@ -6,6 +6,8 @@
     python -m train --resume runs/Mastermind-v0/model.zip --timesteps 50000
     python -m train --env Mastermind-v0 --size pegs=4 --size colors=6 --action-mask consistent
 
+Ctrl-C (or SIGTERM) stops training and saves what was trained.
+
 Writes to ``--output`` (default ``runs/<env id>``): TensorBoard logs,
 periodic checkpoints, the final model (``model.zip``, also on Ctrl-C), the
 episode log of the env monitors, a learning-curve PNG and ``comparison.md``:
@@ -18,7 +20,9 @@ Hyperparameters come from ``train/configs/hyperparameters.toml`` (or
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,6 +92,10 @@ def make_envs(
     )
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def wall_clock_limit(deadline: float) -> Any:
     """An SB3 callback that stops training once ``time.perf_counter()`` passes ``deadline``."""
     from stable_baselines3.common.callbacks import BaseCallback
@@ -142,6 +150,8 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
     callbacks = [checkpoints]
     if args.max_minutes is not None:
         callbacks.append(wall_clock_limit(start + 60 * args.max_minutes))
+    main_thread = threading.current_thread() is threading.main_thread()  # signal handlers live there only
+    previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None  # a scheduler's stop saves too
     try:
         model.learn(
             total_timesteps=args.timesteps,
@@ -151,6 +161,9 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
         )
     except KeyboardInterrupt:
         print("\nInterrupted: saving what was trained.")
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     model.save(output / "model")
     envs.close()
     seconds = time.perf_counter() - start
@@ -162,7 +175,7 @@ def reference_agents(env_id: str, env_kwargs: dict[str, Any], time_limit: float)
     """Exhaustive ISES, SO-ISMCTS, random play and, where queries name secrets, consistent random play."""
     rules = env_rules(env_id, **env_kwargs)
     agents: list[Agent] = [ISES(), ISMCTS(time_limit=time_limit), RandomAgent()]
-    if rules.guess_actions(np.zeros(1, dtype=np.intp)) is not None:
+    if rules.queries_name_secrets:
         agents.append(RandomAgent(consistent=True))
     return agents
 
@@ -276,7 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--env", default=DEFAULT_ENV, choices=deduction_envs.ENV_IDS, help="env id")
     parser.add_argument("--size", type=parse_size, action="append", default=None, metavar="NAME=N", help="game size")
     parser.add_argument("--algo", default="maskable_ppo", choices=ALGORITHMS, help="algorithm (default maskable_ppo)")
-    parser.add_argument("--timesteps", type=int, default=50_000, help="environment steps to train (default 50000)")
+    parser.add_argument("--timesteps", type=int, default=200_000, help="environment steps to train (default 200000)")
     parser.add_argument("--max-minutes", type=float, default=None, help="stop training after this many minutes")
     parser.add_argument("--n-envs", type=int, default=8, help="copies of the env stepped together (default 8)")
     parser.add_argument(
@@ -310,10 +323,12 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
             parser.error(f"--{name}: no {'saved model' if name == 'resume' else 'file'} at {path}")
     sizes = dict(args.size) if args.size is not None else DEFAULT_SIZES.get(args.env, {})
     try:
-        env_rules(args.env, **sizes)
+        rules = env_rules(args.env, **sizes)
         hyperparameters(args.algo, args.env, args.config)
     except (TypeError, ValueError) as error:
         parser.error(str(error))
+    if args.action_mask == "consistent" and not rules.queries_name_secrets:
+        parser.error(f"--action-mask consistent needs queries that name secrets, which {args.env} lacks")
     if args.max_minutes is not None and not args.max_minutes > 0:
         parser.error(f"--max-minutes must be positive, got {args.max_minutes}")
     if args.entropy_reward is not None and not args.entropy_reward >= 0:

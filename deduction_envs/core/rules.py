@@ -250,6 +250,11 @@ class DeductionRules(abc.ABC):
         """
         return None
 
+    @property
+    def queries_name_secrets(self) -> bool:
+        """Whether some query names a secret (:meth:`guess_actions` is not None), as "consistent" masks need."""
+        return self.guess_actions(np.zeros(1, dtype=np.intp)) is not None
+
     # ------------------------------------------------------------ termination
     @abc.abstractmethod
     def is_terminal(self, action: int, feedback: int, information_set: InformationSet) -> bool:

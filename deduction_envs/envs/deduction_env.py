@@ -117,7 +117,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
             raise ValueError(f"action_mask must be 'all' or 'consistent', got {action_mask!r}")
         if illegal_action not in ("raise", "waste"):
             raise ValueError(f"illegal_action must be 'raise' or 'waste', got {illegal_action!r}")
-        if action_mask == "consistent" and rules.guess_actions(np.zeros(1, dtype=np.intp)) is None:
+        if action_mask == "consistent" and not rules.queries_name_secrets:
             raise ValueError(f"action_mask='consistent' needs queries that name secrets, which {rules.name} lacks")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
