@@ -1,10 +1,9 @@
 """Train a stable-baselines3 / sb3-contrib policy on a deduction env and compare it with the reference agents.
 
     python -m train                                            # MaskablePPO on Mastermind 3x3
-    python -m train --env TreasureHunt-v0 --timesteps 200000 --n-envs 2
-    python -m train --env Mastermind-v0 --size pegs=4 --size colors=6 --entropy-reward 0.1
+    python -m train --env TreasureHunt-v0 --timesteps 300000 --entropy-reward 1
+    python -m train --env Mastermind-v0 --size pegs=4 --size colors=6 --action-mask consistent --max-minutes 20
     python -m train --resume runs/Mastermind-v0/model.zip --timesteps 50000
-    python -m train --env Mastermind-v0 --size pegs=4 --size colors=6 --action-mask consistent
 
 Ctrl-C (or SIGTERM) stops training and saves what was trained.
 
