@@ -1,0 +1,335 @@
+"""Algo (sold also as Coda or Da Vinci Code): guess the numbers of your opponents' face-down cards.
+
+Rules
+-----
+* **Cards.** 24 cards: black and white, numbers 0 to 11 (``numbers`` is a
+  size parameter, default 12). Every card is unique and is identified by its
+  (colour, number); its back shows its colour only.
+* **Deal.** 2 to 4 players (default 2) each draw ``hand_size`` cards (4 for two
+  players, 3 for three or four, unless set). A hand is kept in ascending
+  order, black before white at equal numbers, so a card's position in a hand
+  says something about its number. Everyone sees the colour of every card and
+  the number of every revealed card; the rest form the deck, face down.
+* **A turn.** The player draws a card if the deck is not empty, then must
+  attack: name an opponent, a face-down position of that opponent's hand and
+  a number.
+
+  - **Hit**: that card is revealed. The attacker then attacks again or stops;
+    on stopping, the drawn card goes face down into the attacker's hand.
+  - **Miss**: the drawn card goes face up into the attacker's hand and the
+    turn ends. With the deck empty there is no drawn card: the attacker
+    reveals one of its own face-down cards, of its choice, instead.
+
+* **End.** A player whose cards are all face up is out. The last player with
+  a face-down card wins.
+
+Indexing
+--------
+Card ``2 * number + colour`` (colour 0 black, 1 white): ascending ids are the
+hand order, and no two cards share an id (an implementation that numbered
+cards ``number + colour`` would give black 1 and white 0 the same one).
+Actions are one flat index (:meth:`AlgoRules.action_index`):
+
+* attacks ``(target, position, number)`` first, where ``target`` counts the
+  opponents clockwise from the mover (0 is the next player);
+* then **stop**;
+* then **reveal** of the mover's own ``position``.
+
+Positions run over :attr:`AlgoRules.max_hand`, the most cards a hand can hold.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import NamedTuple
+
+import numpy as np
+
+from deduction_envs.core.rules import check_int
+
+__all__ = [
+    "AlgoEvent",
+    "AlgoRules",
+    "AlgoState",
+    "Move",
+    "Phase",
+    "card_id",
+    "format_card",
+    "parse_card",
+]
+
+COLOURS = "BW"
+
+
+def card_id(colour: int, number: int) -> int:
+    """The id of a card: ``2 * number + colour`` (colour 0 black, 1 white)."""
+    return 2 * number + colour
+
+
+def format_card(card: int) -> str:
+    """``"B3"`` for black 3, ``"W0"`` for white 0."""
+    return f"{COLOURS[card % 2]}{card // 2}"
+
+
+def parse_card(text: str, numbers: int = 12) -> int:
+    """The id of a card written ``B3`` / ``w11`` (colour letter, then number)."""
+    match = re.fullmatch(r"\s*([BWbw])\s*(\d+)\s*", text)
+    if not match or int(match.group(2)) >= numbers:
+        raise ValueError(f"a card is B or W and a number 0..{numbers - 1}, e.g. B3; got {text!r}")
+    return card_id(COLOURS.index(match.group(1).upper()), int(match.group(2)))
+
+
+class Phase(IntEnum):
+    """What the mover must do next."""
+
+    ATTACK = 0  # the first attack of a turn
+    CONTINUE = 1  # after a hit: attack again or stop
+    REVEAL = 2  # after a miss with the deck empty: reveal an own face-down card
+    OVER = 3
+
+
+class Move(NamedTuple):
+    """A decoded action: ``kind`` is ``"attack"``, ``"stop"`` or ``"reveal"``."""
+
+    kind: str
+    target: int = -1  # opponents clockwise from the mover, 0 = next player (attacks)
+    position: int = -1  # in the target's hand (attacks) or the mover's (reveals)
+    number: int = -1  # named by an attack
+
+
+@dataclass
+class AlgoState:
+    """The whole position, secrets included: only the rules and the env may hold it.
+
+    ``hands[p]`` is player ``p``'s sorted card ids and ``revealed[p]`` the ids
+    of its face-up cards. ``ruled_out[c]`` holds the numbers named against
+    card ``c`` by missed attacks (public). ``out`` lists players in the order
+    they went out.
+    """
+
+    hands: list[list[int]]
+    revealed: list[set[int]]
+    deck: list[int]
+    mover: int = 0
+    phase: Phase = Phase.ATTACK
+    drawn: int | None = None
+    ruled_out: dict[int, set[int]] = field(default_factory=dict)
+    out: list[int] = field(default_factory=list)
+
+    def copy(self) -> AlgoState:
+        return AlgoState(
+            [list(h) for h in self.hands],
+            [set(r) for r in self.revealed],
+            list(self.deck),
+            self.mover,
+            self.phase,
+            self.drawn,
+            {c: set(n) for c, n in self.ruled_out.items()},
+            list(self.out),
+        )
+
+    def hidden(self, player: int) -> list[int]:
+        """Positions of ``player``'s face-down cards."""
+        revealed = self.revealed[player]
+        return [i for i, c in enumerate(self.hands[player]) if c not in revealed]
+
+    @property
+    def players(self) -> int:
+        return len(self.hands)
+
+    @property
+    def winner(self) -> int | None:
+        """The last player with a face-down card, once the game is over."""
+        if self.phase != Phase.OVER:
+            return None
+        return next(p for p in range(self.players) if p not in self.out)
+
+
+class AlgoEvent(NamedTuple):
+    """What every player sees of one action (no face-down number is in it).
+
+    ``card`` is the id of the card the action showed to everyone: the one hit,
+    or the one revealed by the mover, or -1. ``placed`` is the drawn card's new
+    position in the mover's hand when the turn ended with one (-1 otherwise),
+    ``placed_colour`` its colour (everyone sees a card's back) and
+    ``placed_card`` its id if it went face up (a miss), else -1.
+    """
+
+    mover: int
+    move: Move
+    target_player: int = -1
+    hit: bool = False
+    card: int = -1
+    placed: int = -1
+    placed_colour: int = -1
+    placed_card: int = -1
+
+
+@dataclass(frozen=True)
+class AlgoRules:
+    """Immutable rules of Algo at one size.
+
+    Args:
+        players: 2 to 4.
+        hand_size: cards dealt to each player (default 4 for two players,
+            3 for three or four).
+        numbers: card numbers per colour, 2 to 12 (the deck has twice as many
+            cards).
+    """
+
+    players: int = 2
+    hand_size: int | None = None
+    numbers: int = 12
+
+    def __post_init__(self) -> None:
+        check_int("players", self.players, low=2, high=4)
+        check_int("numbers", self.numbers, low=2, high=12)
+        if self.hand_size is None:
+            object.__setattr__(self, "hand_size", 4 if self.players == 2 else 3)
+        check_int("hand_size", self.hand_size, low=1, high=self.deck_size // self.players)
+
+    @property
+    def deck_size(self) -> int:
+        return 2 * self.numbers
+
+    @property
+    def max_hand(self) -> int:
+        """The most cards one hand can hold: all but the others' dealt cards."""
+        return self.deck_size - (self.players - 1) * self.hand_size
+
+    @property
+    def num_attacks(self) -> int:
+        return (self.players - 1) * self.max_hand * self.numbers
+
+    @property
+    def stop_action(self) -> int:
+        return self.num_attacks
+
+    @property
+    def num_actions(self) -> int:
+        return self.num_attacks + 1 + self.max_hand
+
+    # ------------------------------------------------------------- actions
+    def action_index(self, move: Move) -> int:
+        """The flat index of ``move`` (see the module docstring)."""
+        if move.kind == "attack":
+            check_int("target", move.target, low=0, high=self.players - 2)
+            check_int("position", move.position, low=0, high=self.max_hand - 1)
+            check_int("number", move.number, low=0, high=self.numbers - 1)
+            return (move.target * self.max_hand + move.position) * self.numbers + move.number
+        if move.kind == "stop":
+            return self.stop_action
+        if move.kind == "reveal":
+            return self.stop_action + 1 + check_int("position", move.position, low=0, high=self.max_hand - 1)
+        raise ValueError(f"a move is an 'attack', 'stop' or 'reveal', got {move.kind!r}")
+
+    def decode(self, action: int) -> Move:
+        """The move of a flat action index."""
+        action = check_int("action", action, low=0, high=self.num_actions - 1)
+        if action < self.num_attacks:
+            rest, number = divmod(action, self.numbers)
+            target, position = divmod(rest, self.max_hand)
+            return Move("attack", target, position, number)
+        if action == self.stop_action:
+            return Move("stop")
+        return Move("reveal", position=action - self.stop_action - 1)
+
+    def target_player(self, mover: int, target: int) -> int:
+        """The seat of the ``target``-th opponent clockwise from ``mover``."""
+        return (mover + 1 + target) % self.players
+
+    # ---------------------------------------------------------------- play
+    def new_game(self, rng: np.random.Generator, first: int = 0) -> AlgoState:
+        """Shuffle, deal and start ``first``'s turn (it draws)."""
+        cards = [int(c) for c in rng.permutation(self.deck_size)]
+        hands = [sorted(cards[p * self.hand_size : (p + 1) * self.hand_size]) for p in range(self.players)]
+        state = AlgoState(hands, [set() for _ in hands], cards[self.players * self.hand_size :], mover=first)
+        self._start_turn(state)
+        return state
+
+    def legal_mask(self, state: AlgoState) -> np.ndarray:
+        """Bool mask over actions of what the mover may do now (all False once the game is over)."""
+        mask = np.zeros(self.num_actions, dtype=bool)
+        if state.phase in (Phase.ATTACK, Phase.CONTINUE):
+            attacks = mask[: self.num_attacks].reshape(self.players - 1, self.max_hand, self.numbers)
+            for target in range(self.players - 1):
+                player = self.target_player(state.mover, target)
+                if player not in state.out:
+                    attacks[target, state.hidden(player), :] = True
+            mask[self.stop_action] = state.phase == Phase.CONTINUE
+        elif state.phase == Phase.REVEAL:
+            mask[[self.stop_action + 1 + i for i in state.hidden(state.mover)]] = True
+        return mask
+
+    def apply(self, state: AlgoState, action: int) -> AlgoEvent:
+        """Play ``action`` for the mover, changing ``state``; returns what everyone sees.
+
+        An illegal action raises ValueError and changes nothing.
+        """
+        move = self.decode(action)
+        if state.phase == Phase.OVER:
+            raise ValueError("the game is over")
+        if not self.legal_mask(state)[action]:
+            raise ValueError(f"action {action} ({move}) is not legal in phase {state.phase.name}")
+        mover = state.mover
+        if move.kind == "stop":
+            colour = -1 if state.drawn is None else state.drawn % 2
+            placed = self._place_drawn(state, face_up=False)
+            self._end_turn(state)
+            return AlgoEvent(mover, move, placed=placed, placed_colour=colour)
+        if move.kind == "reveal":
+            card = state.hands[mover][move.position]
+            self._reveal(state, mover, card)
+            self._end_turn(state)
+            return AlgoEvent(mover, move, card=card)
+        target = self.target_player(mover, move.target)
+        card = state.hands[target][move.position]
+        if card // 2 == move.number:
+            self._reveal(state, target, card)
+            if state.phase != Phase.OVER:
+                state.phase = Phase.CONTINUE
+            return AlgoEvent(mover, move, target, hit=True, card=card)
+        state.ruled_out.setdefault(card, set()).add(move.number)
+        if state.drawn is None:
+            state.phase = Phase.REVEAL
+            return AlgoEvent(mover, move, target)
+        placed_card = state.drawn
+        placed = self._place_drawn(state, face_up=True)
+        self._end_turn(state)
+        return AlgoEvent(mover, move, target, placed=placed, placed_colour=placed_card % 2, placed_card=placed_card)
+
+    # ------------------------------------------------------------- helpers
+    def _start_turn(self, state: AlgoState) -> None:
+        state.phase = Phase.ATTACK
+        state.drawn = state.deck.pop() if state.deck else None
+
+    def _place_drawn(self, state: AlgoState, face_up: bool) -> int:
+        """Insert the drawn card into the mover's hand; its position, or -1 without one."""
+        if state.drawn is None:
+            return -1
+        hand = state.hands[state.mover]
+        position = int(np.searchsorted(hand, state.drawn))
+        hand.insert(position, state.drawn)
+        if face_up:
+            state.revealed[state.mover].add(state.drawn)
+        state.drawn = None
+        return position
+
+    def _reveal(self, state: AlgoState, player: int, card: int) -> None:
+        state.revealed[player].add(card)
+        if len(state.revealed[player]) == len(state.hands[player]):
+            state.out.append(player)
+            if len(state.out) == self.players - 1:
+                state.phase = Phase.OVER
+
+    def _end_turn(self, state: AlgoState) -> None:
+        if state.phase == Phase.OVER:
+            return
+        # The mover may have gone out by revealing its last card: skip everyone out.
+        player = (state.mover + 1) % self.players
+        while player in state.out:
+            player = (player + 1) % self.players
+        state.mover = player
+        self._start_turn(state)
