@@ -132,6 +132,13 @@ def test_random_games_keep_every_card_and_end_with_one_winner(players, numbers, 
         assert all(c // 2 not in numbers_named for c, numbers_named in state.ruled_out.items())  # misses were misses
         assert (state.phase == Phase.OVER) == (not rules.legal_mask(state).any())
         assert state.phase == Phase.OVER or (state.mover not in state.out and state.hidden(state.mover))
+        for player in range(players):  # a view shows face-up numbers, own cards and nothing else
+            view = rules.view(state, player)
+            assert view.own == tuple(state.hands[player])
+            assert view.drawn == (state.drawn if state.mover == player and state.drawn is not None else -1)
+            for q, hand in enumerate(view.hands):
+                assert [k for k in hand.known if k >= 0] == [c for c in state.hands[q] if c in state.revealed[q]]
+                assert hand.colours == tuple(c % 2 for c in state.hands[q])
     final = states[-1]
     assert sorted([*final.out, final.winner]) == list(range(players))
     assert final.hidden(final.winner) and all(not final.hidden(p) for p in final.out)

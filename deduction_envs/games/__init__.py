@@ -32,7 +32,8 @@ __all__ = [
 ]
 
 GAMES: dict[str, type[DeductionRules]] = {
-    cls.name: cls for cls in (
+    cls.name: cls
+    for cls in (
         Mastermind,
         SimpleMastermind,
         BullsAndCows,

@@ -53,8 +53,10 @@ __all__ = [
     "AlgoEvent",
     "AlgoRules",
     "AlgoState",
+    "HandView",
     "Move",
     "Phase",
+    "PlayerView",
     "card_id",
     "format_card",
     "parse_card",
@@ -165,6 +167,36 @@ class AlgoEvent(NamedTuple):
     placed: int = -1
     placed_colour: int = -1
     placed_card: int = -1
+
+
+class HandView(NamedTuple):
+    """A hand as another player sees it, position by position.
+
+    ``colours`` of every card; ``known`` the id of each face-up card (-1 face
+    down); ``excluded`` the numbers missed attacks have named against each card.
+    """
+
+    colours: tuple[int, ...]
+    known: tuple[int, ...]
+    excluded: tuple[frozenset[int], ...]
+
+
+class PlayerView(NamedTuple):
+    """Everything one player knows: its own cards and every hand as the others see it.
+
+    ``hands[q]`` is player ``q``'s :class:`HandView` (the player's own too,
+    which says what the others know of it); ``own`` its sorted card ids and
+    ``drawn`` its drawn card (-1 if none or not its turn). ``deck`` is the
+    number of cards left to draw.
+    """
+
+    player: int
+    hands: tuple[HandView, ...]
+    own: tuple[int, ...]
+    drawn: int
+    deck: int
+    mover: int
+    phase: Phase
 
 
 @dataclass(frozen=True)
@@ -299,6 +331,20 @@ class AlgoRules:
         placed = self._place_drawn(state, face_up=True)
         self._end_turn(state)
         return AlgoEvent(mover, move, target, placed=placed, placed_colour=placed_card % 2, placed_card=placed_card)
+
+    def view(self, state: AlgoState, player: int) -> PlayerView:
+        """What ``player`` knows of ``state``: public information and its own cards, nothing else."""
+        hands = tuple(
+            HandView(
+                tuple(c % 2 for c in hand),
+                tuple(c if c in state.revealed[q] else -1 for c in hand),
+                tuple(frozenset(state.ruled_out.get(c, ())) for c in hand),
+            )
+            for q, hand in enumerate(state.hands)
+        )
+        drawn = state.drawn if state.drawn is not None and state.mover == player else -1
+        own = tuple(state.hands[player])
+        return PlayerView(player, hands, own, drawn, len(state.deck), state.mover, state.phase)
 
     # ------------------------------------------------------------- helpers
     def _start_turn(self, state: AlgoState) -> None:

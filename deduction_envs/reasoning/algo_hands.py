@@ -1,0 +1,158 @@
+"""Exact probabilities of the face-down cards of Algo, from one player's view.
+
+Model
+-----
+A player knows its own cards, the colour of every card, the number of every
+face-up card and, for each card, the numbers that missed attacks named
+against it. Every assignment of the unseen cards to the opponents'
+face-down positions that agrees with all of that is equally likely: the deck
+was shuffled, and each agreeing assignment leaves the same number of cards
+elsewhere (the deck, a drawn card), so each has the same number of
+completions. (Opponents' choices of attack are not used as evidence, as in
+the article behind the game's agents.)
+
+Algorithm
+---------
+A hand is sorted by card id (:mod:`deduction_envs.games.algo`), so an
+assignment is a walk through the ids ``0 .. N-1`` in order in which each card
+either fills the next position of one opponent's hand or lies elsewhere. The
+walk's state is how many positions of each opponent are filled, at most
+``prod(len(hand) + 1)`` states, so the number of assignments is a dynamic
+programme over cards, and forward and backward counts give the probability
+of every card at every position exactly, in ``O(N * states * opponents)``
+numpy work. Sampling walks the forward counts backwards.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from deduction_envs.games.algo import PlayerView
+
+__all__ = ["AlgoHandPosterior"]
+
+
+class AlgoHandPosterior:
+    """The consistent assignments of a :class:`~deduction_envs.games.algo.PlayerView`, counted exactly.
+
+    Args:
+        view: what the player knows (``AlgoRules.view``).
+        numbers: card numbers per colour (``AlgoRules.numbers``).
+
+    Raises:
+        ValueError: no assignment agrees with the view (it contradicts itself).
+    """
+
+    def __init__(self, view: PlayerView, numbers: int = 12) -> None:
+        self.view = view
+        self.numbers = numbers
+        self.deck_size = 2 * numbers
+        n = self.deck_size
+        # Opponents with a face-down card; every other card the player can place is "seen".
+        self.players = [q for q, hand in enumerate(view.hands) if q != view.player and any(k < 0 for k in hand.known)]
+        sizes = [len(view.hands[q].known) for q in self.players]
+        self._strides = np.cumprod([1, *(s + 1 for s in sizes)])[:-1].astype(np.int64)
+        self._states = int(np.prod([s + 1 for s in sizes])) if sizes else 1
+        index = np.arange(self._states)
+        self._filled = [(index // stride) % (size + 1) for stride, size in zip(self._strides, sizes, strict=True)]
+        self._final = int(sum(stride * size for stride, size in zip(self._strides, sizes, strict=True)))
+
+        # accepts[j][c, i]: opponent j's position i may hold card c. skips[c]: card c may lie elsewhere.
+        seen = set(view.own) | ({view.drawn} if view.drawn >= 0 else set())
+        placed = set()
+        for q, hand in enumerate(view.hands):
+            known = {k for k in hand.known if k >= 0}
+            seen |= known
+            if q in self.players:
+                placed |= known
+        cards = np.arange(n)
+        self._accepts = []
+        for q in self.players:
+            hand = view.hands[q]
+            accept = np.zeros((n, len(hand.known) + 1), dtype=bool)  # a last column for "hand full"
+            for i, (colour, known, excluded) in enumerate(zip(hand.colours, hand.known, hand.excluded, strict=True)):
+                if known >= 0:
+                    accept[known, i] = True
+                else:
+                    accept[:, i] = (cards % 2 == colour) & ~np.isin(cards // 2, list(excluded))
+                    accept[list(seen), i] = False
+            self._accepts.append(accept)
+        self._skips = np.ones(n, dtype=bool)
+        self._skips[list(placed)] = False
+
+        self._forward = np.zeros((n + 1, self._states), dtype=np.int64)
+        self._forward[0, 0] = 1
+        for c in range(n):
+            self._forward[c + 1] = self._step(self._forward[c], c)
+        self.count = int(self._forward[n, self._final])
+        if self.count == 0:
+            raise ValueError(f"no deal agrees with player {view.player}'s view: it contradicts itself")
+        self._backward = np.zeros((n + 1, self._states), dtype=np.int64)
+        self._backward[n, self._final] = 1
+        for c in range(n - 1, -1, -1):
+            self._backward[c] = self._step_back(self._backward[c + 1], c)
+
+    def _moves(self, c: int, j: int) -> np.ndarray:
+        """States from which card ``c`` may fill opponent ``j``'s next position."""
+        return self._accepts[j][c, self._filled[j]]
+
+    def _step(self, counts: np.ndarray, c: int) -> np.ndarray:
+        after = counts * self._skips[c]
+        for j, stride in enumerate(self._strides):
+            moves = np.flatnonzero(self._moves(c, j) & (counts > 0))
+            after[moves + stride] += counts[moves]  # distinct targets: one state per source
+        return after
+
+    def _step_back(self, counts: np.ndarray, c: int) -> np.ndarray:
+        before = counts * self._skips[c]
+        for j, stride in enumerate(self._strides):
+            moves = np.flatnonzero(self._moves(c, j))  # never from a full hand, so moves + stride is a state
+            before[moves] += counts[moves + stride]
+        return before
+
+    def card_probabilities(self, player: int) -> np.ndarray:
+        """``(positions, cards)``: the probability that each position of ``player``'s hand holds each card.
+
+        Face-up cards (and the hands of players with none face down, and the
+        player's own hand) are certain.
+        """
+        hand = self.view.hands[player]
+        table = np.zeros((len(hand.known), self.deck_size))
+        if player not in self.players:
+            cards = self.view.own if player == self.view.player else hand.known
+            table[np.arange(len(cards)), list(cards)] = 1.0
+            return table
+        j = self.players.index(player)
+        stride = self._strides[j]
+        for c in range(self.deck_size):
+            states = np.flatnonzero(self._moves(c, j) & (self._forward[c] > 0))
+            if states.size:
+                ways = self._forward[c, states] * self._backward[c + 1, states + stride]
+                np.add.at(table[:, c], self._filled[j][states], ways)
+        return table / self.count
+
+    def number_probabilities(self, player: int) -> np.ndarray:
+        """``(positions, numbers)``: the probability of each number at each position of ``player``'s hand."""
+        cards = self.card_probabilities(player)
+        return cards.reshape(len(cards), self.numbers, 2).sum(axis=2)
+
+    def sample(self, rng: np.random.Generator) -> dict[int, list[int]]:
+        """A uniformly random consistent assignment: every opponent's whole hand, by player."""
+        hands = {q: list(self.view.hands[q].known) for q in self.players}
+        state = self._final
+        for c in range(self.deck_size - 1, -1, -1):
+            options, weights = [], []
+            if self._skips[c]:
+                options.append(-1)
+                weights.append(self._forward[c, state])
+            for j, stride in enumerate(self._strides):
+                filled = self._filled[j][state]
+                if filled > 0 and self._accepts[j][c, filled - 1]:
+                    options.append(j)
+                    weights.append(self._forward[c, state - stride])
+            weights_array = np.asarray(weights, dtype=float)
+            j = options[rng.choice(len(options), p=weights_array / weights_array.sum())]
+            if j >= 0:
+                state -= int(self._strides[j])
+                hands[self.players[j]][self._filled[j][state]] = c
+        return hands
