@@ -74,32 +74,37 @@ def observation_size(rules: AlgoRules) -> int:
 def encode_view(rules: AlgoRules, view: PlayerView, probabilities: bool = True) -> np.ndarray:
     """The observation vector of a player's view (see the module docstring); needs no env."""
     n, k = rules.numbers, rules.max_hand
-    per_position = 3 + 3 * n
-    seats = [(view.player + i) % rules.players for i in range(rules.players)]
-    table = np.zeros((rules.players, k, per_position), dtype=np.float32)
+    width = 3 + 3 * n
+    out = np.zeros(observation_size(rules), dtype=np.float32)
+    ones: list[int] = []  # every entry that is 1, gathered in Python and set at once: hands are short
     posterior = AlgoHandPosterior(view, n) if probabilities else None
-    for row, seat in enumerate(seats):
+    for row in range(rules.players):
+        seat = (view.player + row) % rules.players
         hand = view.hands[seat]
-        size = len(hand.colours)
-        cells = table[row, :size]
-        cells[:, 0] = 1.0
-        cells[:, 1] = hand.colours
-        known = np.array(view.own if seat == view.player else hand.known)
-        cells[:, 2] = np.asarray(hand.known) >= 0
-        shown = np.flatnonzero(known >= 0)
-        cells[shown, 3 + known[shown] // 2] = 1.0
-        for i, excluded in enumerate(hand.excluded):
-            cells[i, [3 + n + e for e in excluded]] = 1.0
-        if posterior is not None:
+        known = view.own if seat == view.player else hand.known
+        cards = zip(hand.colours, hand.known, known, hand.excluded, strict=True)
+        for i, (colour, shown, card, excluded) in enumerate(cards):
+            cell = (row * k + i) * width
+            ones.append(cell)
+            if colour:
+                ones.append(cell + 1)
+            if shown >= 0:
+                ones.append(cell + 2)
+            if card >= 0:
+                ones.append(cell + 3 + card // 2)
+            ones.extend(cell + 3 + n + e for e in excluded)
+        if posterior is not None and hand.colours:
+            start = row * k * width
+            cells = out[start : start + len(hand.colours) * width].reshape(-1, width)
             cells[:, 3 + 2 * n :] = posterior.number_probabilities(seat)
-    drawn = np.zeros(2 + n, dtype=np.float32)
+    tail = rules.players * k * width
     if view.drawn >= 0:
-        drawn[[0, 1, 2 + view.drawn // 2]] = (1.0, view.drawn % 2, 1.0)
-    phase = np.zeros(3, dtype=np.float32)
+        ones += [tail, tail + 2 + view.drawn // 2] + ([tail + 1] if view.drawn % 2 else [])
     if view.phase != Phase.OVER:
-        phase[int(view.phase)] = 1.0
-    deck = np.array([view.deck / rules.deck_size], dtype=np.float32)
-    return np.concatenate([table.ravel(), drawn, phase, deck])
+        ones.append(tail + 2 + n + int(view.phase))
+    out[ones] = 1.0
+    out[-1] = view.deck / rules.deck_size
+    return out
 
 
 def env(**kwargs: Any) -> AECEnv:

@@ -17,7 +17,7 @@ _GAME_OF = dict(zip(ENV_IDS, GAMES, strict=True))
 
 
 def register_envs() -> None:
-    """Register ``<Name>-v0`` for every game in :data:`deduction_envs.games.GAMES`.
+    """Register ``<Name>-v0`` for every game in :data:`deduction_envs.games.GAMES`, and the AEC envs.
 
     Safe to call more than once. Size parameters and env options are keyword
     arguments of ``gym.make``; truncation is the env's own (``max_steps``), so
@@ -30,6 +30,22 @@ def register_envs() -> None:
                 entry_point="deduction_envs.envs.deduction_env:DeductionEnv",
                 kwargs={"rules": name},
             )
+    _register_pettingzoo()
+
+
+#: The multiplayer envs' ids in PettingZoo's registry (``pettingzoo.make("aec", id)``), where it has one.
+AEC_ENV_IDS = ("deduction_envs/algo-v0",)
+
+
+def _register_pettingzoo() -> None:
+    """Register the AEC envs with PettingZoo, whose registry exists from version 1.27 on."""
+    import pettingzoo
+
+    if not hasattr(pettingzoo, "register"):
+        return
+    registered = pettingzoo.aec_registry
+    if "deduction_envs/algo-v0" not in registered:
+        pettingzoo.register("aec", "deduction_envs/algo-v0", entry_point="deduction_envs.envs.algo:env")
 
 
 def env_rules(env_id: str, **sizes: Any) -> DeductionRules:

@@ -63,6 +63,7 @@ __all__ = [
 ]
 
 COLOURS = "BW"
+_NOTHING: frozenset[int] = frozenset()
 
 
 def card_id(colour: int, number: int) -> int:
@@ -295,6 +296,26 @@ class AlgoRules:
             mask[[self.stop_action + 1 + i for i in state.hidden(state.mover)]] = True
         return mask
 
+    def _is_legal(self, state: AlgoState, move: Move) -> bool:
+        """``legal_mask(state)[action_index(move)]`` without building the mask."""
+        if move.kind == "stop":
+            return state.phase == Phase.CONTINUE
+        if move.kind == "reveal":
+            hand = state.hands[state.mover]
+            return (
+                state.phase == Phase.REVEAL
+                and move.position < len(hand)
+                and hand[move.position] not in state.revealed[state.mover]
+            )
+        player = self.target_player(state.mover, move.target)
+        hand = state.hands[player]
+        return (
+            state.phase in (Phase.ATTACK, Phase.CONTINUE)
+            and player not in state.out
+            and move.position < len(hand)
+            and hand[move.position] not in state.revealed[player]
+        )
+
     def apply(self, state: AlgoState, action: int) -> AlgoEvent:
         """Play ``action`` for the mover, changing ``state``; returns what everyone sees.
 
@@ -303,7 +324,7 @@ class AlgoRules:
         move = self.decode(action)
         if state.phase == Phase.OVER:
             raise ValueError("the game is over")
-        if not self.legal_mask(state)[action]:
+        if not self._is_legal(state, move):
             raise ValueError(f"action {action} ({move}) is not legal in phase {state.phase.name}")
         mover = state.mover
         if move.kind == "stop":
@@ -338,7 +359,7 @@ class AlgoRules:
             HandView(
                 tuple(c % 2 for c in hand),
                 tuple(c if c in state.revealed[q] else -1 for c in hand),
-                tuple(frozenset(state.ruled_out.get(c, ())) for c in hand),
+                tuple(frozenset(state.ruled_out[c]) if c in state.ruled_out else _NOTHING for c in hand),
             )
             for q, hand in enumerate(state.hands)
         )

@@ -79,6 +79,8 @@ class AlgoHandPosterior:
             self._accepts.append(accept)
         self._skips = np.ones(n, dtype=bool)
         self._skips[list(placed)] = False
+        # _moves[j][c, s]: from state s, card c may fill opponent j's next position.
+        self._moves = [accept[:, filled] for accept, filled in zip(self._accepts, self._filled, strict=True)]
 
         self._forward = np.zeros((n + 1, self._states), dtype=np.int64)
         self._forward[0, 0] = 1
@@ -92,22 +94,19 @@ class AlgoHandPosterior:
         for c in range(n - 1, -1, -1):
             self._backward[c] = self._step_back(self._backward[c + 1], c)
 
-    def _moves(self, c: int, j: int) -> np.ndarray:
-        """States from which card ``c`` may fill opponent ``j``'s next position."""
-        return self._accepts[j][c, self._filled[j]]
-
     def _step(self, counts: np.ndarray, c: int) -> np.ndarray:
+        """Walks after card ``c`` from ``counts`` before it: ``c`` lies elsewhere or fills a next position."""
         after = counts * self._skips[c]
-        for j, stride in enumerate(self._strides):
-            moves = np.flatnonzero(self._moves(c, j) & (counts > 0))
-            after[moves + stride] += counts[moves]  # distinct targets: one state per source
+        for moves, stride in zip(self._moves, self._strides, strict=True):
+            # A state whose hand j is full has no move, so s + stride never wraps into another hand's count.
+            after[stride:] += (counts * moves[c])[: self._states - stride]
         return after
 
     def _step_back(self, counts: np.ndarray, c: int) -> np.ndarray:
+        """Walks that finish from each state before card ``c``, given ``counts`` after it."""
         before = counts * self._skips[c]
-        for j, stride in enumerate(self._strides):
-            moves = np.flatnonzero(self._moves(c, j))  # never from a full hand, so moves + stride is a state
-            before[moves] += counts[moves + stride]
+        for moves, stride in zip(self._moves, self._strides, strict=True):
+            before[: self._states - stride] += moves[c, : self._states - stride] * counts[stride:]
         return before
 
     def card_probabilities(self, player: int) -> np.ndarray:
@@ -123,13 +122,14 @@ class AlgoHandPosterior:
             table[np.arange(len(cards)), list(cards)] = 1.0
             return table
         j = self.players.index(player)
-        stride = self._strides[j]
-        for c in range(self.deck_size):
-            states = np.flatnonzero(self._moves(c, j) & (self._forward[c] > 0))
-            if states.size:
-                ways = self._forward[c, states] * self._backward[c + 1, states + stride]
-                np.add.at(table[:, c], self._filled[j][states], ways)
-        return table / self.count
+        stride = int(self._strides[j])
+        n = self.deck_size
+        # ways[c, s]: walks that reach state s before card c, put c in j's next position, and still finish.
+        after = np.zeros((n, self._states), dtype=np.int64)
+        after[:, : self._states - stride] = self._backward[1:, stride:]
+        ways = self._forward[:n] * after * self._moves[j]
+        positions = np.eye(len(hand.known) + 1, dtype=np.int64)[self._filled[j]]  # state -> its filled count
+        return (ways @ positions)[:, :-1].T / self.count
 
     def number_probabilities(self, player: int) -> np.ndarray:
         """``(positions, numbers)``: the probability of each number at each position of ``player``'s hand."""

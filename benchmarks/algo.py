@@ -1,0 +1,77 @@
+"""Speed of Algo: the hand posterior per view, and random-play turns per second of the AEC env.
+
+    python -m benchmarks.algo [--games 50]
+
+1. The exact hand posterior (``AlgoHandPosterior`` and every opponent's number
+   table) on every view met in ``--games`` random games per player count:
+   median and maximum milliseconds.
+2. PettingZoo's ``performance_benchmark`` (random legal actions, 5 s each) on
+   ``algo_v0`` for two players with the probability table off and on, with
+   PettingZoo's standard wrappers (``env``) and without (``raw_env``), next
+   to PettingZoo's ``connect_four_v3`` (wrapped) measured in the same run.
+   ``connect_four_v3`` needs pygame.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import re
+import time
+
+import numpy as np
+
+from deduction_envs.envs import algo_v0
+from deduction_envs.games.algo import AlgoRules, Phase
+from deduction_envs.reasoning import AlgoHandPosterior
+
+
+def posterior_times(players: int, games: int, seed: int = 0) -> np.ndarray:
+    """Seconds to build the posterior and all number tables, for each mover's view in random games."""
+    rules = AlgoRules(players=players)
+    rng = np.random.default_rng(seed)
+    times = []
+    for _ in range(games):
+        state = rules.new_game(rng)
+        while state.phase != Phase.OVER:
+            view = rules.view(state, state.mover)
+            start = time.perf_counter()
+            posterior = AlgoHandPosterior(view, rules.numbers)
+            for q in range(players):
+                posterior.number_probabilities(q)
+            times.append(time.perf_counter() - start)
+            rules.apply(state, int(rng.choice(np.flatnonzero(rules.legal_mask(state)))))
+    return np.array(times)
+
+
+def turns_per_second(env) -> float:
+    """PettingZoo's performance_benchmark, its printed turns per second parsed."""
+    from pettingzoo.test import performance_benchmark
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        performance_benchmark(env)
+    return float(re.search(r"([\d.]+) turns per second", out.getvalue()).group(1))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=50, help="random games per player count (default 50)")
+    args = parser.parse_args(argv)
+    print("hand posterior with every number table, per view of the mover in random games")
+    for players in (2, 3, 4):
+        t = 1e3 * posterior_times(players, args.games)
+        print(f"  {players} players: {t.size} views, median {np.median(t):.2f} ms, max {t.max():.2f} ms")
+    from pettingzoo.classic import connect_four_v3
+
+    reference = turns_per_second(connect_four_v3.env())
+    print(f"random play, turns per second (connect_four_v3 in the same run: {reference:,.0f})")
+    for label, make in (("env", algo_v0.env), ("raw_env", algo_v0.raw_env)):
+        for probabilities in (False, True):
+            rate = turns_per_second(make(probabilities=probabilities))
+            print(f"  algo_v0.{label} probabilities={probabilities}: {rate:,.0f} (x{rate / reference:.2f})")
+
+
+if __name__ == "__main__":
+    main()
