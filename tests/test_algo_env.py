@@ -97,3 +97,13 @@ def test_max_cycles_truncates_with_no_reward_and_the_table_can_be_switched_off()
 def test_bad_arguments_are_clear_errors(kwargs, message):
     with pytest.raises(ValueError, match=message):
         algo_v0.env(**kwargs)
+
+
+def test_registered_with_pettingzoo_where_it_has_a_registry():
+    import pettingzoo
+
+    if not hasattr(pettingzoo, "make"):
+        pytest.skip(f"PettingZoo {pettingzoo.__version__} has no registry")
+    env = pettingzoo.make("aec", "deduction_envs/algo-v0", players=3, max_cycles=50)
+    env.reset(seed=0)
+    assert env.possible_agents == ["player_0", "player_1", "player_2"] and env.unwrapped.max_cycles == 50
