@@ -10,6 +10,8 @@ from deduction_envs.envs import algo_v0
 from deduction_envs.envs.algo import observation_size
 
 
+# api_test warns about every Dict observation, the {"observation", "action_mask"} form of PettingZoo's classic envs.
+@pytest.mark.filterwarnings("ignore:Observation (space for each agent probably|is not a NumPy array):UserWarning")
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_pettingzoo_api_and_seed_tests(players):
     api_test(algo_v0.env(players=players), num_cycles=300)
