@@ -1,14 +1,33 @@
 """Reference policies that trained agents are compared against.
 
 Agents are built from a game's rules and learn only from their own
-observations; they never see a secret. See :class:`agents.base.Agent`.
+observations; they never see a secret. See :class:`agents.base.Agent` for
+single-player games and :class:`agents.multiplayer.SeatAgent` for
+multiplayer ones.
 """
 
+from agents.algo_agents import AlgoEpsilonGreedy
 from agents.base import Agent
 from agents.evaluation import EvaluationResult, evaluate
 from agents.ises import ISES
 from agents.ismcts import ISMCTS
+from agents.multiplayer import GameRecord, MatchResult, RandomSeatAgent, SeatAgent, play_game, play_match
 from agents.random_agent import RandomAgent
 from agents.sb3_policy import SB3Policy
 
-__all__ = ["ISES", "ISMCTS", "Agent", "EvaluationResult", "RandomAgent", "SB3Policy", "evaluate"]
+__all__ = [
+    "ISES",
+    "ISMCTS",
+    "Agent",
+    "AlgoEpsilonGreedy",
+    "EvaluationResult",
+    "GameRecord",
+    "MatchResult",
+    "RandomAgent",
+    "RandomSeatAgent",
+    "SB3Policy",
+    "SeatAgent",
+    "evaluate",
+    "play_game",
+    "play_match",
+]

@@ -1,0 +1,80 @@
+"""Algo's agents and the multiplayer game runner: views only, epsilon as a stop probability, strength."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from agents.algo_agents import AlgoEpsilonGreedy
+from agents.multiplayer import RandomSeatAgent, SeatAgent, play_game, play_match
+from deduction_envs.games.algo import AlgoRules, HandView, Move, Phase, PlayerView, parse_card
+
+
+class Recorder(SeatAgent):
+    """Wraps an agent and keeps what it was given and the events it saw."""
+
+    def __init__(self, inner: SeatAgent) -> None:
+        super().__init__()
+        self.inner, self.name, self.given, self.events = inner, inner.name, [], []
+
+    def reset(self, rules, seat, seed=None):
+        super().reset(rules, seat, seed)
+        self.inner.reset(rules, seat, seed)
+
+    def observe(self, event):
+        self.events.append(event)
+
+    def act(self, view, mask):
+        self.given.append(type(view))
+        return self.inner.act(view, mask)
+
+
+@pytest.mark.parametrize("epsilon", [0.0, 1.0])
+def test_epsilon_is_a_stop_probability_after_a_hit(epsilon):
+    rules = AlgoRules()
+    stops = hits_then = 0
+    for seed in range(20):
+        agent = Recorder(AlgoEpsilonGreedy(epsilon))
+        play_game(rules, [agent, RandomSeatAgent()], seed=seed)
+        assert set(agent.given) == {PlayerView}  # a view, never the state
+        mine = [e for e in agent.events if e.mover == 0]
+        for event, following in itertools.pairwise(mine):  # after a hit the same player moves again
+            if event.hit:
+                hits_then += 1
+                stops += following.move == Move("stop")
+    assert hits_then > 10 and stops == (hits_then if epsilon == 1 else 0)
+
+
+def test_it_attacks_the_most_probable_number():
+    # The article's example: the opponent shows W1 ? ? W4 (white, white, black, white) and I hold W2: W3 and B4.
+    card = parse_card
+    rules = AlgoRules()
+    mine = tuple(sorted(map(card, ["B0", "W2", "B5", "W7"])))
+    me = HandView(tuple(c % 2 for c in mine), (-1,) * 4, (frozenset(),) * 4)
+    opponent = HandView((1, 1, 0, 1), (card("W1"), -1, -1, card("W4")), (frozenset(),) * 4)
+    view = PlayerView(0, (me, opponent), mine, card("B9"), 12, 0, Phase.ATTACK)
+    mask = np.zeros(rules.num_actions, dtype=bool)
+    mask[[rules.action_index(Move("attack", 0, p, n)) for p in (1, 2) for n in range(12)]] = True
+    agent = AlgoEpsilonGreedy(0.1)
+    agent.reset(rules, 0, seed=0)
+    assert rules.decode(agent.act(view, mask)) == Move("attack", 0, 1, 3)
+
+
+def test_epsilon_greedy_beats_random_play_with_seats_balanced():
+    result = play_match(AlgoRules(), [AlgoEpsilonGreedy(0.1), RandomSeatAgent()], games=60, seed=1)
+    assert [g.seats[0] for g in result.games[:4]] == ["epsilon-greedy(0.1)", "random"] * 2  # seats alternate
+    assert result.wins(0) + result.wins(1) == 60 and result.win_rate(0) > 0.9
+
+
+def test_games_are_reproducible_and_bad_input_is_a_clear_error():
+    rules = AlgoRules(players=3)
+    agents = [AlgoEpsilonGreedy(0.5), RandomSeatAgent(), AlgoEpsilonGreedy(0.0)]
+    assert play_game(rules, agents, seed=7) == play_game(rules, agents, seed=7)
+    with pytest.raises(ValueError, match="the game has 3 seats, got 2 agents"):
+        play_game(rules, agents[:2])
+    with pytest.raises(ValueError, match="names must differ"):
+        play_match(AlgoRules(), [RandomSeatAgent(), RandomSeatAgent()], games=2)
+    with pytest.raises(ValueError, match="epsilon must be a probability"):
+        AlgoEpsilonGreedy(1.5)
