@@ -1,0 +1,121 @@
+"""The Algo article's experiments, reproduced: so far Experiment 1, the epsilon-greedy round robin.
+
+    python -m train.algo_experiments                 # 100 games per pairing, as in the article
+    python -m train.algo_experiments --games 1000    # enough to tell the epsilons apart
+
+Experiment 1: ``AlgoEpsilonGreedy(epsilon)`` for epsilon in {0, 0.1, 0.5, 1}
+(epsilon is the probability of stopping after a hit) plays every ordered
+pairing, first player against second, ``--games`` times on two-player Algo.
+The table is the article's: the first player's win rate per pairing, the
+row means (each epsilon moving first) and the column means of the second
+player's win rate (each epsilon moving second), then both with 95% Wilson
+intervals. Writes ``algo.md`` to ``--output``. Experiments 2 (the max-entropy
+agent against epsilon 0.1) and 3 (both against SO-ISMCTS) come with those
+agents.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import binomtest
+from tqdm import tqdm
+
+from agents.algo_agents import AlgoEpsilonGreedy
+from agents.multiplayer import play_game
+from deduction_envs.games.algo import AlgoRules
+
+EPSILONS = (0.0, 0.1, 0.5, 1.0)
+
+#: The article's Experiment 1 table (first player's win rate, 100 games per cell; rows first, columns second).
+ARTICLE_TABLE = np.array(
+    [[0.60, 0.48, 0.60, 0.77], [0.55, 0.49, 0.59, 0.82], [0.44, 0.48, 0.47, 0.85], [0.28, 0.25, 0.12, 0.54]]
+)
+
+
+def round_robin(games: int, seed: int = 0) -> np.ndarray:
+    """``wins[i, j]``: games the first player (epsilon i) won against the second (epsilon j)."""
+    rules = AlgoRules()
+    wins = np.zeros((len(EPSILONS), len(EPSILONS)), dtype=int)
+    with tqdm(total=wins.size * games, desc="Experiment 1 games") as bar:
+        for i, first in enumerate(EPSILONS):
+            for j, second in enumerate(EPSILONS):
+                agents = [AlgoEpsilonGreedy(first), AlgoEpsilonGreedy(second)]
+                for g in range(games):
+                    wins[i, j] += play_game(rules, agents, seed=(seed, i, j, g), first=0).winner == 0
+                    bar.update()
+    return wins
+
+
+def _interval(successes: int, trials: int) -> str:
+    low, high = binomtest(successes, trials).proportion_ci(confidence_level=0.95, method="wilson")
+    return f"{successes / trials:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def write_report(wins: np.ndarray, games: int, path: Path, command: str) -> str:
+    rates = wins / games
+    header = " | ".join(f"{e:g}" for e in EPSILONS)
+    lines = [
+        "# Algo: the article's experiments",
+        "",
+        f"Command: `{command}`. Two players, epsilon-greedy agents with exact hit probabilities "
+        "(`AlgoHandPosterior`); epsilon is the probability of stopping after a hit.",
+        "",
+        "## Experiment 1: epsilon round robin",
+        "",
+        f"First player's win rate, {games} games per cell (rows: first player's epsilon; columns: second's). "
+        "The article's figure (100 games per cell) is in brackets.",
+        "",
+        f"| first \\ second | {header} | mean |",
+        "| --- | " + " | ".join("---:" for _ in EPSILONS) + " | ---: |",
+    ]
+    for i, e in enumerate(EPSILONS):
+        cells = " | ".join(f"{rates[i, j]:.2f} ({ARTICLE_TABLE[i, j]:.2f})" for j in range(len(EPSILONS)))
+        lines.append(f"| {e:g} | {cells} | {rates[i].mean():.3f} |")
+    second = 1 - rates.mean(axis=0)
+    lines.append("| mean as second (1 - win rate) | " + " | ".join(f"{v:.3f}" for v in second) + " | |")
+    lines += [
+        "",
+        "Each epsilon's win rate against the other three (the diagonal left out), with 95% Wilson intervals:",
+        "",
+        "| epsilon | moving first | moving second | overall |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    others = ~np.eye(len(EPSILONS), dtype=bool)
+    trials = (len(EPSILONS) - 1) * games
+    for i, e in enumerate(EPSILONS):
+        first = int(wins[i, others[i]].sum())
+        second = trials - int(wins[others[:, i], i].sum())
+        row = f"| {e:g} | {_interval(first, trials)} | {_interval(second, trials)} "
+        lines.append(row + f"| {_interval(first + second, 2 * trials)} |")
+    first_total = int(wins.sum())
+    lines += ["", f"First player overall: {_interval(first_total, int(wins.size * games))}."]
+    text = "\n".join(lines) + "\n"
+    path.write_text(text)
+    return text
+
+
+def main(argv: list[str] | None = None) -> np.ndarray:
+    parser = argparse.ArgumentParser(
+        prog="python -m train.algo_experiments",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--games", type=int, default=100, help="games per ordered pairing (default 100)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
+    parser.add_argument("--output", type=Path, default=Path("results"), help="folder for algo.md")
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error(f"--games must be at least 1, got {args.games}")
+    wins = round_robin(args.games, args.seed)
+    args.output.mkdir(parents=True, exist_ok=True)
+    command = "python -m train.algo_experiments " + " ".join(sys.argv[1:] if argv is None else argv)
+    print(write_report(wins, args.games, args.output / "algo.md", command.strip()))
+    return wins
+
+
+if __name__ == "__main__":
+    main()
