@@ -6,7 +6,7 @@ single-player games and :class:`agents.multiplayer.SeatAgent` for
 multiplayer ones.
 """
 
-from agents.algo_agents import AlgoEpsilonGreedy
+from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
 from agents.base import Agent
 from agents.evaluation import EvaluationResult, evaluate
 from agents.ises import ISES
@@ -20,6 +20,7 @@ __all__ = [
     "ISMCTS",
     "Agent",
     "AlgoEpsilonGreedy",
+    "AlgoMaxEntropy",
     "EvaluationResult",
     "GameRecord",
     "MatchResult",

@@ -1,4 +1,4 @@
-"""Agents for Algo that play from their own view: the article's epsilon-greedy baseline.
+"""Agents for Algo that play from their own view: the article's epsilon-greedy baseline and max-entropy agent.
 
 The probabilities come from :class:`deduction_envs.reasoning.AlgoHandPosterior`,
 exact over every deal consistent with the agent's view.
@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from agents.multiplayer import SeatAgent
-from deduction_envs.games.algo import Move, Phase, PlayerView
+from deduction_envs.games.algo import HandView, Move, Phase, PlayerView
 from deduction_envs.reasoning import AlgoHandPosterior
 
-__all__ = ["AlgoEpsilonGreedy", "attack_probabilities"]
+__all__ = ["AlgoEpsilonGreedy", "AlgoMaxEntropy", "attack_probabilities"]
 
 
 def attack_probabilities(rules, view: PlayerView, posterior: AlgoHandPosterior | None = None) -> np.ndarray:
@@ -52,3 +52,111 @@ class AlgoEpsilonGreedy(SeatAgent):
             return self.rules.action_index(Move("stop"))
         hits = np.where(mask[: self.rules.num_attacks], attack_probabilities(self.rules, view), -1.0)
         return int(np.argmax(hits))
+
+
+def _reveal(view: PlayerView, player: int, position: int, number: int) -> PlayerView:
+    """``view`` after a hit on ``player``'s ``position`` naming ``number`` (the card is then known)."""
+    hand = view.hands[player]
+    known = list(hand.known)
+    known[position] = 2 * number + hand.colours[position]
+    hands = list(view.hands)
+    hands[player] = hand._replace(known=tuple(known))
+    return view._replace(hands=tuple(hands))
+
+
+def _entropy(p: float) -> float:
+    """``-log2 p`` (0 for p = 0, whose term has weight 0)."""
+    return -float(np.log2(p)) if p > 0 else 0.0
+
+
+class AlgoMaxEntropy(SeatAgent):
+    """The article's method: the action that maximises an expected information gain, in bits.
+
+    For an attack k hitting with probability p_k::
+
+        I_k = p_k (-log2 p_k + D_k) + (1 - p_k) (-log2(1 - p_k) - S)
+
+    and for stopping, I = -T. D_k is the best I after the hit, searched over
+    the ``top_n`` most probable attacks plus stop to ``depth`` levels (0
+    beyond; ``win_value`` when the hit leaves no opponent a face-down card).
+    S and T are the information an opponent gains about my hand when my drawn
+    card goes face up (a miss) or face down (a stop): from the opponent's view
+    of my hand, ``log2`` of the consistent hands before minus after, averaged
+    over ``samples`` determinisations of the opponent's hand drawn from my
+    own posterior. An attack of probability 1 has I = D (no risk). With the
+    deck empty there is no drawn card: S = T = 0, and a miss makes it reveal
+    a random own face-down card.
+    """
+
+    def __init__(self, depth: int = 2, top_n: int = 5, samples: int = 8, win_value: float = 10.0) -> None:
+        super().__init__()
+        for label, value in (("depth", depth), ("top_n", top_n), ("samples", samples)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{label} must be an integer >= 1, got {value!r}")
+        self.depth, self.top_n, self.samples, self.win_value = depth, top_n, samples, float(win_value)
+        self.name = "max-entropy"
+        self.last_values: dict[int, float] = {}
+
+    def act(self, view: PlayerView, mask: np.ndarray) -> int:
+        if view.phase == Phase.REVEAL:
+            return int(self.rng.choice(np.flatnonzero(mask)))
+        revealed, hidden = self._disclosure(view)
+        values = self._values(view, revealed, hidden, self.depth, can_stop=view.phase == Phase.CONTINUE)
+        self.last_values = values
+        return max(values, key=values.get)
+
+    def _values(self, view: PlayerView, revealed: float, hidden: float, depth: int, can_stop: bool) -> dict[int, float]:
+        """I of the ``top_n`` most probable attacks and, when allowed, of stopping."""
+        rules = self.rules
+        hits = attack_probabilities(rules, view)
+        order = np.flatnonzero(hits > 0)
+        order = order[np.argsort(-hits[order], kind="stable")][: self.top_n]
+        values = {}
+        for action in order:
+            p = float(hits[action])
+            move = rules.decode(int(action))
+            after = _reveal(view, rules.target_player(view.player, move.target), move.position, move.number)
+            if all(k >= 0 for q, hand in enumerate(after.hands) if q != view.player for k in hand.known):
+                best = self.win_value
+            elif depth > 1:
+                best = max(self._values(after, revealed, hidden, depth - 1, can_stop=True).values())
+            else:
+                best = 0.0
+            if p >= 1:
+                values[int(action)] = best
+            else:
+                values[int(action)] = p * (_entropy(p) + best) + (1 - p) * (_entropy(1 - p) - revealed)
+        if can_stop:
+            values[rules.stop_action] = -hidden
+        return values
+
+    def _disclosure(self, view: PlayerView) -> tuple[float, float]:
+        """(S, T): bits an opponent learns about my hand from my drawn card placed face up, face down."""
+        if view.drawn < 0:
+            return 0.0, 0.0
+        me = view.hands[view.player]
+        position = int(np.searchsorted(view.own, view.drawn))
+        colour = view.drawn % 2
+
+        def placed(known: int) -> HandView:
+            return HandView(
+                (*me.colours[:position], colour, *me.colours[position:]),
+                (*me.known[:position], known, *me.known[position:]),
+                (*me.excluded[:position], frozenset(), *me.excluded[position:]),
+            )
+
+        posterior = AlgoHandPosterior(view, self.rules.numbers)
+        opponent = next(q for q in range(self.rules.players) if q != view.player and q in posterior.players)
+        gains = np.zeros((self.samples, 2))
+        for s in range(self.samples):
+            hands = posterior.sample(self.rng)
+            # The opponent's view: its own (sampled) hand, mine as everyone sees it, my drawn card unseen.
+            theirs = view._replace(player=opponent, own=tuple(hands[opponent]), drawn=-1)
+            before = np.log2(AlgoHandPosterior(theirs, self.rules.numbers).count)
+            for column, known in enumerate((view.drawn, -1)):
+                hands_after = list(view.hands)
+                hands_after[view.player] = placed(known)
+                after = AlgoHandPosterior(theirs._replace(hands=tuple(hands_after)), self.rules.numbers).count
+                gains[s, column] = before - np.log2(after)
+        revealed, hidden = gains.mean(axis=0)
+        return float(revealed), float(hidden)

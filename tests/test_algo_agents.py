@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from agents.algo_agents import AlgoEpsilonGreedy
+from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
 from agents.multiplayer import RandomSeatAgent, SeatAgent, play_game, play_match
 from deduction_envs.games.algo import AlgoRules, HandView, Move, Phase, PlayerView, parse_card
 
@@ -78,3 +78,48 @@ def test_games_are_reproducible_and_bad_input_is_a_clear_error():
         play_match(AlgoRules(), [RandomSeatAgent(), RandomSeatAgent()], games=2)
     with pytest.raises(ValueError, match="epsilon must be a probability"):
         AlgoEpsilonGreedy(1.5)
+
+
+def article_view(drawn: str = "B9") -> tuple[AlgoRules, PlayerView, np.ndarray]:
+    card = parse_card
+    rules = AlgoRules()
+    mine = tuple(sorted(map(card, ["B0", "W2", "B5", "W7"])))
+    me = HandView(tuple(c % 2 for c in mine), (-1,) * 4, (frozenset(),) * 4)
+    opponent = HandView((1, 1, 0, 1), (card("W1"), -1, -1, card("W4")), (frozenset(),) * 4)
+    view = PlayerView(0, (me, opponent), mine, card(drawn), 12, 0, Phase.ATTACK)
+    mask = np.zeros(rules.num_actions, dtype=bool)
+    mask[[rules.action_index(Move("attack", 0, p, n)) for p in (1, 2) for n in range(12)]] = True
+    return rules, view, mask
+
+
+def test_max_entropy_takes_a_certain_hit_and_values_every_candidate():
+    rules, view, mask = article_view()
+    agent = AlgoMaxEntropy(depth=2, top_n=3, samples=4)
+    agent.reset(rules, 0, seed=0)
+    chosen = rules.decode(agent.act(view, mask))
+    assert chosen in (Move("attack", 0, 1, 3), Move("attack", 0, 2, 4))  # W3 and B4 are certain
+    assert rules.stop_action not in agent.last_values  # the first attack of a turn cannot be a stop
+
+
+def test_a_drawn_card_its_neighbours_give_away_costs_the_same_face_up_or_down():
+    # The article's case: my W0 is face up and I draw B0. Face down, B? left of W0 can only be B0, and face
+    # up it rules out nothing else (no other card of mine could be B0): both cost nothing.
+    card = parse_card
+    rules = AlgoRules()
+    mine = tuple(sorted(map(card, ["W0", "B3", "W5", "B8"])))
+    me = HandView(tuple(c % 2 for c in mine), (card("W0"), -1, -1, -1), (frozenset(),) * 4)
+    opponent = HandView((0, 1, 1, 0), (-1,) * 4, (frozenset(),) * 4)
+    view = PlayerView(0, (me, opponent), mine, card("B0"), 15, 0, Phase.CONTINUE)
+    agent = AlgoMaxEntropy(samples=6)
+    agent.reset(rules, 0, seed=1)
+    revealed, hidden = agent._disclosure(view)
+    assert revealed == pytest.approx(0) and hidden == pytest.approx(0)
+    up, down = agent._disclosure(view._replace(drawn=card("W11")))  # a card that a face-down place would hide
+    assert up > down
+
+
+def test_max_entropy_plays_whole_games_and_beats_random_play():
+    result = play_match(AlgoRules(players=3), [AlgoMaxEntropy(samples=2), RandomSeatAgent(), AlgoEpsilonGreedy(0.5)], 6)
+    assert len(result.games) == 6 and result.wins(1) <= 1
+    with pytest.raises(ValueError, match="depth must be an integer >= 1"):
+        AlgoMaxEntropy(depth=0)

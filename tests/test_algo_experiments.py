@@ -8,15 +8,22 @@ from train import algo_experiments
 
 
 def test_round_robin_writes_the_articles_table(tmp_path):
-    wins = algo_experiments.main(["--games", "3", "--output", str(tmp_path)])
+    wins = algo_experiments.main(["--games", "3", "--duel-games", "2", "--output", str(tmp_path)])
     assert wins.shape == (4, 4) and ((0 <= wins) & (wins <= 3)).all()
     assert wins.tolist() == algo_experiments.round_robin(3).tolist()  # seeded: the same games again
     report = (tmp_path / "algo.md").read_text()
     assert "| first \\ second | 0 | 0.1 | 0.5 | 1 | mean |" in report
     assert "(0.49)" in report  # the article's figure beside ours
+    assert "## Experiment 2: max-entropy against epsilon-greedy(0.1)" in report and "u0 = " in report
 
 
-def test_bad_games_is_a_clear_error(capsys):
+def test_the_z_test_is_the_articles():
+    u0, p_value = algo_experiments.z_test(54, 100)
+    assert u0 == pytest.approx(0.8) and p_value == pytest.approx(0.2119, abs=1e-4)  # the article's u0 = 0.8 < 1.64
+
+
+@pytest.mark.parametrize("option", ["--games", "--duel-games"])
+def test_bad_numbers_of_games_are_clear_errors(option, capsys):
     with pytest.raises(SystemExit):
-        algo_experiments.main(["--games", "0"])
-    assert "--games must be at least 1" in capsys.readouterr().err
+        algo_experiments.main([option, "0"])
+    assert f"{option} must be at least 1" in capsys.readouterr().err

@@ -1,7 +1,7 @@
-"""The Algo article's experiments, reproduced: so far Experiment 1, the epsilon-greedy round robin.
+"""The Algo article's experiments, reproduced: the epsilon-greedy round robin and max-entropy against it.
 
-    python -m train.algo_experiments                 # 100 games per pairing, as in the article
-    python -m train.algo_experiments --games 1000    # enough to tell the epsilons apart
+    python -m train.algo_experiments                 # the article's numbers of games
+    python -m train.algo_experiments --games 1000 --duel-games 1000
 
 Experiment 1: ``AlgoEpsilonGreedy(epsilon)`` for epsilon in {0, 0.1, 0.5, 1}
 (epsilon is the probability of stopping after a hit) plays every ordered
@@ -9,9 +9,13 @@ pairing, first player against second, ``--games`` times on two-player Algo.
 The table is the article's: the first player's win rate per pairing, the
 row means (each epsilon moving first) and the column means of the second
 player's win rate (each epsilon moving second), then both with 95% Wilson
-intervals. Writes ``algo.md`` to ``--output``. Experiments 2 (the max-entropy
-agent against epsilon 0.1) and 3 (both against SO-ISMCTS) come with those
-agents.
+intervals.
+
+Experiment 2: ``AlgoMaxEntropy()`` against ``AlgoEpsilonGreedy(0.1)``,
+``--duel-games`` games with each moving first (the article: 50), with the
+article's one-sided z-test of the max-entropy agent's win rate against 0.5.
+Writes ``algo.md`` to ``--output``. Experiment 3 (both against SO-ISMCTS)
+comes with SO-ISMCTS for Algo.
 """
 
 from __future__ import annotations
@@ -21,10 +25,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import binomtest
+from scipy.stats import binomtest, norm
 from tqdm import tqdm
 
-from agents.algo_agents import AlgoEpsilonGreedy
+from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
 from agents.multiplayer import play_game
 from deduction_envs.games.algo import AlgoRules
 
@@ -50,12 +54,35 @@ def round_robin(games: int, seed: int = 0) -> np.ndarray:
     return wins
 
 
+def duel(games: int, seed: int = 0) -> tuple[int, int]:
+    """Max-entropy's wins against epsilon-greedy(0.1): (moving first, moving second), ``games`` each."""
+    rules = AlgoRules()
+    wins = [0, 0]
+    with tqdm(total=2 * games, desc="Experiment 2 games") as bar:
+        for seat in (0, 1):
+            agents = [AlgoMaxEntropy(), AlgoEpsilonGreedy(0.1)]
+            if seat == 1:
+                agents.reverse()
+            for g in range(games):
+                wins[seat] += play_game(rules, agents, seed=(seed, 9, seat, g), first=0).winner == seat
+                bar.update()
+    return wins[0], wins[1]
+
+
+def z_test(wins: int, games: int) -> tuple[float, float]:
+    """The article's one-sided z-test of a win rate against 0.5: (u0, p-value)."""
+    u0 = (wins / games - 0.5) / np.sqrt(0.25 / games)
+    return float(u0), float(norm.sf(u0))
+
+
 def _interval(successes: int, trials: int) -> str:
     low, high = binomtest(successes, trials).proportion_ci(confidence_level=0.95, method="wilson")
     return f"{successes / trials:.3f} [{low:.3f}, {high:.3f}]"
 
 
-def write_report(wins: np.ndarray, games: int, path: Path, command: str) -> str:
+def write_report(
+    wins: np.ndarray, games: int, duel_wins: tuple[int, int], duel_games: int, path: Path, command: str
+) -> str:
     rates = wins / games
     header = " | ".join(f"{e:g}" for e in EPSILONS)
     lines = [
@@ -93,6 +120,24 @@ def write_report(wins: np.ndarray, games: int, path: Path, command: str) -> str:
         lines.append(row + f"| {_interval(first + second, 2 * trials)} |")
     first_total = int(wins.sum())
     lines += ["", f"First player overall: {_interval(first_total, int(wins.size * games))}."]
+    total = sum(duel_wins)
+    u0, p_value = z_test(total, 2 * duel_games)
+    verdict = "significant" if p_value < 0.05 else "not significant"
+    lines += [
+        "",
+        "## Experiment 2: max-entropy against epsilon-greedy(0.1)",
+        "",
+        f"{duel_games} games with each moving first. Max-entropy: depth 2, top 5 attacks, 8 samples for S and T.",
+        "",
+        "| | max-entropy's win rate | the article (50 games) |",
+        "| --- | ---: | ---: |",
+        f"| max-entropy moving first | {_interval(duel_wins[0], duel_games)} | 0.54 |",
+        f"| max-entropy moving second | {_interval(duel_wins[1], duel_games)} | 0.54 |",
+        f"| overall | {_interval(total, 2 * duel_games)} | 0.54 |",
+        "",
+        f"One-sided z-test against 0.5: u0 = {u0:.2f}, p = {p_value:.3g}: {verdict} at 5% "
+        "(the article: u0 = 0.8 over 100 games, not significant).",
+    ]
     text = "\n".join(lines) + "\n"
     path.write_text(text)
     return text
@@ -105,15 +150,18 @@ def main(argv: list[str] | None = None) -> np.ndarray:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--games", type=int, default=100, help="games per ordered pairing (default 100)")
+    parser.add_argument("--duel-games", type=int, default=50, help="Experiment 2 games per seating (default 50)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
     parser.add_argument("--output", type=Path, default=Path("results"), help="folder for algo.md")
     args = parser.parse_args(argv)
-    if args.games < 1:
-        parser.error(f"--games must be at least 1, got {args.games}")
+    for name in ("games", "duel_games"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     wins = round_robin(args.games, args.seed)
+    duel_wins = duel(args.duel_games, args.seed)
     args.output.mkdir(parents=True, exist_ok=True)
     command = "python -m train.algo_experiments " + " ".join(sys.argv[1:] if argv is None else argv)
-    print(write_report(wins, args.games, args.output / "algo.md", command.strip()))
+    print(write_report(wins, args.games, duel_wins, args.duel_games, args.output / "algo.md", command.strip()))
     return wins
 
 
