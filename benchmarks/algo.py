@@ -5,7 +5,9 @@
 1. The exact hand posterior (``AlgoHandPosterior`` and every opponent's number
    table) on every view met in ``--games`` random games per player count:
    median and maximum milliseconds.
-2. PettingZoo's ``performance_benchmark`` (random legal actions, 5 s each) on
+2. Whole games between two ``AlgoEpsilonGreedy(0.1)`` agents on the pure
+   rules (``agents.play_game``): games per second.
+3. PettingZoo's ``performance_benchmark`` (random legal actions, 5 s each) on
    ``algo_v0`` for two players with the probability table off and on, with
    PettingZoo's standard wrappers (``env``) and without (``raw_env``), next
    to PettingZoo's ``connect_four_v3`` (wrapped) measured in the same run.
@@ -45,6 +47,18 @@ def posterior_times(players: int, games: int, seed: int = 0) -> np.ndarray:
     return np.array(times)
 
 
+def greedy_games_per_second(games: int = 200) -> float:
+    """Two-player games of epsilon-greedy(0.1) against itself per second."""
+    from agents import AlgoEpsilonGreedy, play_game
+
+    rules = AlgoRules()
+    agents = [AlgoEpsilonGreedy(0.1), AlgoEpsilonGreedy(0.1)]
+    start = time.perf_counter()
+    for g in range(games):
+        play_game(rules, agents, seed=g)
+    return games / (time.perf_counter() - start)
+
+
 def turns_per_second(env) -> float:
     """PettingZoo's performance_benchmark, its printed turns per second parsed."""
     from pettingzoo.test import performance_benchmark
@@ -63,6 +77,7 @@ def main(argv: list[str] | None = None) -> None:
     for players in (2, 3, 4):
         t = 1e3 * posterior_times(players, args.games)
         print(f"  {players} players: {t.size} views, median {np.median(t):.2f} ms, max {t.max():.2f} ms")
+    print(f"epsilon-greedy(0.1) self-play: {greedy_games_per_second():.0f} games per second")
     from pettingzoo.classic import connect_four_v3
 
     reference = turns_per_second(connect_four_v3.env())
