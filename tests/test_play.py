@@ -58,3 +58,24 @@ def test_bad_arguments_are_clear_errors(argv, message, capsys):
     with pytest.raises(SystemExit):
         play.main(argv)
     assert message in capsys.readouterr().err
+
+
+def test_algo_against_an_agent_explains_bad_moves_and_plays_to_the_end(monkeypatch, capsys):
+    lines = ["hint", "9 9 9", "stop", "0 12", "0 5"] + ["0 0"] * 200  # then keep attacking card 0 with 0
+    out = run(monkeypatch, capsys, ["algo", "--seed", "1", "--opponent", "epsilon_greedy"], lines)
+    assert "Most probable: player 1's card 3 is 11 (p = 0.69)." in out
+    assert "Not a move: type an attack as POSITION NUMBER" in out
+    assert "Not legal now: attack a face-down card." in out  # no stop before a hit
+    assert "Not a move: number must be an integer in [0, 11], got 12" in out
+    assert "You named 5 for player 1's card 0: miss; W9 goes face up." in out
+    assert out.rstrip().endswith(("You win!", "Player 1 wins.", "Bye."))
+    assert "[" not in out.split("player 1:")[1].splitlines()[0]  # the opponent's numbers never show face down
+
+
+def test_algo_options_are_checked(monkeypatch, capsys):
+    with pytest.raises(SystemExit):
+        play.main(["algo", "--opponent", "oracle"])
+    assert "invalid choice" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        play.main(["algo", "--players", "5"])
+    assert "players must be an integer in [2, 4], got 5" in capsys.readouterr().err

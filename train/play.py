@@ -3,6 +3,7 @@
     python -m train.play                                  # Mastermind 4 x 6
     python -m train.play Wordle-v0
     python -m train.play Mastermind-v0 --size pegs=5 --size colors=8 --seed 3
+    python -m train.play algo --opponent max_entropy      # Algo against an agent (train.play_algo)
 
 Each turn shows the board, the number of secrets still possible and their
 entropy in bits. Type a query in the game's notation (``help`` shows an
@@ -24,6 +25,8 @@ import deduction_envs
 from agents import ISES
 from deduction_envs.core.information_set import InformationSet
 from train.demo import parse_size
+from train.play_algo import OPPONENTS
+from train.play_algo import play as play_algo
 
 COMMANDS = "Commands: a query, 'hint', 'help', 'quit'."
 
@@ -114,12 +117,18 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m train.play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("env", nargs="?", default="Mastermind-v0", choices=deduction_envs.ENV_IDS, help="env id")
+    games = [*deduction_envs.ENV_IDS, "algo"]
+    parser.add_argument("env", nargs="?", default="Mastermind-v0", choices=games, help="env id, or algo")
     parser.add_argument("--size", type=parse_size, action="append", default=[], metavar="NAME=N", help="game size")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the secret")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the secret (or of Algo's deal)")
+    parser.add_argument("--opponent", default="max_entropy", choices=list(OPPONENTS), help="Algo: the agents' kind")
+    parser.add_argument("--players", type=int, default=2, help="Algo: players, you included (2 to 4)")
     args = parser.parse_args(argv)
     try:
-        play(args.env, dict(args.size), args.seed)
+        if args.env == "algo":
+            play_algo(args.opponent, args.players, args.seed)
+        else:
+            play(args.env, dict(args.size), args.seed)
     except (ValueError, TypeError) as error:
         parser.error(str(error))
     except KeyboardInterrupt:

@@ -1,0 +1,145 @@
+"""Play Algo in the terminal against the reference agents (``python -m train.play algo``).
+
+    python -m train.play algo --opponent max_entropy
+    python -m train.play algo --players 3 --opponent epsilon_greedy --seed 4
+
+You sit in seat 0. Your cards show their numbers (``[B3]`` while face down to
+the others); the others' face-down cards show their colour only (``B?``), with
+the numbers missed attacks have ruled out. On your turn type an attack as
+``POSITION NUMBER`` (two players) or ``PLAYER POSITION NUMBER``, ``stop``
+after a hit, ``reveal POSITION`` when a miss with the deck empty asks for
+one of your cards, ``hint`` for the most probable attack and its exact
+probability, ``help`` or ``quit``. Mistyped or illegal moves are explained
+and asked again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy, attack_probabilities
+from agents.multiplayer import RandomSeatAgent, SeatAgent
+from deduction_envs.games.algo import AlgoEvent, AlgoRules, Move, Phase, PlayerView, format_card
+
+OPPONENTS: dict[str, Callable[[], SeatAgent]] = {
+    "random": RandomSeatAgent,
+    "epsilon_greedy": lambda: AlgoEpsilonGreedy(0.1),
+    "max_entropy": AlgoMaxEntropy,
+}
+
+
+def show(rules: AlgoRules, view: PlayerView) -> str:
+    """The table as seat ``view.player`` sees it: no number it does not know."""
+    lines = []
+    for seat, hand in enumerate(view.hands):
+        cards = []
+        for i, (colour, known, excluded) in enumerate(zip(hand.colours, hand.known, hand.excluded, strict=True)):
+            if seat == view.player:
+                text = format_card(view.own[i]) if known >= 0 else f"[{format_card(view.own[i])}]"
+            else:
+                text = format_card(known) if known >= 0 else f"{'BW'[colour]}?"
+                if known < 0 and excluded:
+                    text += f"(not {','.join(map(str, sorted(excluded)))})"
+            cards.append(f"{i}:{text}")
+        who = "you" if seat == view.player else f"player {seat}"
+        lines.append(f"{'*' if seat == view.mover else ' '} {who:>8}: {' '.join(cards)}")
+    drawn = f", you drew {format_card(view.drawn)}" if view.drawn >= 0 else ""
+    lines.append(f"  deck {view.deck}{drawn}")
+    return "\n".join(lines)
+
+
+def describe(rules: AlgoRules, event: AlgoEvent) -> str:
+    """One event in words, as everyone saw it."""
+    who = "You" if event.mover == 0 else f"Player {event.mover}"
+    move = event.move
+    if move.kind == "stop":
+        return f"{who} stopped."
+    if move.kind == "reveal":
+        return f"{who} revealed {format_card(event.card)}."
+    target = "your" if event.target_player == 0 else f"player {event.target_player}'s"
+    said = f"{who} named {move.number} for {target} card {move.position}"
+    if event.hit:
+        return f"{said}: hit, {format_card(event.card)}."
+    placed = f"; {format_card(event.placed_card)} goes face up" if event.placed_card >= 0 else ""
+    return f"{said}: miss{placed}."
+
+
+def parse_move(rules: AlgoRules, text: str) -> Move:
+    """A typed move: ``stop``, ``reveal P``, ``P N`` (two players) or ``O P N``; ValueError says the form."""
+    words = text.lower().split()
+    if words == ["stop"]:
+        return Move("stop")
+    if len(words) == 2 and words[0] == "reveal" and words[1].isdigit():
+        return Move("reveal", position=int(words[1]))
+    if all(w.isdigit() for w in words) and len(words) == (2 if rules.players == 2 else 3):
+        numbers = [int(w) for w in words]
+        target = 0 if rules.players == 2 else numbers[0] - 1  # player 1 is the next seat
+        return Move("attack", target, *numbers[-2:])
+    form = "POSITION NUMBER" if rules.players == 2 else "PLAYER POSITION NUMBER"
+    raise ValueError(f"type an attack as {form}, 'stop', 'reveal POSITION', 'hint', 'help' or 'quit'")
+
+
+def play(
+    opponent: str = "max_entropy", players: int = 2, seed: int | None = None, read: Callable[[str], str] = input
+) -> int | None:
+    """Play one game in seat 0 against ``opponent`` agents; returns the winner's seat (None if you quit)."""
+    rules = AlgoRules(players=players)
+    rng = np.random.default_rng(seed)
+    agents = [OPPONENTS[opponent]() for _ in range(players - 1)]
+    for seat, agent in enumerate(agents, start=1):
+        agent.reset(rules, seat, int(rng.integers(2**32)))
+    state = rules.new_game(rng)
+    print(f"Algo, {players} players; you are seat 0 and move first. Type 'help' for the moves.")
+    while state.winner is None:
+        view = rules.view(state, state.mover)
+        if state.mover == 0:
+            print(show(rules, view))
+            try:
+                move = _ask(rules, view, rules.legal_mask(state), read)
+            except EOFError:
+                move = None
+            if move is None:
+                print("Bye.")
+                return None
+            action = rules.action_index(move)
+        else:
+            action = agents[state.mover - 1].act(view, rules.legal_mask(state))
+        event = rules.apply(state, action)
+        for agent in agents:
+            agent.observe(event)
+        print(describe(rules, event))
+    print(show(rules, rules.view(state, 0)))
+    print("You win!" if state.winner == 0 else f"Player {state.winner} wins.")
+    return state.winner
+
+
+def _ask(rules: AlgoRules, view: PlayerView, mask: np.ndarray, read: Callable[[str], str]) -> Move | None:
+    """Read commands until a legal move (None to quit)."""
+    while True:
+        text = read("> ").strip()
+        if text.lower() in ("quit", "exit", "q"):
+            return None
+        if text.lower() in ("help", "?"):
+            print(__doc__.split("\n\n")[2])
+            continue
+        if text.lower() == "hint":
+            hits = np.where(mask[: rules.num_attacks], attack_probabilities(rules, view), -1.0)
+            best = rules.decode(int(np.argmax(hits)))
+            player = rules.target_player(0, best.target)
+            print(f"Most probable: player {player}'s card {best.position} is {best.number} (p = {hits.max():.2f}).")
+            continue
+        if not text:
+            continue
+        try:
+            move = parse_move(rules, text)
+            action = rules.action_index(move)
+        except ValueError as error:
+            print(f"Not a move: {error}.")
+            continue
+        if not mask[action]:
+            why = {Phase.ATTACK: "attack a face-down card", Phase.CONTINUE: "attack a face-down card or stop"}
+            print(f"Not legal now: {why.get(view.phase, 'reveal one of your face-down cards')}.")
+            continue
+        return move
