@@ -187,6 +187,11 @@ class raw_env(AECEnv):
             "action_mask": mask.astype(np.int8),
         }
 
+    def entropy(self, agent: str) -> float:
+        """Bits of ``agent``'s uncertainty: log2 of the deals consistent with its view (all equally likely)."""
+        view = self.rules.view(self.state, self.possible_agents.index(agent))
+        return float(np.log2(AlgoHandPosterior(view, self.rules.numbers).count))
+
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
