@@ -7,6 +7,7 @@ multiplayer ones.
 """
 
 from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
+from agents.algo_ismcts import AlgoISMCTS
 from agents.base import Agent
 from agents.evaluation import EvaluationResult, evaluate
 from agents.ises import ISES
@@ -20,6 +21,7 @@ __all__ = [
     "ISMCTS",
     "Agent",
     "AlgoEpsilonGreedy",
+    "AlgoISMCTS",
     "AlgoMaxEntropy",
     "EvaluationResult",
     "GameRecord",

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
+from agents.algo_ismcts import AlgoISMCTS
 from agents.multiplayer import RandomSeatAgent, SeatAgent, play_game, play_match
 from deduction_envs.games.algo import AlgoRules, HandView, Move, Phase, PlayerView, parse_card
 
@@ -123,3 +124,30 @@ def test_max_entropy_plays_whole_games_and_beats_random_play():
     assert len(result.games) == 6 and result.wins(1) <= 1
     with pytest.raises(ValueError, match="depth must be an integer >= 1"):
         AlgoMaxEntropy(depth=0)
+
+
+def test_ismcts_takes_a_certain_hit_and_plays_whole_games_from_its_view():
+    rules, view, mask = article_view()
+    agent = AlgoISMCTS(iterations=300)
+    agent.reset(rules, 0, seed=0)
+    assert rules.decode(agent.act(view, mask)) in (Move("attack", 0, 1, 3), Move("attack", 0, 2, 4))
+    recorder = Recorder(AlgoISMCTS(iterations=30))
+    result = play_match(AlgoRules(players=3), [recorder, RandomSeatAgent(), AlgoEpsilonGreedy(0.5)], games=3)
+    assert len(result.games) == 3 and set(recorder.given) == {PlayerView}
+
+
+def test_ismcts_beats_random_play_and_stops_on_the_clock():
+    result = play_match(AlgoRules(), [AlgoISMCTS(iterations=100), RandomSeatAgent()], games=6, seed=2)
+    assert result.win_rate(0) >= 5 / 6
+    rules, view, mask = article_view()
+    agent = AlgoISMCTS(iterations=None, time_limit=0.02)
+    agent.reset(rules, 0, seed=0)
+    agent.act(view, mask)
+    assert agent.last_iterations >= 1
+    for kwargs, message in (
+        ({"iterations": 0}, "iterations must be an integer >= 1"),
+        ({"iterations": 10, "time_limit": 0.1}, "exactly one of"),
+        ({"exploration": -1}, "exploration must be >= 0"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            AlgoISMCTS(**kwargs)

@@ -14,8 +14,9 @@ intervals.
 Experiment 2: ``AlgoMaxEntropy()`` against ``AlgoEpsilonGreedy(0.1)``,
 ``--duel-games`` games with each moving first (the article: 50), with the
 article's one-sided z-test of the max-entropy agent's win rate against 0.5.
-Writes ``algo.md`` to ``--output``. Experiment 3 (both against SO-ISMCTS)
-comes with SO-ISMCTS for Algo.
+Experiment 3 (not in the article): ``AlgoISMCTS(iterations=200)`` against
+each of them, ``--ismcts-games`` games with each moving first. Writes
+``algo.md`` to ``--output``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from scipy.stats import binomtest, norm
 from tqdm import tqdm
 
 from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
-from agents.multiplayer import play_game
+from agents.algo_ismcts import AlgoISMCTS
+from agents.multiplayer import SeatAgent, play_game
 from deduction_envs.games.algo import AlgoRules
 
 EPSILONS = (0.0, 0.1, 0.5, 1.0)
@@ -54,15 +56,16 @@ def round_robin(games: int, seed: int = 0) -> np.ndarray:
     return wins
 
 
-def duel(games: int, seed: int = 0) -> tuple[int, int]:
-    """Max-entropy's wins against epsilon-greedy(0.1): (moving first, moving second), ``games`` each."""
+def duel(games: int, seed: int = 0, first: SeatAgent | None = None, second: SeatAgent | None = None) -> tuple[int, int]:
+    """Wins of ``first`` (default max-entropy) against ``second`` (default epsilon-greedy(0.1)):
+    (moving first, moving second), ``games`` each."""
+    first = first or AlgoMaxEntropy()
+    second = second or AlgoEpsilonGreedy(0.1)
     rules = AlgoRules()
     wins = [0, 0]
-    with tqdm(total=2 * games, desc="Experiment 2 games") as bar:
+    with tqdm(total=2 * games, desc=f"{first.name} v {second.name}") as bar:
         for seat in (0, 1):
-            agents = [AlgoMaxEntropy(), AlgoEpsilonGreedy(0.1)]
-            if seat == 1:
-                agents.reverse()
+            agents = [first, second] if seat == 0 else [second, first]
             for g in range(games):
                 wins[seat] += play_game(rules, agents, seed=(seed, 9, seat, g), first=0).winner == seat
                 bar.update()
@@ -81,7 +84,14 @@ def _interval(successes: int, trials: int) -> str:
 
 
 def write_report(
-    wins: np.ndarray, games: int, duel_wins: tuple[int, int], duel_games: int, path: Path, command: str
+    wins: np.ndarray,
+    games: int,
+    duel_wins: tuple[int, int],
+    duel_games: int,
+    ismcts: dict[str, tuple[int, int]],
+    ismcts_games: int,
+    path: Path,
+    command: str,
 ) -> str:
     rates = wins / games
     header = " | ".join(f"{e:g}" for e in EPSILONS)
@@ -137,7 +147,19 @@ def write_report(
         "",
         f"One-sided z-test against 0.5: u0 = {u0:.2f}, p = {p_value:.3g}: {verdict} at 5% "
         "(the article: u0 = 0.8 over 100 games, not significant).",
+        "",
+        "## Experiment 3: SO-ISMCTS (200 iterations per decision, random rollouts)",
+        "",
+        f"{ismcts_games} games with each moving first; SO-ISMCTS's win rate with 95% Wilson intervals.",
+        "",
+        "| opponent | SO-ISMCTS moving first | moving second | overall |",
+        "| --- | ---: | ---: | ---: |",
     ]
+    for name, (as_first, as_second) in ismcts.items():
+        lines.append(
+            f"| {name} | {_interval(as_first, ismcts_games)} | {_interval(as_second, ismcts_games)} "
+            f"| {_interval(as_first + as_second, 2 * ismcts_games)} |"
+        )
     text = "\n".join(lines) + "\n"
     path.write_text(text)
     return text
@@ -151,17 +173,24 @@ def main(argv: list[str] | None = None) -> np.ndarray:
     )
     parser.add_argument("--games", type=int, default=100, help="games per ordered pairing (default 100)")
     parser.add_argument("--duel-games", type=int, default=50, help="Experiment 2 games per seating (default 50)")
+    parser.add_argument("--ismcts-games", type=int, default=50, help="Experiment 3 games per seating (default 50)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
     parser.add_argument("--output", type=Path, default=Path("results"), help="folder for algo.md")
     args = parser.parse_args(argv)
-    for name in ("games", "duel_games"):
+    for name in ("games", "duel_games", "ismcts_games"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     wins = round_robin(args.games, args.seed)
     duel_wins = duel(args.duel_games, args.seed)
+    ismcts = {
+        opponent.name: duel(args.ismcts_games, args.seed, AlgoISMCTS(iterations=200), opponent)
+        for opponent in (AlgoEpsilonGreedy(0.1), AlgoMaxEntropy())
+    }
     args.output.mkdir(parents=True, exist_ok=True)
-    command = "python -m train.algo_experiments " + " ".join(sys.argv[1:] if argv is None else argv)
-    print(write_report(wins, args.games, duel_wins, args.duel_games, args.output / "algo.md", command.strip()))
+    command = ("python -m train.algo_experiments " + " ".join(sys.argv[1:] if argv is None else argv)).strip()
+    path = args.output / "algo.md"
+    report = write_report(wins, args.games, duel_wins, args.duel_games, ismcts, args.ismcts_games, path, command)
+    print(report)
     return wins
 
 
