@@ -120,8 +120,9 @@ def test_a_drawn_card_its_neighbours_give_away_costs_the_same_face_up_or_down():
 
 
 def test_max_entropy_plays_whole_games_and_beats_random_play():
-    result = play_match(AlgoRules(players=3), [AlgoMaxEntropy(samples=2), RandomSeatAgent(), AlgoEpsilonGreedy(0.5)], 6)
-    assert len(result.games) == 6 and result.wins(1) <= 1
+    recorder = Recorder(AlgoMaxEntropy(samples=2))
+    result = play_match(AlgoRules(players=3), [recorder, RandomSeatAgent(), AlgoEpsilonGreedy(0.5)], 6)
+    assert len(result.games) == 6 and result.wins(1) <= 1 and set(recorder.given) == {PlayerView}
     with pytest.raises(ValueError, match="depth must be an integer >= 1"):
         AlgoMaxEntropy(depth=0)
 
