@@ -23,11 +23,13 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tqdm import TqdmExperimentalWarning
 
 import deduction_envs
 from agents import ISES, ISMCTS, Agent, EvaluationResult, RandomAgent, SB3Policy, evaluate
@@ -152,12 +154,14 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
     main_thread = threading.current_thread() is threading.main_thread()  # signal handlers live there only
     previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None  # a scheduler's stop saves too
     try:
-        model.learn(
-            total_timesteps=args.timesteps,
-            callback=callbacks,
-            progress_bar=args.progress,
-            reset_num_timesteps=args.resume is None,
-        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TqdmExperimentalWarning)  # SB3's bar is tqdm.rich, marked experimental
+            model.learn(
+                total_timesteps=args.timesteps,
+                callback=callbacks,
+                progress_bar=args.progress,
+                reset_num_timesteps=args.resume is None,
+            )
     except KeyboardInterrupt:
         print("\nInterrupted: saving what was trained.")
     finally:
