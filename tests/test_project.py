@@ -43,3 +43,10 @@ def test_readme_lists_every_registered_env():
     readme = (ROOT / "README.md").read_text()
     for env_id in deduction_envs.ENV_IDS:
         assert f"`{env_id}`" in readme
+
+
+def test_the_readme_algo_example_runs():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Algo: the first multiplayer env", 1)[1].split("\n## ", 1)[0]
+    (example,) = re.findall(r"```python\n(.+?)\n```", section, flags=re.S)
+    exec(compile(example, "README.md", "exec"), {})  # a whole game to the end
