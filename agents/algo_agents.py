@@ -6,9 +6,12 @@ exact over every deal consistent with the agent's view.
 
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 
 from agents.multiplayer import SeatAgent
+from deduction_envs.core.rules import check_int
 from deduction_envs.games.algo import HandView, Move, Phase, PlayerView
 from deduction_envs.reasoning import AlgoHandPosterior
 
@@ -91,8 +94,7 @@ class AlgoMaxEntropy(SeatAgent):
     def __init__(self, depth: int = 2, top_n: int = 5, samples: int = 8, win_value: float = 10.0) -> None:
         super().__init__()
         for label, value in (("depth", depth), ("top_n", top_n), ("samples", samples)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{label} must be an integer >= 1, got {value!r}")
+            check_int(label, value, low=1)
         self.depth, self.top_n, self.samples, self.win_value = depth, top_n, samples, float(win_value)
         self.name = "max-entropy"
         self.last_values: dict[int, float] = {}
@@ -100,15 +102,24 @@ class AlgoMaxEntropy(SeatAgent):
     def act(self, view: PlayerView, mask: np.ndarray) -> int:
         if view.phase == Phase.REVEAL:
             return int(self.rng.choice(np.flatnonzero(mask)))
-        revealed, hidden = self._disclosure(view)
-        values = self._values(view, revealed, hidden, self.depth, can_stop=view.phase == Phase.CONTINUE)
+        posterior = AlgoHandPosterior(view, self.rules.numbers)
+        revealed, hidden = self._disclosure(view, posterior)
+        values = self._values(view, revealed, hidden, self.depth, view.phase == Phase.CONTINUE, posterior)
         self.last_values = values
         return max(values, key=values.get)
 
-    def _values(self, view: PlayerView, revealed: float, hidden: float, depth: int, can_stop: bool) -> dict[int, float]:
-        """I of the ``top_n`` most probable attacks and, when allowed, of stopping."""
+    def _values(
+        self,
+        view: PlayerView,
+        revealed: float,
+        hidden: float,
+        depth: int,
+        can_stop: bool,
+        posterior: AlgoHandPosterior | None = None,
+    ) -> dict[int, float]:
+        """I of the ``top_n`` most probable attacks and, when allowed, of stopping (``posterior``: ``view``'s)."""
         rules = self.rules
-        hits = attack_probabilities(rules, view)
+        hits = attack_probabilities(rules, view, posterior)
         order = np.flatnonzero(hits > 0)
         order = order[np.argsort(-hits[order], kind="stable")][: self.top_n]
         values = {}
@@ -130,12 +141,15 @@ class AlgoMaxEntropy(SeatAgent):
             values[rules.stop_action] = -hidden
         return values
 
-    def _disclosure(self, view: PlayerView) -> tuple[float, float]:
-        """(S, T): bits an opponent learns about my hand from my drawn card placed face up, face down."""
+    def _disclosure(self, view: PlayerView, posterior: AlgoHandPosterior | None = None) -> tuple[float, float]:
+        """(S, T): bits an opponent learns about my hand from my drawn card placed face up, face down.
+
+        ``posterior`` is ``view``'s, if already built.
+        """
         if view.drawn < 0:
             return 0.0, 0.0
         me = view.hands[view.player]
-        position = int(np.searchsorted(view.own, view.drawn))
+        position = bisect.bisect_left(view.own, view.drawn)
         colour = view.drawn % 2
 
         def placed(known: int) -> HandView:
@@ -145,7 +159,7 @@ class AlgoMaxEntropy(SeatAgent):
                 (*me.excluded[:position], frozenset(), *me.excluded[position:]),
             )
 
-        posterior = AlgoHandPosterior(view, self.rules.numbers)
+        posterior = posterior or AlgoHandPosterior(view, self.rules.numbers)
         opponent = next(q for q in range(self.rules.players) if q != view.player and q in posterior.players)
         gains = np.zeros((self.samples, 2))
         for s in range(self.samples):

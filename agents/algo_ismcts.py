@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 from agents.multiplayer import SeatAgent
+from deduction_envs.core.rules import check_int
 from deduction_envs.games.algo import AlgoState, Phase, PlayerView
 from deduction_envs.reasoning import AlgoHandPosterior
 
@@ -50,9 +51,8 @@ class AlgoISMCTS(SeatAgent):
         super().__init__()
         if (iterations is None) == (time_limit is None):
             raise ValueError("give exactly one of iterations and time_limit")
-        whole = isinstance(iterations, int) and not isinstance(iterations, bool)
-        if iterations is not None and (not whole or iterations < 1):
-            raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
+        if iterations is not None:
+            check_int("iterations", iterations, low=1)
         if time_limit is not None and not time_limit > 0:
             raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
         if not exploration >= 0:
@@ -127,8 +127,7 @@ class AlgoISMCTS(SeatAgent):
         # Rollout: random legal actions to the end.
         while state.phase != Phase.OVER:
             rules.apply(state, int(self.rng.choice(np.flatnonzero(rules.legal_mask(state)))))
-        ranking = [state.winner, *reversed(state.out)]
-        reward = {player: 1.0 - 2.0 * rank / (rules.players - 1) for rank, player in enumerate(ranking)}
+        reward = rules.rewards(state)
         # Backup: each action scores the reward of the player who chose it.
         for visited, action in path:
             stats = visited.stats[action]

@@ -9,8 +9,8 @@ on the pure rules, without an env, which is what tournaments want.
 
 The rules object of a multiplayer game provides ``new_game(rng, first)``,
 ``legal_mask(state)``, ``apply(state, action) -> event``,
-``view(state, player)``, and a state with ``mover``, ``phase``, ``winner``
-and ``out`` (players in the order they went out); Algo's
+``view(state, player)``, and a state with ``mover``, ``winner`` (None until
+the game is over) and ``ranking`` (the players best first, once it is); Algo's
 (:class:`deduction_envs.games.algo.AlgoRules`) is the first.
 """
 
@@ -103,8 +103,7 @@ def play_game(
         for agent in agents:
             agent.observe(event)
         actions += 1
-    ranking = (state.winner, *reversed(state.out))
-    return GameRecord(tuple(a.name for a in agents), ranking, actions, first)
+    return GameRecord(tuple(a.name for a in agents), state.ranking, actions, first)
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from agents import EvaluationResult
 from deduction_envs.envs import env_rules
 from deduction_envs.games.wordle import load_words
@@ -185,9 +183,8 @@ def plot_curves(rows: list[Row], settings: Settings, path: Path) -> None:
         for variant, colour in zip(VARIANTS, ("tab:blue", "tab:orange"), strict=True):
             lengths = training.read_monitors(settings.folder(game, variant) / "monitor")
             if lengths.size:
-                window = max(1, min(200, lengths.size // 20))
-                smooth = np.convolve(lengths, np.ones(window) / window, mode="valid")
-                ax.plot(np.cumsum(lengths)[window - 1 :], smooth, color=colour, label=f"policy ({variant})")
+                _, steps, smooth = training.smoothed(lengths, most=200, share=20)
+                ax.plot(steps, smooth, color=colour, label=f"policy ({variant})")
         ises = [r.mean_steps for r in rows if r.game == game and r.agent == "ISES"]
         if ises:
             ax.axhline(ises[0], color="black", linestyle="--", linewidth=1, label="ISES (exact mean)")

@@ -34,6 +34,7 @@ from tqdm import TqdmExperimentalWarning
 import deduction_envs
 from agents import ISES, ISMCTS, Agent, EvaluationResult, RandomAgent, SB3Policy, evaluate
 from agents.sb3_policy import ALGORITHMS, algorithm_class
+from deduction_envs.core.rules import DeductionRules
 from deduction_envs.envs import env_rules
 from deduction_envs.wrappers import EntropyRewardWrapper
 from train.demo import parse_size
@@ -174,9 +175,8 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
     return model, seconds
 
 
-def reference_agents(env_id: str, env_kwargs: dict[str, Any], time_limit: float) -> list[Agent]:
+def reference_agents(rules: DeductionRules, time_limit: float) -> list[Agent]:
     """Exhaustive ISES, SO-ISMCTS, random play and, where queries name secrets, consistent random play."""
-    rules = env_rules(env_id, **env_kwargs)
     agents: list[Agent] = [ISES(), ISMCTS(time_limit=time_limit), RandomAgent()]
     if rules.queries_name_secrets:
         agents.append(RandomAgent(consistent=True))
@@ -206,7 +206,7 @@ def compare(
         else [policy if isinstance(policy, SB3Policy) else SB3Policy(policy, action_mask=action_mask)]
     )
     if references:
-        agents += reference_agents(env_id, env_kwargs, time_limit)
+        agents += reference_agents(rules, time_limit)
     if rules.num_secrets <= eval_secrets:
         plan: dict[str, Any] = {"secrets": "all"}
     else:
@@ -253,6 +253,16 @@ def read_monitors(monitor_dir: Path) -> np.ndarray:
     return np.concatenate(lengths)[np.lexsort((key[:, 1], key[:, 0]))]
 
 
+def smoothed(lengths: np.ndarray, most: int, share: int) -> tuple[int, np.ndarray, np.ndarray]:
+    """A moving mean of episode lengths over ``min(most, episodes // share)`` episodes (at least 1).
+
+    Returns the window, the timesteps at which each mean ends and the means.
+    """
+    window = max(1, min(most, lengths.size // share))
+    smooth = np.convolve(lengths, np.ones(window) / window, mode="valid")
+    return window, np.cumsum(lengths)[window - 1 :], smooth
+
+
 def plot_learning_curve(monitor_dir: Path, path: Path, title: str) -> bool:
     """Episode length (queries) against timesteps from the monitor logs; False if there are no episodes yet."""
     from train.plotting import panel_grid, save
@@ -260,12 +270,10 @@ def plot_learning_curve(monitor_dir: Path, path: Path, title: str) -> bool:
     lengths = read_monitors(monitor_dir)
     if not lengths.size:
         return False
-    steps = np.cumsum(lengths)
-    window = max(1, min(100, lengths.size // 10))
-    smooth = np.convolve(lengths, np.ones(window) / window, mode="valid")
+    window, steps, smooth = smoothed(lengths, most=100, share=10)
     figure, (ax,) = panel_grid(1, width=6, height=3.6)
-    ax.plot(steps, lengths, color="grey", alpha=0.3, linewidth=0.6, label="episode")
-    ax.plot(steps[window - 1 :], smooth, color="tab:red", label=f"mean of {window}")
+    ax.plot(np.cumsum(lengths), lengths, color="grey", alpha=0.3, linewidth=0.6, label="episode")
+    ax.plot(steps, smooth, color="tab:red", label=f"mean of {window}")
     ax.set_xlabel("timesteps")
     ax.set_ylabel("queries per episode")
     ax.set_title(title)

@@ -202,9 +202,7 @@ class raw_env(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if self.state.phase == Phase.OVER:
-            order = [self.state.winner, *reversed(self.state.out)]  # best first
-            for rank, player in enumerate(order):
-                self.rewards[self.possible_agents[player]] = 1.0 - 2.0 * rank / (self.rules.players - 1)
+            self.rewards = dict(zip(self.possible_agents, self.rules.rewards(self.state), strict=True))
             self.terminations = dict.fromkeys(self.agents, True)
         elif self._cycles >= self.max_cycles:
             self.truncations = dict.fromkeys(self.agents, True)

@@ -40,6 +40,7 @@ Positions run over :attr:`AlgoRules.max_hand`, the most cards a hand can hold.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -149,6 +150,13 @@ class AlgoState:
             return None
         return next(p for p in range(self.players) if p not in self.out)
 
+    @property
+    def ranking(self) -> tuple[int, ...]:
+        """Once the game is over, the players best first: the winner, then the others by when they went out."""
+        if self.winner is None:
+            raise ValueError("the game is not over")
+        return (self.winner, *reversed(self.out))
+
 
 class AlgoEvent(NamedTuple):
     """What every player sees of one action (no face-down number is in it).
@@ -243,6 +251,13 @@ class AlgoRules:
     @property
     def num_actions(self) -> int:
         return self.num_attacks + 1 + self.max_hand
+
+    def rewards(self, state: AlgoState) -> list[float]:
+        """Each seat's reward for a finished game: +1 for the winner, -1 for the first out, linear in between."""
+        rewards = [0.0] * self.players
+        for rank, player in enumerate(state.ranking):
+            rewards[player] = 1.0 - 2.0 * rank / (self.players - 1)
+        return rewards
 
     # ------------------------------------------------------------- actions
     def action_index(self, move: Move) -> int:
@@ -377,7 +392,7 @@ class AlgoRules:
         if state.drawn is None:
             return -1
         hand = state.hands[state.mover]
-        position = int(np.searchsorted(hand, state.drawn))
+        position = bisect.bisect_left(hand, state.drawn)
         hand.insert(position, state.drawn)
         if face_up:
             state.revealed[state.mover].add(state.drawn)

@@ -20,10 +20,13 @@ walk's state is how many positions of each opponent are filled, at most
 ``prod(len(hand) + 1)`` states, so the number of assignments is a dynamic
 programme over cards, and forward and backward counts give the probability
 of every card at every position exactly, in ``O(N * states * opponents)``
-numpy work. Sampling walks the forward counts backwards.
+numpy work; the backward counts are computed only when probabilities are
+asked for. Sampling walks the forward counts backwards.
 """
 
 from __future__ import annotations
+
+from functools import cached_property
 
 import numpy as np
 
@@ -89,10 +92,16 @@ class AlgoHandPosterior:
         self.count = int(self._forward[n, self._final])
         if self.count == 0:
             raise ValueError(f"no deal agrees with player {view.player}'s view: it contradicts itself")
-        self._backward = np.zeros((n + 1, self._states), dtype=np.int64)
-        self._backward[n, self._final] = 1
+
+    @cached_property
+    def _backward(self) -> np.ndarray:
+        """``[c, s]``: the walks that finish from state ``s`` before card ``c`` (for probabilities only)."""
+        n = self.deck_size
+        backward = np.zeros((n + 1, self._states), dtype=np.int64)
+        backward[n, self._final] = 1
         for c in range(n - 1, -1, -1):
-            self._backward[c] = self._step_back(self._backward[c + 1], c)
+            backward[c] = self._step_back(backward[c + 1], c)
+        return backward
 
     def _step(self, counts: np.ndarray, c: int) -> np.ndarray:
         """Walks after card ``c`` from ``counts`` before it: ``c`` lies elsewhere or fills a next position."""
