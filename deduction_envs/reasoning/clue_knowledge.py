@@ -1,0 +1,813 @@
+"""What one Clue player knows about where the cards are: exact probabilities from every event seen.
+
+Model
+-----
+A deck is split into categories; the case file holds a fixed number of cards
+of each (Clue: one suspect, one weapon, one room; Generalized Clue: ``k`` cards
+of its single category) and the rest is dealt to players whose hand sizes are
+known. A *deal* says where every card is. The shuffle makes every deal equally
+likely before play (the case file is a uniform draw per category, the rest a
+uniform deal), and every event the engine takes is a *constraint* on the
+deal: it is true of some deals and false of others. Conditioning a uniform
+prior on a constraint leaves the uniform distribution over the deals that
+satisfy it, so every probability here is a count of consistent deals over the
+total count. The engine deliberately ignores evidence whose likelihood
+depends on the players' strategies (which card a refuter chose to show, which
+suggestion a player chose to make): modelling it would need a model of each
+player, and the constraints alone are sound whatever the players do.
+
+The events: a whole hand (my own, or one made public); a player holds a card
+(shown to me); a player holds none of a set (could not refute); a player holds
+at least one of a set (refuted another player's suggestion, card unseen); an
+accusation was wrong (the case file is not exactly those cards) or right.
+
+Algorithms
+----------
+1. *Propagation* (unit rules, to a fixed point) keeps the certain facts: a card
+   held somewhere is held nowhere else; a card that can be in one place only is
+   there; a place whose known cards fill its size holds nothing else, and one
+   whose possible cards are just enough holds them all (per category for the
+   case file); a clause with one possible card left becomes a fact. What is
+   left are *free* cards and clauses over them.
+2. *Exact counting* (:mod:`~deduction_envs.reasoning.clue_counting`): because
+   each constraint concerns one place, a deal is a path of valid hands, place
+   after place, through the sets of free cards still to deal, and forward and
+   backward counts over those sets (a dynamic programme on bitmasks, compiled
+   with numba) give the number of deals, each card's probability at each place,
+   the case-file distribution, exact uniform samples and the distribution of
+   answers to a suggestion. Its cost grows with the free cards; a budget on the
+   hands enumerated (``work_limit``) bounds it.
+3. *Sampling* (:mod:`~deduction_envs.reasoning.clue_sampling`) beyond the
+   budget: uniform deals of the hard facts, exact through a capacity dynamic
+   programme, with rejection of those that break a clause. Estimates carry
+   standard errors.
+4. *Satisfiability*: every event is checked before it is kept, by propagation
+   and a complete backtracking search over the clauses (each branch puts one of
+   a clause's cards in place, and the leaves are checked by the relaxed count),
+   so a contradiction raises :class:`ContradictionError` at once, exact or not.
+
+``method="auto"`` counts exactly when the budget allows and samples otherwise;
+:attr:`ClueSolution.method` says which was used.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from deduction_envs.core.entropy import entropy_bits
+from deduction_envs.core.rules import check_int
+from deduction_envs.games.clue import CLASSIC_CATEGORIES, deal_sizes
+from deduction_envs.reasoning.clue_counting import (
+    ExactCounts,
+    FreeProblem,
+    WorkLimitExceeded,
+    answer_weights,
+    count_exactly,
+)
+from deduction_envs.reasoning.clue_sampling import RelaxedCounts
+
+__all__ = ["ClueKnowledge", "ClueSolution", "ContradictionError"]
+
+Card = int | str
+METHODS = ("auto", "exact", "sample")
+
+
+class ContradictionError(ValueError):
+    """An event that no deal agrees with, given what is already known."""
+
+
+class _Contradiction(Exception):
+    """Raised inside propagation with the reason; turned into a ContradictionError naming the event."""
+
+
+def _bits(mask: int) -> list[int]:
+    return [b for b in range(mask.bit_length()) if mask >> b & 1]
+
+
+@dataclass(frozen=True)
+class _Model:
+    """The deck and the table: everything fixed before play."""
+
+    names: tuple[str, ...]
+    players: int
+    sizes: tuple[int, ...]  # cards per place; the case file is the last place
+    category_masks: tuple[int, ...]
+    case_counts: tuple[int, ...]
+
+    @property
+    def cards(self) -> int:
+        return len(self.names)
+
+    @property
+    def case_file(self) -> int:
+        return self.players
+
+    @property
+    def places(self) -> int:
+        return self.players + 1
+
+    @property
+    def full(self) -> int:
+        return (1 << self.cards) - 1
+
+    def place_name(self, place: int) -> str:
+        return "the case file" if place == self.case_file else f"player {place}"
+
+    def card_list(self, mask: int) -> str:
+        return ", ".join(self.names[b] for b in _bits(mask))
+
+    def groups(self, place: int) -> list[tuple[int, int, str]]:
+        """(mask, count, what) triples whose counts a place must meet."""
+        if place != self.case_file:
+            return [(self.full, self.sizes[place], "cards")]
+        return [
+            (mask, count, f"cards of category {j}")
+            for j, (mask, count) in enumerate(zip(self.category_masks, self.case_counts, strict=True))
+        ]
+
+
+@dataclass(frozen=True)
+class _Facts:
+    """Certain facts per place and the clauses still open; immutable, so copies share it."""
+
+    required: tuple[int, ...]
+    forbidden: tuple[int, ...]
+    at_least: frozenset[tuple[int, int]] = frozenset()
+    not_all: frozenset[tuple[int, int]] = frozenset()
+
+    def holding(self, place: int, mask: int) -> _Facts:
+        required = list(self.required)
+        required[place] |= mask
+        return replace(self, required=tuple(required))
+
+    def lacking(self, place: int, mask: int) -> _Facts:
+        forbidden = list(self.forbidden)
+        forbidden[place] |= mask
+        return replace(self, forbidden=tuple(forbidden))
+
+
+def _propagate(model: _Model, facts: _Facts) -> _Facts:
+    """Apply the unit rules until nothing changes; raise _Contradiction with the reason if they fail."""
+    required, forbidden = list(facts.required), list(facts.forbidden)
+    at_least, not_all = set(facts.at_least), set(facts.not_all)
+    full, places = model.full, range(model.places)
+    while True:
+        before = (tuple(required), tuple(forbidden), frozenset(at_least), frozenset(not_all))
+        placed = 0
+        for p in places:
+            if placed & required[p]:
+                raise _Contradiction(f"{model.card_list(placed & required[p])} would be in two places")
+            placed |= required[p]
+        for p in places:
+            if required[p] & forbidden[p]:
+                cards = model.card_list(required[p] & forbidden[p])
+                raise _Contradiction(f"{model.place_name(p)} would both hold and not hold {cards}")
+        for p in places:
+            forbidden[p] |= placed & ~required[p]
+        allowed = [full & ~forbidden[p] for p in places]
+        nowhere = full
+        for mask in allowed:
+            nowhere &= ~mask
+        if nowhere:
+            raise _Contradiction(f"{model.card_list(nowhere)} could be nowhere")
+        for p in places:
+            elsewhere = 0
+            for q in places:
+                if q != p:
+                    elsewhere |= allowed[q]
+            required[p] |= allowed[p] & ~elsewhere
+        for p in places:
+            for mask, count, what in model.groups(p):
+                held = (required[p] & mask).bit_count()
+                possible = (full & ~forbidden[p] & mask).bit_count()
+                if held > count:
+                    raise _Contradiction(f"{model.place_name(p)} would hold {held} {what}, not {count}")
+                if possible < count:
+                    raise _Contradiction(f"{model.place_name(p)} could hold only {possible} {what}, not {count}")
+                if held == count:
+                    forbidden[p] |= mask & ~required[p]
+                elif possible == count:
+                    required[p] |= mask & ~forbidden[p]
+        for p, cards in list(at_least):
+            live = cards & ~forbidden[p]
+            if cards & required[p] or live != cards:
+                at_least.discard((p, cards))
+            if cards & required[p]:
+                continue
+            if not live:
+                raise _Contradiction(f"{model.place_name(p)} would hold none of {model.card_list(cards)}")
+            if live.bit_count() == 1:
+                required[p] |= live
+            elif live != cards:
+                at_least.add((p, live))
+        for p, cards in list(not_all):
+            rest = cards & ~required[p]
+            if cards & forbidden[p] or rest != cards:
+                not_all.discard((p, cards))
+            if cards & forbidden[p]:
+                continue
+            if not rest:
+                raise _Contradiction(f"{model.place_name(p)} would hold all of {model.card_list(cards)}")
+            if rest.bit_count() == 1:
+                forbidden[p] |= rest
+            elif rest != cards:
+                not_all.add((p, rest))
+        after = (tuple(required), tuple(forbidden), frozenset(at_least), frozenset(not_all))
+        if after == before:
+            return _Facts(*after)
+
+
+def _free_problem(model: _Model, facts: _Facts, first: Sequence[int] = ()) -> tuple[FreeProblem, list[int]]:
+    """The free cards of propagated ``facts`` as a :class:`FreeProblem`, and their deck ids.
+
+    Places in ``first`` come first in that order, even if they take no free
+    card; then the case file; then the other places that take free cards, in
+    increasing number of candidate hands (the largest is last, never enumerated).
+    """
+    placed = 0
+    for mask in facts.required:
+        placed |= mask
+    free = model.full & ~placed
+    cards = _bits(free)
+    position = {card: bit for bit, card in enumerate(cards)}
+
+    def compress(mask: int) -> int:
+        return sum(1 << position[c] for c in _bits(mask & free))
+
+    entries = []
+    for p in range(model.places):
+        size = model.sizes[p] - facts.required[p].bit_count()
+        if size == 0 and p not in first:
+            continue
+        allowed = compress(~facts.forbidden[p] & model.full)
+        categories: tuple[tuple[int, int], ...] = ()
+        if p == model.case_file:
+            categories = tuple(
+                (compress(mask), count - (facts.required[p] & mask).bit_count())
+                for mask, count in zip(model.category_masks, model.case_counts, strict=True)
+                if compress(mask) & allowed
+            )
+        entries.append(
+            (
+                p,
+                size,
+                allowed,
+                tuple(compress(c) for q, c in sorted(facts.at_least) if q == p),
+                tuple(compress(c) for q, c in sorted(facts.not_all) if q == p),
+                categories,
+            )
+        )
+
+    def rank(entry):
+        p, size, allowed = entry[:3]
+        if p in first:
+            return (0, list(first).index(p))
+        return (1 if p == model.case_file else 2, math.comb(allowed.bit_count(), size))
+
+    entries.sort(key=rank)
+    columns = [tuple(column) for column in zip(*entries, strict=True)] or [()] * 6
+    return FreeProblem(len(cards), *columns), cards
+
+
+def _satisfiable(model: _Model, facts: _Facts) -> bool:
+    """Whether any deal satisfies propagated ``facts``: backtracking over the clauses, relaxed count at the leaves."""
+    clauses = [(p, c, True) for p, c in facts.at_least] + [(p, c, False) for p, c in facts.not_all]
+    if not clauses:
+        problem, cards = _free_problem(model, facts)
+        return not cards or RelaxedCounts(problem).total > 0
+    place, cards, at_least = min(clauses, key=lambda clause: (clause[1].bit_count(), clause))
+    branch = facts
+    for card in _bits(cards):
+        # Branch k puts card k in place (or, for not-all, out of it) and rules out cards 1..k-1: disjoint branches.
+        attempt = branch.holding(place, 1 << card) if at_least else branch.lacking(place, 1 << card)
+        try:
+            if _satisfiable(model, _propagate(model, attempt)):
+                return True
+        except _Contradiction:
+            pass
+        branch = branch.lacking(place, 1 << card) if at_least else branch.holding(place, 1 << card)
+    return False
+
+
+@dataclass(frozen=True)
+class ClueSolution:
+    """Everything the engine answers about one state of knowledge.
+
+    Attributes:
+        method: ``"exact"`` or ``"sample"``.
+        count: the number of consistent deals: an int when exact, else an estimate.
+        count_error: its standard error (0 when exact).
+        probabilities: ``(cards, players + 1)``: the probability of each card
+            at each place; the case file is the last column.
+        errors: standard errors of ``probabilities`` (zeros when exact).
+        case_files: ``(m, case-file size)`` card ids, the combinations with
+            positive (estimated) probability, sorted.
+        case_file_probabilities: their probabilities.
+        samples: accepted deals behind the estimates (0 when exact).
+        work: hands enumerated by exact counting (0 when sampled).
+    """
+
+    method: str
+    count: int | float
+    count_error: float
+    probabilities: np.ndarray
+    errors: np.ndarray
+    case_files: np.ndarray
+    case_file_probabilities: np.ndarray
+    samples: int = 0
+    work: int = 0
+    _counts: ExactCounts | None = field(default=None, repr=False, compare=False)
+    _cards: tuple[int, ...] = field(default=(), repr=False, compare=False)
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+class ClueKnowledge:
+    """The card-location knowledge of one Clue or Generalized Clue player.
+
+    Args:
+        categories: the card names of each category, or the number of cards
+            in each (cards are then named by their ids as strings). Card ids
+            run through the categories in order.
+        hand_sizes: cards dealt to each player.
+        case_file_sizes: cards of each category in the case file (one int for
+            every category).
+        work_limit: hands exact counting may enumerate before ``method="auto"``
+            samples instead.
+
+    Cards are given by id or name; players by index; the case file is place
+    ``players`` (the last column of :meth:`probabilities`).
+
+    >>> k = ClueKnowledge.classic(players=3)
+    >>> k.add_hand(0, ["Miss Scarlet", "Knife", "Rope", "Kitchen", "Hall", "Study"])
+    >>> k.count()  # 5 * 4 * 6 case files, then 6 of the other 12 cards to player 1
+    (110880, 0.0)
+    >>> k.add_holds_none(1, ["Mr. Green", "Candlestick", "Library"])
+    >>> k.add_holds_none(2, ["Mr. Green", "Candlestick", "Library"])
+    >>> float(k.case_file_distribution()[1].max())  # Green, Candlestick and Library are all in the case file
+    1.0
+    """
+
+    def __init__(
+        self,
+        categories: Sequence[Sequence[str]] | Sequence[int],
+        hand_sizes: Sequence[int],
+        case_file_sizes: Sequence[int] | int = 1,
+        *,
+        work_limit: float = 5e7,
+    ) -> None:
+        if isinstance(categories, (str, bytes)) or not len(categories):
+            raise ValueError(f"categories must be a non-empty list of card-name lists or sizes, got {categories!r}")
+        if all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) for c in categories):
+            sizes = [check_int(f"categories[{j}]", c, low=1) for j, c in enumerate(categories)]
+            starts = np.cumsum([0, *sizes])
+            groups = [[str(i) for i in range(a, b)] for a, b in itertools.pairwise(starts)]
+        else:
+            groups = [list(c) for c in categories]
+            if any(isinstance(c, str) or not c for c in categories):
+                raise ValueError("each category must be a non-empty list of card names")
+        names = tuple(str(name) for group in groups for name in group)
+        if len(set(names)) != len(names):
+            raise ValueError("card names must be unique")
+        if isinstance(case_file_sizes, (int, np.integer)):
+            case_file_sizes = [int(case_file_sizes)] * len(groups)
+        if len(case_file_sizes) != len(groups):
+            raise ValueError(f"case_file_sizes needs one count per category ({len(groups)}), got {case_file_sizes!r}")
+        counts = tuple(
+            check_int(f"case_file_sizes[{j}]", c, low=0, high=len(group))
+            for j, (c, group) in enumerate(zip(case_file_sizes, groups, strict=True))
+        )
+        if not len(hand_sizes):
+            raise ValueError("hand_sizes needs at least one player")
+        hands = tuple(check_int(f"hand_sizes[{p}]", h, low=0) for p, h in enumerate(hand_sizes))
+        if sum(hands) + sum(counts) != len(names):
+            raise ValueError(
+                f"the hands ({sum(hands)} cards) and the case file ({sum(counts)}) must hold the "
+                f"{len(names)} cards of the deck exactly"
+            )
+        if not work_limit > 0:
+            raise ValueError(f"work_limit must be positive, got {work_limit}")
+        starts = np.cumsum([0, *(len(g) for g in groups)])
+        masks = tuple(((1 << int(b)) - 1) ^ ((1 << int(a)) - 1) for a, b in itertools.pairwise(starts))
+        self._model = _Model(names, len(hands), (*hands, sum(counts)), masks, counts)
+        self._facts = _Facts((0,) * self._model.places, (0,) * self._model.places)
+        self._events: tuple[str, ...] = ()
+        self._solution: ClueSolution | None = None
+        self.work_limit = float(work_limit)
+        self._index = {name: i for i, name in enumerate(names)}
+
+    @classmethod
+    def classic(cls, players: int, **kwargs) -> ClueKnowledge:
+        """Standard Clue: 6 suspects, 6 weapons, 9 rooms, one of each hidden, 18 cards dealt to 3..6 players."""
+        players = check_int("players", players, low=2, high=6)
+        return cls(CLASSIC_CATEGORIES, deal_sizes(18, players), 1, **kwargs)
+
+    @classmethod
+    def generalized(cls, cards: int, hidden: int, players: int, **kwargs) -> ClueKnowledge:
+        """Generalized Clue: ``hidden`` of ``cards`` cards of one kind in the case file, the rest dealt."""
+        cards = check_int("cards", cards, low=1)
+        hidden = check_int("hidden", hidden, low=1, high=cards)
+        return cls([cards], deal_sizes(cards - hidden, check_int("players", players, low=1)), hidden, **kwargs)
+
+    # -- the table -------------------------------------------------------------------------------------------
+
+    @property
+    def players(self) -> int:
+        return self._model.players
+
+    @property
+    def case_file(self) -> int:
+        """The place index of the case file: the last column of :meth:`probabilities`."""
+        return self._model.case_file
+
+    @property
+    def card_names(self) -> tuple[str, ...]:
+        return self._model.names
+
+    @property
+    def hand_sizes(self) -> tuple[int, ...]:
+        return self._model.sizes[:-1]
+
+    @property
+    def categories(self) -> tuple[tuple[int, ...], ...]:
+        """The card ids of each category."""
+        return tuple(tuple(_bits(mask)) for mask in self._model.category_masks)
+
+    @property
+    def case_file_sizes(self) -> tuple[int, ...]:
+        return self._model.case_counts
+
+    @property
+    def events(self) -> tuple[str, ...]:
+        """The events taken so far, as text."""
+        return self._events
+
+    def card(self, card: Card) -> int:
+        """The id of a card given by id or name."""
+        if isinstance(card, str):
+            if card not in self._index:
+                raise ValueError(f"unknown card {card!r}; the cards are {', '.join(self._model.names)}")
+            return self._index[card]
+        return check_int("card", card, low=0, high=self._model.cards - 1)
+
+    def _mask(self, cards: Card | Iterable[Card], what: str = "cards") -> int:
+        if isinstance(cards, (str, int, np.integer)):
+            cards = [cards]
+        ids = [self.card(c) for c in cards]
+        if not ids:
+            raise ValueError(f"{what} must name at least one card")
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"{what} names a card twice: {[self._model.names[i] for i in ids]}")
+        return sum(1 << i for i in ids)
+
+    def _player(self, player: int) -> int:
+        return check_int("player", player, low=0, high=self.players - 1)
+
+    def copy(self) -> ClueKnowledge:
+        """An independent copy, cheap: the facts are immutable and shared until either side adds an event."""
+        other = object.__new__(ClueKnowledge)
+        other.__dict__.update(self.__dict__)
+        return other
+
+    def __repr__(self) -> str:
+        return f"ClueKnowledge(players={self.players}, cards={self._model.cards}, events={len(self._events)})"
+
+    # -- events ----------------------------------------------------------------------------------------------
+
+    def _add(self, description: str, facts: _Facts) -> None:
+        try:
+            facts = _propagate(self._model, facts)
+        except _Contradiction as error:
+            raise ContradictionError(f"{description}: contradicts what is known, since {error}") from None
+        if not _satisfiable(self._model, facts):
+            raise ContradictionError(
+                f"{description}: contradicts what is known; no deal agrees with it and the "
+                f"{len(self._events)} earlier events"
+            )
+        self._facts = facts
+        self._events = (*self._events, description)
+        self._solution = None
+
+    def add_hand(self, player: int, cards: Iterable[Card]) -> None:
+        """``player``'s whole hand is ``cards``: my own hand, or a hand made public."""
+        player = self._player(player)
+        mask = self._mask(cards)
+        if mask.bit_count() != self.hand_sizes[player]:
+            raise ValueError(f"player {player} holds {self.hand_sizes[player]} cards, got {mask.bit_count()}")
+        facts = self._facts.holding(player, mask).lacking(player, self._model.full & ~mask)
+        self._add(f"player {player}'s hand is {self._model.card_list(mask)}", facts)
+
+    def add_holds(self, player: int, cards: Card | Iterable[Card]) -> None:
+        """``player`` holds each of ``cards`` (a card shown to me, or cards made public)."""
+        player = self._player(player)
+        mask = self._mask(cards)
+        self._add(f"player {player} holds {self._model.card_list(mask)}", self._facts.holding(player, mask))
+
+    def add_holds_none(self, player: int, cards: Card | Iterable[Card]) -> None:
+        """``player`` holds none of ``cards`` (could not refute a suggestion of them)."""
+        player = self._player(player)
+        mask = self._mask(cards)
+        self._add(f"player {player} holds none of {self._model.card_list(mask)}", self._facts.lacking(player, mask))
+
+    def add_holds_one_of(self, player: int, cards: Card | Iterable[Card]) -> None:
+        """``player`` holds at least one of ``cards`` (refuted a suggestion; I did not see the card)."""
+        player = self._player(player)
+        mask = self._mask(cards)
+        facts = replace(self._facts, at_least=self._facts.at_least | {(player, mask)})
+        self._add(f"player {player} holds at least one of {self._model.card_list(mask)}", facts)
+
+    def add_accusation(self, cards: Iterable[Card], correct: bool) -> None:
+        """An accusation of ``cards`` was ``correct`` (the case file is exactly them) or wrong (it is not)."""
+        mask = self._mask(cards, "an accusation")
+        for j, (cat, count) in enumerate(zip(self._model.category_masks, self._model.case_counts, strict=True)):
+            if (mask & cat).bit_count() != count:
+                raise ValueError(
+                    f"an accusation names {count} card(s) of category {j} (the case file's count), "
+                    f"got {(mask & cat).bit_count()}"
+                )
+        case = self.case_file
+        if correct:
+            facts = self._facts.holding(case, mask)
+        else:
+            facts = replace(self._facts, not_all=self._facts.not_all | {(case, mask)})
+        verdict = "right" if correct else "wrong"
+        self._add(f"the accusation {self._model.card_list(mask)} was {verdict}", facts)
+
+    # -- answers ---------------------------------------------------------------------------------------------
+
+    def _check_method(self, method: str) -> None:
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+
+    def solve(
+        self,
+        method: str = "auto",
+        *,
+        samples: int = 20_000,
+        seconds: float | None = None,
+        rng: np.random.Generator | int | None = 0,
+    ) -> ClueSolution:
+        """Count or sample the consistent deals and summarise them.
+
+        Args:
+            method: ``"exact"`` (raise ``ValueError`` if over ``work_limit``),
+                ``"sample"``, or ``"auto"`` (exact within the budget, else sample).
+            samples: accepted deals to draw when sampling.
+            seconds: a time budget for sampling instead (at least one batch is drawn).
+            rng: seed or generator for sampling.
+
+        Exact solutions are cached until the next event.
+        """
+        self._check_method(method)
+        if method != "sample":
+            if self._solution is not None:
+                return self._solution
+            problem, cards = _free_problem(self._model, self._facts)
+            try:
+                counts = count_exactly(problem, self.work_limit) if cards else None
+            except WorkLimitExceeded as error:
+                if method == "exact":
+                    raise ValueError(
+                        f"exact counting is over budget ({error}); raise work_limit or use method='sample'"
+                    ) from None
+            else:
+                self._solution = self._exact_solution(counts, cards)
+                return self._solution
+        return self._sampled_solution(samples, seconds, np.random.default_rng(rng))
+
+    def _fixed_probabilities(self) -> np.ndarray:
+        probabilities = np.zeros((self._model.cards, self._model.places))
+        for p, mask in enumerate(self._facts.required):
+            probabilities[_bits(mask), p] = 1.0
+        return probabilities
+
+    def _case_file_combinations(self) -> int:
+        pairs = zip(self._model.category_masks, self._model.case_counts, strict=True)
+        return math.prod(math.comb(mask.bit_count(), count) for mask, count in pairs)
+
+    def _unconstrained_deals(self) -> int:
+        hands = self.hand_sizes
+        return self._case_file_combinations() * math.factorial(sum(hands)) // math.prod(map(math.factorial, hands))
+
+    def _exact_solution(self, counts: ExactCounts | None, cards: list[int]) -> ClueSolution:
+        probabilities = self._fixed_probabilities()
+        case_required = self._facts.required[self.case_file]
+        total = counts.total if counts is not None else 1.0
+        hands, weights = [0], np.array([total])  # a case file without free cards
+        if counts is not None:
+            places = counts.problem.places
+            for i, place in enumerate(places):
+                probabilities[cards, place] = counts.card_weights[i] / total
+            if places[0] == self.case_file:
+                hands, weights = counts.first_place_hands()
+        combos = [sorted(_bits(case_required) + [cards[b] for b in _bits(int(h))]) for h in hands]
+        order = np.lexsort(np.array(combos).T[::-1])
+        count: int | float = round(total) if self._unconstrained_deals() < 2**53 else total
+        return ClueSolution(
+            method="exact",
+            count=count,
+            count_error=0.0,
+            probabilities=_readonly(probabilities),
+            errors=_readonly(np.zeros_like(probabilities)),
+            case_files=_readonly(np.array(combos, dtype=np.int64)[order]),
+            case_file_probabilities=_readonly(np.asarray(weights, dtype=float)[order] / total),
+            work=counts.work if counts else 0,
+            _counts=counts,
+            _cards=tuple(cards),
+        )
+
+    def _sampled_deals(self, samples: int, seconds: float | None, rng: np.random.Generator):
+        problem, cards = _free_problem(self._model, self._facts)
+        relaxed = RelaxedCounts(problem)
+        drawn = relaxed.sample(rng, samples, seconds)
+        if drawn.places.shape[0] == 0:
+            raise RuntimeError(
+                f"no consistent deal among {drawn.drawn} drawn (acceptance too low); use a larger budget "
+                f"or method='exact' with a larger work_limit"
+            )
+        return problem, cards, drawn
+
+    def _sampled_solution(self, samples: int, seconds: float | None, rng: np.random.Generator) -> ClueSolution:
+        samples = check_int("samples", samples, low=1)
+        problem, cards, drawn = self._sampled_deals(samples, seconds, rng)
+        places = np.array(problem.places)[drawn.places]  # deck place of each free card per deal
+        n = places.shape[0]
+        probabilities = self._fixed_probabilities()
+        errors = np.zeros_like(probabilities)
+        for p in range(self._model.places):
+            share = (places == p).mean(axis=0)
+            probabilities[cards, p] = share
+            errors[cards, p] = np.sqrt(share * (1 - share) / n)
+        in_case = places == self.case_file
+        keys, frequency = np.unique(in_case, axis=0, return_counts=True)
+        case_required = _bits(self._facts.required[self.case_file])
+        combos = [sorted(case_required + [cards[b] for b in np.flatnonzero(row)]) for row in keys]
+        order = np.lexsort(np.array(combos).T[::-1])
+        count, count_error = drawn.count_estimate()
+        return ClueSolution(
+            method="sample",
+            count=count,
+            count_error=count_error,
+            probabilities=_readonly(probabilities),
+            errors=_readonly(errors),
+            case_files=_readonly(np.array(combos, dtype=np.int64)[order]),
+            case_file_probabilities=_readonly(frequency[order] / n),
+            samples=n,
+            _cards=tuple(cards),
+        )
+
+    def probabilities(self, method: str = "auto", **kwargs) -> np.ndarray:
+        """``(cards, players + 1)`` array: the probability of each card at each place (case file last)."""
+        return self.solve(method, **kwargs).probabilities
+
+    def count(self, method: str = "auto", **kwargs) -> tuple[int | float, float]:
+        """The number of consistent deals and its standard error (0 when exact)."""
+        solution = self.solve(method, **kwargs)
+        return solution.count, solution.count_error
+
+    def case_file_distribution(self, method: str = "auto", **kwargs) -> tuple[np.ndarray, np.ndarray]:
+        """Every combination the case file may hold (for Clue, all 324) and its probability.
+
+        Returns ``(combinations, probabilities)``: card ids, one combination a
+        row in lexicographic order, and their probabilities (0 for the
+        impossible ones).
+
+        Raises:
+            ValueError: more than a million combinations (use
+                :meth:`solve`, whose ``case_files`` lists the possible ones).
+        """
+        solution = self.solve(method, **kwargs)
+        model = self._model
+        total = self._case_file_combinations()
+        if total > 1_000_000:
+            raise ValueError(f"the case file has {total} combinations; use solve().case_files for the possible ones")
+        per_category = [
+            itertools.combinations(_bits(m), c) for m, c in zip(model.category_masks, model.case_counts, strict=True)
+        ]
+        combos = np.array([sum(parts, ()) for parts in itertools.product(*per_category)], dtype=np.int64)
+        combos = combos.reshape(len(combos), -1)
+        pairs = zip(solution.case_files.tolist(), solution.case_file_probabilities, strict=True)
+        probability = {tuple(row): p for row, p in pairs}
+        return combos, np.array([probability.get(tuple(row), 0.0) for row in combos.tolist()])
+
+    def entropy(self, method: str = "auto", **kwargs) -> float:
+        """Entropy in bits of the case file's distribution (what is left to find out).
+
+        When sampled, it is the plug-in estimate from the sampled case files,
+        which underestimates the entropy when the samples are few.
+        """
+        return float(entropy_bits(self.solve(method, **kwargs).case_file_probabilities))
+
+    def deduction_sheet(self, method: str = "auto", **kwargs) -> np.ndarray:
+        """``(cards, players + 1)`` int8 array: 1 where a card certainly is, 0 where it certainly is not, -1 unknown.
+
+        Exact solutions give every certainty there is; sampled ones only the
+        facts propagation proved (a sample never proves a probability of 0).
+        """
+        solution = self.solve(method, **kwargs)
+        if solution.method == "exact":
+            p = solution.probabilities
+            sheet = np.where(p == 1.0, 1, np.where(p == 0.0, 0, -1))
+        else:
+            sheet = np.full((self._model.cards, self._model.places), -1)
+            for place, (held, lacked) in enumerate(zip(self._facts.required, self._facts.forbidden, strict=True)):
+                sheet[_bits(held), place] = 1
+                sheet[_bits(lacked), place] = 0
+        return sheet.astype(np.int8)
+
+    def format_sheet(self, method: str = "auto", **kwargs) -> str:
+        """The deduction sheet as text: ``X`` held, ``-`` not held, else the probability in percent."""
+        probabilities = self.probabilities(method, **kwargs)
+        sheet = self.deduction_sheet(method, **kwargs)
+        width = max(len(n) for n in self._model.names)
+        header = [f"P{p}" for p in range(self.players)] + ["case"]
+        lines = [" " * width + " " + " ".join(f"{h:>5}" for h in header)]
+        for card, name in enumerate(self._model.names):
+            cells = [
+                "X" if s == 1 else "-" if s == 0 else f"{100 * p:.0f}%"
+                for s, p in zip(sheet[card], probabilities[card], strict=True)
+            ]
+            lines.append(f"{name:<{width}} " + " ".join(f"{c:>5}" for c in cells))
+        return "\n".join(lines)
+
+    def sample(self, n: int, rng: np.random.Generator | int | None = None, method: str = "auto") -> np.ndarray:
+        """``n`` uniform consistent deals: ``(n, cards)`` array of each card's place (case file = ``players``).
+
+        Exact through the counts when they fit the budget, else by rejection.
+        """
+        n = check_int("n", n, low=0)
+        self._check_method(method)
+        rng = np.random.default_rng(rng)
+        deals = np.tile(np.argmax(self._fixed_probabilities(), axis=1), (n, 1))
+        solution = None if method == "sample" else self.solve(method)
+        if solution is not None and solution.method == "exact":
+            counts, cards = solution._counts, list(solution._cards)
+            if counts is None or n == 0:
+                return deals
+            masks = counts.sample(rng.random((n, len(counts.problem.places))))
+            for i, place in enumerate(counts.problem.places):
+                for b, card in enumerate(cards):
+                    deals[(masks[:, i] >> b) & 1 == 1, card] = place
+            return deals
+        problem, cards, drawn = self._sampled_deals(n, None, rng)
+        deals[:, cards] = np.array(problem.places)[drawn.places[:n]]
+        return deals
+
+    def answer_distribution(
+        self, cards: Iterable[Card], asked: Sequence[int], see_card: bool = True, method: str = "auto", **kwargs
+    ) -> dict[tuple[int | None, int | None], float]:
+        """Who would refute a suggestion of ``cards``, asking ``asked`` in order, and with which card.
+
+        A refuter shows each of its matching cards with equal probability.
+        Returns ``{(refuter, card): probability}`` with ``(None, None)`` for
+        nobody refuting; with ``see_card=False`` (the suggestion of another
+        player, whose card I would not see) the card is always ``None``.
+        """
+        query = self._mask(cards, "a suggestion")
+        asked = [self._player(p) for p in asked]
+        if len(set(asked)) != len(asked):
+            raise ValueError(f"asked names a player twice: {asked}")
+        outcomes: dict[tuple[int | None, int | None], float] = {}
+
+        def add(player, card, p):
+            key = (player, card if see_card else None)
+            if p > 0:
+                outcomes[key] = outcomes.get(key, 0.0) + p
+
+        solution = self.solve(method, **kwargs)
+        if solution.method == "exact":
+            problem, free = _free_problem(self._model, self._facts, first=asked)
+            position = {card: b for b, card in enumerate(free)}
+            queries = []
+            for player in asked:
+                known = query & self._facts.required[player]
+                queries.append((sum(1 << position[c] for c in _bits(query) if c in position), known.bit_count()))
+            shown, nobody, total = answer_weights(problem, len(asked), queries, self.work_limit)
+            for player, row in zip(asked, shown, strict=True):
+                for b in np.flatnonzero(row[:-1]):
+                    add(player, free[b], row[b] / total)
+                known = _bits(query & self._facts.required[player])
+                for card in known:
+                    add(player, card, row[-1] / len(known) / total)
+            add(None, None, nobody / total)
+            return outcomes
+        deals = self.sample(solution.samples or 20_000, kwargs.get("rng", 0), method="sample")
+        query_cards = np.array(_bits(query))
+        where = deals[:, query_cards]
+        pending = np.ones(deals.shape[0], dtype=bool)
+        for player in asked:
+            holds = (where == player) & pending[:, None]
+            matching = holds.sum(axis=1)
+            for k, card in enumerate(query_cards):
+                add(player, int(card), float(np.sum(holds[:, k] / np.maximum(matching, 1))) / deals.shape[0])
+            pending &= matching == 0
+        add(None, None, float(pending.mean()))
+        return outcomes
