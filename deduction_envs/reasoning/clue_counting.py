@@ -29,10 +29,12 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-__all__ = ["MAX_EXACT_CARDS", "ExactCounts", "FreeProblem", "WorkLimitExceeded", "count_exactly"]
+__all__ = ["MAX_EXACT_CARDS", "MAX_HANDS", "ExactCounts", "FreeProblem", "WorkLimitExceeded", "count_exactly"]
 
 #: Free cards above which exact counting is not tried (the scratch array has 2**n doubles).
 MAX_EXACT_CARDS = 24
+#: Candidate hands of one place above which exact counting is not tried (the hand buffer).
+MAX_HANDS = 2_000_000
 
 
 class WorkLimitExceeded(RuntimeError):
@@ -131,8 +133,12 @@ def _valid(hand, i, al, al_start, na, na_start, cat, counts, cat_start):
 
 
 @njit(cache=True)
-def _hands(remaining, i, sizes, allowed, al, al_start, na, na_start, cat, counts, cat_start, bits, index, out):
-    """Write the valid hands of place ``i`` within ``remaining`` to ``out``; return (valid, enumerated)."""
+def _hands(remaining, i, sizes, allowed, al, al_start, na, na_start, cat, counts, cat_start, bits, index, out,
+           limit=1 << 62):  # fmt: skip
+    """Write the valid hands of place ``i`` within ``remaining`` to ``out``; return (valid, enumerated).
+
+    Stops once more than ``limit`` hands were enumerated (then ``enumerated > limit``).
+    """
     candidates = remaining & allowed[i]
     k = sizes[i]
     nb = 0
@@ -158,7 +164,7 @@ def _hands(remaining, i, sizes, allowed, al, al_start, na, na_start, cat, counts
         j = k - 1
         while j >= 0 and index[j] == nb - k + j:
             j -= 1
-        if j < 0:
+        if j < 0 or enumerated > limit:
             return valid, enumerated
         index[j] += 1
         for t in range(j + 1, k):
@@ -174,7 +180,21 @@ def _forward(states, weights, i, sizes, allowed, al, al_start, na, na_start, cat
     for s in range(states.size):
         remaining = states[s]
         valid, enumerated = _hands(
-            remaining, i, sizes, allowed, al, al_start, na, na_start, cat, counts, cat_start, bits, index, out
+            remaining,
+            i,
+            sizes,
+            allowed,
+            al,
+            al_start,
+            na,
+            na_start,
+            cat,
+            counts,
+            cat_start,
+            bits,
+            index,
+            out,
+            work_limit - work,
         )
         work += enumerated
         if work > work_limit:
@@ -373,7 +393,7 @@ def _buffers(problem: FreeProblem, work_limit: float) -> tuple[np.ndarray, ...]:
     if problem.n > MAX_EXACT_CARDS:
         raise WorkLimitExceeded(f"{problem.n} free cards is above the exact limit of {MAX_EXACT_CARDS}")
     most = problem.max_hands()
-    if most > work_limit:
+    if most > min(work_limit, MAX_HANDS):
         raise WorkLimitExceeded(f"a place has {most} candidate hands")
     n = max(problem.n, 1)
     return (
@@ -408,7 +428,7 @@ def _values(states: np.ndarray, values: np.ndarray, keys: np.ndarray) -> np.ndar
     return np.where(states[pos] == keys, values[pos], 0.0)
 
 
-def count_exactly(problem: FreeProblem, work_limit: float = 5e7) -> ExactCounts:
+def count_exactly(problem: FreeProblem, work_limit: float = 1.5e7) -> ExactCounts:
     """Count every deal of ``problem`` and the deals putting each card at each place.
 
     Raises:
@@ -421,7 +441,13 @@ def count_exactly(problem: FreeProblem, work_limit: float = 5e7) -> ExactCounts:
     states = [np.array([(1 << problem.n) - 1], dtype=np.int64)]
     forward = [np.ones(1)]
     work = 0
+    dealt = 0
     for i in range(layers - 1):
+        # Every set of this layer enumerates at least the hands of the cards it surely still has.
+        least = math.comb(max(problem.allowed[i].bit_count() - dealt, 0), problem.sizes[i]) * states[i].size
+        if work + least > work_limit:
+            raise WorkLimitExceeded(f"more than {work_limit:.0f} hands to enumerate")
+        dealt += problem.sizes[i]
         child, child_weights, spent = _advance(
             states[i], forward[i], i, arrays, bits, index, out, scratch, work_limit - work, problem.n
         )
@@ -439,7 +465,7 @@ def count_exactly(problem: FreeProblem, work_limit: float = 5e7) -> ExactCounts:
     return ExactCounts(problem, states, forward, backward, card_weights[:, : problem.n], work)
 
 
-def answer_weights(problem: FreeProblem, asked: int, queries: list[tuple[int, int]], work_limit: float = 5e7):
+def answer_weights(problem: FreeProblem, asked: int, queries: list[tuple[int, int]], work_limit: float = 1.5e7):
     """Deals by who refutes a suggestion first and which card they show.
 
     Args:

@@ -10,6 +10,12 @@ counts are capacities too. Walking those counts forward draws relaxed deals
 uniformly; keeping the ones that satisfy every clause leaves uniform deals of
 the real problem (rejection sampling), and the share kept estimates the real
 count as ``relaxed count * acceptance`` with a binomial error.
+
+Estimates average over the *distinct* deals drawn. Draws are uniform, so given
+how many distinct deals were seen, they are a uniform random subset of all
+consistent deals: a simple random sample without replacement, whose average is
+unbiased, has a smaller variance than the average over all draws, and is exact
+once every deal has been seen (late in a game, when few remain).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from deduction_envs.reasoning.clue_counting import FreeProblem
 
@@ -29,6 +36,47 @@ MAX_RELAXED_ENTRIES = 20_000_000
 
 def _bits(mask: int) -> list[int]:
     return [b for b in range(mask.bit_length()) if mask >> b & 1]
+
+
+@njit(cache=True)
+def _draw(table, option_place, option_start, strides, radix, start, owner, seed, deals):
+    """Relaxed deals, one a row: each card's place drawn in proportion to the completions left.
+
+    numba compiles numpy's legacy global generator, seeded here from the caller's Generator.
+    """
+    np.random.seed(seed)  # noqa: NPY002
+    for d in range(deals.shape[0]):
+        state = start
+        for b in range(deals.shape[1]):
+            target = np.random.random() * table[b, state]  # noqa: NPY002
+            acc = 0.0
+            chosen = -1
+            for k in range(option_start[b], option_start[b + 1]):
+                p = option_place[k]
+                if (state // strides[p]) % radix[p] > 0:
+                    w = table[b + 1, state - strides[p]]
+                    if w > 0.0:
+                        acc += w
+                        chosen = p
+                        if target < acc:
+                            break
+            state -= strides[chosen]
+            deals[d, b] = owner[chosen]
+
+
+@njit(cache=True)
+def _satisfies(deals, clause_place, clause_at_least, clause_start, clause_cards, ok):
+    """Which deals satisfy every clause (at least one of its cards at its place, or not all of them)."""
+    for d in range(deals.shape[0]):
+        ok[d] = True
+        for c in range(clause_place.size):
+            count = 0
+            for k in range(clause_start[c], clause_start[c + 1]):
+                count += deals[d, clause_cards[k]] == clause_place[c]
+            size = clause_start[c + 1] - clause_start[c]
+            if (clause_at_least[c] and count == 0) or (not clause_at_least[c] and count == size):
+                ok[d] = False
+                break
 
 
 @dataclass
@@ -44,6 +92,14 @@ class SampledDeals:
     places: np.ndarray
     drawn: int
     relaxed_total: float
+
+    def distinct(self) -> np.ndarray:
+        """The distinct accepted deals (rows of ``places``), in order of first draw."""
+        if self.places.shape[0] == 0:
+            return self.places
+        keys = self.places @ np.random.default_rng(0).integers(1, 2**62, size=self.places.shape[1])
+        _, first = np.unique(keys, return_index=True)  # a 64-bit hash of each row; collisions are negligible
+        return self.places[np.sort(first)]
 
     @property
     def acceptance(self) -> float:
@@ -88,13 +144,21 @@ class RelaxedCounts:
             )
         index = np.arange(self.states, dtype=np.int64)
         self.left = [(index // stride) % r for stride, r in zip(self.strides, radix, strict=True)]
-        self.options = [np.array(o, dtype=np.int64) for o in options]
+        self.radix = radix
+        self.option_place = np.array([p for o in options for p in o], dtype=np.int64)
+        self.option_start = np.cumsum([0] + [len(o) for o in options]).astype(np.int64)
         self.start = int(np.dot(self.strides, capacities))
+        clauses = [(i, True, m) for i, ms in enumerate(problem.at_least) for m in ms]
+        clauses += [(i, False, m) for i, ms in enumerate(problem.not_all) for m in ms]
+        self.clause_place = np.array([i for i, _, _ in clauses], dtype=np.int64)
+        self.clause_at_least = np.array([a for _, a, _ in clauses], dtype=np.bool_)
+        self.clause_start = np.cumsum([0] + [m.bit_count() for _, _, m in clauses]).astype(np.int64)
+        self.clause_cards = np.array([b for _, _, m in clauses for b in _bits(m)], dtype=np.int64)
         # table[b][s]: relaxed deals of cards b.. from state s (capacities left).
         table = np.zeros((problem.n + 1, self.states))
         table[problem.n, 0] = 1.0
         for b in range(problem.n - 1, -1, -1):
-            for p in self.options[b]:
+            for p in options[b]:
                 has_room = self.left[p] > 0
                 table[b, has_room] += table[b + 1, index[has_room] - self.strides[p]]
         self.table = table
@@ -106,30 +170,16 @@ class RelaxedCounts:
 
     def draw(self, count: int, rng: np.random.Generator) -> np.ndarray:
         """``count`` uniform relaxed deals, as problem place indices per free card."""
-        state = np.full(count, self.start, dtype=np.int64)
         deals = np.zeros((count, self.problem.n), dtype=np.int64)
-        for b in range(self.problem.n):
-            options = self.options[b]
-            weights = np.zeros((count, options.size))
-            for k, p in enumerate(options):
-                room = self.left[p][state] > 0
-                weights[room, k] = self.table[b + 1, state[room] - self.strides[p]]
-            cumulative = np.cumsum(weights, axis=1)
-            target = rng.random(count) * cumulative[:, -1]
-            chosen = np.minimum((cumulative <= target[:, None]).sum(axis=1), options.size - 1)
-            relaxed_place = options[chosen]
-            state -= self.strides[relaxed_place]
-            deals[:, b] = self.owner[relaxed_place]
+        seed = int(rng.integers(2**31))
+        _draw(self.table, self.option_place, self.option_start, self.strides, self.radix, self.start, self.owner,
+              seed, deals)  # fmt: skip
         return deals
 
     def satisfies(self, deals: np.ndarray) -> np.ndarray:
         """Which relaxed deals satisfy every clause."""
-        ok = np.ones(deals.shape[0], dtype=bool)
-        for place, (at_least, not_all) in enumerate(zip(self.problem.at_least, self.problem.not_all, strict=True)):
-            for mask in at_least:
-                ok &= np.any(deals[:, _bits(mask)] == place, axis=1)
-            for mask in not_all:
-                ok &= ~np.all(deals[:, _bits(mask)] == place, axis=1)
+        ok = np.zeros(deals.shape[0], dtype=np.bool_)
+        _satisfies(deals, self.clause_place, self.clause_at_least, self.clause_start, self.clause_cards, ok)
         return ok
 
     def sample(
@@ -137,24 +187,32 @@ class RelaxedCounts:
         rng: np.random.Generator,
         samples: int,
         seconds: float | None = None,
-        batch: int = 2048,
         max_draws: int = 10_000_000,
     ) -> SampledDeals:
         """Draw batches until ``samples`` deals are accepted, ``seconds`` have passed or ``max_draws`` were drawn.
 
-        Every accepted deal of every batch is kept (cutting a batch short would
-        bias the acceptance rate), so there may be more than ``samples``.
+        Batches start at 256 deals and double up to 8192; with a time budget,
+        each batch is cut to what the time left allows at the speed measured
+        so far (at least one batch is drawn). Every accepted deal of every
+        batch is kept (cutting a batch short would bias the acceptance rate),
+        so there may be more than ``samples``.
         """
-        deadline = None if seconds is None else time.perf_counter() + seconds
+        start = time.perf_counter()
         kept: list[np.ndarray] = []
         accepted = drawn = 0
+        batch = 256
         while accepted < samples and drawn < max_draws:
-            if deadline is not None and time.perf_counter() > deadline:
-                break
+            if seconds is not None and drawn:
+                left = seconds - (time.perf_counter() - start)
+                per_deal = (time.perf_counter() - start) / drawn
+                batch = int(min(batch, left / per_deal))  # the batch that fits the time left
+                if batch < 64:
+                    break
             deals = self.draw(batch, rng)
             good = deals[self.satisfies(deals)]
             kept.append(good)
             accepted += good.shape[0]
             drawn += batch
+            batch = min(2 * batch, 8192)
         places = np.concatenate(kept) if kept else np.zeros((0, self.problem.n), dtype=np.int64)
         return SampledDeals(places, drawn, self.total)

@@ -1,0 +1,327 @@
+"""Speed and accuracy of the Clue knowledge engine over recorded games.
+
+Games are played with seeded random or sensible suggestions (a sensible
+player names, per category, a card it has not yet seen) and recorded as the
+events player 0 observes. Replaying them, the benchmark times the engine at
+every state (after every turn):
+
+- ``exact``: exact counting, standard Clue with 3 to 6 players;
+- ``generalized``: Generalized Clue decks of 20, 40 and 60 cards, where exact
+  counting fits the budget and how the sampler does beyond it;
+- ``samplers``: our sampler against the WalkSAT-like sampler of Neller & Luo
+  (CG 2018) at equal time budgets, as the RMS error of the marginals against
+  the exact ones.
+
+Run ``python -m benchmarks.clue_knowledge [exact|generalized|samplers]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import platform
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from tqdm import tqdm
+
+from benchmarks.clue_walksat import WalkSat
+from deduction_envs.games.clue import deal, deal_sizes, refutation
+from deduction_envs.reasoning import ClueKnowledge
+
+Event = tuple[str, int, list[int]]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A deck and a table: classic Clue asks clockwise, Generalized Clue asks one chosen player."""
+
+    category_sizes: tuple[int, ...]
+    case_file_sizes: tuple[int, ...]
+    players: int
+    clockwise: bool = True
+    query_size: int = 3
+
+    @classmethod
+    def classic(cls, players: int) -> Table:
+        return cls((6, 6, 9), (1, 1, 1), players)
+
+    @classmethod
+    def generalized(cls, cards: int, hidden: int, players: int, query_size: int = 3) -> Table:
+        return cls((cards,), (hidden,), players, clockwise=False, query_size=query_size)
+
+    def knowledge(self, **kwargs) -> ClueKnowledge:
+        dealt = sum(self.category_sizes) - sum(self.case_file_sizes)
+        return ClueKnowledge(list(self.category_sizes), deal_sizes(dealt, self.players), self.case_file_sizes, **kwargs)
+
+
+def record_game(table: Table, policy: str, seed: int, turns: int) -> tuple[np.ndarray, list[list[Event]]]:
+    """Play ``turns`` suggestions; return the deal and, per state, the events player 0 saw since the last."""
+    rng = np.random.default_rng(seed)
+    players = table.players
+    places = deal(table.category_sizes, table.case_file_sizes, players, rng)
+    seen = [set(np.flatnonzero(places == p).tolist()) for p in range(players)]
+    starts = np.cumsum([0, *table.category_sizes])
+    states: list[list[Event]] = [[("hand", 0, sorted(seen[0]))]]
+    for turn in range(turns):
+        asker = turn % players
+        if table.clockwise:
+            groups = [range(a, b) for a, b in itertools.pairwise(starts)]
+            size = 1
+        else:
+            groups = [range(int(starts[-1]))]
+            size = table.query_size
+        cards: list[int] = []
+        for group in groups:
+            pool = [c for c in group if c not in seen[asker]] if policy == "sensible" else list(group)
+            pool = pool if len(pool) >= size else list(group)
+            cards += rng.choice(pool, size=size, replace=False).tolist()
+        cards.sort()
+        if table.clockwise:
+            asked = [(asker + k) % players for k in range(1, players)]
+            refuter, matching = refutation(places, asker, cards, players)
+        else:
+            asked = [int((asker + rng.integers(1, players)) % players)]
+            matching = [c for c in cards if places[c] == asked[0]]
+            refuter = asked[0] if matching else None
+        events: list[Event] = []
+        for player in asked:
+            if player == refuter:
+                break
+            if player != 0:
+                events.append(("none", player, cards))
+        if refuter is not None:
+            shown = int(rng.choice(matching))
+            seen[asker].add(shown)
+            if asker == 0:
+                events.append(("holds", refuter, [shown]))
+            elif refuter != 0:
+                events.append(("one_of", refuter, cards))
+        states.append(events)
+    return places, states
+
+
+def apply(knowledge: ClueKnowledge, event: Event) -> None:
+    kind, player, cards = event
+    {
+        "hand": knowledge.add_hand,
+        "holds": knowledge.add_holds,
+        "none": knowledge.add_holds_none,
+        "one_of": knowledge.add_holds_one_of,
+    }[kind](player, cards)
+
+
+def replay(table: Table, places: np.ndarray, states: list[list[Event]], **kwargs):
+    """Yield the knowledge after each state, with the seconds its events took to add; check it stays sound."""
+    knowledge = table.knowledge(**kwargs)
+    for events in states:
+        start = time.perf_counter()
+        for event in events:
+            apply(knowledge, event)
+        added = time.perf_counter() - start
+        yield knowledge, added
+
+
+def free_cards(knowledge: ClueKnowledge) -> int:
+    """Cards whose place is not certain."""
+    return int(np.sum(knowledge.deduction_sheet("exact").max(axis=1) < 1))
+
+
+def percentiles(values: list[float]) -> str:
+    a = np.asarray(values) * 1000
+    return f"{np.median(a):.1f} / {np.percentile(a, 90):.1f} / {a.max():.1f}"
+
+
+def bench_exact(args) -> None:
+    """Exact counting at every state of standard Clue games."""
+    print("| players | policy | games | states | free cards | solve ms p50 / p90 / max | add ms p50 / max |")
+    print("| ---: | --- | ---: | ---: | ---: | --- | --- |")
+    for players in args.players:
+        for policy in args.policies:
+            solve_times: list[float] = []
+            add_times: list[float] = []
+            free: list[int] = []
+            table = Table.classic(players)
+            for game in tqdm(range(args.games), desc=f"{players} players, {policy}", disable=args.no_progress):
+                places, states = record_game(table, policy, seed=1000 * players + game, turns=args.turns)
+                for knowledge, added in replay(table, places, states):
+                    start = time.perf_counter()
+                    solution = knowledge.solve("exact")
+                    solve_times.append(time.perf_counter() - start)
+                    add_times.append(added)
+                    free.append(free_cards(knowledge))
+                    truth = solution.probabilities[np.arange(places.size), places]
+                    assert np.all(truth > 0), "the true deal must stay possible"
+                    if knowledge.entropy() == 0:
+                        break
+            a = np.asarray(add_times) * 1000
+            print(
+                f"| {players} | {policy} | {args.games} | {len(solve_times)} | {min(free)} to {max(free)} "
+                f"| {percentiles(solve_times)} | {np.median(a):.2f} / {a.max():.1f} |"
+            )
+
+
+def rmse(estimate: np.ndarray, exact: np.ndarray, cells: np.ndarray) -> float:
+    return float(np.sqrt(np.mean((estimate[cells] - exact[cells]) ** 2)))
+
+
+def uninformed(sheet: np.ndarray) -> np.ndarray:
+    """The estimate of a sampler that found no deal: each card uniform over the places logic allows."""
+    allowed = (sheet != 0).astype(float)
+    return allowed / allowed.sum(axis=1, keepdims=True)
+
+
+def ours(knowledge: ClueKnowledge, seconds: float, seed: int) -> tuple[np.ndarray, int]:
+    try:
+        solution = knowledge.solve("sample", samples=10**9, seconds=seconds, rng=seed)
+    except RuntimeError:  # no deal accepted within the budget
+        return uninformed(knowledge.deduction_sheet("sample")), 0
+    return solution.probabilities, solution.samples
+
+
+def walksat(knowledge: ClueKnowledge, clauses: list, seconds: float, seed: int) -> tuple[np.ndarray, int]:
+    start = time.perf_counter()
+    sheet = knowledge.deduction_sheet("sample").astype(np.int64)
+    search = WalkSat(sheet, knowledge.hand_sizes, knowledge.categories, knowledge.case_file_sizes, clauses, [], seed)
+    search.run(seconds - (time.perf_counter() - start))
+    if search.samples == 0:
+        return uninformed(sheet), 0
+    return search.probabilities(), search.samples
+
+
+def bench_samplers(args) -> None:
+    """Both samplers against exact marginals at equal time budgets, on states of standard Clue games."""
+    budgets = args.budgets
+    errors = {(name, b): [] for name in ("ours", "walksat") for b in budgets}
+    samples = {(name, b): [] for name in ("ours", "walksat") for b in budgets}
+    failures = {(name, b): 0 for name in ("ours", "walksat") for b in budgets}
+    seconds: dict[float, list[float]] = {b: [] for b in budgets}
+    jobs = [(players, game) for players in args.players for game in range(args.sampler_games)]
+    for players, game in tqdm(jobs, desc="games", disable=args.no_progress):
+        table = Table.classic(players)
+        seed = 1000 * players + game
+        places, states = record_game(table, "sensible", seed=seed, turns=args.turns)
+        clauses: list[tuple[int, list[int]]] = []
+        for t, (knowledge, _) in enumerate(replay(table, places, states)):
+            clauses += [(p, cards) for kind, p, cards in states[t] if kind == "one_of"]
+            exact = knowledge.solve("exact").probabilities
+            cells = knowledge.deduction_sheet("sample") < 0  # what logic alone has not settled
+            if t % args.every or not cells.any():
+                continue
+            for budget in budgets:
+                # WalkSAT gets exactly the wall time ours took, setup and summary included.
+                start = time.perf_counter()
+                result = ours(knowledge, budget, seed + t)
+                spent = time.perf_counter() - start
+                for name, (estimate, drawn) in (
+                    ("ours", result),
+                    ("walksat", walksat(knowledge, clauses, spent, seed + t)),
+                ):
+                    errors[name, budget].append(rmse(estimate, exact, cells))
+                    samples[name, budget].append(drawn)
+                    failures[name, budget] += drawn == 0
+                seconds[budget].append(spent)
+            if knowledge.entropy() == 0:
+                break
+    states = len(errors["ours", budgets[0]])
+    print(f"\n{states} states of sensible games ({args.sampler_games} per table, every {args.every}th state), "
+          f"players {args.players}; RMSE over the cells logic has not settled, mean over states\n")  # fmt: skip
+    print("| budget (s) | time used, mean (s) | ours: RMSE | ours: distinct deals p50 | no deal | WalkSAT: RMSE "
+          "| WalkSAT: unique samples p50 | no sample | WalkSAT / ours |")  # fmt: skip
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for b in budgets:
+        a, w = np.mean(errors["ours", b]), np.mean(errors["walksat", b])
+        print(
+            f"| {b:g} | {np.mean(seconds[b]):.3f} | {a:.4f} | {np.median(samples['ours', b]):.0f} "
+            f"| {failures['ours', b]} | {w:.4f} "
+            f"| {np.median(samples['walksat', b]):.0f} | {failures['walksat', b]} | {w / a:.1f}x |"
+        )
+
+
+def span(values: list[int]) -> str:
+    return f"{min(values)} to {max(values)}" if values else "none"
+
+
+def bench_generalized(args) -> None:
+    """Generalized Clue: where exact counting fits the budget, and the sampler beyond it."""
+    print("\n| cards | players | hidden | states | exact within budget | unsettled cards: exact / over budget "
+          "| exact ms p50 / max "
+          "| over budget: ms to tell p50 / max | sampler (0.1 s): RMSE vs exact "
+          "| beyond exact: samples p50 | its standard error (RMS) |")  # fmt: skip
+    print("| ---: | ---: | ---: | ---: | ---: | --- | --- | --- | ---: | ---: | ---: |")
+    for cards in args.decks:
+        table = Table.generalized(cards, args.hidden, args.generalized_players, query_size=max(3, cards // 10))
+        exact_times, over_times, errors, beyond_samples, beyond_errors = [], [], [], [], []
+        exact_free, over_free = [], []
+        for game in tqdm(range(args.generalized_games), desc=f"{cards} cards", disable=args.no_progress):
+            seed = 7000 + cards * 100 + game
+            places, states = record_game(table, "sensible", seed=seed, turns=args.generalized_turns)
+            for t, (knowledge, _) in enumerate(replay(table, places, states)):
+                unsettled = int(np.sum(knowledge.deduction_sheet("sample").max(axis=1) < 1))
+                start = time.perf_counter()
+                try:
+                    exact = knowledge.solve("exact").probabilities
+                    exact_times.append(time.perf_counter() - start)
+                    exact_free.append(unsettled)
+                except ValueError:
+                    over_times.append(time.perf_counter() - start)
+                    over_free.append(unsettled)
+                    exact = None
+                solution = knowledge.solve("sample", samples=10**9, seconds=0.1, rng=seed + t)
+                cells = knowledge.deduction_sheet("sample") < 0
+                if exact is not None:
+                    if cells.any():
+                        errors.append(rmse(solution.probabilities, exact, cells))
+                    if knowledge.entropy() == 0:
+                        break
+                else:
+                    beyond_samples.append(solution.samples)
+                    beyond_errors.append(float(np.sqrt(np.mean(solution.errors[cells] ** 2))))
+        n = len(exact_times) + len(over_times)
+        exact_ms = percentiles(exact_times).split(" / ") if exact_times else ["-"] * 3
+        over_ms = percentiles(over_times).split(" / ") if over_times else ["-"] * 3
+        print(
+            f"| {cards} | {args.generalized_players} | {args.hidden} | {n} | {len(exact_times) / n:.0%} "
+            f"| {span(exact_free)} / {span(over_free)} "
+            f"| {exact_ms[0]} / {exact_ms[2]} | {over_ms[0]} / {over_ms[2]} "
+            f"| {np.mean(errors) if errors else float('nan'):.4f} "
+            f"| {np.median(beyond_samples) if beyond_samples else float('nan'):.0f} "
+            f"| {np.mean(beyond_errors) if beyond_errors else float('nan'):.4f} |"
+        )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("section", nargs="?", choices=["exact", "generalized", "samplers", "all"], default="all")
+    parser.add_argument("--players", type=int, nargs="+", default=[3, 4, 5, 6])
+    parser.add_argument("--policies", nargs="+", choices=["random", "sensible"], default=["random", "sensible"])
+    parser.add_argument("--games", type=int, default=10, help="games per table and policy")
+    parser.add_argument("--turns", type=int, default=60, help="suggestions per game at most")
+    parser.add_argument("--budgets", type=float, nargs="+", default=[0.01, 0.1, 1.0], help="sampler seconds")
+    parser.add_argument("--sampler-games", type=int, default=2, help="games per table for the samplers")
+    parser.add_argument("--every", type=int, default=3, help="compare the samplers at every n-th state")
+    parser.add_argument("--decks", type=int, nargs="+", default=[20, 40, 60], help="Generalized Clue deck sizes")
+    parser.add_argument("--hidden", type=int, default=3, help="Generalized Clue: cards in the case file")
+    parser.add_argument("--generalized-players", type=int, default=4)
+    parser.add_argument("--generalized-games", type=int, default=3, help="games per Generalized Clue deck")
+    parser.add_argument("--generalized-turns", type=int, default=100, help="questions per Generalized Clue game")
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}\n")
+    # Compile the kernels once, outside the timings.
+    warm = ClueKnowledge.classic(3)
+    warm.add_hand(0, range(0, 18, 3))
+    warm.solve("exact")
+    warm.solve("sample", samples=1)
+    WalkSat(warm.deduction_sheet("sample").astype(np.int64), warm.hand_sizes, warm.categories, (1, 1, 1), [], []).run(0)
+    if args.section in ("exact", "all"):
+        bench_exact(args)
+    if args.section in ("samplers", "all"):
+        bench_samplers(args)
+    if args.section in ("generalized", "all"):
+        bench_generalized(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,216 @@
+"""The WalkSAT-like sampler of Neller & Luo (CG 2018), the yardstick of our sampler.
+
+Variables ``x[c, p]`` say that card ``c`` is at place ``p``. Knowledge is a set
+of *at-least* clauses, "at least ``b`` of these literals are true": each card
+is in at least one place and in at most one (at least ``places - 1`` of its
+negated variables), each hand and each case-file category holds exactly its
+count (two clauses each), a player who refuted unseen holds at least one of
+the cards, a wrong accusation has at least one card outside the case file.
+Variables fixed by logic are left out. Search and Sample (their Algorithm 1)
+with the variations they found best: from a random assignment, repeatedly pick
+a random unsatisfied clause and flip, among its false literals, the variable
+that breaks the fewest satisfied clauses (ties at random), skipping variables
+flipped within the tabu tenure (2) or before the last sample; when every
+clause holds, flip a random variable; record every satisfying assignment not
+seen before (duplicates removed). The marginals are the share of the unique
+samples with each variable true. Compiled with numba, like our engine, so that
+equal time budgets compare the algorithms rather than the languages.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit, types
+from numba.typed import Dict
+
+__all__ = ["WalkSat"]
+
+
+@njit(cache=True)
+def _flip(v, assign, true_count, need, occ_clause, occ_sign, occ_start, unsat, unsat_pos, n_unsat):
+    old = assign[v]
+    for k in range(occ_start[v], occ_start[v + 1]):
+        c = occ_clause[k]
+        if old == occ_sign[k]:  # the literal was true and becomes false
+            true_count[c] -= 1
+            if true_count[c] == need[c] - 1:
+                unsat_pos[c] = n_unsat
+                unsat[n_unsat] = c
+                n_unsat += 1
+        else:
+            true_count[c] += 1
+            if true_count[c] == need[c]:
+                last = unsat[n_unsat - 1]
+                unsat[unsat_pos[c]] = last
+                unsat_pos[last] = unsat_pos[c]
+                n_unsat -= 1
+    assign[v] = 1 - old
+    return n_unsat
+
+
+@njit(cache=True)
+def _breaks(v, assign, true_count, need, occ_clause, occ_sign, occ_start):
+    count = 0
+    for k in range(occ_start[v], occ_start[v + 1]):
+        c = occ_clause[k]
+        if assign[v] == occ_sign[k] and true_count[c] == need[c]:
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def _search(steps, state, assign, true_count, need, lit_var, lit_sign, lit_start, occ_clause, occ_sign, occ_start,
+            unsat, unsat_pos, last_flip, zobrist, seen, totals, tenure, seed):  # fmt: skip
+    """Run ``steps`` steps; ``state`` holds [step, n_unsat, last_sample_step, hash, unique samples].
+
+    numba compiles numpy's legacy global generator (seeded here), not Generator objects.
+    """
+    np.random.seed(seed)  # noqa: NPY002
+    step, n_unsat, last_sample, key = state[0], state[1], state[2], state[3]
+    n_vars = assign.size
+    candidates = np.zeros(lit_var.size, dtype=np.int64)
+    for _ in range(steps):
+        step += 1
+        cutoff = max(1, step - tenure, last_sample)
+        if n_unsat == 0:
+            v = np.random.randint(n_vars)  # noqa: NPY002
+        else:
+            c = unsat[np.random.randint(n_unsat)]  # noqa: NPY002
+            best = 1 << 30
+            m = 0
+            for k in range(lit_start[c], lit_start[c + 1]):
+                u = lit_var[k]
+                if assign[u] == lit_sign[k] or last_flip[u] > cutoff:
+                    continue  # already true, or tabu
+                b = _breaks(u, assign, true_count, need, occ_clause, occ_sign, occ_start)
+                if b < best:
+                    best = b
+                    m = 0
+                if b == best:
+                    candidates[m] = u
+                    m += 1
+            if m == 0:  # every helpful variable is tabu: take one at random
+                for k in range(lit_start[c], lit_start[c + 1]):
+                    if assign[lit_var[k]] != lit_sign[k]:
+                        candidates[m] = lit_var[k]
+                        m += 1
+            v = candidates[np.random.randint(m)]  # noqa: NPY002
+        n_unsat = _flip(v, assign, true_count, need, occ_clause, occ_sign, occ_start, unsat, unsat_pos, n_unsat)
+        key ^= zobrist[v]
+        last_flip[v] = step
+        if n_unsat == 0:
+            last_sample = step
+            if key not in seen:
+                seen[key] = 1
+                totals += assign
+                state[4] += 1
+    state[0], state[1], state[2], state[3] = step, n_unsat, last_sample, key
+
+
+class WalkSat:
+    """Search and Sample over at-least clauses of one knowledge state.
+
+    Args:
+        fixed: ``(cards, places)`` int array: 1 or 0 where logic fixed the
+            variable, -1 where it is free.
+        hand_sizes / category_masks (lists of card ids) / case_file_sizes:
+            the deck and table.
+        at_least: ``(place, cards)`` clauses (refuted, unseen).
+        not_all_case: card lists of wrong accusations.
+    """
+
+    def __init__(self, fixed, hand_sizes, categories, case_file_sizes, at_least, not_all_case, seed=0, tenure=2):
+        cards, places = fixed.shape
+        free = np.flatnonzero(fixed.ravel() < 0)
+        index = -np.ones(cards * places, dtype=np.int64)
+        index[free] = np.arange(free.size)
+        clauses: list[tuple[list[int], list[int], int]] = []
+
+        def add(cells, positive, need):
+            """At least ``need`` of the literals on cells (card, place) are true (``positive``) or false."""
+            variables, signs = [], []
+            for c, p in cells:
+                value = fixed[c, p]
+                if value < 0:
+                    variables.append(index[c * places + p])
+                    signs.append(1 if positive else 0)
+                elif value == (1 if positive else 0):
+                    need -= 1  # a literal fixed true
+            if need > 0:
+                clauses.append((variables, signs, need))
+
+        for c in range(cards):
+            cells = [(c, p) for p in range(places)]
+            add(cells, True, 1)
+            add(cells, False, places - 1)
+        case = places - 1
+        groups = [(range(cards), p, size) for p, size in enumerate(hand_sizes)]
+        groups += [(category, case, size) for category, size in zip(categories, case_file_sizes, strict=True)]
+        for members, p, size in groups:
+            cells = [(c, p) for c in members]
+            add(cells, True, size)
+            add(cells, False, len(cells) - size)
+        for p, members in at_least:
+            add([(c, p) for c in members], True, 1)
+        for members in not_all_case:
+            add([(c, case) for c in members], False, 1)
+
+        self.fixed, self.free = fixed, free
+        n = free.size
+        self.lit_start = np.cumsum([0] + [len(v) for v, _, _ in clauses]).astype(np.int64)
+        self.lit_var = np.array([x for v, _, _ in clauses for x in v], dtype=np.int64)
+        self.lit_sign = np.array([x for _, s, _ in clauses for x in s], dtype=np.int64)
+        self.need = np.array([b for _, _, b in clauses], dtype=np.int64)
+        clause_of = np.repeat(np.arange(len(clauses)), np.diff(self.lit_start))
+        order = np.argsort(self.lit_var, kind="stable")
+        self.occ_clause = clause_of[order]
+        self.occ_sign = self.lit_sign[order]
+        self.occ_start = np.searchsorted(self.lit_var[order], np.arange(n + 1)).astype(np.int64)
+        rng = np.random.default_rng(seed)
+        self.seed = int(rng.integers(2**31))
+        self.assign = rng.integers(0, 2, size=n).astype(np.int64)  # random restart
+        literal_true = self.assign[self.lit_var] == self.lit_sign
+        self.true_count = np.bincount(clause_of, weights=literal_true, minlength=len(clauses)).astype(np.int64)
+        self.unsat = np.zeros(len(clauses), dtype=np.int64)
+        self.unsat_pos = np.zeros(len(clauses), dtype=np.int64)
+        broken = np.flatnonzero(self.true_count < self.need)
+        self.unsat[: broken.size] = broken
+        self.unsat_pos[broken] = np.arange(broken.size)
+        self.zobrist = rng.integers(-(2**62), 2**62, size=n, dtype=np.int64)
+        key = int(np.bitwise_xor.reduce(self.zobrist[self.assign == 1])) if n else 0
+        self.state = np.array([0, broken.size, 0, key, 0], dtype=np.int64)
+        self.last_flip = np.full(n, -(2**40), dtype=np.int64)
+        self.seen = Dict.empty(key_type=types.int64, value_type=types.int64)
+        self.totals = np.zeros(n, dtype=np.int64)
+        self.tenure = tenure
+        if broken.size == 0:
+            self.seen[key] = 1
+            self.totals += self.assign
+            self.state[4] = 1
+
+    @property
+    def samples(self) -> int:
+        """Unique satisfying assignments recorded."""
+        return int(self.state[4])
+
+    def run(self, seconds: float, chunk: int = 2000) -> None:
+        """Search and sample until ``seconds`` have passed (checked every ``chunk`` steps)."""
+        deadline = time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            if self.free.size == 0:
+                return
+            seed = self.seed + int(self.state[0])
+            _search(chunk, self.state, self.assign, self.true_count, self.need, self.lit_var, self.lit_sign,
+                    self.lit_start, self.occ_clause, self.occ_sign, self.occ_start, self.unsat, self.unsat_pos,
+                    self.last_flip, self.zobrist, self.seen, self.totals, self.tenure, seed)  # fmt: skip
+
+    def probabilities(self) -> np.ndarray:
+        """``(cards, places)`` marginals: fixed values, and shares of the unique samples for free variables."""
+        p = np.where(self.fixed > 0, 1.0, 0.0).ravel()
+        if self.samples:
+            p[self.free] = self.totals / self.samples
+        else:
+            p[self.free] = np.nan
+        return p.reshape(self.fixed.shape)
