@@ -228,14 +228,18 @@ def bench_samplers(args) -> None:
     print(f"\n{states} states of sensible games ({args.sampler_games} per table, every {args.every}th state), "
           f"players {args.players}; RMSE over the cells logic has not settled, mean over states\n")  # fmt: skip
     print("| budget (s) | time used, mean (s) | ours: RMSE | ours: distinct deals p50 | no deal | WalkSAT: RMSE "
-          "| WalkSAT: unique samples p50 | no sample | WalkSAT / ours |")  # fmt: skip
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+          "| WalkSAT: unique samples p50 | no sample | WalkSAT / ours "
+          "| states: ours closer / equal / WalkSAT closer |")  # fmt: skip
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for b in budgets:
         a, w = np.mean(errors["ours", b]), np.mean(errors["walksat", b])
+        difference = np.array(errors["walksat", b]) - np.array(errors["ours", b])
+        closer = f"{np.sum(difference > 1e-12)} / {np.sum(np.abs(difference) <= 1e-12)} / {np.sum(difference < -1e-12)}"
         print(
             f"| {b:g} | {np.mean(seconds[b]):.3f} | {a:.4f} | {np.median(samples['ours', b]):.0f} "
             f"| {failures['ours', b]} | {w:.4f} "
-            f"| {np.median(samples['walksat', b]):.0f} | {failures['walksat', b]} | {w / a:.1f}x |"
+            f"| {np.median(samples['walksat', b]):.0f} | {failures['walksat', b]} | {w / a:.1f}x "
+            f"| {closer} |"
         )
 
 

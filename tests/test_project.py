@@ -45,6 +45,16 @@ def test_readme_lists_every_registered_env():
         assert f"`{env_id}`" in readme
 
 
+def test_the_readme_clue_knowledge_example_runs(capsys):
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## The Clue knowledge engine", 1)[1].split("\n## ", 1)[0]
+    (example,) = re.findall(r"```python\n(.+?)\n```", section, flags=re.S)
+    namespace: dict = {}
+    exec(compile(example, "README.md", "exec"), namespace)
+    assert namespace["deals"].shape == (100, 21)
+    assert "Wrench" in capsys.readouterr().out
+
+
 def test_the_readme_algo_example_runs():
     readme = (ROOT / "README.md").read_text()
     section = readme.split("## Algo: the first multiplayer env", 1)[1].split("\n## ", 1)[0]

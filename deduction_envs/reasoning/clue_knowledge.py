@@ -38,8 +38,10 @@ Algorithms
    answers to a suggestion. Its cost grows with the free cards; a budget on the
    hands enumerated (``work_limit``) bounds it.
 3. *Sampling* (:mod:`~deduction_envs.reasoning.clue_sampling`) beyond the
-   budget: uniform deals of the hard facts, exact through a capacity dynamic
-   programme, with rejection of those that break a clause. Estimates carry
+   budget: deals drawn uniformly through the exact counts of a capacity
+   dynamic programme that keeps the hard facts and the most restrictive
+   clauses (one bit each in its state), with rejection of those that break
+   another clause. Estimates average over the distinct deals drawn and carry
    standard errors.
 4. *Satisfiability*: every event is checked before it is kept, by propagation
    and a complete backtracking search over the clauses (each branch puts one of
@@ -70,7 +72,7 @@ from deduction_envs.reasoning.clue_counting import (
     answer_weights,
     count_exactly,
 )
-from deduction_envs.reasoning.clue_sampling import RelaxedCounts
+from deduction_envs.reasoning.clue_sampling import TRACKED_ENTRIES, RelaxedCounts
 
 __all__ = ["ClueKnowledge", "ClueSolution", "ContradictionError"]
 
@@ -632,7 +634,9 @@ class ClueKnowledge:
     def _sampled_deals(self, samples: int, seconds: float | None, rng: np.random.Generator):
         start = time.perf_counter()
         problem, cards = _free_problem(self._model, self._facts)
-        relaxed = RelaxedCounts(problem)
+        # A short budget cannot afford a large table: about 10 ns an entry, a quarter of the time.
+        entries = TRACKED_ENTRIES if seconds is None else min(TRACKED_ENTRIES, seconds * 2.5e7)
+        relaxed = RelaxedCounts(problem, entries)
         left = None if seconds is None else seconds - (time.perf_counter() - start)
         drawn = relaxed.sample(rng, samples, left)
         if drawn.places.shape[0] == 0:
@@ -645,7 +649,8 @@ class ClueKnowledge:
     def _sampled_solution(self, samples: int, seconds: float | None, rng: np.random.Generator) -> ClueSolution:
         samples = check_int("samples", samples, low=1)
         problem, cards, drawn = self._sampled_deals(samples, seconds, rng)
-        places = np.array(problem.places)[drawn.distinct()]  # deck place of each free card per distinct deal
+        # The deck place of each free card, one distinct deal a row.
+        places = np.array(problem.places, dtype=np.int64)[drawn.distinct()]
         n = places.shape[0]
         probabilities = self._fixed_probabilities()
         errors = np.zeros_like(probabilities)
@@ -767,7 +772,7 @@ class ClueKnowledge:
                     deals[(masks[:, i] >> b) & 1 == 1, card] = place
             return deals
         problem, cards, drawn = self._sampled_deals(n, None, rng)
-        deals[:, cards] = np.array(problem.places)[drawn.places[:n]]
+        deals[:, cards] = np.array(problem.places, dtype=np.int64)[drawn.places[:n]]
         return deals
 
     def answer_distribution(
@@ -776,8 +781,8 @@ class ClueKnowledge:
         """Who would refute a suggestion of ``cards``, asking ``asked`` in order, and with which card.
 
         A refuter shows each of its matching cards with equal probability.
-        Returns ``{(refuter, card): probability}`` with ``(None, None)`` for
-        nobody refuting; with ``see_card=False`` (the suggestion of another
+        Returns ``{(refuter, card id): probability}`` with ``(None, None)``
+        for nobody refuting; with ``see_card=False`` (the suggestion of another
         player, whose card I would not see) the card is always ``None``.
         """
         query = self._mask(cards, "a suggestion")
@@ -787,9 +792,9 @@ class ClueKnowledge:
         outcomes: dict[tuple[int | None, int | None], float] = {}
 
         def add(player, card, p):
-            key = (player, card if see_card else None)
+            key = (player, None if card is None or not see_card else int(card))
             if p > 0:
-                outcomes[key] = outcomes.get(key, 0.0) + p
+                outcomes[key] = outcomes.get(key, 0.0) + float(p)
 
         solution = self.solve(method, **kwargs)
         if solution.method == "exact":

@@ -6,10 +6,15 @@ file holds) and drops the clauses (*at least one of*, *not all of*). Its deals
 are counted exactly by a dynamic programme over the cards, one at a time, whose
 state is the capacity left at each place: at most ``prod(capacity + 1)`` states,
 with the case file split into one place per category so that its per-category
-counts are capacities too. Walking those counts forward draws relaxed deals
-uniformly; keeping the ones that satisfy every clause leaves uniform deals of
-the real problem (rejection sampling), and the share kept estimates the real
-count as ``relaxed count * acceptance`` with a binomial error.
+counts are capacities too. The most restrictive *at least one of* clauses
+(fewest cards first) are kept in the problem as one bit each in the state,
+"already satisfied", as many as fit :data:`TRACKED_ENTRIES`; the final state
+requires every bit. Walking those counts forward draws deals uniformly among
+those that respect the hard facts and the tracked clauses; keeping the ones
+that satisfy the other clauses leaves uniform deals of the real problem
+(rejection sampling), and the share kept estimates the real count as
+``relaxed count * acceptance`` with a binomial error (exact when every clause
+is tracked).
 
 Estimates average over the *distinct* deals drawn. Draws are uniform, so given
 how many distinct deals were seen, they are a uniform random subset of all
@@ -28,10 +33,12 @@ from numba import njit
 
 from deduction_envs.reasoning.clue_counting import FreeProblem
 
-__all__ = ["MAX_RELAXED_ENTRIES", "RelaxedCounts", "SampledDeals"]
+__all__ = ["MAX_RELAXED_ENTRIES", "TRACKED_ENTRIES", "RelaxedCounts", "SampledDeals"]
 
 #: Cards x states above which the relaxed counts are not built (float64 entries).
 MAX_RELAXED_ENTRIES = 20_000_000
+#: Cards x states up to which at-least clauses are tracked in the state (each doubles it).
+TRACKED_ENTRIES = 1_000_000
 
 
 def _bits(mask: int) -> list[int]:
@@ -39,29 +46,49 @@ def _bits(mask: int) -> list[int]:
 
 
 @njit(cache=True)
-def _draw(table, option_place, option_start, strides, radix, start, owner, seed, deals):
+def _fill_table(table, option_place, option_flag, option_start, strides, room, capacity_states):
+    """table[b, s]: relaxed deals of cards b.. from state s (clause bits, capacities left); the last row is given.
+
+    ``room[left, p]`` says whether relaxed place ``p`` has capacity left in capacity state ``left``.
+    """
+    for b in range(table.shape[0] - 2, -1, -1):
+        for bits in range(table.shape[1] // capacity_states):
+            base = bits * capacity_states
+            for left in range(capacity_states):
+                total = 0.0
+                for k in range(option_start[b], option_start[b + 1]):
+                    p = option_place[k]
+                    if room[left, p]:
+                        total += table[b + 1, (bits | option_flag[k]) * capacity_states + left - strides[p]]
+                table[b, base + left] = total
+
+
+@njit(cache=True)
+def _draw(table, option_place, option_flag, option_start, strides, room, capacity_states, start, owner, seed, deals):
     """Relaxed deals, one a row: each card's place drawn in proportion to the completions left.
 
     numba compiles numpy's legacy global generator, seeded here from the caller's Generator.
     """
     np.random.seed(seed)  # noqa: NPY002
     for d in range(deals.shape[0]):
-        state = start
+        bits, left = start // capacity_states, start % capacity_states
         for b in range(deals.shape[1]):
-            target = np.random.random() * table[b, state]  # noqa: NPY002
+            target = np.random.random() * table[b, bits * capacity_states + left]  # noqa: NPY002
             acc = 0.0
             chosen = -1
             for k in range(option_start[b], option_start[b + 1]):
                 p = option_place[k]
-                if (state // strides[p]) % radix[p] > 0:
-                    w = table[b + 1, state - strides[p]]
+                if room[left, p]:
+                    w = table[b + 1, (bits | option_flag[k]) * capacity_states + left - strides[p]]
                     if w > 0.0:
                         acc += w
-                        chosen = p
+                        chosen = k
                         if target < acc:
                             break
-            state -= strides[chosen]
-            deals[d, b] = owner[chosen]
+            p = option_place[chosen]
+            bits |= option_flag[chosen]
+            left -= strides[p]
+            deals[d, b] = owner[p]
 
 
 @njit(cache=True)
@@ -113,13 +140,18 @@ class SampledDeals:
 
 
 class RelaxedCounts:
-    """Exact counts of the deals of ``problem`` without its clauses.
+    """Exact counts of the deals of ``problem`` that respect its hard facts and its tracked clauses.
+
+    Args:
+        problem: the problem.
+        tracked_entries: how large the table may grow by tracking clauses
+            (each tracked clause doubles it).
 
     Raises:
         MemoryError: the table would need more than :data:`MAX_RELAXED_ENTRIES` entries.
     """
 
-    def __init__(self, problem: FreeProblem) -> None:
+    def __init__(self, problem: FreeProblem, tracked_entries: float = TRACKED_ENTRIES) -> None:
         self.problem = problem
         capacities: list[int] = []
         owner: list[int] = []  # the problem place of each relaxed place
@@ -135,33 +167,45 @@ class RelaxedCounts:
                 owner.append(i)
         self.owner = np.array(owner, dtype=np.int64)
         radix = np.array(capacities, dtype=np.int64) + 1
-        self.strides = np.concatenate([[1], np.cumprod(radix)[:-1]]).astype(np.int64)
+        self.strides = np.cumprod(np.concatenate([[1], radix]))[:-1].astype(np.int64)
         self.states = int(np.prod(radix))
         if self.states * (problem.n + 1) > MAX_RELAXED_ENTRIES:
             raise MemoryError(
                 f"the relaxed counts need {self.states} states x {problem.n + 1} cards, "
                 f"above the limit of {MAX_RELAXED_ENTRIES} entries"
             )
-        index = np.arange(self.states, dtype=np.int64)
-        self.left = [(index // stride) % r for stride, r in zip(self.strides, radix, strict=True)]
         self.radix = radix
+        self.capacity_states = self.states
+        # Track the clauses with the fewest cards while the table stays small; reject on the others.
+        at_least = sorted(
+            ((i, m) for i, ms in enumerate(problem.at_least) for m in ms), key=lambda c: (c[1].bit_count(), c)
+        )
+        tracked = 0
+        while tracked < len(at_least) and self.states * 2 ** (tracked + 1) * (problem.n + 1) <= tracked_entries:
+            tracked += 1
+        self.tracked = tracked
+        flags: list[list[int]] = [[] for _ in range(problem.n)]
+        for b, places in enumerate(options):
+            for p in places:
+                flag = sum(1 << j for j, (i, m) in enumerate(at_least[:tracked]) if i == owner[p] and m >> b & 1)
+                flags[b].append(flag)
+        self.states *= 2**tracked
         self.option_place = np.array([p for o in options for p in o], dtype=np.int64)
+        self.option_flag = np.array([f for o in flags for f in o], dtype=np.int64)
         self.option_start = np.cumsum([0] + [len(o) for o in options]).astype(np.int64)
         self.start = int(np.dot(self.strides, capacities))
-        clauses = [(i, True, m) for i, ms in enumerate(problem.at_least) for m in ms]
+        clauses = [(i, True, m) for i, m in at_least[tracked:]]
         clauses += [(i, False, m) for i, ms in enumerate(problem.not_all) for m in ms]
         self.clause_place = np.array([i for i, _, _ in clauses], dtype=np.int64)
         self.clause_at_least = np.array([a for _, a, _ in clauses], dtype=np.bool_)
         self.clause_start = np.cumsum([0] + [m.bit_count() for _, _, m in clauses]).astype(np.int64)
         self.clause_cards = np.array([b for _, _, m in clauses for b in _bits(m)], dtype=np.int64)
-        # table[b][s]: relaxed deals of cards b.. from state s (capacities left).
-        table = np.zeros((problem.n + 1, self.states))
-        table[problem.n, 0] = 1.0
-        for b in range(problem.n - 1, -1, -1):
-            for p in options[b]:
-                has_room = self.left[p] > 0
-                table[b, has_room] += table[b + 1, index[has_room] - self.strides[p]]
-        self.table = table
+        left = np.arange(self.capacity_states)[:, None]
+        self.room = (left // self.strides[None, :]) % radix[None, :] > 0
+        self.table = np.zeros((problem.n + 1, self.states))
+        self.table[problem.n, (2**tracked - 1) * self.capacity_states] = 1.0  # capacities used up, clauses met
+        _fill_table(self.table, self.option_place, self.option_flag, self.option_start, self.strides, self.room,
+                    self.capacity_states)  # fmt: skip
 
     @property
     def total(self) -> float:
@@ -172,12 +216,12 @@ class RelaxedCounts:
         """``count`` uniform relaxed deals, as problem place indices per free card."""
         deals = np.zeros((count, self.problem.n), dtype=np.int64)
         seed = int(rng.integers(2**31))
-        _draw(self.table, self.option_place, self.option_start, self.strides, self.radix, self.start, self.owner,
-              seed, deals)  # fmt: skip
+        _draw(self.table, self.option_place, self.option_flag, self.option_start, self.strides, self.room,
+              self.capacity_states, self.start, self.owner, seed, deals)  # fmt: skip
         return deals
 
     def satisfies(self, deals: np.ndarray) -> np.ndarray:
-        """Which relaxed deals satisfy every clause."""
+        """Which relaxed deals satisfy the clauses that are not tracked."""
         ok = np.zeros(deals.shape[0], dtype=np.bool_)
         _satisfies(deals, self.clause_place, self.clause_at_least, self.clause_start, self.clause_cards, ok)
         return ok
@@ -192,8 +236,9 @@ class RelaxedCounts:
         """Draw batches until ``samples`` deals are accepted, ``seconds`` have passed or ``max_draws`` were drawn.
 
         Batches start at 256 deals and double up to 8192; with a time budget,
-        each batch is cut to what the time left allows at the speed measured
-        so far (at least one batch is drawn). Every accepted deal of every
+        drawing stops at 60% of it (the caller summarises the deals in the
+        rest) and each batch is cut to what the time left allows at the speed
+        measured so far (at least one batch is drawn). Every accepted deal of every
         batch is kept (cutting a batch short would bias the acceptance rate),
         so there may be more than ``samples``.
         """
@@ -203,7 +248,8 @@ class RelaxedCounts:
         batch = 256
         while accepted < samples and drawn < max_draws:
             if seconds is not None and drawn:
-                left = seconds - (time.perf_counter() - start)
+                # Drawing gets 60% of the time; finding the distinct deals and summarising them takes the rest.
+                left = 0.6 * seconds - (time.perf_counter() - start)
                 per_deal = (time.perf_counter() - start) / drawn
                 batch = int(min(batch, left / per_deal))  # the batch that fits the time left
                 if batch < 64:
