@@ -214,6 +214,9 @@ def test_hand_worked_example():
     knowledge.add_accusation(["A2", "B2", "C2"], correct=False)
     assert knowledge.count() == (1, 0.0)
     assert knowledge.entropy() == 0.0
+    sampled = knowledge.solve("sample", samples=10)  # nothing left to sample
+    assert sampled.count == 1
+    np.testing.assert_array_equal(sampled.probabilities, knowledge.probabilities("exact"))
     combos, probabilities = knowledge.case_file_distribution()
     assert len(combos) == 12
     assert [knowledge.card_names[c] for c in combos[np.argmax(probabilities)]] == ["A2", "B2", "C3"]

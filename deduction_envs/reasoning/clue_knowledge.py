@@ -654,10 +654,11 @@ class ClueKnowledge:
         n = places.shape[0]
         probabilities = self._fixed_probabilities()
         errors = np.zeros_like(probabilities)
-        cells = places + self._model.places * np.arange(len(cards))
-        share = np.bincount(cells.ravel(), minlength=len(cards) * self._model.places).reshape(len(cards), -1) / n
-        probabilities[cards] = share
-        errors[cards] = np.sqrt(share * (1 - share) / n)  # without the finite-population correction
+        if cards:
+            cells = places + self._model.places * np.arange(len(cards))
+            share = np.bincount(cells.ravel(), minlength=len(cards) * self._model.places).reshape(len(cards), -1) / n
+            probabilities[cards] = share
+            errors[cards] = np.sqrt(share * (1 - share) / n)  # without the finite-population correction
         # Each deal's free case-file cards, as one integer key per deal (base len(cards) digits).
         hidden = np.nonzero(places == self.case_file)[1].reshape(n, -1)
         keys, frequency = np.unique(hidden @ len(cards) ** np.arange(hidden.shape[1]), return_counts=True)
