@@ -123,9 +123,9 @@ def replay(table: Table, places: np.ndarray, states: list[list[Event]], **kwargs
         yield knowledge, added
 
 
-def free_cards(knowledge: ClueKnowledge) -> int:
-    """Cards whose place is not certain."""
-    return int(np.sum(knowledge.deduction_sheet("exact").max(axis=1) < 1))
+def free_cards(knowledge: ClueKnowledge, method: str = "exact") -> int:
+    """Cards whose place is not certain (``method="sample"``: not proved by propagation)."""
+    return int(np.sum(knowledge.deduction_sheet(method).max(axis=1) < 1))
 
 
 def percentiles(values: list[float]) -> str:
@@ -262,7 +262,7 @@ def bench_generalized(args) -> None:
             seed = 7000 + cards * 100 + game
             places, states = record_game(table, "sensible", seed=seed, turns=args.generalized_turns)
             for t, (knowledge, _) in enumerate(replay(table, places, states)):
-                unsettled = int(np.sum(knowledge.deduction_sheet("sample").max(axis=1) < 1))
+                unsettled = free_cards(knowledge, "sample")
                 start = time.perf_counter()
                 try:
                     exact = knowledge.solve("exact").probabilities

@@ -355,9 +355,7 @@ class ExactCounts:
         """The valid hands of the first place and the number of deals with each (for the case file)."""
         p = self.problem
         arrays = p.arrays()
-        out = np.zeros(max(p.max_hands(), 1), dtype=np.int64)
-        bits = np.zeros(max(p.n, 1), dtype=np.int64)
-        index = np.zeros(max(p.n, 1), dtype=np.int64)
+        bits, index, out = _hand_buffers(p)
         start = self.states[0][0]
         if len(p.places) == 1:
             return np.array([start]), np.array([self.total])
@@ -372,9 +370,7 @@ class ExactCounts:
         offsets = np.zeros(len(self.states) + 1, dtype=np.int64)
         offsets[1:] = np.cumsum([s.size for s in self.states])
         deals = np.zeros((uniforms.shape[0], len(p.places)), dtype=np.int64)
-        out = np.zeros(max(p.max_hands(), 1), dtype=np.int64)
-        bits = np.zeros(max(p.n, 1), dtype=np.int64)
-        index = np.zeros(max(p.n, 1), dtype=np.int64)
+        bits, index, out = _hand_buffers(p)
         _sample(
             np.concatenate(self.states),
             np.concatenate(self.backward),
@@ -389,19 +385,28 @@ class ExactCounts:
         return deals
 
 
+def _hand_buffers(problem: FreeProblem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Scratch space of :func:`_hands`: candidate bits, combination indices, valid hands."""
+    n = max(problem.n, 1)
+    return np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(max(problem.max_hands(), 1), np.int64)
+
+
 def _buffers(problem: FreeProblem, work_limit: float) -> tuple[np.ndarray, ...]:
+    """The hand buffers and the dense ``2**n`` scratch array, once the problem is known to fit."""
     if problem.n > MAX_EXACT_CARDS:
         raise WorkLimitExceeded(f"{problem.n} free cards is above the exact limit of {MAX_EXACT_CARDS}")
     most = problem.max_hands()
     if most > min(work_limit, MAX_HANDS):
         raise WorkLimitExceeded(f"a place has {most} candidate hands")
-    n = max(problem.n, 1)
-    return (
-        np.zeros(n, dtype=np.int64),
-        np.zeros(n, dtype=np.int64),
-        np.zeros(max(most, 1), dtype=np.int64),
-        np.zeros(1 << problem.n, dtype=np.float64),
-    )
+    return (*_hand_buffers(problem), np.zeros(1 << problem.n, dtype=np.float64))
+
+
+def _collect(scratch: np.ndarray, touched: np.ndarray, found: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``found`` sets accumulated in ``scratch`` (sorted) and their weights; clears ``scratch``."""
+    sets = np.sort(touched[:found])
+    weights = scratch[sets].copy()
+    scratch[sets] = 0.0
+    return sets, weights
 
 
 def _advance(states, weights, i, arrays, bits, index, out, scratch, work_limit, n):
@@ -414,10 +419,7 @@ def _advance(states, weights, i, arrays, bits, index, out, scratch, work_limit, 
     found, work = _forward(states, weights, i, *arrays, bits, index, out, scratch, touched, work_limit)
     if found < 0:
         raise WorkLimitExceeded(f"more than {work_limit:.0f} hands to enumerate")
-    child = np.sort(touched[:found])
-    child_weights = scratch[child].copy()
-    scratch[child] = 0.0
-    return child, child_weights, work
+    return (*_collect(scratch, touched, found), work)
 
 
 def _values(states: np.ndarray, values: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -492,8 +494,6 @@ def answer_weights(problem: FreeProblem, asked: int, queries: list[tuple[int, in
         found = _answers(states, weights, j, *arrays, bits, index, out, counts.states[j + 1], counts.backward[j + 1],
                          query, fixed, scratch, touched, row)  # fmt: skip
         shown.append(row)
-        states = np.sort(touched[:found])
-        weights = scratch[states].copy()
-        scratch[states] = 0.0
+        states, weights = _collect(scratch, touched, found)
     nobody = float(weights @ _values(counts.states[asked], counts.backward[asked], states))
     return shown, nobody, counts.total

@@ -407,6 +407,7 @@ class ClueKnowledge:
         self._facts = _Facts((0,) * self._model.places, (0,) * self._model.places)
         self._events: tuple[str, ...] = ()
         self._solution: ClueSolution | None = None
+        self._over_budget: str | None = None  # why exact counting failed for the current state
         self.work_limit = float(work_limit)
         self._index = {name: i for i, name in enumerate(names)}
 
@@ -501,6 +502,7 @@ class ClueKnowledge:
         self._facts = facts
         self._events = (*self._events, description)
         self._solution = None
+        self._over_budget = None
 
     def add_hand(self, player: int, cards: Iterable[Card]) -> None:
         """``player``'s whole hand is ``cards``: my own hand, or a hand made public."""
@@ -574,21 +576,24 @@ class ClueKnowledge:
         Exact solutions are cached until the next event.
         """
         self._check_method(method)
-        if method != "sample":
-            if self._solution is not None:
-                return self._solution
+        exact = None if method == "sample" else self._exact(method)
+        return exact or self._sampled_solution(samples, seconds, np.random.default_rng(rng))
+
+    def _exact(self, method: str) -> ClueSolution | None:
+        """The exact solution, or None when over budget (an error for ``method="exact"``); both cached per state."""
+        if self._solution is None and self._over_budget is None:
             problem, cards = _free_problem(self._model, self._facts)
             try:
                 counts = count_exactly(problem, self.work_limit) if cards else None
             except WorkLimitExceeded as error:
-                if method == "exact":
-                    raise ValueError(
-                        f"exact counting is over budget ({error}); raise work_limit or use method='sample'"
-                    ) from None
+                self._over_budget = str(error)
             else:
                 self._solution = self._exact_solution(counts, cards)
-                return self._solution
-        return self._sampled_solution(samples, seconds, np.random.default_rng(rng))
+        if self._solution is None and method == "exact":
+            raise ValueError(
+                f"exact counting is over budget ({self._over_budget}); raise work_limit or use method='sample'"
+            )
+        return self._solution
 
     def _fixed_probabilities(self) -> np.ndarray:
         probabilities = np.zeros((self._model.cards, self._model.places))
@@ -762,8 +767,8 @@ class ClueKnowledge:
         self._check_method(method)
         rng = np.random.default_rng(rng)
         deals = np.tile(np.argmax(self._fixed_probabilities(), axis=1), (n, 1))
-        solution = None if method == "sample" else self.solve(method)
-        if solution is not None and solution.method == "exact":
+        solution = None if method == "sample" else self._exact(method)
+        if solution is not None:
             counts, cards = solution._counts, list(solution._cards)
             if counts is None or n == 0:
                 return deals
@@ -777,14 +782,22 @@ class ClueKnowledge:
         return deals
 
     def answer_distribution(
-        self, cards: Iterable[Card], asked: Sequence[int], see_card: bool = True, method: str = "auto", **kwargs
+        self,
+        cards: Iterable[Card],
+        asked: Sequence[int],
+        see_card: bool = True,
+        method: str = "auto",
+        *,
+        samples: int = 20_000,
+        rng: np.random.Generator | int | None = 0,
     ) -> dict[tuple[int | None, int | None], float]:
         """Who would refute a suggestion of ``cards``, asking ``asked`` in order, and with which card.
 
         A refuter shows each of its matching cards with equal probability.
         Returns ``{(refuter, card id): probability}`` with ``(None, None)``
         for nobody refuting; with ``see_card=False`` (the suggestion of another
-        player, whose card I would not see) the card is always ``None``.
+        player, whose card I would not see) the card is always ``None``. When
+        sampled, it is estimated from ``samples`` deals drawn with ``rng``.
         """
         query = self._mask(cards, "a suggestion")
         asked = [self._player(p) for p in asked]
@@ -797,8 +810,8 @@ class ClueKnowledge:
             if p > 0:
                 outcomes[key] = outcomes.get(key, 0.0) + float(p)
 
-        solution = self.solve(method, **kwargs)
-        if solution.method == "exact":
+        self._check_method(method)
+        if method != "sample" and self._exact(method) is not None:
             problem, free = _free_problem(self._model, self._facts, first=asked)
             position = {card: b for b, card in enumerate(free)}
             queries = []
@@ -814,7 +827,7 @@ class ClueKnowledge:
                     add(player, card, row[-1] / len(known) / total)
             add(None, None, nobody / total)
             return outcomes
-        deals = self.sample(solution.samples or 20_000, kwargs.get("rng", 0), method="sample")
+        deals = self.sample(check_int("samples", samples, low=1), rng, method="sample")
         query_cards = np.array(_bits(query))
         where = deals[:, query_cards]
         pending = np.ones(deals.shape[0], dtype=bool)

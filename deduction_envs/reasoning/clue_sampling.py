@@ -174,7 +174,6 @@ class RelaxedCounts:
                 f"the relaxed counts need {self.states} states x {problem.n + 1} cards, "
                 f"above the limit of {MAX_RELAXED_ENTRIES} entries"
             )
-        self.radix = radix
         self.capacity_states = self.states
         # Track the clauses with the fewest cards while the table stays small; reject on the others.
         at_least = sorted(
