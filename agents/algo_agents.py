@@ -48,12 +48,14 @@ class AlgoEpsilonGreedy(SeatAgent):
         self.epsilon = float(epsilon)
         self.name = f"epsilon-greedy({epsilon:g})"
 
-    def act(self, view: PlayerView, mask: np.ndarray) -> int:
+    def act(self, mask: np.ndarray) -> int:
+        view = self.knowledge.view
         if view.phase == Phase.REVEAL:
             return int(self.rng.choice(np.flatnonzero(mask)))
         if view.phase == Phase.CONTINUE and self.rng.random() < self.epsilon:
             return self.rules.action_index(Move("stop"))
-        hits = np.where(mask[: self.rules.num_attacks], attack_probabilities(self.rules, view), -1.0)
+        probabilities = attack_probabilities(self.rules, view, self.knowledge.posterior)
+        hits = np.where(mask[: self.rules.num_attacks], probabilities, -1.0)
         return int(np.argmax(hits))
 
 
@@ -99,10 +101,11 @@ class AlgoMaxEntropy(SeatAgent):
         self.name = "max-entropy"
         self.last_values: dict[int, float] = {}
 
-    def act(self, view: PlayerView, mask: np.ndarray) -> int:
+    def act(self, mask: np.ndarray) -> int:
+        view = self.knowledge.view
         if view.phase == Phase.REVEAL:
             return int(self.rng.choice(np.flatnonzero(mask)))
-        posterior = AlgoHandPosterior(view, self.rules.numbers)
+        posterior = self.knowledge.posterior
         revealed, hidden = self._disclosure(view, posterior)
         values = self._values(view, revealed, hidden, self.depth, view.phase == Phase.CONTINUE, posterior)
         self.last_values = values

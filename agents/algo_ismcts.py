@@ -1,11 +1,11 @@
 """SO-ISMCTS for Algo: Single-Observer Information Set MCTS (Cowling, Powley & Whitehouse 2012).
 
-Each iteration determinises the hidden cards from the agent's own view (a
-uniform sample of the opponents' hands from
-:class:`~deduction_envs.reasoning.AlgoHandPosterior`, the unseen rest shuffled
-into the deck), then walks one tree of action sequences, every player's
-moves included, choosing among the actions legal in that determinisation by
-UCB1 with availability counts, each player maximising its own reward. It adds
+Each iteration determinises the hidden cards from the agent's own knowledge
+(:meth:`~deduction_envs.reasoning.AlgoKnowledge.determinise`: a uniform
+sample of the opponents' hands, the unseen rest shuffled into the deck),
+then walks one tree of action sequences, every player's moves included,
+choosing among the actions legal in that determinisation by UCB1 with
+availability counts, each player maximising its own reward. It adds
 one node, plays the game out at random and backs up the rank reward (+1 for
 the winner, -1 for the first out, linear in between, as ``algo_v0``). The
 decision is the most visited root action. Statistics belong to a node's
@@ -21,8 +21,7 @@ import numpy as np
 
 from agents.multiplayer import SeatAgent
 from deduction_envs.core.rules import check_int
-from deduction_envs.games.algo import AlgoState, Phase, PlayerView
-from deduction_envs.reasoning import AlgoHandPosterior
+from deduction_envs.games.algo import AlgoState, Phase
 
 __all__ = ["AlgoISMCTS"]
 
@@ -61,49 +60,18 @@ class AlgoISMCTS(SeatAgent):
         self.name = "SO-ISMCTS"
         self.last_iterations = 0
 
-    def act(self, view: PlayerView, mask: np.ndarray) -> int:
+    def act(self, mask: np.ndarray) -> int:
         legal = np.flatnonzero(mask)
         if legal.size == 1:
             return int(legal[0])
-        posterior = AlgoHandPosterior(view, self.rules.numbers)
-        root = _Node(view.player)
+        root = _Node(self.seat)
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         done = 0
         while (done < self.iterations) if deadline is None else (done == 0 or time.perf_counter() < deadline):
-            self._iterate(root, self._determinise(view, posterior))
+            self._iterate(root, self.knowledge.determinise(self.rng))
             done += 1
         self.last_iterations = done
         return max(root.stats, key=lambda a: root.stats[a][0])
-
-    def _determinise(self, view: PlayerView, posterior: AlgoHandPosterior) -> AlgoState:
-        """A full state consistent with ``view``, the hidden cards drawn uniformly."""
-        rules = self.rules
-        sampled = posterior.sample(self.rng)
-        hands = []
-        for seat, hand in enumerate(view.hands):
-            if seat == view.player:
-                hands.append(list(view.own))
-            else:
-                hands.append(list(sampled.get(seat, hand.known)))
-        placed = {c for h in hands for c in h} | ({view.drawn} if view.drawn >= 0 else set())
-        deck = [c for c in range(rules.deck_size) if c not in placed]
-        self.rng.shuffle(deck)
-        revealed = [
-            {c for c, k in zip(hand, seen.known, strict=True) if k >= 0}
-            for hand, seen in zip(hands, view.hands, strict=True)
-        ]
-        ruled_out = {
-            c: set(excluded)
-            for h, v in zip(hands, view.hands, strict=True)
-            for c, excluded in zip(h, v.excluded, strict=True)
-            if excluded
-        }
-        out = [seat for seat, h in enumerate(hands) if len(revealed[seat]) == len(h)]
-        drawn = view.drawn if view.drawn >= 0 else None
-        if drawn is None and view.player != view.mover:
-            raise ValueError("SO-ISMCTS decides for the mover only")
-        # The deck size is public; a mover without a drawn card met an empty deck.
-        return AlgoState(hands, revealed, deck[: view.deck], view.mover, view.phase, drawn, ruled_out, out)
 
     def _iterate(self, root: _Node, state: AlgoState) -> None:
         rules = self.rules

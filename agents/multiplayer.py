@@ -1,17 +1,16 @@
 """The contract of a multiplayer agent, and games and matches between such agents.
 
-A :class:`SeatAgent` sits in one seat. It is built from the rules (which
-every player knows) by :meth:`SeatAgent.reset`, sees every public event
-through :meth:`SeatAgent.observe`, and chooses from its own view of the game
-(:meth:`SeatAgent.act`): never the state, which holds the other players'
-cards. :func:`play_game` and :func:`play_match` run games between agents
-on the pure rules, without an env, which is what tournaments want.
+A :class:`SeatAgent` sits in one seat. :meth:`SeatAgent.reset` gives it the
+rules (which every player knows), its seat and an empty knowledge of that
+seat (``rules.new_knowledge(seat)``); :meth:`SeatAgent.observe` gives it
+every event *as projected for its seat* (the deal first), which keeps the
+knowledge; :meth:`SeatAgent.act` chooses from that knowledge and the legal
+mask, never from the state, which holds the other players' cards.
 
-The rules object of a multiplayer game provides ``new_game(rng, first)``,
-``legal_mask(state)``, ``apply(state, action) -> event``,
-``view(state, player)``, and a state with ``mover``, ``winner`` (None until
-the game is over) and ``ranking`` (the players best first, once it is); Algo's
-(:class:`deduction_envs.games.algo.AlgoRules`) is the first.
+:func:`play_game` and :func:`play_match` run games between agents on the
+pure rules (any :class:`~deduction_envs.core.multiplayer.MultiplayerRules`)
+through the one game loop of :mod:`deduction_envs.core.multiplayer`, which
+the AEC envs step too.
 """
 
 from __future__ import annotations
@@ -23,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from deduction_envs.core.multiplayer import Knowledge, MultiplayerRules, Table, play
+
 __all__ = ["GameRecord", "MatchResult", "RandomSeatAgent", "SeatAgent", "play_game", "play_match"]
 
 
@@ -31,52 +32,59 @@ class SeatAgent(abc.ABC):
 
     #: A short name for tables.
     name: str = "agent"
+    #: Whether :meth:`observe` keeps :attr:`knowledge` (agents that never read it may skip the work).
+    keeps_knowledge: bool = True
 
     def __init__(self) -> None:
         self.rules: Any = None
         self.seat = -1
+        self.knowledge: Knowledge | None = None
         self.rng = np.random.default_rng()
 
-    def reset(self, rules: Any, seat: int, seed: int | None = None) -> None:
-        """Start a game of ``rules`` in ``seat``; ``seed`` fixes the agent's own randomness."""
+    def reset(self, rules: MultiplayerRules, seat: int, seed: int | None = None) -> None:
+        """Start a game of ``rules`` in ``seat`` with empty knowledge; ``seed`` fixes the agent's own randomness."""
         self.rules = rules
         self.seat = seat
+        self.knowledge = rules.new_knowledge(seat) if self.keeps_knowledge else None
         self.rng = np.random.default_rng(seed)
 
-    def observe(self, event: Any) -> None:  # noqa: B027 - agents that keep no history need not override it
-        """A public event of the game (any player's action and what everyone saw)."""
+    def observe(self, event: Any) -> None:
+        """An event as projected for this seat (the deal first, then every player's action)."""
+        if self.knowledge is not None:
+            self.knowledge.update(event)
 
     @abc.abstractmethod
-    def act(self, view: Any, mask: np.ndarray) -> int:
-        """The action to take, given this seat's ``view`` and the bool ``mask`` of legal actions."""
+    def act(self, mask: np.ndarray) -> int:
+        """The action to take, given the bool ``mask`` of legal actions (the agent's knowledge is up to date)."""
 
 
 class RandomSeatAgent(SeatAgent):
     """A uniformly random legal action."""
 
     name = "random"
+    keeps_knowledge = False
 
-    def act(self, view: Any, mask: np.ndarray) -> int:
+    def act(self, mask: np.ndarray) -> int:
         legal = np.flatnonzero(mask)
         return int(legal[self.rng.integers(legal.size)])
 
 
 @dataclass(frozen=True)
 class GameRecord:
-    """One finished game: the agents' names by seat, the ranking (best first) and the actions played."""
+    """One finished game: the agents' names by seat, the winner (None if nobody won), rewards and actions.
+
+    With the seed it was played from, ``actions`` replays the game.
+    """
 
     seats: tuple[str, ...]
-    ranking: tuple[int, ...]
-    actions: int
+    winner: int | None
+    rewards: tuple[float, ...]
+    actions: tuple[int, ...]
     first: int
-
-    @property
-    def winner(self) -> int:
-        return self.ranking[0]
 
 
 def play_game(
-    rules: Any,
+    rules: MultiplayerRules,
     agents: Sequence[SeatAgent],
     seed: int | Sequence[int] | None = None,
     first: int = 0,
@@ -85,25 +93,23 @@ def play_game(
     """Play one game, ``agents[p]`` in seat ``p`` and seat ``first`` to move first.
 
     The deal uses its own stream of ``seed``, and each agent another, so an
-    agent's randomness never changes the deal.
+    agent's randomness never changes the deal. Each agent observes only the
+    events projected for its seat.
     """
     if len(agents) != rules.players:
         raise ValueError(f"the game has {rules.players} seats, got {len(agents)} agents")
     streams = np.random.SeedSequence(seed).spawn(len(agents) + 1)
-    state = rules.new_game(np.random.default_rng(streams[0]), first=first)
     for seat, agent in enumerate(agents):
         agent.reset(rules, seat, int(streams[seat + 1].generate_state(1)[0]))
-    actions = 0
-    while state.winner is None:
-        if actions >= max_actions:
-            raise RuntimeError(f"no winner after {max_actions} actions")
-        mover = state.mover
-        action = agents[mover].act(rules.view(state, mover), rules.legal_mask(state))
-        event = rules.apply(state, action)
-        for agent in agents:
-            agent.observe(event)
-        actions += 1
-    return GameRecord(tuple(a.name for a in agents), state.ranking, actions, first)
+    table = Table(rules, np.random.default_rng(streams[0]), [agent.observe for agent in agents], first)
+    play(table, lambda seat, mask: agents[seat].act(mask), max_actions)
+    return GameRecord(
+        tuple(a.name for a in agents),
+        rules.winner(table.state),
+        tuple(rules.rewards(table.state)),
+        tuple(table.actions),
+        first,
+    )
 
 
 @dataclass(frozen=True)
@@ -115,13 +121,13 @@ class MatchResult:
 
     def wins(self, agent: int) -> int:
         """Games won by ``agent`` (its index in the match)."""
-        return sum(game.seats[game.winner] == self.names[agent] for game in self.games)
+        return sum(game.winner is not None and game.seats[game.winner] == self.names[agent] for game in self.games)
 
     def win_rate(self, agent: int) -> float:
         return self.wins(agent) / len(self.games)
 
 
-def play_match(rules: Any, agents: Sequence[SeatAgent], games: int, seed: int = 0) -> MatchResult:
+def play_match(rules: MultiplayerRules, agents: Sequence[SeatAgent], games: int, seed: int = 0) -> MatchResult:
     """``games`` games with the agents rotated through the seats (seat 0 moves first), balanced when
     ``games`` is a multiple of the number of players; game ``g`` is seeded ``(seed, g)``.
 

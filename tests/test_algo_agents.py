@@ -10,26 +10,55 @@ import pytest
 from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
 from agents.algo_ismcts import AlgoISMCTS
 from agents.multiplayer import RandomSeatAgent, SeatAgent, play_game, play_match
-from deduction_envs.games.algo import AlgoRules, HandView, Move, Phase, PlayerView, parse_card
+from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, HandView, Move, Phase, PlayerView, parse_card
+from deduction_envs.reasoning import AlgoKnowledge
 
 
 class Recorder(SeatAgent):
-    """Wraps an agent and keeps what it was given and the events it saw."""
+    """Wraps an agent and keeps the events it saw."""
+
+    keeps_knowledge = False
 
     def __init__(self, inner: SeatAgent) -> None:
         super().__init__()
-        self.inner, self.name, self.given, self.events = inner, inner.name, [], []
+        self.inner, self.name, self.games = inner, inner.name, []
 
     def reset(self, rules, seat, seed=None):
         super().reset(rules, seat, seed)
         self.inner.reset(rules, seat, seed)
+        self.games.append((seat, []))
+
+    @property
+    def events(self) -> list:
+        """The events of the last game."""
+        return self.games[-1][1]
 
     def observe(self, event):
         self.events.append(event)
+        self.inner.observe(event)
 
-    def act(self, view, mask):
-        self.given.append(type(view))
-        return self.inner.act(view, mask)
+    def act(self, mask):
+        return self.inner.act(mask)
+
+    def saw_only_its_own_cards(self) -> bool:
+        """No event it saw, in any game, holds another seat's hand or drawn card."""
+        for seat, (deal, *events) in self.games:
+            others = [hand for q, hand in enumerate(deal.hands) if q != seat]
+            if not (
+                isinstance(deal, AlgoDeal)
+                and others == [()] * len(others)
+                and (deal.drawn < 0 or deal.mover == seat)
+                and all(isinstance(e, AlgoEvent) and (e.drawn < 0 or e.next_mover == seat) for e in events)
+            ):
+                return False
+        return bool(self.games)
+
+
+def seated(agent: SeatAgent, rules: AlgoRules, view: PlayerView, seed: int = 0) -> SeatAgent:
+    """``agent`` reset in ``view``'s seat, knowing ``view``."""
+    agent.reset(rules, view.player, seed)
+    agent.knowledge = AlgoKnowledge.from_view(rules, view)
+    return agent
 
 
 @pytest.mark.parametrize("epsilon", [0.0, 1.0])
@@ -39,8 +68,8 @@ def test_epsilon_is_a_stop_probability_after_a_hit(epsilon):
     for seed in range(20):
         agent = Recorder(AlgoEpsilonGreedy(epsilon))
         play_game(rules, [agent, RandomSeatAgent()], seed=seed)
-        assert set(agent.given) == {PlayerView}  # a view, never the state
-        mine = [e for e in agent.events if e.mover == 0]
+        assert agent.saw_only_its_own_cards()
+        mine = [e for e in agent.events[1:] if e.mover == 0]  # after the deal
         for event, following in itertools.pairwise(mine):  # after a hit the same player moves again
             if event.hit:
                 hits_then += 1
@@ -58,9 +87,8 @@ def test_it_attacks_the_most_probable_number():
     view = PlayerView(0, (me, opponent), mine, card("B9"), 12, 0, Phase.ATTACK)
     mask = np.zeros(rules.num_actions, dtype=bool)
     mask[[rules.action_index(Move("attack", 0, p, n)) for p in (1, 2) for n in range(12)]] = True
-    agent = AlgoEpsilonGreedy(0.1)
-    agent.reset(rules, 0, seed=0)
-    assert rules.decode(agent.act(view, mask)) == Move("attack", 0, 1, 3)
+    agent = seated(AlgoEpsilonGreedy(0.1), rules, view)
+    assert rules.decode(agent.act(mask)) == Move("attack", 0, 1, 3)
 
 
 def test_epsilon_greedy_beats_random_play_with_seats_balanced():
@@ -95,9 +123,8 @@ def article_view(drawn: str = "B9") -> tuple[AlgoRules, PlayerView, np.ndarray]:
 
 def test_max_entropy_takes_a_certain_hit_and_values_every_candidate():
     rules, view, mask = article_view()
-    agent = AlgoMaxEntropy(depth=2, top_n=3, samples=4)
-    agent.reset(rules, 0, seed=0)
-    chosen = rules.decode(agent.act(view, mask))
+    agent = seated(AlgoMaxEntropy(depth=2, top_n=3, samples=4), rules, view)
+    chosen = rules.decode(agent.act(mask))
     assert chosen in (Move("attack", 0, 1, 3), Move("attack", 0, 2, 4))  # W3 and B4 are certain
     assert rules.stop_action not in agent.last_values  # the first attack of a turn cannot be a stop
 
@@ -122,28 +149,26 @@ def test_a_drawn_card_its_neighbours_give_away_costs_the_same_face_up_or_down():
 def test_max_entropy_plays_whole_games_and_beats_random_play():
     recorder = Recorder(AlgoMaxEntropy(samples=2))
     result = play_match(AlgoRules(players=3), [recorder, RandomSeatAgent(), AlgoEpsilonGreedy(0.5)], 6)
-    assert len(result.games) == 6 and result.wins(1) <= 1 and set(recorder.given) == {PlayerView}
+    assert len(result.games) == 6 and result.wins(1) <= 1 and recorder.saw_only_its_own_cards()
     with pytest.raises(ValueError, match="depth must be an integer >= 1"):
         AlgoMaxEntropy(depth=0)
 
 
 def test_ismcts_takes_a_certain_hit_and_plays_whole_games_from_its_view():
     rules, view, mask = article_view()
-    agent = AlgoISMCTS(iterations=300)
-    agent.reset(rules, 0, seed=0)
-    assert rules.decode(agent.act(view, mask)) in (Move("attack", 0, 1, 3), Move("attack", 0, 2, 4))
+    agent = seated(AlgoISMCTS(iterations=300), rules, view)
+    assert rules.decode(agent.act(mask)) in (Move("attack", 0, 1, 3), Move("attack", 0, 2, 4))
     recorder = Recorder(AlgoISMCTS(iterations=30))
     result = play_match(AlgoRules(players=3), [recorder, RandomSeatAgent(), AlgoEpsilonGreedy(0.5)], games=3)
-    assert len(result.games) == 3 and set(recorder.given) == {PlayerView}
+    assert len(result.games) == 3 and recorder.saw_only_its_own_cards()
 
 
 def test_ismcts_beats_random_play_and_stops_on_the_clock():
     result = play_match(AlgoRules(), [AlgoISMCTS(iterations=100), RandomSeatAgent()], games=6, seed=2)
     assert result.win_rate(0) >= 5 / 6
     rules, view, mask = article_view()
-    agent = AlgoISMCTS(iterations=None, time_limit=0.02)
-    agent.reset(rules, 0, seed=0)
-    agent.act(view, mask)
+    agent = seated(AlgoISMCTS(iterations=None, time_limit=0.02), rules, view)
+    agent.act(mask)
     assert agent.last_iterations >= 1
     for kwargs, message in (
         ({"iterations": 0}, "iterations must be an integer >= 1"),

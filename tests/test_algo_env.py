@@ -109,3 +109,29 @@ def test_registered_with_pettingzoo_where_it_has_a_registry():
     env = pettingzoo.make("aec", "deduction_envs/algo-v0", players=3, max_cycles=50)
     env.reset(seed=0)
     assert env.possible_agents == ["player_0", "player_1", "player_2"] and env.unwrapped.max_cycles == 50
+
+
+@pytest.mark.parametrize("make", [algo_v0.env, algo_v0.raw_env])
+def test_a_masked_action_ends_the_game_with_a_penalty_and_strict_mode_raises(make):
+    env = make(players=3)
+    env.reset(seed=4)
+    agent = env.agent_selection
+    masked = int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0])
+    with pytest.warns(UserWarning, match="masked action"):
+        env.step(masked)
+    assert all(env.terminations.values()) and env.infos[agent] == {"illegal_action": masked}
+    assert env.rewards == {a: (-1.0 if a == agent else 0.0) for a in env.possible_agents}
+    strict = make(players=3, strict=True)
+    strict.reset(seed=4)
+    before = strict.unwrapped.state.copy()
+    with pytest.raises(ValueError, match=f"action {masked} is masked"):
+        strict.step(masked)
+    assert strict.unwrapped.state == before and not any(strict.terminations.values())
+
+
+@pytest.mark.parametrize("action", [-1, 10**6, 2.5, True, "3", None])
+def test_an_action_outside_the_action_space_is_a_clear_error(action):
+    env = algo_v0.raw_env()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"action must be an integer in \[0, 260\]"):
+        env.step(action)

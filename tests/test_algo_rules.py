@@ -7,7 +7,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deduction_envs.games.algo import AlgoRules, AlgoState, Move, Phase, card_id, format_card, parse_card
+from deduction_envs.core.multiplayer import Table
+from deduction_envs.games.algo import (
+    AlgoDeal,
+    AlgoEvent,
+    AlgoRules,
+    AlgoState,
+    Move,
+    Phase,
+    card_id,
+    format_card,
+    parse_card,
+)
 
 
 def card(text: str) -> int:
@@ -142,3 +153,39 @@ def test_random_games_keep_every_card_and_end_with_one_winner(players, numbers, 
     final = states[-1]
     assert sorted([*final.out, final.winner]) == list(range(players))
     assert final.hidden(final.winner) and all(not final.hidden(p) for p in final.out)
+
+
+def public(event: AlgoDeal | AlgoEvent) -> AlgoDeal | AlgoEvent:
+    """An event without its private parts."""
+    return event._replace(hands=(), drawn=-1) if isinstance(event, AlgoDeal) else event._replace(drawn=-1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(players=st.integers(2, 4), numbers=st.integers(6, 12), seed=st.integers(0, 2**32 - 1))
+def test_each_seat_keeps_its_view_from_its_projected_events_alone(players, numbers, seed):
+    rules = AlgoRules(players=players, numbers=numbers)
+    knowledge = [rules.new_knowledge(p) for p in range(players)]
+    heard: list[list] = [[] for _ in range(players)]
+
+    def listener(player):
+        def hear(event):
+            heard[player].append(event)
+            knowledge[player].update(event)
+
+        return hear
+
+    rng = np.random.default_rng(seed)
+    table = Table(rules, rng, [listener(p) for p in range(players)], first=seed % players)
+    while True:
+        for player in range(players):
+            assert knowledge[player].view == rules.view(table.state, player)
+            event = heard[player][-1]
+            assert public(event) == public(heard[0][-1])  # every seat hears the same public part
+            if isinstance(event, AlgoDeal):  # and its own private part only
+                assert [bool(hand) for hand in event.hands] == [q == player for q in range(players)]
+            mover = event.mover if isinstance(event, AlgoDeal) else event.next_mover
+            assert event.drawn < 0 or mover == player
+        if table.over:
+            break
+        table.step(int(rng.choice(np.flatnonzero(table.legal_mask()))))
+    assert len(table.actions) > 0 and all(len(h) == len(table.actions) + 1 for h in heard)

@@ -21,7 +21,10 @@ import numpy as np
 
 from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy, attack_probabilities
 from agents.multiplayer import RandomSeatAgent, SeatAgent
-from deduction_envs.games.algo import AlgoEvent, AlgoRules, Move, Phase, PlayerView, format_card
+from deduction_envs.core.multiplayer import Table
+from deduction_envs.core.multiplayer import play as run
+from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, Move, Phase, PlayerView, format_card
+from deduction_envs.reasoning import AlgoKnowledge
 
 OPPONENTS: dict[str, Callable[[], SeatAgent]] = {
     "random": RandomSeatAgent,
@@ -81,42 +84,58 @@ def parse_move(rules: AlgoRules, text: str) -> Move:
     raise ValueError(f"type an attack as {form}, 'stop', 'reveal POSITION', 'hint', 'help' or 'quit'")
 
 
+class _Quit(Exception):
+    """The person at the terminal quit."""
+
+
 def play(
     opponent: str = "max_entropy", players: int = 2, seed: int | None = None, read: Callable[[str], str] = input
 ) -> int | None:
-    """Play one game in seat 0 against ``opponent`` agents; returns the winner's seat (None if you quit)."""
+    """Play one game in seat 0 against ``opponent`` agents; returns the winner's seat (None if you quit).
+
+    You learn what your seat's events show (your knowledge is kept from them,
+    as an agent's is), and the agents learn what theirs show.
+    """
     rules = AlgoRules(players=players)
     rng = np.random.default_rng(seed)
     agents = [OPPONENTS[opponent]() for _ in range(players - 1)]
     for seat, agent in enumerate(agents, start=1):
         agent.reset(rules, seat, int(rng.integers(2**32)))
-    state = rules.new_game(rng)
+    you = rules.new_knowledge(0)
+
+    def hear(event: AlgoDeal | AlgoEvent) -> None:
+        you.update(event)
+        if isinstance(event, AlgoEvent):
+            print(describe(rules, event))
+
+    def choose(seat: int, mask: np.ndarray) -> int:
+        if seat != 0:
+            return agents[seat - 1].act(mask)
+        print(show(rules, you.view))
+        try:
+            move = _ask(rules, you, mask, read)
+        except EOFError:
+            move = None
+        if move is None:
+            raise _Quit
+        return rules.action_index(move)
+
     print(f"Algo, {players} players; you are seat 0 and move first. Type 'help' for the moves.")
-    while state.winner is None:
-        view = rules.view(state, state.mover)
-        if state.mover == 0:
-            print(show(rules, view))
-            try:
-                move = _ask(rules, view, rules.legal_mask(state), read)
-            except EOFError:
-                move = None
-            if move is None:
-                print("Bye.")
-                return None
-            action = rules.action_index(move)
-        else:
-            action = agents[state.mover - 1].act(view, rules.legal_mask(state))
-        event = rules.apply(state, action)
-        for agent in agents:
-            agent.observe(event)
-        print(describe(rules, event))
-    print(show(rules, rules.view(state, 0)))
-    print("You win!" if state.winner == 0 else f"Player {state.winner} wins.")
-    return state.winner
+    table = Table(rules, rng, [hear, *(agent.observe for agent in agents)])
+    try:
+        run(table, choose)
+    except _Quit:
+        print("Bye.")
+        return None
+    print(show(rules, you.view))
+    winner = rules.winner(table.state)
+    print("You win!" if winner == 0 else f"Player {winner} wins.")
+    return winner
 
 
-def _ask(rules: AlgoRules, view: PlayerView, mask: np.ndarray, read: Callable[[str], str]) -> Move | None:
+def _ask(rules: AlgoRules, you: AlgoKnowledge, mask: np.ndarray, read: Callable[[str], str]) -> Move | None:
     """Read commands until a legal move (None to quit)."""
+    view = you.view
     while True:
         text = read("> ").strip()
         if text.lower() in ("quit", "exit", "q"):
@@ -125,7 +144,7 @@ def _ask(rules: AlgoRules, view: PlayerView, mask: np.ndarray, read: Callable[[s
             print(__doc__.split("\n\n")[2])
             continue
         if text.lower() == "hint":
-            hits = np.where(mask[: rules.num_attacks], attack_probabilities(rules, view), -1.0)
+            hits = np.where(mask[: rules.num_attacks], attack_probabilities(rules, view, you.posterior), -1.0)
             best = rules.decode(int(np.argmax(hits)))
             player = rules.target_player(0, best.target)
             print(f"Most probable: player {player}'s card {best.position} is {best.number} (p = {hits.max():.2f}).")

@@ -11,7 +11,10 @@
         env.step(action)
 
 The rules are in :mod:`deduction_envs.games.algo`; this module only adapts
-them. Agents are ``player_0`` .. ``player_{n-1}``; the agent to act is the
+them to :class:`~deduction_envs.envs.multiplayer_env.MultiplayerAECEnv`, and
+each seat's observation comes from its own
+:class:`~deduction_envs.reasoning.AlgoKnowledge`, kept from the events
+projected for it. Agents are ``player_0`` .. ``player_{n-1}``; the agent to act is the
 player whose turn it is.
 
 Action space
@@ -36,32 +39,34 @@ Rewards
 -------
 At the end: +1 for the winner, -1 for the player out first, and linearly in
 between by the order of going out (two players: +1 and -1). ``max_cycles``
-actions truncate the game (0 for everyone).
+actions truncate the game (0 for everyone). A masked action ends the game
+with -1 for its player and 0 for the others
+(:mod:`deduction_envs.envs.multiplayer_env`; ``strict=True`` raises instead).
 
 Arguments
 ---------
 ``players`` (2-4), ``hand_size``, ``numbers`` (see ``AlgoRules``),
 ``probabilities`` (default True), ``max_cycles`` (default 2,000),
-``render_mode`` (``"ansi"``, ``"human"`` or ``"rgb_array"``).
+``render_mode`` (``"ansi"``, ``"human"`` or ``"rgb_array"``), ``strict``
+(default False).
 
 Version History
 ---------------
-* v0: first version.
+* v0: first version. Since the multiplayer layer, the raw env ends the game
+  on a masked action itself (it raised before; ``env()`` ended it already).
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import gymnasium
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from deduction_envs.core.raster import Canvas
-from deduction_envs.games.algo import AlgoEvent, AlgoRules, AlgoState, Phase, PlayerView, format_card
-from deduction_envs.reasoning.algo_hands import AlgoHandPosterior
+from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, wrap
+from deduction_envs.games.algo import AlgoRules, Phase, PlayerView, format_card
+from deduction_envs.reasoning.algo_hands import AlgoHandPosterior, AlgoKnowledge
 
 __all__ = ["encode_view", "env", "observation_size", "raw_env"]
 
@@ -71,13 +76,21 @@ def observation_size(rules: AlgoRules) -> int:
     return rules.players * rules.max_hand * (3 + 3 * rules.numbers) + (2 + rules.numbers) + 3 + 1
 
 
-def encode_view(rules: AlgoRules, view: PlayerView, probabilities: bool = True) -> np.ndarray:
-    """The observation vector of a player's view (see the module docstring); needs no env."""
+def encode_view(
+    rules: AlgoRules, view: PlayerView, probabilities: bool = True, posterior: AlgoHandPosterior | None = None
+) -> np.ndarray:
+    """The observation vector of a player's view (see the module docstring); needs no env.
+
+    ``posterior`` is the view's, if already counted.
+    """
     n, k = rules.numbers, rules.max_hand
     width = 3 + 3 * n
     out = np.zeros(observation_size(rules), dtype=np.float32)
     ones: list[int] = []  # every entry that is 1, gathered in Python and set at once: hands are short
-    posterior = AlgoHandPosterior(view, n) if probabilities else None
+    if probabilities and posterior is None:
+        posterior = AlgoHandPosterior(view, n)
+    elif not probabilities:
+        posterior = None
     for row in range(rules.players):
         seat = (view.player + row) % rules.players
         hand = view.hands[seat]
@@ -108,21 +121,14 @@ def encode_view(rules: AlgoRules, view: PlayerView, probabilities: bool = True) 
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """:class:`raw_env` in PettingZoo's standard wrappers (illegal actions and order checks)."""
-    aec = raw_env(**kwargs)
-    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=-1)
-    aec = wrappers.AssertOutOfBoundsWrapper(aec)
-    return wrappers.OrderEnforcingWrapper(aec)
+    """:class:`raw_env` in the standard wrapper (PettingZoo's order checks)."""
+    return wrap(raw_env(**kwargs))
 
 
-class raw_env(AECEnv):
+class raw_env(MultiplayerAECEnv):
     """Algo for 2 to 4 players; see the module docstring."""
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human", "rgb_array"],
-        "name": "algo_v0",
-        "is_parallelizable": False,
-    }
+    metadata: ClassVar[dict[str, Any]] = {**MultiplayerAECEnv.metadata, "name": "algo_v0"}
 
     def __init__(
         self,
@@ -132,96 +138,19 @@ class raw_env(AECEnv):
         probabilities: bool = True,
         max_cycles: int = 2000,
         render_mode: str | None = None,
+        strict: bool = False,
     ) -> None:
-        super().__init__()
-        self.rules = AlgoRules(players, hand_size, numbers)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        if isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1:
-            raise ValueError(f"max_cycles must be an integer >= 1, got {max_cycles!r}")
-        self.probabilities = bool(probabilities)
-        self.max_cycles = max_cycles
-        self.render_mode = render_mode
-        self.possible_agents = [f"player_{p}" for p in range(players)]
-        size = observation_size(self.rules)
-        self.observation_spaces = {
-            agent: spaces.Dict(
-                {
-                    "observation": spaces.Box(0.0, 1.0, (size,), dtype=np.float32),
-                    "action_mask": spaces.Box(0, 1, (self.rules.num_actions,), dtype=np.int8),
-                }
-            )
-            for agent in self.possible_agents
-        }
-        self.action_spaces = {agent: spaces.Discrete(self.rules.num_actions) for agent in self.possible_agents}
-        self.state: AlgoState | None = None
-        self.history: list[AlgoEvent] = []
-        self._rng = np.random.default_rng()
+        if not isinstance(probabilities, bool):
+            raise ValueError(f"probabilities must be True or False, got {probabilities!r}")
+        self.probabilities = probabilities
+        super().__init__(AlgoRules(players, hand_size, numbers), max_cycles, render_mode, strict)
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+    def observation_size(self) -> int:
+        return observation_size(self.rules)
 
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        self.state = self.rules.new_game(self._rng)
-        self.history = []
-        self._cycles = 0
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
-        self.agent_selection = self.possible_agents[self.state.mover]
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        player = self.possible_agents.index(agent)
-        view = self.rules.view(self.state, player)
-        mask = self.rules.legal_mask(self.state) if player == self.state.mover else np.zeros(self.rules.num_actions)
-        return {
-            "observation": encode_view(self.rules, view, self.probabilities),
-            "action_mask": mask.astype(np.int8),
-        }
-
-    def entropy(self, agent: str) -> float:
-        """Bits of ``agent``'s uncertainty: log2 of the deals consistent with its view (all equally likely)."""
-        view = self.rules.view(self.state, self.possible_agents.index(agent))
-        return float(np.log2(AlgoHandPosterior(view, self.rules.numbers).count))
-
-    def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        self.history.append(self.rules.apply(self.state, int(action)))
-        self._cycles += 1
-        self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        if self.state.phase == Phase.OVER:
-            self.rewards = dict(zip(self.possible_agents, self.rules.rewards(self.state), strict=True))
-            self.terminations = dict.fromkeys(self.agents, True)
-        elif self._cycles >= self.max_cycles:
-            self.truncations = dict.fromkeys(self.agents, True)
-        self.agent_selection = self.possible_agents[self.state.mover]
-        self._accumulate_rewards()
-        if self.render_mode == "human":
-            print(self.render_text())
-
-    def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        if self.render_mode == "rgb_array":
-            return self.render_rgb()
-        text = self.render_text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+    def encode(self, knowledge: AlgoKnowledge) -> np.ndarray:
+        posterior = knowledge.posterior if self.probabilities else None
+        return encode_view(self.rules, knowledge.view, self.probabilities, posterior)
 
     def render_text(self) -> str:
         """A spectator's view: every hand (``[B3]`` face down, ``B3`` face up), the deck and the last event."""
@@ -233,8 +162,9 @@ class raw_env(AECEnv):
             lines.append(f"{marker} player_{player}: {cards}")
         drawn = "-" if state.drawn is None else format_card(state.drawn)
         lines.append(f"deck {len(state.deck)}, drawn {drawn}, phase {state.phase.name.lower()}")
-        if self.history:
-            lines.append(f"last: {self.history[-1].move}, {'hit' if self.history[-1].hit else 'no hit'}")
+        last = self.table.last_event
+        if self.table.actions:
+            lines.append(f"last: {last.move}, {'hit' if last.hit else 'no hit'}")
         return "\n".join(lines)
 
     def render_rgb(self) -> np.ndarray:
@@ -254,6 +184,3 @@ class raw_env(AECEnv):
                 if c not in self.state.revealed[player]:
                     canvas.rect(top, left, cell // 3, cell // 3, (220, 40, 40))
         return canvas.pixels
-
-    def close(self) -> None:
-        pass

@@ -51,6 +51,7 @@ import numpy as np
 from deduction_envs.core.rules import check_int
 
 __all__ = [
+    "AlgoDeal",
     "AlgoEvent",
     "AlgoRules",
     "AlgoState",
@@ -158,14 +159,33 @@ class AlgoState:
         return (self.winner, *reversed(self.out))
 
 
+class AlgoDeal(NamedTuple):
+    """The deal as an event: public ``colours`` of every hand, private ``hands``.
+
+    ``hands[p]`` is player ``p``'s sorted card ids; projected for a player
+    (:meth:`AlgoRules.observe_event`), the others' are ``()``. ``drawn`` is
+    the card the first mover drew (private to it, else -1) and ``deck`` the
+    cards left to draw after that draw.
+    """
+
+    colours: tuple[tuple[int, ...], ...]
+    hands: tuple[tuple[int, ...], ...]
+    mover: int
+    drawn: int
+    deck: int
+
+
 class AlgoEvent(NamedTuple):
-    """What every player sees of one action (no face-down number is in it).
+    """One action as everyone sees it (no face-down number is in it), and the private card drawn after it.
 
     ``card`` is the id of the card the action showed to everyone: the one hit,
     or the one revealed by the mover, or -1. ``placed`` is the drawn card's new
     position in the mover's hand when the turn ended with one (-1 otherwise),
     ``placed_colour`` its colour (everyone sees a card's back) and
-    ``placed_card`` its id if it went face up (a miss), else -1.
+    ``placed_card`` its id if it went face up (a miss), else -1. When the
+    action ended the turn, ``next_mover`` is the player to move next (-1
+    otherwise, and when the game is over) and ``drawn`` the card it drew: private
+    to it (-1 in the others' projections, and when the deck was empty).
     """
 
     mover: int
@@ -176,6 +196,8 @@ class AlgoEvent(NamedTuple):
     placed: int = -1
     placed_colour: int = -1
     placed_card: int = -1
+    next_mover: int = -1
+    drawn: int = -1
 
 
 class HandView(NamedTuple):
@@ -251,6 +273,41 @@ class AlgoRules:
     @property
     def num_actions(self) -> int:
         return self.num_attacks + 1 + self.max_hand
+
+    # ------------------------------------------------ the multiplayer protocol
+    def mover(self, state: AlgoState) -> int:
+        return state.mover
+
+    def is_over(self, state: AlgoState) -> bool:
+        return state.phase == Phase.OVER
+
+    def winner(self, state: AlgoState) -> int | None:
+        return state.winner
+
+    def deal_event(self, state: AlgoState) -> AlgoDeal:
+        """The deal of a new game (:meth:`new_game`) as the first event."""
+        return AlgoDeal(
+            tuple(tuple(c % 2 for c in hand) for hand in state.hands),
+            tuple(tuple(hand) for hand in state.hands),
+            state.mover,
+            -1 if state.drawn is None else state.drawn,
+            len(state.deck),
+        )
+
+    def observe_event(self, event: AlgoDeal | AlgoEvent, player: int) -> AlgoDeal | AlgoEvent:
+        """``event`` as ``player`` sees it: others' dealt hands and drawn cards are not in it."""
+        if isinstance(event, AlgoDeal):
+            hands = tuple(hand if q == player else () for q, hand in enumerate(event.hands))
+            return event._replace(hands=hands, drawn=event.drawn if event.mover == player else -1)
+        if event.drawn >= 0 and event.next_mover != player:
+            return event._replace(drawn=-1)
+        return event
+
+    def new_knowledge(self, player: int):
+        """An empty :class:`~deduction_envs.reasoning.AlgoKnowledge` for ``player``."""
+        from deduction_envs.reasoning.algo_hands import AlgoKnowledge  # the reasoning layer builds on the rules
+
+        return AlgoKnowledge(self, check_int("player", player, low=0, high=self.players - 1))
 
     def rewards(self, state: AlgoState) -> list[float]:
         """Each seat's reward for a finished game: +1 for the winner, -1 for the first out, linear in between."""
@@ -345,13 +402,11 @@ class AlgoRules:
         if move.kind == "stop":
             colour = -1 if state.drawn is None else state.drawn % 2
             placed = self._place_drawn(state, face_up=False)
-            self._end_turn(state)
-            return AlgoEvent(mover, move, placed=placed, placed_colour=colour)
+            return self._end_turn(state, AlgoEvent(mover, move, placed=placed, placed_colour=colour))
         if move.kind == "reveal":
             card = state.hands[mover][move.position]
             self._reveal(state, mover, card)
-            self._end_turn(state)
-            return AlgoEvent(mover, move, card=card)
+            return self._end_turn(state, AlgoEvent(mover, move, card=card))
         target = self.target_player(mover, move.target)
         card = state.hands[target][move.position]
         if card // 2 == move.number:
@@ -365,8 +420,8 @@ class AlgoRules:
             return AlgoEvent(mover, move, target)
         placed_card = state.drawn
         placed = self._place_drawn(state, face_up=True)
-        self._end_turn(state)
-        return AlgoEvent(mover, move, target, placed=placed, placed_colour=placed_card % 2, placed_card=placed_card)
+        event = AlgoEvent(mover, move, target, placed=placed, placed_colour=placed_card % 2, placed_card=placed_card)
+        return self._end_turn(state, event)
 
     def view(self, state: AlgoState, player: int) -> PlayerView:
         """What ``player`` knows of ``state``: public information and its own cards, nothing else."""
@@ -381,6 +436,60 @@ class AlgoRules:
         drawn = state.drawn if state.drawn is not None and state.mover == player else -1
         own = tuple(state.hands[player])
         return PlayerView(player, hands, own, drawn, len(state.deck), state.mover, state.phase)
+
+    def first_view(self, deal: AlgoDeal, player: int) -> PlayerView:
+        """``player``'s view at the start, from the deal as projected for it."""
+        hands = tuple(HandView(colours, (-1,) * len(colours), (_NOTHING,) * len(colours)) for colours in deal.colours)
+        return PlayerView(player, hands, deal.hands[player], deal.drawn, deal.deck, deal.mover, Phase.ATTACK)
+
+    def next_view(self, view: PlayerView, event: AlgoEvent) -> PlayerView:
+        """``view`` after ``event`` (as projected for ``view.player``): what :meth:`view` gives after it.
+
+        Public information only, plus the viewer's own cards, so any seat can
+        keep its view from its events (checked against :meth:`view` on random games).
+        """
+        hands = list(view.hands)
+        own, drawn, phase = view.own, view.drawn, view.phase
+
+        def show(player: int, position: int, card: int) -> None:
+            hand = hands[player]
+            known = (*hand.known[:position], card, *hand.known[position + 1 :])
+            hands[player] = hand._replace(known=known)
+
+        move = event.move
+        if move.kind == "attack":
+            target = event.target_player
+            if event.hit:
+                show(target, move.position, event.card)
+            else:
+                hand = hands[target]
+                excluded = hand.excluded[move.position] | {move.number}
+                hands[target] = hand._replace(
+                    excluded=(*hand.excluded[: move.position], excluded, *hand.excluded[move.position + 1 :])
+                )
+        elif move.kind == "reveal":
+            show(event.mover, move.position, event.card)
+        if event.placed >= 0:
+            hand, at = hands[event.mover], event.placed
+            hands[event.mover] = HandView(
+                (*hand.colours[:at], event.placed_colour, *hand.colours[at:]),
+                (*hand.known[:at], event.placed_card, *hand.known[at:]),
+                (*hand.excluded[:at], _NOTHING, *hand.excluded[at:]),
+            )
+            if event.mover == view.player:
+                own = (*own[:at], view.drawn, *own[at:])
+                drawn = -1
+        out = sum(all(k >= 0 for k in hand.known) for hand in hands)
+        if out == self.players - 1:
+            phase = Phase.OVER
+        elif move.kind == "attack" and event.hit:
+            phase = Phase.CONTINUE
+        elif move.kind == "attack" and event.placed < 0:
+            phase = Phase.REVEAL  # a miss with nothing drawn
+        if event.next_mover < 0:
+            return view._replace(hands=tuple(hands), own=own, drawn=drawn, phase=phase)
+        deck = max(view.deck - 1, 0)
+        return PlayerView(view.player, tuple(hands), own, event.drawn, deck, event.next_mover, Phase.ATTACK)
 
     # ------------------------------------------------------------- helpers
     def _start_turn(self, state: AlgoState) -> None:
@@ -406,12 +515,14 @@ class AlgoRules:
             if len(state.out) == self.players - 1:
                 state.phase = Phase.OVER
 
-    def _end_turn(self, state: AlgoState) -> None:
+    def _end_turn(self, state: AlgoState, event: AlgoEvent) -> AlgoEvent:
+        """Pass the turn on (unless the game is over); ``event`` with who moves next and what it drew."""
         if state.phase == Phase.OVER:
-            return
+            return event
         # The mover may have gone out by revealing its last card: skip everyone out.
         player = (state.mover + 1) % self.players
         while player in state.out:
             player = (player + 1) % self.players
         state.mover = player
         self._start_turn(state)
+        return event._replace(next_mover=player, drawn=-1 if state.drawn is None else state.drawn)

@@ -30,9 +30,9 @@ from functools import cached_property
 
 import numpy as np
 
-from deduction_envs.games.algo import PlayerView
+from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, AlgoState, PlayerView
 
-__all__ = ["AlgoHandPosterior"]
+__all__ = ["AlgoHandPosterior", "AlgoKnowledge"]
 
 
 class AlgoHandPosterior:
@@ -165,3 +165,80 @@ class AlgoHandPosterior:
                 state -= int(self._strides[j])
                 hands[self.players[j]][self._filled[j][state]] = c
         return hands
+
+
+class AlgoKnowledge:
+    """One Algo seat's knowledge, kept from the events projected for it (the multiplayer ``Knowledge``).
+
+    :attr:`view` is the seat's :class:`~deduction_envs.games.algo.PlayerView`
+    and :attr:`posterior` its :class:`AlgoHandPosterior`, counted once per
+    view and shared by whoever reads it (the env's observation, an agent).
+    """
+
+    def __init__(self, rules: AlgoRules, player: int) -> None:
+        self.rules = rules
+        self.player = player
+        self._view: PlayerView | None = None
+        self._posterior: AlgoHandPosterior | None = None
+
+    @classmethod
+    def from_view(cls, rules: AlgoRules, view: PlayerView) -> AlgoKnowledge:
+        """The knowledge of a seat whose view is ``view`` (a position set up by hand, a person's game)."""
+        knowledge = cls(rules, view.player)
+        knowledge._view = view
+        return knowledge
+
+    @property
+    def view(self) -> PlayerView:
+        if self._view is None:
+            raise ValueError("the knowledge has seen no deal yet")
+        return self._view
+
+    def update(self, event: AlgoDeal | AlgoEvent) -> None:
+        """Take the next event projected for this seat (the deal first)."""
+        if isinstance(event, AlgoDeal):
+            self._view = self.rules.first_view(event, self.player)
+        else:
+            self._view = self.rules.next_view(self.view, event)
+        self._posterior = None
+
+    @property
+    def posterior(self) -> AlgoHandPosterior:
+        """The exact posterior over the opponents' face-down cards (counted on first use after each event)."""
+        if self._posterior is None:
+            self._posterior = AlgoHandPosterior(self.view, self.rules.numbers)
+        return self._posterior
+
+    def entropy(self) -> float:
+        """Bits of the seat's uncertainty: log2 of the deals consistent with its view (all equally likely)."""
+        return float(np.log2(self.posterior.count))
+
+    def determinise(self, rng: np.random.Generator) -> AlgoState:
+        """A whole state consistent with the view: the hidden hands drawn uniformly, the unseen rest as the deck."""
+        view, rules = self.view, self.rules
+        sampled = self.posterior.sample(rng)
+        hands = []
+        for seat, hand in enumerate(view.hands):
+            if seat == view.player:
+                hands.append(list(view.own))
+            else:
+                hands.append(list(sampled.get(seat, hand.known)))
+        placed = {c for h in hands for c in h} | ({view.drawn} if view.drawn >= 0 else set())
+        deck = [c for c in range(rules.deck_size) if c not in placed]
+        rng.shuffle(deck)
+        revealed = [
+            {c for c, k in zip(hand, seen.known, strict=True) if k >= 0}
+            for hand, seen in zip(hands, view.hands, strict=True)
+        ]
+        ruled_out = {
+            c: set(excluded)
+            for h, v in zip(hands, view.hands, strict=True)
+            for c, excluded in zip(h, v.excluded, strict=True)
+            if excluded
+        }
+        out = [seat for seat, h in enumerate(hands) if len(revealed[seat]) == len(h)]
+        drawn = view.drawn if view.drawn >= 0 else None
+        if drawn is None and view.player != view.mover:
+            raise ValueError("a determinisation of Algo is drawn for the mover only (another's drawn card is unseen)")
+        # The deck size is public; a mover without a drawn card met an empty deck.
+        return AlgoState(hands, revealed, deck[: view.deck], view.mover, view.phase, drawn, ruled_out, out)

@@ -1,0 +1,150 @@
+"""The multiplayer layer: the engine protocol, projected events, per-seat knowledge and the one game loop.
+
+Algo, Clue and Generalized Clue share one shape (``DESIGN.md``, "Multiplayer games"):
+
+* a :class:`MultiplayerRules` object deals a game, says what is legal, applies
+  an action and returns the *event*, says who must act, whether the game is
+  over and how it ended; states are made only by the rules;
+* an event has a public part and private parts, and the rules *project* it
+  for each seat (:meth:`MultiplayerRules.observe_event`): a seat never
+  receives another seat's private part;
+* each seat's :class:`Knowledge` is built from the rules and updated from
+  that seat's projected events only (the deal is the first event);
+* a :class:`Table` holds one game in progress and delivers each event,
+  projected, to one listener per seat. The AEC envs step it, and
+  :func:`play` runs it to the end for games between agents; nothing else
+  applies actions to a live game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+import numpy as np
+
+__all__ = ["Knowledge", "MultiplayerRules", "Table", "play"]
+
+State = TypeVar("State")
+Event = TypeVar("Event")
+
+
+@runtime_checkable
+class Knowledge(Protocol):
+    """What one seat knows, updated from the events projected for it and nothing else."""
+
+    player: int
+
+    def update(self, event: Any) -> None:
+        """Take one projected event (the deal first, then every action's)."""
+
+    def entropy(self) -> float:
+        """Bits of the seat's uncertainty about the hidden cards (0 once it knows everything it plays for)."""
+
+    def determinise(self, rng: np.random.Generator) -> Any:
+        """A whole game state drawn uniformly from those consistent with this knowledge (for search)."""
+
+
+@runtime_checkable
+class MultiplayerRules(Protocol):
+    """The engine of a multiplayer game with private information (Algo, Clue, Generalized Clue).
+
+    States are mutable and belong to whoever asked :meth:`new_game` for them
+    (a :class:`Table`, or a search's own determinisation); events are
+    immutable values.
+    """
+
+    players: int
+    num_actions: int
+
+    def new_game(self, rng: np.random.Generator, first: int = 0) -> Any:
+        """Shuffle and deal with ``rng``; seat ``first`` starts."""
+
+    def deal_event(self, state: Any) -> Any:
+        """The deal as an event (every hand private to its seat), the first event each seat observes."""
+
+    def mover(self, state: Any) -> int:
+        """The seat that must act now (in Clue also a refuter choosing the card to show)."""
+
+    def is_over(self, state: Any) -> bool:
+        """Whether the game has ended."""
+
+    def legal_mask(self, state: Any) -> np.ndarray:
+        """Bool mask over ``num_actions`` of what :meth:`mover` may do (all False once over)."""
+
+    def apply(self, state: Any, action: int) -> Any:
+        """Play ``action`` for the mover, changing ``state``; the event. An illegal action raises ValueError."""
+
+    def observe_event(self, event: Any, player: int) -> Any:
+        """``event`` as ``player`` sees it: its public part and only ``player``'s own private parts."""
+
+    def new_knowledge(self, player: int) -> Knowledge:
+        """An empty :class:`Knowledge` for ``player``, to be fed the projected deal and then each event."""
+
+    def winner(self, state: Any) -> int | None:
+        """The winning seat of a finished game (None while it goes on, or if nobody won)."""
+
+    def rewards(self, state: Any) -> list[float]:
+        """Each seat's reward for a finished game."""
+
+
+Listener = Callable[[Any], None]
+
+
+class Table:
+    """One game in progress: its state (secrets included) and the delivery of every event, projected, per seat.
+
+    Args:
+        rules: the game's :class:`MultiplayerRules`.
+        rng: the shuffle's generator.
+        listeners: one callable per seat, given each event projected for that
+            seat (a knowledge's ``update``, an agent's ``observe``).
+        first: the seat that starts.
+
+    Only the table applies actions to its state, so every listener hears
+    every event exactly once, the deal first.
+    """
+
+    def __init__(
+        self, rules: MultiplayerRules, rng: np.random.Generator, listeners: Sequence[Listener], first: int = 0
+    ) -> None:
+        if len(listeners) != rules.players:
+            raise ValueError(f"the game has {rules.players} seats, got {len(listeners)} listeners")
+        self.rules = rules
+        self.listeners = list(listeners)
+        self.state = rules.new_game(rng, first)
+        #: Every action applied, in order: with the seed, a replay of the game.
+        self.actions: list[int] = []
+        #: The last event, unprojected (for a spectator's render).
+        self.last_event = self._deliver(rules.deal_event(self.state))
+
+    @property
+    def mover(self) -> int:
+        return self.rules.mover(self.state)
+
+    @property
+    def over(self) -> bool:
+        return self.rules.is_over(self.state)
+
+    def legal_mask(self) -> np.ndarray:
+        return self.rules.legal_mask(self.state)
+
+    def step(self, action: int) -> Any:
+        """Apply ``action`` for the mover and tell every seat what it sees of it; returns the event."""
+        event = self.rules.apply(self.state, action)
+        self.actions.append(int(action))
+        return self._deliver(event)
+
+    def _deliver(self, event: Any) -> Any:
+        self.last_event = event
+        for seat, listen in enumerate(self.listeners):
+            listen(self.rules.observe_event(event, seat))
+        return event
+
+
+def play(table: Table, choose: Callable[[int, np.ndarray], int], max_actions: int = 100_000) -> None:
+    """Run ``table`` to the end, asking ``choose(seat, legal_mask)`` for each action."""
+    while not table.over:
+        if len(table.actions) >= max_actions:
+            raise RuntimeError(f"the game did not end within {max_actions} actions")
+        table.step(choose(table.mover, table.legal_mask()))

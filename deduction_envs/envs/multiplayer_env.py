@@ -1,0 +1,200 @@
+"""The one PettingZoo AEC env under every multiplayer game (``algo_v0``, ``clue_v0``).
+
+:class:`MultiplayerAECEnv` owns everything the games share: reset and seeding,
+the :class:`~deduction_envs.core.multiplayer.Table` that applies actions and
+delivers each event, projected, to each seat's knowledge; the agent to act;
+actions outside the action space and masked actions; terminal states,
+rewards and ``max_cycles`` truncation; each agent's ``entropy``; the render
+modes. A game's env module subclasses it with the observation encoder, the
+renders and its documentation page.
+
+Masked actions
+--------------
+An action inside the action space that the mask forbids follows PettingZoo's
+convention for classic games (the policy of ``DESIGN.md``, in this one
+place): the game ends at once, the player who chose it gets ``-1`` and the
+others ``0``, and ``infos[agent]["illegal_action"]`` says so. With
+``strict=True`` the env raises ``ValueError`` instead and changes nothing. An
+action outside the action space always raises ``ValueError``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from deduction_envs.core.multiplayer import Knowledge, MultiplayerRules, Table
+from deduction_envs.core.rules import check_int
+
+__all__ = ["ILLEGAL_ACTION_REWARD", "MultiplayerAECEnv", "wrap"]
+
+#: The reward of a player whose action was masked (the game ends; the others get 0).
+ILLEGAL_ACTION_REWARD = -1.0
+
+
+def wrap(env: AECEnv) -> AECEnv:
+    """The standard wrapper of every multiplayer env: PettingZoo's order checks.
+
+    Masked and out-of-space actions are the env's own business (see the module
+    docstring), so PettingZoo's illegal-action wrappers are not needed.
+    """
+    return wrappers.OrderEnforcingWrapper(env)
+
+
+class MultiplayerAECEnv(AECEnv):
+    """An AEC env over a :class:`~deduction_envs.core.multiplayer.MultiplayerRules`; see the module docstring.
+
+    Subclasses set ``metadata`` and implement :meth:`observation_size`,
+    :meth:`encode` (a seat's observation vector from its knowledge),
+    :meth:`render_text` and :meth:`render_rgb`.
+
+    Args:
+        rules: the game.
+        max_cycles: actions after which the game is truncated (rewards 0).
+        render_mode: ``"ansi"``, ``"human"``, ``"rgb_array"`` or None.
+        strict: raise on a masked action instead of ending the game.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "name": "multiplayer",
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        rules: MultiplayerRules,
+        max_cycles: int = 2000,
+        render_mode: str | None = None,
+        strict: bool = False,
+    ) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if not isinstance(strict, bool):
+            raise ValueError(f"strict must be True or False, got {strict!r}")
+        self.rules = rules
+        self.max_cycles = check_int("max_cycles", max_cycles, low=1)
+        self.render_mode = render_mode
+        self.strict = strict
+        self.possible_agents = [f"player_{p}" for p in range(rules.players)]
+        size = self.observation_size()
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, self.observation_high(), (size,), dtype=np.float32),
+                    "action_mask": spaces.Box(0, 1, (rules.num_actions,), dtype=np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(rules.num_actions) for agent in self.possible_agents}
+        self.table: Table | None = None
+        self.knowledge: list[Knowledge] = []
+        self._rng = np.random.default_rng()
+
+    # ------------------------------------------------------------------ the game's parts
+    def observation_size(self) -> int:
+        """Length of the observation vector."""
+        raise NotImplementedError
+
+    def observation_high(self) -> float:
+        """The observation vector's upper bound (1 unless the game counts something)."""
+        return 1.0
+
+    def encode(self, knowledge: Knowledge) -> np.ndarray:
+        """The observation vector of a seat, from its knowledge only."""
+        raise NotImplementedError
+
+    def render_text(self) -> str:
+        raise NotImplementedError
+
+    def render_rgb(self) -> np.ndarray:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ PettingZoo's API
+    @property
+    def state(self) -> Any:
+        """The game's whole state, secrets included (for tests and spectators; never for a seat)."""
+        return None if self.table is None else self.table.state
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self.knowledge = [self.rules.new_knowledge(p) for p in range(self.rules.players)]
+        self.table = Table(self.rules, self._rng, [k.update for k in self.knowledge])
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self.agent_selection = self.possible_agents[self.table.mover]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        player = self.possible_agents.index(agent)
+        acting = player == self.table.mover and not self.table.over
+        mask = self.table.legal_mask() if acting else np.zeros(self.rules.num_actions, dtype=bool)
+        return {"observation": self.encode(self.knowledge[player]), "action_mask": mask.astype(np.int8)}
+
+    def entropy(self, agent: str) -> float:
+        """Bits of ``agent``'s uncertainty about the hidden cards, from its knowledge."""
+        return self.knowledge[self.possible_agents.index(agent)].entropy()
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None or isinstance(action, bool) or not self.action_spaces[agent].contains(action):
+            raise ValueError(
+                f"{agent}'s action must be an integer in [0, {self.rules.num_actions - 1}] "
+                f"(the action space), got {action!r}"
+            )
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.infos = {a: {} for a in self.agents}
+        if not self.table.legal_mask()[action]:
+            if self.strict:
+                raise ValueError(f"{agent}'s action {action} is masked (not legal now)")
+            gymnasium.logger.warn(f"{agent} chose the masked action {action}: the game ends, {agent} gets -1")
+            self.rewards[agent] = ILLEGAL_ACTION_REWARD
+            self.infos[agent]["illegal_action"] = int(action)
+            self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            self.table.step(int(action))
+            if self.table.over:
+                self.rewards = dict(zip(self.possible_agents, self.rules.rewards(self.table.state), strict=True))
+                self.terminations = dict.fromkeys(self.agents, True)
+            elif len(self.table.actions) >= self.max_cycles:
+                self.truncations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.possible_agents[self.table.mover]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            print(self.render_text())
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self.render_mode == "rgb_array":
+            return self.render_rgb()
+        text = self.render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
