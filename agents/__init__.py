@@ -9,6 +9,7 @@ multiplayer ones.
 from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
 from agents.algo_ismcts import AlgoISMCTS
 from agents.base import Agent
+from agents.clue_agents import ClueDeductionSheet
 from agents.evaluation import EvaluationResult, evaluate
 from agents.ises import ISES
 from agents.ismcts import ISMCTS
@@ -23,6 +24,7 @@ __all__ = [
     "AlgoEpsilonGreedy",
     "AlgoISMCTS",
     "AlgoMaxEntropy",
+    "ClueDeductionSheet",
     "EvaluationResult",
     "GameRecord",
     "MatchResult",

@@ -114,14 +114,22 @@ def play_game(
 
 @dataclass(frozen=True)
 class MatchResult:
-    """Games between agents with the seats rotated: wins per agent, and per agent and seat order."""
+    """Games between agents with the seats rotated: each game's record and which agent sat in each seat.
+
+    ``lineups[g][seat]`` is the index (in the match's agent list) of the agent
+    in ``seat`` of game ``g``; agents may share a name.
+    """
 
     names: tuple[str, ...]
     games: tuple[GameRecord, ...]
+    lineups: tuple[tuple[int, ...], ...]
 
     def wins(self, agent: int) -> int:
         """Games won by ``agent`` (its index in the match)."""
-        return sum(game.winner is not None and game.seats[game.winner] == self.names[agent] for game in self.games)
+        return sum(
+            game.winner is not None and lineup[game.winner] == agent
+            for game, lineup in zip(self.games, self.lineups, strict=True)
+        )
 
     def win_rate(self, agent: int) -> float:
         return self.wins(agent) / len(self.games)
@@ -131,14 +139,14 @@ def play_match(rules: MultiplayerRules, agents: Sequence[SeatAgent], games: int,
     """``games`` games with the agents rotated through the seats (seat 0 moves first), balanced when
     ``games`` is a multiple of the number of players; game ``g`` is seeded ``(seed, g)``.
 
-    Agents' names must differ (they identify the winners).
+    ``agents`` must be distinct objects (each keeps its own seat's knowledge).
     """
-    names = tuple(a.name for a in agents)
-    if len(set(names)) != len(names):
-        raise ValueError(f"agents' names must differ to tell their wins apart, got {names}")
-    records = []
+    if len({id(a) for a in agents}) != len(agents):
+        raise ValueError("agents must be distinct objects, one per seat (each keeps its own seat's knowledge)")
+    records, lineups = [], []
     for g in range(games):
         shift = g % len(agents)
-        seated = [agents[(p + shift) % len(agents)] for p in range(len(agents))]
-        records.append(play_game(rules, seated, seed=(seed, g)))
-    return MatchResult(names, tuple(records))
+        lineup = tuple((p + shift) % len(agents) for p in range(len(agents)))
+        records.append(play_game(rules, [agents[i] for i in lineup], seed=(seed, g)))
+        lineups.append(lineup)
+    return MatchResult(tuple(a.name for a in agents), tuple(records), tuple(lineups))

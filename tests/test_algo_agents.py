@@ -103,8 +103,11 @@ def test_games_are_reproducible_and_bad_input_is_a_clear_error():
     assert play_game(rules, agents, seed=7) == play_game(rules, agents, seed=7)
     with pytest.raises(ValueError, match="the game has 3 seats, got 2 agents"):
         play_game(rules, agents[:2])
-    with pytest.raises(ValueError, match="names must differ"):
-        play_match(AlgoRules(), [RandomSeatAgent(), RandomSeatAgent()], games=2)
+    same = RandomSeatAgent()
+    with pytest.raises(ValueError, match="agents must be distinct objects"):
+        play_match(AlgoRules(), [same, same], games=2)
+    twins = play_match(AlgoRules(), [RandomSeatAgent(), RandomSeatAgent()], games=4)  # names may repeat
+    assert twins.wins(0) + twins.wins(1) == 4 and twins.lineups == ((0, 1), (1, 0), (0, 1), (1, 0))
     with pytest.raises(ValueError, match="epsilon must be a probability"):
         AlgoEpsilonGreedy(1.5)
 

@@ -20,6 +20,8 @@ action outside the action space always raises ``ValueError``.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import gymnasium
@@ -31,10 +33,34 @@ from pettingzoo.utils import wrappers
 from deduction_envs.core.multiplayer import Knowledge, MultiplayerRules, Table
 from deduction_envs.core.rules import check_int
 
-__all__ = ["ILLEGAL_ACTION_REWARD", "MultiplayerAECEnv", "wrap"]
+__all__ = ["ILLEGAL_ACTION_REWARD", "MultiplayerAECEnv", "ObservationPieces", "wrap"]
 
 #: The reward of a player whose action was masked (the game ends; the others get 0).
 ILLEGAL_ACTION_REWARD = -1.0
+
+
+class ObservationPieces:
+    """Named, shaped pieces of one observation vector, as OpenSpiel's observers lay theirs out.
+
+    Args:
+        pieces: ``(name, shape)`` pairs in the vector's order.
+    """
+
+    def __init__(self, pieces: Sequence[tuple[str, tuple[int, ...]]]) -> None:
+        self.shapes = dict(pieces)
+        self.offsets: dict[str, int] = {}
+        size = 0
+        for name, shape in pieces:
+            self.offsets[name] = size
+            size += math.prod(shape)
+        self.size = size
+
+    def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:
+        """Every piece of ``vector`` as a shaped view (writing to a view writes the vector)."""
+        return {
+            name: vector[start : start + math.prod(shape)].reshape(shape)
+            for (name, shape), start in zip(self.shapes.items(), self.offsets.values(), strict=True)
+        }
 
 
 def wrap(env: AECEnv) -> AECEnv:

@@ -34,7 +34,7 @@ def register_envs() -> None:
 
 
 #: The multiplayer envs' ids in PettingZoo's registry (``pettingzoo.make("aec", id)``), where it has one.
-AEC_ENV_IDS = ("deduction_envs/algo-v0",)
+AEC_ENV_IDS = ("deduction_envs/algo-v0", "deduction_envs/clue-v0")
 
 
 def _register_pettingzoo() -> None:
@@ -43,9 +43,10 @@ def _register_pettingzoo() -> None:
 
     if not hasattr(pettingzoo, "register"):
         return
-    registered = pettingzoo.aec_registry
-    if "deduction_envs/algo-v0" not in registered:
-        pettingzoo.register("aec", "deduction_envs/algo-v0", entry_point="deduction_envs.envs.algo:env")
+    for env_id in AEC_ENV_IDS:
+        if env_id not in pettingzoo.aec_registry:
+            module = env_id.split("/")[1].split("-")[0]
+            pettingzoo.register("aec", env_id, entry_point=f"deduction_envs.envs.{module}:env")
 
 
 def env_rules(env_id: str, **sizes: Any) -> DeductionRules:

@@ -1,20 +1,66 @@
-"""The decks of Clue (Cluedo) and Generalized Clue.
+"""Clue (Cluedo): the decks of Clue and Generalized Clue, and the pure rules of Clue.
 
+Decks
+-----
 Clue hides one suspect, one weapon and one room in the case file and deals the
 other 18 cards one at a time around the table, so with 4 or 5 players the
 first players hold one card more. Generalized Clue (a course game at Columbia)
 hides ``k`` of ``n`` cards of a single kind and deals the rest the same way.
+
+Rules of Clue (:class:`ClueRules`)
+----------------------------------
+* **Deal.** 3 to 6 players; the case file takes a random suspect, weapon and
+  room, and the other 18 cards are dealt one at a time from player 0.
+* **A turn.** The mover either *accuses* at once, or *suggests* a suspect, a
+  weapon and a room. There is no board: any room may be named (a board or a
+  room graph can constrain the rooms through :meth:`ClueRules.allowed_rooms`).
+  The players to the mover's left are asked in order; those who hold none of
+  the three cards *pass*, and the first who holds any *refutes*: it shows one
+  of its matching cards, **of its own choice**, to the mover alone. That
+  choice is the refuter's own action, and it is asked for it even when it holds
+  only one matching card, so nobody learns from being kept waiting whether it
+  had a choice. Then the mover may accuse or end its turn.
+* **Accusations.** Naming the case file wins and ends the game. A wrong
+  accusation puts the accuser out: it makes no more turns but still refutes.
+  If every player is out, nobody wins. Naming one's own cards (bluffing) is legal.
+* **What everyone sees.** Who suggested what, who passed, who refuted (not the
+  card); every accusation and whether it was right. Only the mover and the
+  refuter see the card shown. A seat never sees another's hand.
+* **Rewards.** +1 to the winner and ``-1/(p-1)`` to each other player; if
+  nobody wins, ``-1/(p-1)`` to everyone.
+
+Actions
+-------
+One flat index (:meth:`ClueRules.decode`): the 324 suggestions
+(suspect, weapon, room in mixed radix, room fastest), then the 324
+accusations in the same order, then *end turn*, then *show* card ``c`` for
+each of the 21 cards: 670 actions in all.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import NamedTuple
 
 import numpy as np
 
 from deduction_envs.core.rules import check_int
 
-__all__ = ["CLASSIC_CATEGORIES", "CLASSIC_CATEGORY_NAMES", "deal", "deal_sizes", "refutation"]
+__all__ = [
+    "CLASSIC_CATEGORIES",
+    "CLASSIC_CATEGORY_NAMES",
+    "ClueEvent",
+    "ClueMove",
+    "ClueRules",
+    "ClueState",
+    "CluePhase",
+    "deal",
+    "deal_sizes",
+    "refutation",
+]
 
 CLASSIC_CATEGORY_NAMES = ("suspect", "weapon", "room")
 CLASSIC_CATEGORIES: tuple[tuple[str, ...], ...] = (
@@ -65,3 +111,321 @@ def refutation(places: np.ndarray, asker: int, cards: Sequence[int], players: in
         if matching:
             return player, matching
     return None, []
+
+
+# --------------------------------------------------------------------------------------------- the rules
+
+
+class CluePhase(IntEnum):
+    """What the player to act must do."""
+
+    START = 0  # the mover suggests or accuses
+    SHOW = 1  # the refuter chooses the card to show
+    AFTER = 2  # after the suggestion: the mover accuses or ends the turn
+    OVER = 3
+
+
+class ClueMove(NamedTuple):
+    """A decoded action: ``kind`` is ``"suggest"``, ``"accuse"``, ``"end"`` or ``"show"``.
+
+    ``cards`` are the suspect, weapon and room ids of a suggestion or an
+    accusation; ``card`` the card shown.
+    """
+
+    kind: str
+    cards: tuple[int, ...] = ()
+    card: int = -1
+
+
+class ClueEvent(NamedTuple):
+    """One event as the table sees it; :meth:`ClueRules.observe_event` projects it for a seat.
+
+    ``kind`` is ``"deal"``, ``"suggest"``, ``"show"``, ``"accuse"`` or ``"end"``
+    and ``player`` the seat that acted (the first mover for the deal).
+
+    * deal: ``hands`` every seat's hand, private (``()`` for the others in a
+      seat's projection).
+    * suggest: ``cards`` suggested, ``passed`` the players who could not
+      refute, in the order asked, and ``refuter`` the one who must show (-1:
+      nobody could).
+    * show: ``refuter`` (= ``player``) showed ``card`` to ``asker``: private to
+      the two (-1 in the others' projections); ``cards`` is the suggestion.
+    * accuse: ``cards`` named and whether they were ``correct``.
+    * end (and a wrong accusation): ``next_mover``, whose turn it is now (-1
+      when the game is over).
+    """
+
+    kind: str
+    player: int
+    cards: tuple[int, ...] = ()
+    passed: tuple[int, ...] = ()
+    refuter: int = -1
+    card: int = -1
+    asker: int = -1
+    correct: bool = False
+    hands: tuple[tuple[int, ...], ...] = ()
+    next_mover: int = -1
+
+
+@dataclass
+class ClueState:
+    """The whole position, hands included: only the rules and the table may hold it.
+
+    ``places[c]`` is card ``c``'s place (``players`` for the case file) and
+    ``hands[p]`` player ``p``'s sorted cards. ``mover`` is whose turn it is;
+    in the show phase ``refuter`` must show one of the ``suggestion``'s cards.
+    """
+
+    places: tuple[int, ...]
+    hands: tuple[tuple[int, ...], ...]
+    mover: int = 0
+    phase: CluePhase = CluePhase.START
+    suggestion: tuple[int, ...] = ()
+    refuter: int = -1
+    out: list[bool] = field(default_factory=list)
+    winner: int | None = None
+
+    def copy(self) -> ClueState:
+        return ClueState(
+            self.places,
+            self.hands,
+            self.mover,
+            self.phase,
+            self.suggestion,
+            self.refuter,
+            list(self.out),
+            self.winner,
+        )
+
+
+@dataclass(frozen=True)
+class ClueRules:
+    """Immutable rules of Clue for ``players`` (3 to 6) with the classic deck; see the module docstring."""
+
+    players: int = 4
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "players", check_int("players", self.players, low=3, high=6))
+
+    # ------------------------------------------------------------------ the deck and the action space
+    @property
+    def categories(self) -> tuple[tuple[str, ...], ...]:
+        return CLASSIC_CATEGORIES
+
+    @property
+    def category_sizes(self) -> tuple[int, ...]:
+        return tuple(len(c) for c in self.categories)
+
+    @property
+    def card_names(self) -> tuple[str, ...]:
+        return tuple(name for category in self.categories for name in category)
+
+    @property
+    def cards(self) -> int:
+        return sum(self.category_sizes)
+
+    @property
+    def hand_sizes(self) -> tuple[int, ...]:
+        return deal_sizes(self.cards - len(self.categories), self.players)
+
+    @property
+    def category_starts(self) -> tuple[int, ...]:
+        return tuple(int(x) for x in np.cumsum([0, *self.category_sizes[:-1]]))
+
+    @property
+    def num_triples(self) -> int:
+        """Suggestions (and accusations): one card of each category."""
+        return math.prod(self.category_sizes)
+
+    @property
+    def end_action(self) -> int:
+        return 2 * self.num_triples
+
+    @property
+    def num_actions(self) -> int:
+        return 2 * self.num_triples + 1 + self.cards
+
+    def triple_index(self, cards: Sequence[int]) -> int:
+        """The index (0 .. 323) of one card of each category, given as card ids in category order."""
+        if len(cards) != len(self.categories):
+            raise ValueError(f"a suggestion names {len(self.categories)} cards, one per category, got {cards!r}")
+        index = 0
+        for j, (card, start, size) in enumerate(zip(cards, self.category_starts, self.category_sizes, strict=True)):
+            card = check_int(f"cards[{j}]", card, low=0, high=self.cards - 1)
+            if not start <= card < start + size:
+                raise ValueError(f"cards[{j}] must be a {CLASSIC_CATEGORY_NAMES[j]}, got {self.card_names[card]!r}")
+            index = index * size + card - start
+        return index
+
+    def triple(self, index: int) -> tuple[int, ...]:
+        """The card ids of triple ``index`` (the inverse of :meth:`triple_index`)."""
+        cards = []
+        for start, size in zip(self.category_starts[::-1], self.category_sizes[::-1], strict=True):
+            index, offset = divmod(index, size)
+            cards.append(start + offset)
+        return tuple(cards[::-1])
+
+    def action_index(self, move: ClueMove) -> int:
+        """The flat index of ``move`` (see the module docstring)."""
+        if move.kind == "suggest":
+            return self.triple_index(move.cards)
+        if move.kind == "accuse":
+            return self.num_triples + self.triple_index(move.cards)
+        if move.kind == "end":
+            return self.end_action
+        if move.kind == "show":
+            return self.end_action + 1 + check_int("card", move.card, low=0, high=self.cards - 1)
+        raise ValueError(f"a move is 'suggest', 'accuse', 'end' or 'show', got {move.kind!r}")
+
+    def decode(self, action: int) -> ClueMove:
+        """The move of a flat action index."""
+        action = check_int("action", action, low=0, high=self.num_actions - 1)
+        if action < self.num_triples:
+            return ClueMove("suggest", self.triple(action))
+        if action < 2 * self.num_triples:
+            return ClueMove("accuse", self.triple(action - self.num_triples))
+        if action == self.end_action:
+            return ClueMove("end")
+        return ClueMove("show", card=action - self.end_action - 1)
+
+    def format_move(self, move: ClueMove) -> str:
+        names = self.card_names
+        if move.kind in ("suggest", "accuse"):
+            return f"{move.kind} {', '.join(names[c] for c in move.cards)}"
+        return "end turn" if move.kind == "end" else f"show {names[move.card]}"
+
+    def describe(self, event: ClueEvent, names: Sequence[str] | None = None) -> str:
+        """One event in words, as the seat it was projected for saw it (``names`` of the players)."""
+        names = names or [f"player {p}" for p in range(self.players)]
+        cards = ", ".join(self.card_names[c] for c in event.cards)
+        who = names[event.player]
+        if event.kind == "deal":
+            return f"The cards are dealt; {who} moves first."
+        if event.kind == "suggest":
+            passed = "".join(f" {names[q]} passes." for q in event.passed)
+            refuted = f" {names[event.refuter]} refutes." if event.refuter >= 0 else " Nobody can refute."
+            return f"{who} suggests {cards}.{passed}{refuted}"
+        if event.kind == "show":
+            card = "a card" if event.card < 0 else self.card_names[event.card]
+            return f"{who} shows {card} to {names[event.asker]}."
+        if event.kind == "accuse":
+            verdict = "right: the case is solved" if event.correct else "wrong, and is out"
+            return f"{who} accuses {cards}: {verdict}."
+        return f"{who} ends the turn."
+
+    # ------------------------------------------------------------------ the multiplayer protocol
+    def new_game(self, rng: np.random.Generator, first: int = 0) -> ClueState:
+        """Shuffle and deal as in the box; seat ``first`` moves first."""
+        first = check_int("first", first, low=0, high=self.players - 1)
+        return self.state_of_deal(deal(self.category_sizes, [1] * len(self.categories), self.players, rng), first)
+
+    def state_of_deal(self, places: Sequence[int], first: int = 0) -> ClueState:
+        """A new game of the deal ``places`` (each card's place, ``players`` for the case file)."""
+        places = tuple(int(p) for p in places)
+        hands = tuple(tuple(c for c, place in enumerate(places) if place == p) for p in range(self.players))
+        return ClueState(places, hands, mover=first, out=[False] * self.players)
+
+    def deal_event(self, state: ClueState) -> ClueEvent:
+        return ClueEvent("deal", state.mover, hands=state.hands)
+
+    def mover(self, state: ClueState) -> int:
+        return state.refuter if state.phase == CluePhase.SHOW else state.mover
+
+    def is_over(self, state: ClueState) -> bool:
+        return state.phase == CluePhase.OVER
+
+    def winner(self, state: ClueState) -> int | None:
+        return state.winner
+
+    def rewards(self, state: ClueState) -> list[float]:
+        """+1 to the winner, -1/(p-1) to everyone else (everyone, if nobody won)."""
+        loss = -1.0 / (self.players - 1)
+        return [1.0 if p == state.winner else loss for p in range(self.players)]
+
+    def allowed_rooms(self, state: ClueState) -> np.ndarray:
+        """Bool mask over the rooms the mover may name in a suggestion: every room, as there is no board.
+
+        The hook for a board or room-graph variant; with no room allowed, the
+        mover may end its turn without suggesting.
+        """
+        return np.ones(self.category_sizes[-1], dtype=bool)
+
+    def legal_mask(self, state: ClueState) -> np.ndarray:
+        """Bool mask over actions of what the player to act may do now (all False once the game is over)."""
+        mask = np.zeros(self.num_actions, dtype=bool)
+        triples = self.num_triples
+        if state.phase == CluePhase.START:
+            rooms = self.allowed_rooms(state)
+            mask[:triples] = np.tile(rooms, triples // rooms.size)
+            mask[triples : 2 * triples] = True
+            mask[self.end_action] = not rooms.any()
+        elif state.phase == CluePhase.AFTER:
+            mask[triples : 2 * triples] = True
+            mask[self.end_action] = True
+        elif state.phase == CluePhase.SHOW:
+            mask[[self.end_action + 1 + c for c in self._matching(state, state.refuter)]] = True
+        return mask
+
+    def apply(self, state: ClueState, action: int) -> ClueEvent:
+        """Play ``action`` for the player to act, changing ``state``; the event.
+
+        An illegal action raises ValueError and changes nothing.
+        """
+        move = self.decode(action)
+        if not self.legal_mask(state)[action]:
+            raise ValueError(f"action {action} ({self.format_move(move)}) is not legal in phase {state.phase.name}")
+        player = self.mover(state)
+        if move.kind == "suggest":
+            passed = []
+            for step in range(1, self.players):
+                asked = (player + step) % self.players
+                if self._matching(state, asked, move.cards):
+                    state.phase, state.refuter, state.suggestion = CluePhase.SHOW, asked, move.cards
+                    return ClueEvent("suggest", player, move.cards, tuple(passed), refuter=asked)
+                passed.append(asked)
+            state.phase = CluePhase.AFTER
+            return ClueEvent("suggest", player, move.cards, tuple(passed))
+        if move.kind == "show":
+            event = ClueEvent("show", player, state.suggestion, refuter=player, card=move.card, asker=state.mover)
+            state.phase, state.refuter, state.suggestion = CluePhase.AFTER, -1, ()
+            return event
+        if move.kind == "accuse":
+            correct = all(state.places[c] == self.players for c in move.cards)
+            event = ClueEvent("accuse", player, move.cards, correct=correct)
+            if correct:
+                state.phase, state.winner = CluePhase.OVER, player
+                return event
+            state.out[player] = True
+            if all(state.out):
+                state.phase = CluePhase.OVER
+                return event
+            return self._pass_turn(state, event)
+        return self._pass_turn(state, ClueEvent("end", player))
+
+    def observe_event(self, event: ClueEvent, player: int) -> ClueEvent:
+        """``event`` as ``player`` sees it: its own hand of the deal, a shown card only if it showed or saw it."""
+        if event.kind == "deal":
+            return event._replace(hands=tuple(h if q == player else () for q, h in enumerate(event.hands)))
+        if event.kind == "show" and player not in (event.refuter, event.asker):
+            return event._replace(card=-1)
+        return event
+
+    def new_knowledge(self, player: int):
+        """An empty :class:`~deduction_envs.reasoning.CluePlayerKnowledge` for ``player``."""
+        from deduction_envs.reasoning.clue_player import CluePlayerKnowledge  # the reasoning layer builds on rules
+
+        return CluePlayerKnowledge(self, check_int("player", player, low=0, high=self.players - 1))
+
+    # ------------------------------------------------------------------ helpers
+    def _matching(self, state: ClueState, player: int, cards: Sequence[int] | None = None) -> list[int]:
+        """``player``'s cards among ``cards`` (default: the pending suggestion)."""
+        cards = state.suggestion if cards is None else cards
+        return [c for c in cards if state.places[c] == player]
+
+    def _pass_turn(self, state: ClueState, event: ClueEvent) -> ClueEvent:
+        """Give the turn to the next player still in; ``event`` with who that is."""
+        player = (state.mover + 1) % self.players
+        while state.out[player]:
+            player = (player + 1) % self.players
+        state.mover, state.phase = player, CluePhase.START
+        return event._replace(next_mover=player)

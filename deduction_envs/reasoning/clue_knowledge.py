@@ -57,7 +57,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -489,51 +489,57 @@ class ClueKnowledge:
 
     # -- events ----------------------------------------------------------------------------------------------
 
-    def _add(self, description: str, facts: _Facts) -> None:
+    def _add(self, constraints: Sequence[tuple[str, Callable[[_Facts], _Facts]]], check: bool = True) -> None:
+        """Take ``constraints`` (a description and a change of the facts each) together, or none of them."""
+        description = "; ".join(text for text, _ in constraints)
+        facts = self._facts
+        for _, change in constraints:
+            facts = change(facts)
         try:
             facts = _propagate(self._model, facts)
         except _Contradiction as error:
             raise ContradictionError(f"{description}: contradicts what is known, since {error}") from None
-        if not _satisfiable(self._model, facts):
+        if check and not _satisfiable(self._model, facts):
             raise ContradictionError(
                 f"{description}: contradicts what is known; no deal agrees with it and the "
                 f"{len(self._events)} earlier events"
             )
-        self._facts = facts
-        self._events = (*self._events, description)
-        self._solution = None
-        self._over_budget = None
+        self._events = (*self._events, *(text for text, _ in constraints))
+        if facts != self._facts:  # an event that tells nothing new keeps the answers
+            self._facts = facts
+            self._solution = None
+            self._over_budget = None
 
-    def add_hand(self, player: int, cards: Iterable[Card]) -> None:
-        """``player``'s whole hand is ``cards``: my own hand, or a hand made public."""
+    def _hand(self, player: int, cards: Iterable[Card]) -> tuple[str, Callable[[_Facts], _Facts]]:
         player = self._player(player)
         mask = self._mask(cards)
         if mask.bit_count() != self.hand_sizes[player]:
             raise ValueError(f"player {player} holds {self.hand_sizes[player]} cards, got {mask.bit_count()}")
-        facts = self._facts.holding(player, mask).lacking(player, self._model.full & ~mask)
-        self._add(f"player {player}'s hand is {self._model.card_list(mask)}", facts)
+        rest = self._model.full & ~mask
+        return f"player {player}'s hand is {self._model.card_list(mask)}", lambda f: f.holding(player, mask).lacking(
+            player, rest
+        )
 
-    def add_holds(self, player: int, cards: Card | Iterable[Card]) -> None:
-        """``player`` holds each of ``cards`` (a card shown to me, or cards made public)."""
+    def _holds(self, player: int, cards: Card | Iterable[Card]) -> tuple[str, Callable[[_Facts], _Facts]]:
         player = self._player(player)
         mask = self._mask(cards)
-        self._add(f"player {player} holds {self._model.card_list(mask)}", self._facts.holding(player, mask))
+        return f"player {player} holds {self._model.card_list(mask)}", lambda f: f.holding(player, mask)
 
-    def add_holds_none(self, player: int, cards: Card | Iterable[Card]) -> None:
-        """``player`` holds none of ``cards`` (could not refute a suggestion of them)."""
+    def _holds_none(self, player: int, cards: Card | Iterable[Card]) -> tuple[str, Callable[[_Facts], _Facts]]:
         player = self._player(player)
         mask = self._mask(cards)
-        self._add(f"player {player} holds none of {self._model.card_list(mask)}", self._facts.lacking(player, mask))
+        return f"player {player} holds none of {self._model.card_list(mask)}", lambda f: f.lacking(player, mask)
 
-    def add_holds_one_of(self, player: int, cards: Card | Iterable[Card]) -> None:
-        """``player`` holds at least one of ``cards`` (refuted a suggestion; I did not see the card)."""
+    def _holds_one_of(self, player: int, cards: Card | Iterable[Card]) -> tuple[str, Callable[[_Facts], _Facts]]:
         player = self._player(player)
         mask = self._mask(cards)
-        facts = replace(self._facts, at_least=self._facts.at_least | {(player, mask)})
-        self._add(f"player {player} holds at least one of {self._model.card_list(mask)}", facts)
+        return f"player {player} holds at least one of {self._model.card_list(mask)}", lambda f: replace(
+            f, at_least=f.at_least | {(player, mask)}
+        )
 
-    def add_accusation(self, cards: Iterable[Card], correct: bool) -> None:
-        """An accusation of ``cards`` was ``correct`` (the case file is exactly them) or wrong (it is not)."""
+    def _accusation(self, cards: Iterable[Card], correct: bool) -> tuple[str, Callable[[_Facts], _Facts]]:
+        if not isinstance(correct, (bool, np.bool_)):
+            raise ValueError(f"correct must be True or False, got {correct!r}")
         mask = self._mask(cards, "an accusation")
         for j, (cat, count) in enumerate(zip(self._model.category_masks, self._model.case_counts, strict=True)):
             if (mask & cat).bit_count() != count:
@@ -542,12 +548,57 @@ class ClueKnowledge:
                     f"got {(mask & cat).bit_count()}"
                 )
         case = self.case_file
-        if correct:
-            facts = self._facts.holding(case, mask)
-        else:
-            facts = replace(self._facts, not_all=self._facts.not_all | {(case, mask)})
         verdict = "right" if correct else "wrong"
-        self._add(f"the accusation {self._model.card_list(mask)} was {verdict}", facts)
+        description = f"the accusation {self._model.card_list(mask)} was {verdict}"
+        if correct:
+            return description, lambda f: f.holding(case, mask)
+        return description, lambda f: replace(f, not_all=f.not_all | {(case, mask)})
+
+    def add_hand(self, player: int, cards: Iterable[Card], *, check: bool = True) -> None:
+        """``player``'s whole hand is ``cards``: my own hand, or a hand made public.
+
+        ``check=False`` (every ``add_*``) skips the complete satisfiability
+        search, for events from a game engine, which cannot contradict;
+        propagation still refuses what it finds contradictory.
+        """
+        self._add([self._hand(player, cards)], check)
+
+    def add_holds(self, player: int, cards: Card | Iterable[Card], *, check: bool = True) -> None:
+        """``player`` holds each of ``cards`` (a card shown to me, or cards made public)."""
+        self._add([self._holds(player, cards)], check)
+
+    def add_holds_none(self, player: int, cards: Card | Iterable[Card], *, check: bool = True) -> None:
+        """``player`` holds none of ``cards`` (could not refute a suggestion of them)."""
+        self._add([self._holds_none(player, cards)], check)
+
+    def add_holds_one_of(self, player: int, cards: Card | Iterable[Card], *, check: bool = True) -> None:
+        """``player`` holds at least one of ``cards`` (refuted a suggestion; I did not see the card)."""
+        self._add([self._holds_one_of(player, cards)], check)
+
+    def add_accusation(self, cards: Iterable[Card], correct: bool, *, check: bool = True) -> None:
+        """An accusation of ``cards`` was ``correct`` (the case file is exactly them) or wrong (it is not)."""
+        self._add([self._accusation(cards, correct)], check)
+
+    def add_events(self, events: Iterable[tuple], *, check: bool = True) -> None:
+        """Several events taken together (one propagation), or none of them if they contradict.
+
+        Each is ``("hand" | "holds" | "none" | "one_of", player, cards)`` or
+        ``("accusation", cards, correct)``, as the ``add_*`` methods take them.
+        """
+        makers = {
+            "hand": self._hand,
+            "holds": self._holds,
+            "none": self._holds_none,
+            "one_of": self._holds_one_of,
+            "accusation": self._accusation,
+        }
+        constraints = []
+        for kind, *arguments in events:
+            if kind not in makers:
+                raise ValueError(f"an event is one of {sorted(makers)}, got {kind!r}")
+            constraints.append(makers[kind](*arguments))
+        if constraints:
+            self._add(constraints, check)
 
     # -- answers ---------------------------------------------------------------------------------------------
 
@@ -726,14 +777,15 @@ class ClueKnowledge:
         """
         return float(entropy_bits(self.solve(method, **kwargs).case_file_probabilities))
 
-    def deduction_sheet(self, method: str = "auto", **kwargs) -> np.ndarray:
+    def deduction_sheet(self, method: str = "auto", *, solution: ClueSolution | None = None, **kwargs) -> np.ndarray:
         """``(cards, players + 1)`` int8 array: 1 where a card certainly is, 0 where it certainly is not, -1 unknown.
 
         Exact solutions give every certainty there is; sampled ones only the
         facts propagation proved (a sample never proves a probability of 0).
+        ``solution``: this state's :meth:`solve`, if already at hand.
         """
         if method != "sample":
-            solution = self.solve(method, **kwargs)
+            solution = solution or self.solve(method, **kwargs)
             if solution.method == "exact":
                 p = solution.probabilities
                 return np.where(p == 1.0, 1, np.where(p == 0.0, 0, -1)).astype(np.int8)
@@ -743,19 +795,35 @@ class ClueKnowledge:
             sheet[_bits(lacked), place] = 0
         return sheet.astype(np.int8)
 
-    def format_sheet(self, method: str = "auto", **kwargs) -> str:
-        """The deduction sheet as text: ``X`` held, ``-`` not held, else the probability in percent."""
-        probabilities = self.probabilities(method, **kwargs)
-        sheet = self.deduction_sheet(method, **kwargs)
+    def format_sheet(
+        self,
+        method: str = "auto",
+        *,
+        solution: ClueSolution | None = None,
+        names: Sequence[str] | None = None,
+        **kwargs,
+    ) -> str:
+        """The deduction sheet as text: ``X`` held, ``-`` not held, else the probability in percent.
+
+        ``solution``: this state's :meth:`solve`, if already at hand; ``names``
+        of the players for the header (default ``P0``, ``P1``, ...).
+        """
+        solution = solution or self.solve(method, **kwargs)
+        probabilities = solution.probabilities
+        sheet = self.deduction_sheet(method, solution=solution)
+        header = [f"P{p}" for p in range(self.players)] if names is None else list(names)
+        if len(header) != self.players:
+            raise ValueError(f"names needs one name per player ({self.players}), got {names!r}")
+        header.append("case")
         width = max(len(n) for n in self._model.names)
-        header = [f"P{p}" for p in range(self.players)] + ["case"]
-        lines = [" " * width + " " + " ".join(f"{h:>5}" for h in header)]
+        cell = max(5, *(len(h) for h in header))
+        lines = [" " * width + " " + " ".join(f"{h:>{cell}}" for h in header)]
         for card, name in enumerate(self._model.names):
             cells = [
                 "X" if s == 1 else "-" if s == 0 else f"{100 * p:.0f}%"
                 for s, p in zip(sheet[card], probabilities[card], strict=True)
             ]
-            lines.append(f"{name:<{width}} " + " ".join(f"{c:>5}" for c in cells))
+            lines.append(f"{name:<{width}} " + " ".join(f"{c:>{cell}}" for c in cells))
         return "\n".join(lines)
 
     def sample(self, n: int, rng: np.random.Generator | int | None = None, method: str = "auto") -> np.ndarray:

@@ -1,0 +1,220 @@
+"""Clue (Cluedo) as a PettingZoo AEC env: ``clue_v0``.
+
+    from deduction_envs.envs import clue_v0
+
+    env = clue_v0.env(players=4, render_mode="ansi")
+    env.reset(seed=42)
+    for agent in env.agent_iter():
+        observation, reward, termination, truncation, info = env.last()
+        mask = observation["action_mask"] if not (termination or truncation) else None
+        action = None if mask is None else env.action_space(agent).sample(mask)
+        env.step(action)
+
+The rules are in :mod:`deduction_envs.games.clue` (3 to 6 players, the
+classic deck, no board: any room may be suggested); this module adapts them
+to :class:`~deduction_envs.envs.multiplayer_env.MultiplayerAECEnv`. Agents are
+``player_0`` .. ``player_{p-1}``; the agent to act is whoever must decide
+now: the player whose turn it is, or the refuter choosing which card to show.
+
+Action space
+------------
+``Discrete(670)``. To decode an action ``a`` (``rules.decode(a)`` does it):
+
+* ``a < 324``: suggest the triple ``a``: suspect card ``a // 54``, weapon card
+  ``6 + a // 9 % 6``, room card ``12 + a % 9`` (card ids follow
+  ``rules.card_names``: suspects, weapons, rooms);
+* ``324 <= a < 648``: accuse the triple ``a - 324``;
+* ``a == 648``: end the turn;
+* ``a > 648``: show card ``a - 649`` (only to the refuter, only its matching cards).
+
+``observation["action_mask"]`` marks the legal ones. A masked action ends the
+game with -1 for its player (``strict=True`` raises instead).
+
+Observation space
+-----------------
+``{"observation": Box, "action_mask": Box}``. The observation is the acting
+player's information state, built from its own
+:class:`~deduction_envs.reasoning.CluePlayerKnowledge` (kept from the events
+projected for it: nothing private of another seat). Seats are in turn order
+starting with the observer's own, and places are those seats then the case
+file. Named pieces of one vector, in order (``raw_env.pieces`` gives the
+shapes; ``raw_env.split(vector)`` the pieces):
+
+* ``hand`` (21): the observer's cards;
+* ``held``, ``not_held`` (21 x places): the certain facts; every certainty
+  exact counting proves when ``probabilities=True`` and the count fits the
+  budget, else what propagation proves;
+* ``probabilities`` (21 x places) and ``entropy`` (1, the case file's entropy
+  over log2 324): exact where counting fits its budget, sampled beyond
+  (``probabilities=False`` leaves them 0 and skips the counting);
+* ``shown`` (seats x 21): cards the observer has shown to each seat;
+* ``suggested``, ``passed``, ``refuted`` (seats x 21): per seat and card, how
+  often the seat suggested it, passed on a suggestion of it, refuted one (counts);
+* ``suggestion`` (21), ``asker`` and ``refuter`` (seats, one-hot): the pending suggestion;
+* ``phase`` (4: start, show, after the suggestion, over), ``turn`` (seats,
+  one-hot: whose turn it is) and ``in`` (seats: not out).
+
+Rewards
+-------
+At the end: +1 to the winner, ``-1/(p-1)`` to the others; ``-1/(p-1)`` to
+everyone if every player accused wrongly. ``max_cycles`` actions truncate the
+game (0 for everyone). ``env.unwrapped.entropy(agent)`` is the agent's case-file
+entropy, which ``AECEntropyRewardWrapper`` shapes rewards with.
+
+Arguments
+---------
+``players`` (3-6, default 4), ``probabilities`` (default True),
+``max_cycles`` (default 1,000), ``render_mode`` (``"ansi"``, ``"human"`` or
+``"rgb_array"``: the acting player's deduction sheet), ``strict`` (default False).
+
+Version History
+---------------
+* v0: first version.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+from pettingzoo import AECEnv
+
+from deduction_envs.core.raster import Canvas
+from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, ObservationPieces, wrap
+from deduction_envs.games.clue import CluePhase, ClueRules
+from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
+
+__all__ = ["env", "observation_pieces", "raw_env"]
+
+
+def observation_pieces(rules: ClueRules) -> ObservationPieces:
+    """The named pieces of the observation vector (see the module docstring)."""
+    cards, seats = rules.cards, rules.players
+    places = seats + 1
+    return ObservationPieces(
+        [
+            ("hand", (cards,)),
+            ("held", (cards, places)),
+            ("not_held", (cards, places)),
+            ("probabilities", (cards, places)),
+            ("entropy", (1,)),
+            ("shown", (seats, cards)),
+            ("suggested", (seats, cards)),
+            ("passed", (seats, cards)),
+            ("refuted", (seats, cards)),
+            ("suggestion", (cards,)),
+            ("asker", (seats,)),
+            ("refuter", (seats,)),
+            ("phase", (len(CluePhase),)),
+            ("turn", (seats,)),
+            ("in", (seats,)),
+        ]
+    )
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """:class:`raw_env` in the standard wrapper (PettingZoo's order checks)."""
+    return wrap(raw_env(**kwargs))
+
+
+class raw_env(MultiplayerAECEnv):
+    """Clue for 3 to 6 players; see the module docstring."""
+
+    metadata: ClassVar[dict[str, Any]] = {**MultiplayerAECEnv.metadata, "name": "clue_v0"}
+
+    def __init__(
+        self,
+        players: int = 4,
+        probabilities: bool = True,
+        max_cycles: int = 1000,
+        render_mode: str | None = None,
+        strict: bool = False,
+    ) -> None:
+        if not isinstance(probabilities, bool):
+            raise ValueError(f"probabilities must be True or False, got {probabilities!r}")
+        self.probabilities = probabilities
+        rules = ClueRules(players)
+        self.pieces = observation_pieces(rules)
+        self._max_entropy = math.log2(rules.num_triples)
+        super().__init__(rules, max_cycles, render_mode, strict)
+
+    def observation_size(self) -> int:
+        return self.pieces.size
+
+    def observation_high(self) -> float:
+        return float(self.max_cycles)  # the counts; everything else is in [0, 1]
+
+    def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:
+        """The named pieces of an observation vector, shaped (views, not copies)."""
+        return self.pieces.split(vector)
+
+    def encode(self, knowledge: CluePlayerKnowledge) -> np.ndarray:
+        rules, me = self.rules, knowledge.player
+        seats = [(me + i) % rules.players for i in range(rules.players)]
+        places = [*seats, rules.players]
+        relative = {seat: i for i, seat in enumerate(seats)}
+        vector = np.zeros(self.pieces.size, dtype=np.float32)
+        parts = self.pieces.split(vector)
+        parts["hand"][list(knowledge.hand)] = 1
+        sheet = knowledge.sheet(exact=self.probabilities)[:, places]
+        parts["held"][:] = sheet == 1
+        parts["not_held"][:] = sheet == 0
+        if self.probabilities:
+            solution = knowledge.solution()
+            parts["probabilities"][:] = solution.probabilities[:, places]
+            parts["entropy"][0] = knowledge.entropy() / self._max_entropy
+        parts["shown"][:] = knowledge.shown[seats]
+        parts["suggested"][:] = knowledge.suggested[seats]
+        parts["passed"][:] = knowledge.passed[seats]
+        parts["refuted"][:] = knowledge.refuted[seats]
+        parts["suggestion"][list(knowledge.suggestion)] = 1
+        if knowledge.asker >= 0:
+            parts["asker"][relative[knowledge.asker]] = 1
+        if knowledge.refuter >= 0:
+            parts["refuter"][relative[knowledge.refuter]] = 1
+        parts["phase"][int(knowledge.phase)] = 1
+        parts["turn"][relative[knowledge.mover]] = 1
+        parts["in"][:] = ~knowledge.out[seats]
+        return vector
+
+    # ------------------------------------------------------------------ renders
+    def _viewer(self) -> CluePlayerKnowledge:
+        """The knowledge of the player to act (the last mover once the game is over)."""
+        return self.knowledge[self.table.mover]
+
+    def render_text(self) -> str:
+        """The last event, whose turn it is, and the acting player's deduction sheet."""
+        viewer = self._viewer()
+        names = self.possible_agents
+        event = self.rules.observe_event(self.table.last_event, viewer.player)
+        solution = viewer.solution()
+        how = "exact" if solution.method == "exact" else f"sampled, {solution.samples} deals"
+        lines = [
+            self.rules.describe(event, names),
+            f"{names[viewer.player]} to act ({CluePhase(viewer.phase).name.lower()}); its hand: "
+            + ", ".join(self.rules.card_names[c] for c in viewer.hand),
+            f"its case file entropy: {viewer.entropy():.2f} bits ({how}); its sheet:",
+            viewer.engine.format_sheet(solution=solution, names=names),
+        ]
+        return "\n".join(lines)
+
+    def render_rgb(self) -> np.ndarray:
+        """The acting player's sheet: a row per card, a column per place; green held, red not, grey by probability."""
+        viewer = self._viewer()
+        solution = viewer.solution()
+        sheet = viewer.engine.deduction_sheet(solution=solution)
+        cell, gap = 16, 2
+        rows, columns = sheet.shape
+        canvas = Canvas(gap + rows * (cell + gap), gap + columns * (cell + gap), (30, 30, 30))
+        for card in range(rows):
+            for place in range(columns):
+                if sheet[card, place] == 1:
+                    colour = (0, 158, 115)
+                elif sheet[card, place] == 0:
+                    colour = (150, 40, 40)
+                else:
+                    shade = int(60 + 195 * solution.probabilities[card, place])
+                    colour = (shade, shade, shade)
+                canvas.rect(gap + card * (cell + gap), gap + place * (cell + gap), cell, cell, colour)
+        return canvas.pixels

@@ -1,0 +1,158 @@
+"""One Clue seat's knowledge, kept from the events projected for it (the multiplayer ``Knowledge``).
+
+:class:`CluePlayerKnowledge` turns each projected event of
+:class:`~deduction_envs.games.clue.ClueRules` into what it proves about the
+deal, for the seat's :class:`~deduction_envs.reasoning.ClueKnowledge`:
+
+* the deal: the seat's own hand;
+* a suggestion: each player who passed holds none of the three cards; the
+  refuter holds at least one (unless the seat made the suggestion, whose shown
+  card says more, or is the refuter);
+* a card shown to the seat: the refuter holds it;
+* an accusation: the case file is, or is not, those three cards.
+
+It also keeps the public record the observation needs: per seat and card how
+often it was suggested, passed on and refuted; the cards this seat has shown
+to each player; the pending suggestion; whose turn it is, the phase, who is
+out. Events are trusted (they come from the rules), so they are added without
+the satisfiability search, and they are folded into the engine in one batch
+when an answer is asked for, not one by one.
+
+Answers (:meth:`CluePlayerKnowledge.solution`) are exact when counting fits
+the work budget, else sampled within ``seconds``, and kept until the next event
+that changes what is known.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from deduction_envs.core.entropy import entropy_bits
+from deduction_envs.games.clue import ClueEvent, CluePhase, ClueRules, ClueState
+from deduction_envs.reasoning.clue_knowledge import ClueKnowledge, ClueSolution
+
+__all__ = ["CluePlayerKnowledge"]
+
+#: Exact counting's budget in hands (about 75 ns each: 0.15 s), then sampling within SAMPLE_SECONDS.
+WORK_LIMIT = 2e6
+SAMPLE_SECONDS = 0.08
+
+
+class CluePlayerKnowledge:
+    """What seat ``player`` knows of a Clue game; see the module docstring.
+
+    Args:
+        rules: the game.
+        player: the seat.
+        work_limit: hands exact counting may enumerate before sampling.
+        seconds: the sampler's time budget when counting is over budget.
+    """
+
+    def __init__(
+        self, rules: ClueRules, player: int, work_limit: float = WORK_LIMIT, seconds: float = SAMPLE_SECONDS
+    ) -> None:
+        self.rules = rules
+        self.player = player
+        self.seconds = seconds
+        players, cards = rules.players, rules.cards
+        self._engine = ClueKnowledge(rules.categories, rules.hand_sizes, 1, work_limit=work_limit)
+        self._pending: list[tuple] = []
+        self._solution: ClueSolution | None = None
+        self.hand: tuple[int, ...] = ()
+        #: ``[seat, card]``: suggestions by the seat naming the card; passes and refutations on such suggestions.
+        self.suggested = np.zeros((players, cards), dtype=np.int32)
+        self.passed = np.zeros((players, cards), dtype=np.int32)
+        self.refuted = np.zeros((players, cards), dtype=np.int32)
+        #: ``[seat, card]``: this seat has shown the card to that seat.
+        self.shown = np.zeros((players, cards), dtype=bool)
+        self.mover = 0  # whose turn it is
+        self.phase = CluePhase.START
+        self.suggestion: tuple[int, ...] = ()  # pending, with its asker and refuter
+        self.asker = -1
+        self.refuter = -1
+        self.out = np.zeros(players, dtype=bool)
+        self.winner: int | None = None
+        self.events: list[ClueEvent] = []
+
+    # ------------------------------------------------------------------ events
+    def update(self, event: ClueEvent) -> None:
+        """Take the next event projected for this seat (the deal first)."""
+        me = self.player
+        self.events.append(event)
+        kind, actor, cards = event.kind, event.player, list(event.cards)
+        if kind == "deal":
+            self.hand = event.hands[me]
+            self.mover = actor
+            self._pending.append(("hand", me, self.hand))
+        elif kind == "suggest":
+            self.suggested[actor, cards] += 1
+            for q in event.passed:
+                self.passed[q, cards] += 1
+                if q != me:
+                    self._pending.append(("none", q, cards))
+            self.suggestion, self.asker, self.refuter = event.cards, actor, event.refuter
+            if event.refuter >= 0:
+                self.refuted[event.refuter, cards] += 1
+                self.phase = CluePhase.SHOW
+                if me not in (actor, event.refuter):
+                    self._pending.append(("one_of", event.refuter, cards))
+            else:
+                self.phase = CluePhase.AFTER
+        elif kind == "show":
+            if me == event.asker:
+                self._pending.append(("holds", event.refuter, [event.card]))
+            elif me == event.refuter:
+                self.shown[event.asker, event.card] = True
+            self.phase, self.suggestion, self.asker, self.refuter = CluePhase.AFTER, (), -1, -1
+        elif kind == "accuse":
+            self._pending.append(("accusation", cards, bool(event.correct)))
+            if event.correct:
+                self.winner, self.phase = actor, CluePhase.OVER
+            else:
+                self.out[actor] = True
+                if self.out.all():
+                    self.phase = CluePhase.OVER
+        if event.next_mover >= 0:
+            self.mover, self.phase = event.next_mover, CluePhase.START
+
+    @property
+    def engine(self) -> ClueKnowledge:
+        """The seat's :class:`ClueKnowledge`, with every event so far."""
+        if self._pending:
+            self._engine.add_events(self._pending, check=False)
+            self._pending = []
+            if self._engine._solution is None:  # the events changed what is known
+                self._solution = None
+        return self._engine
+
+    # ------------------------------------------------------------------ answers
+    def solution(self) -> ClueSolution:
+        """Probabilities and case-file distribution: exact within the work budget, else sampled in ``seconds``."""
+        engine = self.engine
+        if self._solution is None:
+            self._solution = engine.solve("auto", seconds=self.seconds, rng=len(self.events))
+        return self._solution
+
+    def entropy(self) -> float:
+        """Bits of the case file's distribution still to find out."""
+        return float(entropy_bits(self.solution().case_file_probabilities))
+
+    def sheet(self, exact: bool = True) -> np.ndarray:
+        """``(cards, players + 1)`` int8: 1 certainly there, 0 certainly not, -1 unknown.
+
+        With ``exact`` (and counting within budget), every certainty there is;
+        else what propagation proves, which needs no counting.
+        """
+        if exact:
+            return self.engine.deduction_sheet(solution=self.solution())
+        return self.engine.deduction_sheet(method="sample")
+
+    def determinise(self, rng: np.random.Generator) -> ClueState:
+        """A whole state drawn uniformly from the deals consistent with this seat's knowledge."""
+        state = self.rules.state_of_deal(self.engine.sample(1, rng)[0], self.mover)
+        state.phase, state.suggestion, state.refuter = self.phase, self.suggestion, self.refuter
+        state.out, state.winner = [bool(o) for o in self.out], self.winner
+        return state
+
+    def __repr__(self) -> str:
+        return f"CluePlayerKnowledge(player={self.player}, events={len(self.events)})"
