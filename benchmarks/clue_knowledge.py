@@ -6,6 +6,9 @@ events player 0 observes. Replaying them, the benchmark times the engine at
 every state (after every turn):
 
 - ``exact``: exact counting, standard Clue with 3 to 6 players;
+- ``budget``: ``solve()`` with its defaults (exact within the work limit, else
+  sampled within its time budget) at every state, standard Clue with 3 to 6
+  players: the worst case is what a user waits;
 - ``generalized``: Generalized Clue decks of 20, 40 and 60 cards, where exact
   counting fits the budget and how the sampler does beyond it;
 - ``samplers``: our sampler against the WalkSAT-like sampler of Neller & Luo
@@ -31,6 +34,9 @@ from deduction_envs.games.clue import deal, deal_sizes, refutation
 from deduction_envs.reasoning import ClueKnowledge
 
 Event = tuple[str, int, list[int]]
+
+#: The work limit of the sections that need exact answers everywhere (about a second at worst).
+EXACT_WORK_LIMIT = 1.5e7
 
 
 @dataclass(frozen=True)
@@ -145,7 +151,7 @@ def bench_exact(args) -> None:
             table = Table.classic(players)
             for game in tqdm(range(args.games), desc=f"{players} players, {policy}", disable=args.no_progress):
                 places, states = record_game(table, policy, seed=1000 * players + game, turns=args.turns)
-                for knowledge, added in replay(table, places, states):
+                for knowledge, added in replay(table, places, states, work_limit=EXACT_WORK_LIMIT):
                     start = time.perf_counter()
                     solution = knowledge.solve("exact")
                     solve_times.append(time.perf_counter() - start)
@@ -159,6 +165,37 @@ def bench_exact(args) -> None:
             print(
                 f"| {players} | {policy} | {args.games} | {len(solve_times)} | {min(free)} to {max(free)} "
                 f"| {percentiles(solve_times)} | {np.median(a):.2f} / {a.max():.1f} |"
+            )
+
+
+def bench_budget(args) -> None:
+    """``solve()`` with its defaults at every state: how long an answer takes at worst, and how good it is."""
+    print("| players | policy | games | states | exact | solve ms p50 / p99 / max | sampled: RMS standard error |")
+    print("| ---: | --- | ---: | ---: | ---: | --- | ---: |")
+    for players in args.players:
+        for policy in args.policies:
+            times: list[float] = []
+            exact = 0
+            errors: list[float] = []
+            table = Table.classic(players)
+            for game in tqdm(range(args.games), desc=f"{players} players, {policy}", disable=args.no_progress):
+                places, states = record_game(table, policy, seed=1000 * players + game, turns=args.turns)
+                for knowledge, _ in replay(table, places, states):
+                    start = time.perf_counter()
+                    solution = knowledge.solve()
+                    times.append(time.perf_counter() - start)
+                    if solution.method == "exact":
+                        exact += 1
+                    else:
+                        unsettled = knowledge.deduction_sheet("sample") < 0
+                        errors.append(float(np.sqrt(np.mean(solution.errors[unsettled] ** 2))))
+                    if solution.method == "exact" and knowledge.entropy() == 0:
+                        break
+            a = np.asarray(times) * 1000
+            error = f"{np.sqrt(np.mean(np.square(errors))):.4f} ({len(errors)} states)" if errors else "-"
+            print(
+                f"| {players} | {policy} | {args.games} | {len(times)} | {exact / len(times):.0%} "
+                f"| {np.median(a):.1f} / {np.percentile(a, 99):.1f} / {a.max():.1f} | {error} |"
             )
 
 
@@ -203,7 +240,7 @@ def bench_samplers(args) -> None:
         seed = 1000 * players + game
         places, states = record_game(table, "sensible", seed=seed, turns=args.turns)
         clauses: list[tuple[int, list[int]]] = []
-        for t, (knowledge, _) in enumerate(replay(table, places, states)):
+        for t, (knowledge, _) in enumerate(replay(table, places, states, work_limit=EXACT_WORK_LIMIT)):
             clauses += [(p, cards) for kind, p, cards in states[t] if kind == "one_of"]
             exact = knowledge.solve("exact").probabilities
             cells = knowledge.deduction_sheet("sample") < 0  # what logic alone has not settled
@@ -261,7 +298,7 @@ def bench_generalized(args) -> None:
         for game in tqdm(range(args.generalized_games), desc=f"{cards} cards", disable=args.no_progress):
             seed = 7000 + cards * 100 + game
             places, states = record_game(table, "sensible", seed=seed, turns=args.generalized_turns)
-            for t, (knowledge, _) in enumerate(replay(table, places, states)):
+            for t, (knowledge, _) in enumerate(replay(table, places, states, work_limit=EXACT_WORK_LIMIT)):
                 unsettled = free_cards(knowledge, "sample")
                 start = time.perf_counter()
                 try:
@@ -297,7 +334,9 @@ def bench_generalized(args) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("section", nargs="?", choices=["exact", "generalized", "samplers", "all"], default="all")
+    parser.add_argument(
+        "section", nargs="?", choices=["exact", "budget", "generalized", "samplers", "all"], default="all"
+    )
     parser.add_argument("--players", type=int, nargs="+", default=[3, 4, 5, 6])
     parser.add_argument("--policies", nargs="+", choices=["random", "sensible"], default=["random", "sensible"])
     parser.add_argument("--games", type=int, default=10, help="games per table and policy")
@@ -321,6 +360,8 @@ def main(argv: list[str] | None = None) -> None:
     WalkSat(warm.deduction_sheet("sample").astype(np.int64), warm.hand_sizes, warm.categories, (1, 1, 1), [], []).run(0)
     if args.section in ("exact", "all"):
         bench_exact(args)
+    if args.section in ("budget", "all"):
+        bench_budget(args)
     if args.section in ("samplers", "all"):
         bench_samplers(args)
     if args.section in ("generalized", "all"):

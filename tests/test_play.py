@@ -79,3 +79,25 @@ def test_algo_options_are_checked(monkeypatch, capsys):
     with pytest.raises(SystemExit):
         play.main(["algo", "--players", "5"])
     assert "players must be an integer in [2, 4], got 5" in capsys.readouterr().err
+
+
+def test_clue_in_the_terminal_suggest_show_hint_and_bad_input(monkeypatch, capsys):
+    lines = ["hint", "suggest scar, pipe, dining", "show knife", "accuse room", "end", "plum", "sheet", "quit"]
+    out = run(monkeypatch, capsys, ["clue", "--players", "3", "--seed", "1", "--opponent", "random"], lines)
+    assert "Your hand: Miss Scarlet, Colonel Mustard, Mrs. White, Professor Plum, Billiard Room, Lounge" in out
+    assert "Entropy left: 6.39 bits. Most likely case files:" in out
+    assert "You suggest Miss Scarlet, Lead Pipe, Dining Room. P1 refutes." in out
+    assert "P1 shows Lead Pipe to you." in out  # seen by you, and only by you
+    assert "Not legal now: accuse or end your turn." in out  # showing is not a move of the mover
+    assert "Not a move: 'room' could be Dining Room, Billiard Room." in out
+    assert "P1 suggests Mrs. White, Lead Pipe, Billiard Room. P2 passes. You refute." in out
+    assert "You must show P1 one of: Mrs. White, Billiard Room" in out
+    assert "Not legal now: show one of the cards listed." in out  # Plum is not among them
+    assert out.rstrip().endswith("Bye.")
+    assert " X " in out and "%" in out  # the sheet: certain cards and exact probabilities
+
+
+def test_clue_opponents_are_checked_per_game(monkeypatch, capsys):
+    with pytest.raises(SystemExit):
+        run(monkeypatch, capsys, ["clue", "--opponent", "max_entropy"], [])
+    assert "clue's opponents are random, deduction_sheet" in capsys.readouterr().err

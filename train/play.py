@@ -4,6 +4,7 @@
     python -m train.play Wordle-v0
     python -m train.play Mastermind-v0 --size pegs=5 --size colors=8 --seed 3
     python -m train.play algo --opponent max_entropy      # Algo against an agent (train.play_algo)
+    python -m train.play clue --players 4 --opponent deduction_sheet   # Clue (train.play_clue)
 
 Each turn shows the board, the number of secrets still possible and their
 entropy in bits. Type a query in the game's notation (``help`` shows an
@@ -24,11 +25,13 @@ import numpy as np
 import deduction_envs
 from agents import ISES
 from deduction_envs.core.information_set import InformationSet
+from train import play_algo, play_clue
 from train.demo import parse_size
-from train.play_algo import OPPONENTS
-from train.play_algo import play as play_algo
 
 COMMANDS = "Commands: a query, 'hint', 'help', 'quit'."
+
+#: The multiplayer games: their module, default opponent and default players.
+MULTIPLAYER = {"algo": (play_algo, "max_entropy", 2), "clue": (play_clue, "deduction_sheet", 4)}
 
 
 def expected_gain(knowledge: InformationSet, action: int) -> float:
@@ -117,16 +120,26 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m train.play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    games = [*deduction_envs.ENV_IDS, "algo"]
-    parser.add_argument("env", nargs="?", default="Mastermind-v0", choices=games, help="env id, or algo")
+    games = [*deduction_envs.ENV_IDS, *MULTIPLAYER]
+    parser.add_argument("env", nargs="?", default="Mastermind-v0", choices=games, help="env id, or algo or clue")
     parser.add_argument("--size", type=parse_size, action="append", default=[], metavar="NAME=N", help="game size")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the secret (or of Algo's deal)")
-    parser.add_argument("--opponent", default="max_entropy", choices=list(OPPONENTS), help="Algo: the agents' kind")
-    parser.add_argument("--players", type=int, default=2, help="Algo: players, you included (2 to 4)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the secret (or of the deal)")
+    opponents = sorted({name for module, _, _ in MULTIPLAYER.values() for name in module.OPPONENTS})
+    parser.add_argument(
+        "--opponent",
+        default=None,
+        choices=opponents,
+        help="algo: random, epsilon_greedy, max_entropy (default); clue: random, deduction_sheet (default)",
+    )
+    parser.add_argument("--players", type=int, default=None, help="players, you included (algo: 2-4, default 2; "
+                        "clue: 3-6, default 4)")  # fmt: skip
     args = parser.parse_args(argv)
     try:
-        if args.env == "algo":
-            play_algo(args.opponent, args.players, args.seed)
+        if args.env in MULTIPLAYER:
+            module, opponent, players = MULTIPLAYER[args.env]
+            if args.opponent is not None and args.opponent not in module.OPPONENTS:
+                raise ValueError(f"{args.env}'s opponents are {', '.join(module.OPPONENTS)}, got {args.opponent!r}")
+            module.play(args.opponent or opponent, args.players or players, args.seed)
         else:
             play(args.env, dict(args.size), args.seed)
     except (ValueError, TypeError) as error:

@@ -115,6 +115,7 @@ class Table:
         self.state = rules.new_game(rng, first)
         #: Every action applied, in order: with the seed, a replay of the game.
         self.actions: list[int] = []
+        self._mask: np.ndarray | None = None
         #: The last event, unprojected (for a spectator's render).
         self.last_event = self._deliver(rules.deal_event(self.state))
 
@@ -127,11 +128,16 @@ class Table:
         return self.rules.is_over(self.state)
 
     def legal_mask(self) -> np.ndarray:
-        return self.rules.legal_mask(self.state)
+        """What the mover may do now (read-only; computed once per position)."""
+        if self._mask is None:
+            self._mask = self.rules.legal_mask(self.state)
+            self._mask.flags.writeable = False
+        return self._mask
 
     def step(self, action: int) -> Any:
         """Apply ``action`` for the mover and tell every seat what it sees of it; returns the event."""
         event = self.rules.apply(self.state, action)
+        self._mask = None
         self.actions.append(int(action))
         return self._deliver(event)
 

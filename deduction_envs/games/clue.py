@@ -43,6 +43,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -59,6 +60,7 @@ __all__ = [
     "CluePhase",
     "deal",
     "deal_sizes",
+    "parse_card",
     "refutation",
 ]
 
@@ -68,6 +70,29 @@ CLASSIC_CATEGORIES: tuple[tuple[str, ...], ...] = (
     ("Candlestick", "Knife", "Lead Pipe", "Revolver", "Rope", "Wrench"),
     ("Kitchen", "Ballroom", "Conservatory", "Dining Room", "Billiard Room", "Library", "Lounge", "Hall", "Study"),
 )
+
+
+def parse_card(text: str, names: Sequence[str]) -> int:
+    """The id of the card ``text`` names: a whole name, or the start of one of its words ("scar", "pipe").
+
+    Case and spacing do not matter. An unknown or ambiguous name raises a
+    ValueError that says which cards it could be.
+    """
+    wanted = " ".join(text.lower().replace(".", "").split())
+    if not wanted:
+        raise ValueError("name a card")
+    simple = [" ".join(name.lower().replace(".", "").split()) for name in names]
+    if wanted in simple:
+        return simple.index(wanted)
+    matches = [i for i, name in enumerate(simple) if wanted in name.split()]  # a whole word first ("mr")
+    matches = matches or [
+        i for i, name in enumerate(simple) if name.startswith(wanted) or any(w.startswith(wanted) for w in name.split())
+    ]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise ValueError(f"{text.strip()!r} could be {', '.join(names[i] for i in matches)}")
+    raise ValueError(f"no card is called {text.strip()!r}")
 
 
 def deal_sizes(cards: int, players: int) -> tuple[int, ...]:
@@ -114,6 +139,10 @@ def refutation(places: np.ndarray, asker: int, cards: Sequence[int], players: in
 
 
 # --------------------------------------------------------------------------------------------- the rules
+
+
+YOU_VERBS = {"suggests": "suggest", "passes": "pass", "refutes": "refute", "shows": "show", "accuses": "accuse",
+             "ends": "end"}  # fmt: skip
 
 
 class CluePhase(IntEnum):
@@ -212,36 +241,36 @@ class ClueRules:
     def categories(self) -> tuple[tuple[str, ...], ...]:
         return CLASSIC_CATEGORIES
 
-    @property
+    @cached_property
     def category_sizes(self) -> tuple[int, ...]:
         return tuple(len(c) for c in self.categories)
 
-    @property
+    @cached_property
     def card_names(self) -> tuple[str, ...]:
         return tuple(name for category in self.categories for name in category)
 
-    @property
+    @cached_property
     def cards(self) -> int:
         return sum(self.category_sizes)
 
-    @property
+    @cached_property
     def hand_sizes(self) -> tuple[int, ...]:
         return deal_sizes(self.cards - len(self.categories), self.players)
 
-    @property
+    @cached_property
     def category_starts(self) -> tuple[int, ...]:
         return tuple(int(x) for x in np.cumsum([0, *self.category_sizes[:-1]]))
 
-    @property
+    @cached_property
     def num_triples(self) -> int:
         """Suggestions (and accusations): one card of each category."""
         return math.prod(self.category_sizes)
 
-    @property
+    @cached_property
     def end_action(self) -> int:
         return 2 * self.num_triples
 
-    @property
+    @cached_property
     def num_actions(self) -> int:
         return 2 * self.num_triples + 1 + self.cards
 
@@ -294,24 +323,36 @@ class ClueRules:
             return f"{move.kind} {', '.join(names[c] for c in move.cards)}"
         return "end turn" if move.kind == "end" else f"show {names[move.card]}"
 
-    def describe(self, event: ClueEvent, names: Sequence[str] | None = None) -> str:
-        """One event in words, as the seat it was projected for saw it (``names`` of the players)."""
-        names = names or [f"player {p}" for p in range(self.players)]
+    def describe(self, event: ClueEvent, names: Sequence[str] | None = None, you: int | None = None) -> str:
+        """One event in words, as the seat it was projected for saw it.
+
+        ``names`` of the players (default ``player 0``, ...); seat ``you`` is
+        called "you".
+        """
+        names = list(names or [f"player {p}" for p in range(self.players)])
+        if you is not None:
+            names[you] = "you"
+
+        def said(player: int, verb: str) -> str:  # "player 1 passes", "you pass"
+            return f"{names[player]} {verb}" if player != you else f"you {YOU_VERBS[verb]}"
+
+        def sentence(text: str) -> str:
+            return text[0].upper() + text[1:]
+
         cards = ", ".join(self.card_names[c] for c in event.cards)
-        who = names[event.player]
         if event.kind == "deal":
-            return f"The cards are dealt; {who} moves first."
+            return f"The cards are dealt; {names[event.player]} moves first."
         if event.kind == "suggest":
-            passed = "".join(f" {names[q]} passes." for q in event.passed)
-            refuted = f" {names[event.refuter]} refutes." if event.refuter >= 0 else " Nobody can refute."
-            return f"{who} suggests {cards}.{passed}{refuted}"
+            passed = "".join(f" {sentence(said(q, 'passes'))}." for q in event.passed)
+            refuted = f" {sentence(said(event.refuter, 'refutes'))}." if event.refuter >= 0 else " Nobody can refute."
+            return sentence(f"{said(event.player, 'suggests')} {cards}.{passed}{refuted}")
         if event.kind == "show":
             card = "a card" if event.card < 0 else self.card_names[event.card]
-            return f"{who} shows {card} to {names[event.asker]}."
+            return sentence(f"{said(event.player, 'shows')} {card} to {names[event.asker]}.")
         if event.kind == "accuse":
-            verdict = "right: the case is solved" if event.correct else "wrong, and is out"
-            return f"{who} accuses {cards}: {verdict}."
-        return f"{who} ends the turn."
+            verdict = "right: the case is solved" if event.correct else "wrong, and out"
+            return sentence(f"{said(event.player, 'accuses')} {cards}: {verdict}.")
+        return sentence(f"{said(event.player, 'ends')} the turn.")
 
     # ------------------------------------------------------------------ the multiplayer protocol
     def new_game(self, rng: np.random.Generator, first: int = 0) -> ClueState:
@@ -352,18 +393,37 @@ class ClueRules:
 
     def legal_mask(self, state: ClueState) -> np.ndarray:
         """Bool mask over actions of what the player to act may do now (all False once the game is over)."""
-        mask = np.zeros(self.num_actions, dtype=bool)
-        triples = self.num_triples
         if state.phase == CluePhase.START:
-            rooms = self.allowed_rooms(state)
-            mask[:triples] = np.tile(rooms, triples // rooms.size)
-            mask[triples : 2 * triples] = True
-            mask[self.end_action] = not rooms.any()
-        elif state.phase == CluePhase.AFTER:
-            mask[triples : 2 * triples] = True
-            mask[self.end_action] = True
-        elif state.phase == CluePhase.SHOW:
+            return self._start_mask(self.allowed_rooms(state))
+        if state.phase == CluePhase.AFTER:
+            return self._phase_masks[CluePhase.AFTER].copy()
+        mask = self._phase_masks[CluePhase.OVER].copy()
+        if state.phase == CluePhase.SHOW:
             mask[[self.end_action + 1 + c for c in self._matching(state, state.refuter)]] = True
+        return mask
+
+    @cached_property
+    def _phase_masks(self) -> dict[CluePhase, np.ndarray]:
+        """The masks that depend on the phase alone: after a suggestion, and nothing (over; show's base)."""
+        after = np.zeros(self.num_actions, dtype=bool)
+        after[self.num_triples : self.end_action + 1] = True
+        return {CluePhase.AFTER: after, CluePhase.OVER: np.zeros(self.num_actions, dtype=bool)}
+
+    def _start_mask(self, rooms: np.ndarray) -> np.ndarray:
+        """The start of a turn: suggestions naming an allowed room, every accusation; end only if no room is."""
+        if rooms.all():
+            return self._every_room_mask.copy()
+        return self._build_start_mask(rooms)
+
+    @cached_property
+    def _every_room_mask(self) -> np.ndarray:
+        return self._build_start_mask(np.ones(self.category_sizes[-1], dtype=bool))
+
+    def _build_start_mask(self, rooms: np.ndarray) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=bool)
+        mask[: self.num_triples] = np.tile(rooms, self.num_triples // rooms.size)
+        mask[self.num_triples : 2 * self.num_triples] = True
+        mask[self.end_action] = not rooms.any()
         return mask
 
     def apply(self, state: ClueState, action: int) -> ClueEvent:
@@ -417,6 +477,19 @@ class ClueRules:
         return CluePlayerKnowledge(self, check_int("player", player, low=0, high=self.players - 1))
 
     # ------------------------------------------------------------------ helpers
+    def _is_legal(self, state: ClueState, move: ClueMove) -> bool:
+        """``legal_mask(state)[action_index(move)]`` without building the mask."""
+        phase = state.phase
+        if move.kind == "suggest":
+            return phase == CluePhase.START and bool(
+                self.allowed_rooms(state)[move.cards[-1] - self.category_starts[-1]]
+            )
+        if move.kind == "accuse":
+            return phase in (CluePhase.START, CluePhase.AFTER)
+        if move.kind == "end":
+            return phase == CluePhase.AFTER or (phase == CluePhase.START and not self.allowed_rooms(state).any())
+        return phase == CluePhase.SHOW and move.card in self._matching(state, state.refuter)
+
     def _matching(self, state: ClueState, player: int, cards: Sequence[int] | None = None) -> list[int]:
         """``player``'s cards among ``cards`` (default: the pending suggestion)."""
         cards = state.suggestion if cards is None else cards

@@ -80,6 +80,14 @@ Card = int | str
 METHODS = ("auto", "exact", "sample")
 
 
+#: A constraint: how to describe it (written only when needed), and how it changes the facts.
+Constraint = tuple[Callable[[], str], Callable[["_Facts"], "_Facts"]]
+
+
+def _describe(constraints: Sequence[Constraint]) -> str:
+    return "; ".join(describe() for describe, _ in constraints)
+
+
 class ContradictionError(ValueError):
     """An event that no deal agrees with, given what is already known."""
 
@@ -90,6 +98,13 @@ class _Contradiction(Exception):
 
 def _bits(mask: int) -> list[int]:
     return [b for b in range(mask.bit_length()) if mask >> b & 1]
+
+
+def _bit_matrix(masks: Sequence[int], cards: int) -> np.ndarray:
+    """``(cards, len(masks))`` bool: bit ``c`` of each mask."""
+    if cards <= 62:  # numpy's int64 holds the masks
+        return (np.array(masks, dtype=np.int64)[None, :] >> np.arange(cards)[:, None]) & 1 == 1
+    return np.array([[mask >> c & 1 for mask in masks] for c in range(cards)], dtype=bool).reshape(cards, len(masks))
 
 
 @dataclass(frozen=True)
@@ -347,7 +362,11 @@ class ClueKnowledge:
             every category).
         work_limit: hands exact counting may enumerate before ``method="auto"``
             samples instead (each costs about 75 ns on a 2-core benchmark
-            machine, so the default is about a second).
+            machine, so the default is about 0.15 s).
+        seconds: the sampler's time budget when :meth:`solve` samples and is
+            given neither ``samples`` nor ``seconds``. With the default work
+            limit, an answer takes at most about a quarter of a second
+            (``python -m benchmarks.clue_knowledge budget``).
 
     Cards are given by id or name; players by index; the case file is place
     ``players`` (the last column of :meth:`probabilities`).
@@ -368,7 +387,8 @@ class ClueKnowledge:
         hand_sizes: Sequence[int],
         case_file_sizes: Sequence[int] | int = 1,
         *,
-        work_limit: float = 1.5e7,
+        work_limit: float = 2e6,
+        seconds: float = 0.08,
     ) -> None:
         if isinstance(categories, (str, bytes)) or not len(categories):
             raise ValueError(f"categories must be a non-empty list of card-name lists or sizes, got {categories!r}")
@@ -399,16 +419,18 @@ class ClueKnowledge:
                 f"the hands ({sum(hands)} cards) and the case file ({sum(counts)}) must hold the "
                 f"{len(names)} cards of the deck exactly"
             )
-        if not work_limit > 0:
-            raise ValueError(f"work_limit must be positive, got {work_limit}")
+        for name, value in (("work_limit", work_limit), ("seconds", seconds)):
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not value > 0:
+                raise ValueError(f"{name} must be a positive number, got {value!r}")
         starts = np.cumsum([0, *(len(g) for g in groups)])
         masks = tuple(((1 << int(b)) - 1) ^ ((1 << int(a)) - 1) for a, b in itertools.pairwise(starts))
         self._model = _Model(names, len(hands), (*hands, sum(counts)), masks, counts)
         self._facts = _Facts((0,) * self._model.places, (0,) * self._model.places)
-        self._events: tuple[str, ...] = ()
+        self._events: tuple[Callable[[], str], ...] = ()  # descriptions, written when asked for
         self._solution: ClueSolution | None = None
         self._over_budget: str | None = None  # why exact counting failed for the current state
         self.work_limit = float(work_limit)
+        self.seconds = float(seconds)
         self._index = {name: i for i, name in enumerate(names)}
 
     @classmethod
@@ -455,7 +477,7 @@ class ClueKnowledge:
     @property
     def events(self) -> tuple[str, ...]:
         """The events taken so far, as text."""
-        return self._events
+        return tuple(describe() for describe in self._events)
 
     def card(self, card: Card) -> int:
         """The id of a card given by id or name."""
@@ -489,55 +511,54 @@ class ClueKnowledge:
 
     # -- events ----------------------------------------------------------------------------------------------
 
-    def _add(self, constraints: Sequence[tuple[str, Callable[[_Facts], _Facts]]], check: bool = True) -> None:
+    def _add(self, constraints: Sequence[Constraint], check: bool = True) -> None:
         """Take ``constraints`` (a description and a change of the facts each) together, or none of them."""
-        description = "; ".join(text for text, _ in constraints)
         facts = self._facts
         for _, change in constraints:
             facts = change(facts)
         try:
             facts = _propagate(self._model, facts)
         except _Contradiction as error:
-            raise ContradictionError(f"{description}: contradicts what is known, since {error}") from None
+            raise ContradictionError(f"{_describe(constraints)}: contradicts what is known, since {error}") from None
         if check and not _satisfiable(self._model, facts):
             raise ContradictionError(
-                f"{description}: contradicts what is known; no deal agrees with it and the "
+                f"{_describe(constraints)}: contradicts what is known; no deal agrees with it and the "
                 f"{len(self._events)} earlier events"
             )
-        self._events = (*self._events, *(text for text, _ in constraints))
+        self._events = (*self._events, *(describe for describe, _ in constraints))
         if facts != self._facts:  # an event that tells nothing new keeps the answers
             self._facts = facts
             self._solution = None
             self._over_budget = None
 
-    def _hand(self, player: int, cards: Iterable[Card]) -> tuple[str, Callable[[_Facts], _Facts]]:
+    def _hand(self, player: int, cards: Iterable[Card]) -> Constraint:
         player = self._player(player)
         mask = self._mask(cards)
         if mask.bit_count() != self.hand_sizes[player]:
             raise ValueError(f"player {player} holds {self.hand_sizes[player]} cards, got {mask.bit_count()}")
         rest = self._model.full & ~mask
-        return f"player {player}'s hand is {self._model.card_list(mask)}", lambda f: f.holding(player, mask).lacking(
-            player, rest
-        )
+        return lambda: f"player {player}'s hand is {self._model.card_list(mask)}", lambda f: f.holding(
+            player, mask
+        ).lacking(player, rest)
 
-    def _holds(self, player: int, cards: Card | Iterable[Card]) -> tuple[str, Callable[[_Facts], _Facts]]:
+    def _holds(self, player: int, cards: Card | Iterable[Card]) -> Constraint:
         player = self._player(player)
         mask = self._mask(cards)
-        return f"player {player} holds {self._model.card_list(mask)}", lambda f: f.holding(player, mask)
+        return lambda: f"player {player} holds {self._model.card_list(mask)}", lambda f: f.holding(player, mask)
 
-    def _holds_none(self, player: int, cards: Card | Iterable[Card]) -> tuple[str, Callable[[_Facts], _Facts]]:
+    def _holds_none(self, player: int, cards: Card | Iterable[Card]) -> Constraint:
         player = self._player(player)
         mask = self._mask(cards)
-        return f"player {player} holds none of {self._model.card_list(mask)}", lambda f: f.lacking(player, mask)
+        return lambda: f"player {player} holds none of {self._model.card_list(mask)}", lambda f: f.lacking(player, mask)
 
-    def _holds_one_of(self, player: int, cards: Card | Iterable[Card]) -> tuple[str, Callable[[_Facts], _Facts]]:
+    def _holds_one_of(self, player: int, cards: Card | Iterable[Card]) -> Constraint:
         player = self._player(player)
         mask = self._mask(cards)
-        return f"player {player} holds at least one of {self._model.card_list(mask)}", lambda f: replace(
+        return lambda: f"player {player} holds at least one of {self._model.card_list(mask)}", lambda f: replace(
             f, at_least=f.at_least | {(player, mask)}
         )
 
-    def _accusation(self, cards: Iterable[Card], correct: bool) -> tuple[str, Callable[[_Facts], _Facts]]:
+    def _accusation(self, cards: Iterable[Card], correct: bool) -> Constraint:
         if not isinstance(correct, (bool, np.bool_)):
             raise ValueError(f"correct must be True or False, got {correct!r}")
         mask = self._mask(cards, "an accusation")
@@ -549,7 +570,10 @@ class ClueKnowledge:
                 )
         case = self.case_file
         verdict = "right" if correct else "wrong"
-        description = f"the accusation {self._model.card_list(mask)} was {verdict}"
+
+        def description() -> str:
+            return f"the accusation {self._model.card_list(mask)} was {verdict}"
+
         if correct:
             return description, lambda f: f.holding(case, mask)
         return description, lambda f: replace(f, not_all=f.not_all | {(case, mask)})
@@ -610,7 +634,7 @@ class ClueKnowledge:
         self,
         method: str = "auto",
         *,
-        samples: int = 20_000,
+        samples: int | None = None,
         seconds: float | None = None,
         rng: np.random.Generator | int | None = 0,
     ) -> ClueSolution:
@@ -619,16 +643,21 @@ class ClueKnowledge:
         Args:
             method: ``"exact"`` (raise ``ValueError`` if over ``work_limit``),
                 ``"sample"``, or ``"auto"`` (exact within the budget, else sample).
-            samples: accepted deals to draw when sampling.
-            seconds: a time budget for the whole estimate instead of ``samples``
-                (at least one batch of 256 deals is drawn).
+            samples: accepted deals to draw when sampling (with ``seconds``,
+                whichever comes first).
+            seconds: a time budget for the whole estimate (at least one batch
+                of 256 deals is drawn); with neither, the knowledge's ``seconds``.
             rng: seed or generator for sampling.
 
         Exact solutions are cached until the next event.
         """
         self._check_method(method)
         exact = None if method == "sample" else self._exact(method)
-        return exact or self._sampled_solution(samples, seconds, np.random.default_rng(rng))
+        if exact is not None:
+            return exact
+        if samples is None:
+            samples, seconds = 10**9, self.seconds if seconds is None else seconds
+        return self._sampled_solution(samples, seconds, np.random.default_rng(rng))
 
     def _exact(self, method: str) -> ClueSolution | None:
         """The exact solution, or None when over budget (an error for ``method="exact"``); both cached per state."""
@@ -789,11 +818,9 @@ class ClueKnowledge:
             if solution.method == "exact":
                 p = solution.probabilities
                 return np.where(p == 1.0, 1, np.where(p == 0.0, 0, -1)).astype(np.int8)
-        sheet = np.full((self._model.cards, self._model.places), -1)
-        for place, (held, lacked) in enumerate(zip(self._facts.required, self._facts.forbidden, strict=True)):
-            sheet[_bits(held), place] = 1
-            sheet[_bits(lacked), place] = 0
-        return sheet.astype(np.int8)
+        held = _bit_matrix(self._facts.required, self._model.cards)
+        lacked = _bit_matrix(self._facts.forbidden, self._model.cards)
+        return np.where(held, 1, np.where(lacked, 0, -1)).astype(np.int8)
 
     def format_sheet(
         self,

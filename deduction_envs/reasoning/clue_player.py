@@ -19,8 +19,9 @@ the satisfiability search, and they are folded into the engine in one batch
 when an answer is asked for, not one by one.
 
 Answers (:meth:`CluePlayerKnowledge.solution`) are exact when counting fits
-the work budget, else sampled within ``seconds``, and kept until the next event
-that changes what is known.
+the engine's work budget, else sampled within its time budget (together about
+a quarter of a second at worst), and kept until the next event that changes
+what is known.
 """
 
 from __future__ import annotations
@@ -33,10 +34,6 @@ from deduction_envs.reasoning.clue_knowledge import ClueKnowledge, ClueSolution
 
 __all__ = ["CluePlayerKnowledge"]
 
-#: Exact counting's budget in hands (about 75 ns each: 0.15 s), then sampling within SAMPLE_SECONDS.
-WORK_LIMIT = 2e6
-SAMPLE_SECONDS = 0.08
-
 
 class CluePlayerKnowledge:
     """What seat ``player`` knows of a Clue game; see the module docstring.
@@ -44,18 +41,14 @@ class CluePlayerKnowledge:
     Args:
         rules: the game.
         player: the seat.
-        work_limit: hands exact counting may enumerate before sampling.
-        seconds: the sampler's time budget when counting is over budget.
+        engine_options: for its :class:`ClueKnowledge` (``work_limit``, ``seconds``).
     """
 
-    def __init__(
-        self, rules: ClueRules, player: int, work_limit: float = WORK_LIMIT, seconds: float = SAMPLE_SECONDS
-    ) -> None:
+    def __init__(self, rules: ClueRules, player: int, **engine_options: float) -> None:
         self.rules = rules
         self.player = player
-        self.seconds = seconds
         players, cards = rules.players, rules.cards
-        self._engine = ClueKnowledge(rules.categories, rules.hand_sizes, 1, work_limit=work_limit)
+        self._engine = ClueKnowledge(rules.categories, rules.hand_sizes, 1, **engine_options)
         self._pending: list[tuple] = []
         self._solution: ClueSolution | None = None
         self.hand: tuple[int, ...] = ()
@@ -127,10 +120,10 @@ class CluePlayerKnowledge:
 
     # ------------------------------------------------------------------ answers
     def solution(self) -> ClueSolution:
-        """Probabilities and case-file distribution: exact within the work budget, else sampled in ``seconds``."""
+        """Probabilities and case-file distribution: exact within the engine's budget, else sampled in its time."""
         engine = self.engine
         if self._solution is None:
-            self._solution = engine.solve("auto", seconds=self.seconds, rng=len(self.events))
+            self._solution = engine.solve("auto", rng=len(self.events))  # seeded: the env stays deterministic
         return self._solution
 
     def entropy(self) -> float:

@@ -1,0 +1,169 @@
+"""Play Clue in the terminal against the reference agents (``python -m train.play clue``).
+
+    python -m train.play clue --players 4 --opponent deduction_sheet
+    python -m train.play clue --players 3 --opponent random --seed 4
+
+You sit in seat 0 and see your hand and your deduction sheet, with the exact
+probability of every card at every place (``X`` held, ``-`` not held), counted
+over every deal consistent with what you have seen. Type:
+
+* ``suggest SUSPECT, WEAPON, ROOM`` (or ``s scarlet, rope, hall``): card names
+  may be shortened to the start of a word ("scar", "pipe", "dining");
+* ``accuse SUSPECT, WEAPON, ROOM`` (or ``a ...``): right, you win; wrong, you
+  are out (you still show cards);
+* ``end`` to end your turn after a suggestion;
+* ``show CARD`` (or just the card) when you must refute a suggestion;
+* ``sheet`` to see your sheet again, ``hint`` for the most likely case files,
+  ``help``, ``quit``.
+
+Mistyped or illegal moves are explained and asked again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from agents.clue_agents import ClueDeductionSheet
+from agents.multiplayer import RandomSeatAgent, SeatAgent
+from deduction_envs.core.multiplayer import Table
+from deduction_envs.core.multiplayer import play as run
+from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules, parse_card
+from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
+
+OPPONENTS: dict[str, Callable[[], SeatAgent]] = {
+    "random": RandomSeatAgent,
+    "deduction_sheet": ClueDeductionSheet,
+}
+
+KINDS = {"suggest": "suggest", "s": "suggest", "accuse": "accuse", "a": "accuse", "show": "show"}
+
+
+class _Quit(Exception):
+    """The person at the terminal quit."""
+
+
+def parse_move(rules: ClueRules, text: str, phase: CluePhase) -> ClueMove:
+    """A typed move; a ValueError says what is wrong with it."""
+    words = text.strip().split(maxsplit=1)
+    kind = KINDS.get(words[0].lower()) if words else None
+    if words and words[0].lower() in ("end", "pass", "done"):
+        return ClueMove("end")
+    if kind is None and phase == CluePhase.SHOW:  # just the card
+        kind, words = "show", ["show", text]
+    if kind is None or len(words) < 2:
+        raise ValueError("type 'suggest S, W, R', 'accuse S, W, R', 'end', 'show CARD', 'sheet', 'hint' or 'help'")
+    if kind == "show":
+        return ClueMove("show", card=parse_card(words[1], rules.card_names))
+    parts = [p for p in words[1].replace(",", " , ").split(",")] if "," in words[1] else words[1].split()
+    cards = sorted(parse_card(part, rules.card_names) for part in parts if part.strip())
+    rules.triple_index(cards)  # one card of each category, or a clear error
+    return ClueMove(kind, tuple(cards))
+
+
+def hint(rules: ClueRules, you: CluePlayerKnowledge, top: int = 3) -> str:
+    """The most likely case files and the entropy left."""
+    solution = you.solution()
+    order = np.argsort(-solution.case_file_probabilities, kind="stable")[:top]
+    lines = [f"Entropy left: {you.entropy():.2f} bits. Most likely case files:"]
+    for i in order:
+        names = ", ".join(rules.card_names[c] for c in solution.case_files[i])
+        lines.append(f"  {solution.case_file_probabilities[i]:6.1%}  {names}")
+    if solution.case_file_probabilities[order[0]] == 1.0 and solution.method == "exact":
+        lines.append("You know the case file: accuse!")
+    return "\n".join(lines)
+
+
+def sheet(rules: ClueRules, you: CluePlayerKnowledge) -> str:
+    """Your hand and your deduction sheet."""
+    solution = you.solution()
+    how = "exact" if solution.method == "exact" else f"sampled from {solution.samples} deals"
+    names = ["you", *(f"P{p}" for p in range(1, rules.players))]
+    hand = ", ".join(rules.card_names[c] for c in you.hand)
+    return f"Your hand: {hand}\n{you.engine.format_sheet(solution=solution, names=names)}\n({how})"
+
+
+def play(
+    opponent: str = "deduction_sheet", players: int = 4, seed: int | None = None, read: Callable[[str], str] = input
+) -> int | None:
+    """Play one game in seat 0 against ``opponent`` agents.
+
+    Returns the winner's seat (None if you quit or nobody won).
+    """
+    rules = ClueRules(players=players)
+    if opponent not in OPPONENTS:
+        raise ValueError(f"opponent must be one of {', '.join(OPPONENTS)}, got {opponent!r}")
+    rng = np.random.default_rng(seed)
+    agents = [OPPONENTS[opponent]() for _ in range(players - 1)]
+    for seat, agent in enumerate(agents, start=1):
+        agent.reset(rules, seat, int(rng.integers(2**32)))
+    you = rules.new_knowledge(0)
+    names = ["you", *(f"P{p}" for p in range(1, players))]
+
+    def hear(event: ClueEvent) -> None:
+        you.update(event)
+        if event.kind != "deal":
+            print(rules.describe(event, names, you=0))
+
+    def choose(seat: int, mask: np.ndarray) -> int:
+        if seat != 0:
+            return agents[seat - 1].act(mask)
+        try:
+            return _ask(rules, you, mask, read)
+        except EOFError:
+            raise _Quit from None
+
+    print(f"Clue, {players} players; you are seat 0 (the others are P1..P{players - 1}). Type 'help' for the moves.")
+    table = Table(rules, rng, [hear, *(agent.observe for agent in agents)])
+    print(sheet(rules, you))
+    try:
+        run(table, choose)
+    except _Quit:
+        print("Bye.")
+        return None
+    winner = rules.winner(table.state)
+    case = ", ".join(rules.card_names[c] for c, place in enumerate(table.state.places) if place == players)
+    print(f"The case file was {case}.")
+    print("You win!" if winner == 0 else "Nobody wins." if winner is None else f"P{winner} wins.")
+    return winner
+
+
+def _ask(rules: ClueRules, you: CluePlayerKnowledge, mask: np.ndarray, read: Callable[[str], str]) -> int:
+    """Read commands until a legal move."""
+    phase = you.phase
+    if phase == CluePhase.SHOW:
+        options = ", ".join(rules.card_names[a - rules.end_action - 1] for a in np.flatnonzero(mask))
+        print(f"You must show P{you.asker} one of: {options}")
+    else:
+        print("Your turn: suggest or accuse." if phase == CluePhase.START else "Accuse, or end your turn.")
+    while True:
+        text = read("> ").strip()
+        command = text.lower()
+        if command in ("quit", "exit", "q"):
+            raise _Quit
+        if command in ("help", "?"):
+            print(__doc__.split("\n\n", 3)[3])
+            continue
+        if command == "hint":
+            print(hint(rules, you))
+            continue
+        if command == "sheet":
+            print(sheet(rules, you))
+            continue
+        if not text:
+            continue
+        try:
+            action = rules.action_index(parse_move(rules, text, phase))
+        except ValueError as error:
+            print(f"Not a move: {error}.")
+            continue
+        if not mask[action]:
+            why = {
+                CluePhase.START: "suggest or accuse",
+                CluePhase.AFTER: "accuse or end your turn",
+                CluePhase.SHOW: "show one of the cards listed",
+            }[phase]
+            print(f"Not legal now: {why}.")
+            continue
+        return action
