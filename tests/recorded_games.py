@@ -35,8 +35,26 @@ def _digest(observation: dict[str, np.ndarray]) -> str:
     return hashlib.sha1(data + observation["action_mask"].astype(np.int8).tobytes()).hexdigest()[:16]
 
 
-def env_game(make_env: Callable[..., Any], kwargs: dict[str, Any], seed: int) -> dict[str, Any]:
-    """A game of random legal actions (drawn from ``seed``) in the env; every observation digested."""
+def uniform(rng: np.random.Generator, mask: np.ndarray) -> int:
+    """A uniformly random legal action."""
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+def rarely_accusing(rng: np.random.Generator, mask: np.ndarray) -> int:
+    """A random legal Clue action that accuses one time in twenty (games then last)."""
+    legal = np.flatnonzero(mask)
+    accusations = legal[(legal >= 324) & (legal < 648)]
+    others = legal[(legal < 324) | (legal >= 648)]
+    return int(rng.choice(accusations if (accusations.size and rng.random() < 0.05) or not others.size else others))
+
+
+def env_game(
+    make_env: Callable[..., Any],
+    kwargs: dict[str, Any],
+    seed: int,
+    choose: Callable[[np.random.Generator, np.ndarray], int] = uniform,
+) -> dict[str, Any]:
+    """A game of random legal actions (drawn from ``seed`` by ``choose``) in the env; every observation digested."""
     env = make_env(**kwargs)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
@@ -49,7 +67,7 @@ def env_game(make_env: Callable[..., Any], kwargs: dict[str, Any], seed: int) ->
             env.step(None)
             continue
         digests.append(_digest(observation))
-        action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+        action = choose(rng, observation["action_mask"])
         actions.append(action)
         env.step(action)
     return {"kwargs": kwargs, "seed": seed, "actions": actions, "digests": digests, "rewards": rewards}
@@ -89,7 +107,27 @@ def _algo() -> dict[str, Any]:
     return {"env_games": envs, "agent_games": games}
 
 
-GAMES: dict[str, Callable[[], dict[str, Any]]] = {"algo": _algo}
+def _clue() -> dict[str, Any]:
+    from agents.clue_agents import ClueDeductionSheet
+    from agents.multiplayer import RandomSeatAgent
+    from deduction_envs.envs import clue_v0
+    from deduction_envs.games.clue import ClueRules
+
+    # Without the probability table: the facts and counts alone, which no change of counting budget alters.
+    envs = [
+        env_game(clue_v0.env, {"players": players, "probabilities": False}, seed, rarely_accusing)
+        for players, seed in ((3, 1), (4, 2), (5, 3), (6, 4))
+    ]
+    matches = [
+        (ClueRules(3), lambda: [ClueDeductionSheet() for _ in range(3)], 1),
+        (ClueRules(4), lambda: [ClueDeductionSheet(), RandomSeatAgent(), ClueDeductionSheet(), RandomSeatAgent()], 2),
+        (ClueRules(6), lambda: [ClueDeductionSheet() for _ in range(6)], 3),
+    ]
+    games = [dict(agent_game(rules, make(), seed), players=rules.players) for rules, make, seed in matches]
+    return {"env_games": envs, "agent_games": games}
+
+
+GAMES: dict[str, Callable[[], dict[str, Any]]] = {"algo": _algo, "clue": _clue}
 
 
 def record(game: str) -> dict[str, Any]:

@@ -60,3 +60,12 @@ def test_the_readme_algo_example_runs():
     section = readme.split("## Algo: the first multiplayer env", 1)[1].split("\n## ", 1)[0]
     (example,) = re.findall(r"```python\n(.+?)\n```", section, flags=re.S)
     exec(compile(example, "README.md", "exec"), {})  # a whole game to the end
+
+
+def test_the_readme_clue_example_runs(capsys):
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Clue: `clue_v0`", 1)[1].split("\n## ", 1)[0]
+    (example,) = re.findall(r"```python\n(.+?)\n```", section, flags=re.S)
+    namespace: dict = {}
+    exec(compile(example, "README.md", "exec"), namespace)  # a whole game to the end
+    assert namespace["env"].unwrapped.table.over and "case" in capsys.readouterr().out

@@ -137,6 +137,10 @@ class MultiplayerAECEnv(AECEnv):
         """The observation vector of a seat, from its knowledge only."""
         raise NotImplementedError
 
+    def new_knowledge(self, player: int) -> Knowledge:
+        """A seat's empty knowledge (the rules', unless the env wants other budgets for its observations)."""
+        return self.rules.new_knowledge(player)
+
     def render_text(self) -> str:
         raise NotImplementedError
 
@@ -158,7 +162,7 @@ class MultiplayerAECEnv(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self.knowledge = [self.rules.new_knowledge(p) for p in range(self.rules.players)]
+        self.knowledge = [self.new_knowledge(p) for p in range(self.rules.players)]
         self.table = Table(self.rules, self._rng, [k.update for k in self.knowledge])
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)

@@ -19,9 +19,9 @@ the satisfiability search, and they are folded into the engine in one batch
 when an answer is asked for, not one by one.
 
 Answers (:meth:`CluePlayerKnowledge.solution`) are exact when counting fits
-the engine's work budget, else sampled within its time budget (together about
-a quarter of a second at worst), and kept until the next event that changes
-what is known.
+the work budget, else estimated from a fixed number of sampled deals (seeded
+by the number of events, so the same events give the same answer), and kept
+until the next event that changes what is known.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from deduction_envs.core.entropy import entropy_bits
+from deduction_envs.core.rules import check_int
 from deduction_envs.games.clue import ClueEvent, CluePhase, ClueRules, ClueState
 from deduction_envs.reasoning.clue_knowledge import ClueKnowledge, ClueSolution
 
@@ -41,14 +42,18 @@ class CluePlayerKnowledge:
     Args:
         rules: the game.
         player: the seat.
-        engine_options: for its :class:`ClueKnowledge` (``work_limit``, ``seconds``).
+        work_limit: hands exact counting may enumerate (:class:`ClueKnowledge`).
+        samples: deals drawn when counting is over budget: a number, not a time,
+            so that answers (and an env's observations) are the same on every
+            run for the same events.
     """
 
-    def __init__(self, rules: ClueRules, player: int, **engine_options: float) -> None:
+    def __init__(self, rules: ClueRules, player: int, work_limit: float = 2e6, samples: int = 4000) -> None:
         self.rules = rules
         self.player = player
+        self.samples = check_int("samples", samples, low=1)
         players, cards = rules.players, rules.cards
-        self._engine = ClueKnowledge(rules.categories, rules.hand_sizes, 1, **engine_options)
+        self._engine = ClueKnowledge(rules.categories, rules.hand_sizes, 1, work_limit=work_limit)
         self._pending: list[tuple] = []
         self._solution: ClueSolution | None = None
         self.hand: tuple[int, ...] = ()
@@ -123,7 +128,7 @@ class CluePlayerKnowledge:
         """Probabilities and case-file distribution: exact within the engine's budget, else sampled in its time."""
         engine = self.engine
         if self._solution is None:
-            self._solution = engine.solve("auto", rng=len(self.events))  # seeded: the env stays deterministic
+            self._solution = engine.solve("auto", samples=self.samples, rng=len(self.events))
         return self._solution
 
     def entropy(self) -> float:
