@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import itertools
 import math
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -14,7 +15,14 @@ from scipy import stats
 
 from deduction_envs.games import clue
 from deduction_envs.games.clue import deal_sizes
-from deduction_envs.reasoning import ClueKnowledge, ContradictionError, clue_knowledge, clue_sampling
+from deduction_envs.reasoning import (
+    ClueKnowledge,
+    ContradictionError,
+    clue_counting,
+    clue_knowledge,
+    clue_sampling,
+    clue_types,
+)
 
 # -- a slow, obviously correct reference -----------------------------------------------------------------------
 
@@ -168,9 +176,19 @@ def games(draw):
     return knowledge, deals, events
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(games(), st.integers(0, 2**32 - 1))
-def test_every_answer_equals_brute_force_enumeration(game, seed):
+COUNTERS = {"types": clue_types.count_by_types, "bitmasks": clue_counting.count_exactly}
+
+
+@pytest.mark.parametrize("counter", sorted(COUNTERS))
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game=games(), seed=st.integers(0, 2**32 - 1))
+def test_every_answer_equals_brute_force_enumeration(counter, game, seed):
+    """Both exact counters, each alone: by types of interchangeable cards, and by bitmasks of free cards."""
+    with mock.patch.object(clue_knowledge, "_count", COUNTERS[counter]):
+        check_against_brute_force(game, seed)
+
+
+def check_against_brute_force(game, seed):
     knowledge, deals, events = game
     rng = np.random.default_rng(seed)
     alive = np.ones(len(deals), dtype=bool)
@@ -296,11 +314,16 @@ def test_auto_samples_beyond_the_budget_and_agrees_with_exact():
         sampled.solve("exact")
 
 
-@pytest.mark.parametrize(("method", "tracked"), [("exact", None), ("sample", None), ("sample", 0)])
-def test_samples_are_uniform(method, tracked, monkeypatch):
-    """Exact sampling, and the sampler with its clauses tracked in the state or all left to rejection."""
+@pytest.mark.parametrize(
+    ("method", "tracked", "counter"),
+    [("exact", None, "types"), ("exact", None, "bitmasks"), ("sample", None, None), ("sample", 0, None)],
+)
+def test_samples_are_uniform(method, tracked, counter, monkeypatch):
+    """Exact sampling by either counter, and the sampler with its clauses tracked in the state or all rejected."""
     if tracked is not None:
         monkeypatch.setattr(clue_sampling, "TRACKED_ENTRIES", tracked)
+    if counter is not None:
+        monkeypatch.setattr(clue_knowledge, "_count", COUNTERS[counter])
     knowledge = ClueKnowledge([3, 3, 3], [2, 2, 2], 1)
     events = [("hand", 0, [0, 3]), ("one_of", 1, [1, 4, 6]), ("wrong", 3, [1, 4, 7])]
     deals = all_deals(knowledge)

@@ -91,7 +91,7 @@ __all__ = ["env", "observation_pieces", "raw_env"]
 
 #: The observation's counting budget: exact up to this many hands, else estimated from this many sampled deals.
 OBSERVATION_WORK = 2e5
-OBSERVATION_SAMPLES = 4000
+OBSERVATION_SAMPLES = 2000
 
 
 def observation_pieces(rules: ClueRules) -> ObservationPieces:

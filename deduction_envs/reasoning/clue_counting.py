@@ -364,6 +364,10 @@ class ExactCounts:
         weights = _values(self.states[1], self.backward[1], start ^ hands)
         return hands[weights > 0], weights[weights > 0]
 
+    def draw(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` uniform deals as free-card masks per place: ``(n, places)``."""
+        return self.sample(rng.random((n, len(self.problem.places))))
+
     def sample(self, uniforms: np.ndarray) -> np.ndarray:
         """Deals, one row per row of ``uniforms`` (in [0, 1)), as free-card masks per place."""
         p = self.problem

@@ -73,6 +73,7 @@ from deduction_envs.reasoning.clue_counting import (
     count_exactly,
 )
 from deduction_envs.reasoning.clue_sampling import TRACKED_ENTRIES, RelaxedCounts
+from deduction_envs.reasoning.clue_types import TypeCounts, count_by_types
 
 __all__ = ["ClueKnowledge", "ClueSolution", "ContradictionError"]
 
@@ -98,6 +99,17 @@ class _Contradiction(Exception):
 
 def _bits(mask: int) -> list[int]:
     return [b for b in range(mask.bit_length()) if mask >> b & 1]
+
+
+def _combinations(hands: np.ndarray, cards: np.ndarray, required: int) -> np.ndarray:
+    """The case files of ``hands`` (masks over the free ``cards``, each as many), with the ``required`` cards:
+    ``(hands, case-file size)`` card ids, each row sorted."""
+    fixed = np.array(_bits(required), dtype=np.int64)
+    if cards.size == 0:
+        return np.tile(fixed, (hands.size, 1))
+    held = (hands[:, None] >> np.arange(cards.size)) & 1 == 1
+    free = np.broadcast_to(cards, held.shape)[held].reshape(hands.size, -1)
+    return np.sort(np.concatenate([np.tile(fixed, (hands.size, 1)), free], axis=1), axis=1)
 
 
 def _bit_matrix(masks: Sequence[int], cards: int) -> np.ndarray:
@@ -292,6 +304,14 @@ def _free_problem(model: _Model, facts: _Facts, first: Sequence[int] = ()) -> tu
     return FreeProblem(len(cards), *columns), cards
 
 
+def _count(problem: FreeProblem, work_limit: float) -> ExactCounts | TypeCounts:
+    """Exact counts: by types of interchangeable cards where they are few, else by the bitmask programme."""
+    try:
+        return count_by_types(problem, work_limit)
+    except WorkLimitExceeded:
+        return count_exactly(problem, work_limit)
+
+
 def _satisfiable(model: _Model, facts: _Facts) -> bool:
     """Whether any deal satisfies propagated ``facts``: backtracking over the clauses, relaxed count at the leaves."""
     clauses = [(p, c, True) for p, c in facts.at_least] + [(p, c, False) for p, c in facts.not_all]
@@ -341,7 +361,7 @@ class ClueSolution:
     case_file_probabilities: np.ndarray
     samples: int = 0
     work: int = 0
-    _counts: ExactCounts | None = field(default=None, repr=False, compare=False)
+    _counts: ExactCounts | TypeCounts | None = field(default=None, repr=False, compare=False)
     _cards: tuple[int, ...] = field(default=(), repr=False, compare=False)
 
 
@@ -664,7 +684,7 @@ class ClueKnowledge:
         if self._solution is None and self._over_budget is None:
             problem, cards = _free_problem(self._model, self._facts)
             try:
-                counts = count_exactly(problem, self.work_limit) if cards else None
+                counts = _count(problem, self.work_limit) if cards else None
             except WorkLimitExceeded as error:
                 self._over_budget = str(error)
             else:
@@ -689,7 +709,7 @@ class ClueKnowledge:
         hands = self.hand_sizes
         return self._case_file_combinations() * math.factorial(sum(hands)) // math.prod(map(math.factorial, hands))
 
-    def _exact_solution(self, counts: ExactCounts | None, cards: list[int]) -> ClueSolution:
+    def _exact_solution(self, counts: ExactCounts | TypeCounts | None, cards: list[int]) -> ClueSolution:
         probabilities = self._fixed_probabilities()
         case_required = self._facts.required[self.case_file]
         total = counts.total if counts is not None else 1.0
@@ -700,8 +720,8 @@ class ClueKnowledge:
                 probabilities[cards, place] = counts.card_weights[i] / total
             if places[0] == self.case_file:
                 hands, weights = counts.first_place_hands()
-        combos = [sorted(_bits(case_required) + [cards[b] for b in _bits(int(h))]) for h in hands]
-        order = np.lexsort(np.array(combos).T[::-1])
+        combos = _combinations(np.asarray(hands, dtype=np.int64), np.array(cards, dtype=np.int64), case_required)
+        order = np.lexsort(combos.T[::-1])
         count: int | float = round(total) if self._unconstrained_deals() < 2**53 else total
         return ClueSolution(
             method="exact",
@@ -709,7 +729,7 @@ class ClueKnowledge:
             count_error=0.0,
             probabilities=_readonly(probabilities),
             errors=_readonly(np.zeros_like(probabilities)),
-            case_files=_readonly(np.array(combos, dtype=np.int64)[order]),
+            case_files=_readonly(combos[order]),
             case_file_probabilities=_readonly(np.asarray(weights, dtype=float)[order] / total),
             work=counts.work if counts else 0,
             _counts=counts,
@@ -867,7 +887,7 @@ class ClueKnowledge:
             counts, cards = solution._counts, list(solution._cards)
             if counts is None or n == 0:
                 return deals
-            masks = counts.sample(rng.random((n, len(counts.problem.places))))
+            masks = counts.draw(rng, n)
             for i, place in enumerate(counts.problem.places):
                 for b, card in enumerate(cards):
                     deals[(masks[:, i] >> b) & 1 == 1, card] = place

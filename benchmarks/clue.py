@@ -1,0 +1,101 @@
+"""Speed of ``clue_v0``: random-play turns per second, and per-turn times with the probability table.
+
+    python -m benchmarks.clue [--games 200]
+
+1. PettingZoo's ``performance_benchmark`` (random legal actions for 5 s) on
+   ``clue_v0`` with the probability table off, at 3 to 6
+   players, next to ``connect_four_v3`` measured in the same run (needs
+   pygame: ``pip install -e ".[bench]"``).
+2. With the table on: ``--games`` random games per player count, each turn
+   timed from the step to the acting agent's observation (``last()``), which
+   is when the table is computed (for that agent only, and only when its
+   knowledge changed): p50, p99 and the maximum.
+3. Whole games of four ``ClueDeductionSheet`` agents on the pure rules
+   (``agents.play_game``): games per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import platform
+import re
+import time
+import warnings
+
+import numpy as np
+
+from deduction_envs.envs import clue_v0
+
+
+def turns_per_second(env) -> float:
+    """PettingZoo's performance_benchmark (5 s), its printed turns per second parsed."""
+    from pettingzoo.test import performance_benchmark
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        performance_benchmark(env)
+    return float(re.search(r"([\d.]+) turns per second", out.getvalue()).group(1))
+
+
+def turn_times(players: int, games: int, seed: int = 0) -> np.ndarray:
+    """Seconds from each step to the next acting agent's observation, random play with the table on."""
+    env = clue_v0.env(players=players)
+    rng = np.random.default_rng(seed)
+    times = []
+    for game in range(games):
+        env.reset(seed=game)
+        start = time.perf_counter()
+        for _ in env.agent_iter():
+            observation, _, termination, truncation, _ = env.last()
+            times.append(time.perf_counter() - start)
+            if termination or truncation:
+                env.step(None)
+                start = time.perf_counter()
+                continue
+            start = time.perf_counter()
+            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    return np.array(times)
+
+
+def sheet_games_per_second(players: int, games: int) -> float:
+    from agents import ClueDeductionSheet, play_game
+    from deduction_envs.games.clue import ClueRules
+
+    rules = ClueRules(players)
+    agents = [ClueDeductionSheet() for _ in range(players)]
+    start = time.perf_counter()
+    for g in range(games):
+        play_game(rules, agents, seed=g)
+    return games / (time.perf_counter() - start)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=200, help="random games per player count with the table on")
+    args = parser.parse_args(argv)
+    warnings.filterwarnings("ignore")
+    print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}\n")
+    from pettingzoo.classic import connect_four_v3
+
+    turn_times(4, 3)  # compile the counting kernels outside the timings
+    reference = turns_per_second(connect_four_v3.env())
+    print(f"random play, turns per second, table off (connect_four_v3 in the same run: {reference:,.0f})")
+    for players in (3, 4, 5, 6):
+        rate = turns_per_second(clue_v0.env(players=players, probabilities=False))
+        print(f"  {players} players: {rate:,.0f} (x{rate / reference:.2f})")
+    print(f"\nrandom play with the table on, ms per turn (step to the next observation), {args.games} games each")
+    for players in (3, 4, 5, 6):
+        t = 1e3 * turn_times(players, args.games)
+        print(
+            f"  {players} players: {t.size} turns, p50 {np.median(t):.2f}, p99 {np.percentile(t, 99):.1f}, "
+            f"max {t.max():.1f}"
+        )
+    print("\ndeduction-sheet self-play on the pure rules, games per second")
+    for players in (3, 4, 5, 6):
+        print(f"  {players} players: {sheet_games_per_second(players, 50):.0f}")
+
+
+if __name__ == "__main__":
+    main()
