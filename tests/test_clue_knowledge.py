@@ -372,3 +372,29 @@ def test_classic_games_stay_sound(players, seed):
         assert np.all(sheet[np.arange(21), places] != 0)
         assert np.all((sheet == 1).sum(axis=1) <= 1)
         assert np.all(places[np.flatnonzero(sheet.max(axis=1) == 1)] == sheet.argmax(axis=1)[sheet.max(axis=1) == 1])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game=games())
+def test_compiled_propagation_equals_the_python_rules(game):
+    """The numba propagation on int64 masks reaches the same facts, or the same contradiction, as the Python rules."""
+    knowledge, _, events = game
+    model = knowledge._model
+    for happening in events:
+        kind, place, cards = happening
+        facts = knowledge._facts
+        if kind in ("right", "wrong"):
+            describe_change = knowledge._accusation(cards, kind == "right")
+        else:
+            maker = {"hand": knowledge._hand, "holds": knowledge._holds, "none": knowledge._holds_none}
+            describe_change = maker.get(kind, knowledge._holds_one_of)(place, cards)
+        changed = describe_change[1](facts)
+        outcomes = []
+        for propagate in (clue_knowledge._propagate, clue_knowledge._propagate_python):
+            try:
+                outcomes.append(propagate(model, changed))
+            except clue_knowledge._Contradiction:
+                outcomes.append("contradiction")
+        assert outcomes[0] == outcomes[1]
+        if outcomes[0] != "contradiction":
+            knowledge._facts = outcomes[0]

@@ -54,6 +54,7 @@ Algorithms
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import time
@@ -61,6 +62,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+from numba import njit
 
 from deduction_envs.core.entropy import entropy_bits
 from deduction_envs.core.rules import check_int
@@ -151,6 +153,12 @@ class _Model:
     def card_list(self, mask: int) -> str:
         return ", ".join(self.names[b] for b in _bits(mask))
 
+    @functools.cached_property
+    def group_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every count a place must meet, as (place, mask, count) arrays for the compiled propagation."""
+        rows = [(p, mask, count) for p in range(self.places) for mask, count, _ in self.groups(p)]
+        return tuple(np.array(column, dtype=np.int64) for column in zip(*rows, strict=True))
+
     def groups(self, place: int) -> list[tuple[int, int, str]]:
         """(mask, count, what) triples whose counts a place must meet."""
         if place != self.case_file:
@@ -181,8 +189,131 @@ class _Facts:
         return replace(self, forbidden=tuple(forbidden))
 
 
+@njit(cache=True)
+def _popcount(x):
+    count = 0
+    while x:
+        x &= x - 1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def _propagate_masks(required, forbidden, full, group_place, group_mask, group_count, clause_place, clause_mask,
+                     clause_at_least, alive):  # fmt: skip
+    """:func:`_propagate` on int64 masks, in place: False at a contradiction (the Python version then says why)."""
+    places = required.size
+    while True:
+        changed = False
+        placed = 0
+        for p in range(places):
+            if placed & required[p] or required[p] & forbidden[p]:
+                return False
+            placed |= required[p]
+        allowed = np.zeros(places, dtype=np.int64)
+        anywhere = 0
+        for p in range(places):
+            extra = placed & ~required[p] & ~forbidden[p]
+            if extra:
+                forbidden[p] |= extra
+                changed = True
+            allowed[p] = full & ~forbidden[p]
+            anywhere |= allowed[p]
+        if full & ~anywhere:
+            return False
+        for p in range(places):
+            elsewhere = 0
+            for q in range(places):
+                if q != p:
+                    elsewhere |= allowed[q]
+            only = allowed[p] & ~elsewhere & ~required[p]
+            if only:
+                required[p] |= only
+                changed = True
+        for g in range(group_place.size):
+            p, mask, count = group_place[g], group_mask[g], group_count[g]
+            held = _popcount(required[p] & mask)
+            possible = _popcount(full & ~forbidden[p] & mask)
+            if held > count or possible < count:
+                return False
+            if held == count and mask & ~required[p] & ~forbidden[p]:
+                forbidden[p] |= mask & ~required[p]
+                changed = True
+            elif possible == count and held < count:
+                required[p] |= mask & ~forbidden[p]
+                changed = True
+        for c in range(clause_place.size):
+            if not alive[c]:
+                continue
+            p, cards = clause_place[c], clause_mask[c]
+            if clause_at_least[c]:
+                if cards & required[p]:
+                    alive[c] = False
+                    changed = True
+                    continue
+                live = cards & ~forbidden[p]
+                if live == 0:
+                    return False
+                if _popcount(live) == 1:
+                    required[p] |= live
+                    alive[c] = False
+                    changed = True
+                elif live != cards:
+                    clause_mask[c] = live
+                    changed = True
+            else:
+                if cards & forbidden[p]:
+                    alive[c] = False
+                    changed = True
+                    continue
+                rest = cards & ~required[p]
+                if rest == 0:
+                    return False
+                if _popcount(rest) == 1:
+                    forbidden[p] |= rest
+                    alive[c] = False
+                    changed = True
+                elif rest != cards:
+                    clause_mask[c] = rest
+                    changed = True
+        if not changed:
+            return True
+
+
 def _propagate(model: _Model, facts: _Facts) -> _Facts:
-    """Apply the unit rules until nothing changes; raise _Contradiction with the reason if they fail."""
+    """Apply the unit rules until nothing changes; raise _Contradiction with the reason if they fail.
+
+    Compiled on int64 masks when the deck has at most 62 cards; the Python
+    rules below are the reference, and say why when the masks meet a contradiction.
+    """
+    if model.cards > 62:
+        return _propagate_python(model, facts)
+    clauses = [(p, c, True) for p, c in facts.at_least] + [(p, c, False) for p, c in facts.not_all]
+    required = np.array(facts.required, dtype=np.int64)
+    forbidden = np.array(facts.forbidden, dtype=np.int64)
+    clause_mask = np.array([c for _, c, _ in clauses], dtype=np.int64)
+    alive = np.ones(len(clauses), dtype=np.bool_)
+    consistent = _propagate_masks(
+        required,
+        forbidden,
+        model.full,
+        *model.group_arrays,
+        np.array([p for p, _, _ in clauses], dtype=np.int64),
+        clause_mask,
+        np.array([a for _, _, a in clauses], dtype=np.bool_),
+        alive,
+    )
+    if not consistent:
+        return _propagate_python(model, facts)  # raises, naming the reason
+    at_least = frozenset((p, int(m)) for (p, _, a), m, ok in zip(clauses, clause_mask, alive, strict=True) if ok and a)
+    not_all = frozenset(
+        (p, int(m)) for (p, _, a), m, ok in zip(clauses, clause_mask, alive, strict=True) if ok and not a
+    )
+    return _Facts(tuple(required.tolist()), tuple(forbidden.tolist()), at_least, not_all)
+
+
+def _propagate_python(model: _Model, facts: _Facts) -> _Facts:
+    """The unit rules in Python, on any deck (see :func:`_propagate`)."""
     required, forbidden = list(facts.required), list(facts.forbidden)
     at_least, not_all = set(facts.at_least), set(facts.not_all)
     full, places = model.full, range(model.places)
@@ -536,20 +667,60 @@ class ClueKnowledge:
         facts = self._facts
         for _, change in constraints:
             facts = change(facts)
+        self._commit(facts, [describe for describe, _ in constraints], check)
+
+    def _commit(self, facts: _Facts, describers: Sequence[Callable[[], str]], check: bool) -> None:
+        """Propagate ``facts`` (checked if ``check``) and keep them, or raise naming the events described."""
+
+        def description() -> str:
+            return "; ".join(describe() for describe in describers)
+
         try:
             facts = _propagate(self._model, facts)
         except _Contradiction as error:
-            raise ContradictionError(f"{_describe(constraints)}: contradicts what is known, since {error}") from None
+            raise ContradictionError(f"{description()}: contradicts what is known, since {error}") from None
         if check and not _satisfiable(self._model, facts):
             raise ContradictionError(
-                f"{_describe(constraints)}: contradicts what is known; no deal agrees with it and the "
+                f"{description()}: contradicts what is known; no deal agrees with it and the "
                 f"{len(self._events)} earlier events"
             )
-        self._events = (*self._events, *(describe for describe, _ in constraints))
+        self._events = (*self._events, *describers)
         if facts != self._facts:  # an event that tells nothing new keeps the answers
             self._facts = facts
             self._solution = None
             self._over_budget = None
+
+    def add_trusted(self, events: Iterable[tuple[str, int, int]]) -> None:
+        """Events from a game engine, which cannot contradict: taken together, unchecked and unvalidated.
+
+        Each is ``(kind, place, mask)`` with ``mask`` the cards as bits of an int
+        and ``kind`` one of ``"hand"``, ``"holds"``, ``"none"``, ``"one_of"``,
+        ``"right"`` and ``"wrong"`` (an accusation, whose place is the case
+        file). The fast path of a game's own knowledge; people's input goes
+        through the ``add_*`` methods, which check it.
+        """
+        facts, model = self._facts, self._model
+        required, forbidden = list(facts.required), list(facts.forbidden)
+        at_least, not_all = set(facts.at_least), set(facts.not_all)
+        describers = []
+        for kind, place, mask in events:
+            if kind == "hand":
+                required[place] |= mask
+                forbidden[place] |= model.full & ~mask
+            elif kind in ("holds", "right"):
+                required[place] |= mask
+            elif kind == "none":
+                forbidden[place] |= mask
+            elif kind == "one_of":
+                at_least.add((place, mask))
+            elif kind == "wrong":
+                not_all.add((place, mask))
+            else:
+                raise ValueError(f"an event's kind is hand, holds, none, one_of, right or wrong, got {kind!r}")
+            describers.append(lambda kind=kind, place=place, mask=mask: f"{kind}: {model.place_name(place)}, "
+                              f"{model.card_list(mask)}")  # fmt: skip
+        facts = _Facts(tuple(required), tuple(forbidden), frozenset(at_least), frozenset(not_all))
+        self._commit(facts, describers, check=False)
 
     def _hand(self, player: int, cards: Iterable[Card]) -> Constraint:
         player = self._player(player)
@@ -622,27 +793,6 @@ class ClueKnowledge:
     def add_accusation(self, cards: Iterable[Card], correct: bool, *, check: bool = True) -> None:
         """An accusation of ``cards`` was ``correct`` (the case file is exactly them) or wrong (it is not)."""
         self._add([self._accusation(cards, correct)], check)
-
-    def add_events(self, events: Iterable[tuple], *, check: bool = True) -> None:
-        """Several events taken together (one propagation), or none of them if they contradict.
-
-        Each is ``("hand" | "holds" | "none" | "one_of", player, cards)`` or
-        ``("accusation", cards, correct)``, as the ``add_*`` methods take them.
-        """
-        makers = {
-            "hand": self._hand,
-            "holds": self._holds,
-            "none": self._holds_none,
-            "one_of": self._holds_one_of,
-            "accusation": self._accusation,
-        }
-        constraints = []
-        for kind, *arguments in events:
-            if kind not in makers:
-                raise ValueError(f"an event is one of {sorted(makers)}, got {kind!r}")
-            constraints.append(makers[kind](*arguments))
-        if constraints:
-            self._add(constraints, check)
 
     # -- answers ---------------------------------------------------------------------------------------------
 

@@ -15,8 +15,9 @@ It also keeps the public record the observation needs: per seat and card how
 often it was suggested, passed on and refuted; the cards this seat has shown
 to each player; the pending suggestion; whose turn it is, the phase, who is
 out. Events are trusted (they come from the rules), so they are added without
-the satisfiability search, and they are folded into the engine in one batch
-when an answer is asked for, not one by one.
+validation or the satisfiability search (``ClueKnowledge.add_trusted``), and
+they are folded into the engine in one batch when an answer is asked for, not
+one by one.
 
 Answers (:meth:`CluePlayerKnowledge.solution`) are exact when counting fits
 the work budget, else estimated from a fixed number of sampled deals (seeded
@@ -26,6 +27,8 @@ until the next event that changes what is known.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from deduction_envs.core.entropy import entropy_bits
@@ -34,6 +37,12 @@ from deduction_envs.games.clue import ClueEvent, CluePhase, ClueRules, ClueState
 from deduction_envs.reasoning.clue_knowledge import ClueKnowledge, ClueSolution
 
 __all__ = ["CluePlayerKnowledge"]
+
+
+@functools.lru_cache(maxsize=64)
+def _blank_engine(rules: ClueRules, work_limit: float) -> ClueKnowledge:
+    """A knowledge that knows nothing yet, built once per table (copies of it are O(1))."""
+    return ClueKnowledge(rules.categories, rules.hand_sizes, 1, work_limit=work_limit)
 
 
 class CluePlayerKnowledge:
@@ -53,7 +62,7 @@ class CluePlayerKnowledge:
         self.player = player
         self.samples = check_int("samples", samples, low=1)
         players, cards = rules.players, rules.cards
-        self._engine = ClueKnowledge(rules.categories, rules.hand_sizes, 1, work_limit=work_limit)
+        self._engine = _blank_engine(rules, float(work_limit)).copy()
         self._pending: list[tuple] = []
         self._solution: ClueSolution | None = None
         self.hand: tuple[int, ...] = ()
@@ -78,32 +87,33 @@ class CluePlayerKnowledge:
         me = self.player
         self.events.append(event)
         kind, actor, cards = event.kind, event.player, list(event.cards)
+        mask = sum(1 << c for c in cards)
         if kind == "deal":
             self.hand = event.hands[me]
             self.mover = actor
-            self._pending.append(("hand", me, self.hand))
+            self._pending.append(("hand", me, sum(1 << c for c in self.hand)))
         elif kind == "suggest":
             self.suggested[actor, cards] += 1
             for q in event.passed:
                 self.passed[q, cards] += 1
                 if q != me:
-                    self._pending.append(("none", q, cards))
+                    self._pending.append(("none", q, mask))
             self.suggestion, self.asker, self.refuter = event.cards, actor, event.refuter
             if event.refuter >= 0:
                 self.refuted[event.refuter, cards] += 1
                 self.phase = CluePhase.SHOW
                 if me not in (actor, event.refuter):
-                    self._pending.append(("one_of", event.refuter, cards))
+                    self._pending.append(("one_of", event.refuter, mask))
             else:
                 self.phase = CluePhase.AFTER
         elif kind == "show":
             if me == event.asker:
-                self._pending.append(("holds", event.refuter, [event.card]))
+                self._pending.append(("holds", event.refuter, 1 << event.card))
             elif me == event.refuter:
                 self.shown[event.asker, event.card] = True
             self.phase, self.suggestion, self.asker, self.refuter = CluePhase.AFTER, (), -1, -1
         elif kind == "accuse":
-            self._pending.append(("accusation", cards, bool(event.correct)))
+            self._pending.append(("right" if event.correct else "wrong", self.rules.players, mask))
             if event.correct:
                 self.winner, self.phase = actor, CluePhase.OVER
             else:
@@ -117,7 +127,7 @@ class CluePlayerKnowledge:
     def engine(self) -> ClueKnowledge:
         """The seat's :class:`ClueKnowledge`, with every event so far."""
         if self._pending:
-            self._engine.add_events(self._pending, check=False)
+            self._engine.add_trusted(self._pending)
             self._pending = []
             if self._engine._solution is None:  # the events changed what is known
                 self._solution = None
