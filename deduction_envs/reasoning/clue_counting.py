@@ -29,7 +29,15 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-__all__ = ["MAX_EXACT_CARDS", "MAX_HANDS", "ExactCounts", "FreeProblem", "WorkLimitExceeded", "count_exactly"]
+__all__ = [
+    "MAX_EXACT_CARDS",
+    "MAX_HANDS",
+    "ExactCounts",
+    "FreeProblem",
+    "WorkLimitExceeded",
+    "count_exactly",
+    "popcount",
+]
 
 #: Free cards above which exact counting is not tried (the scratch array has 2**n doubles).
 MAX_EXACT_CARDS = 24
@@ -110,7 +118,7 @@ class FreeProblem:
 
 
 @njit(cache=True)
-def _popcount(x):
+def popcount(x):
     count = 0
     while x:
         x &= x - 1
@@ -127,7 +135,7 @@ def _valid(hand, i, al, al_start, na, na_start, cat, counts, cat_start):
         if hand & na[k] == na[k]:
             return False
     for k in range(cat_start[i], cat_start[i + 1]):
-        if _popcount(hand & cat[k]) != counts[k]:
+        if popcount(hand & cat[k]) != counts[k]:
             return False
     return True
 
@@ -312,7 +320,7 @@ def _answers(states, g, i, sizes, allowed, al, al_start, na, na_start, cat, coun
             if v == 0.0:
                 continue
             matched = out[j] & query
-            matching = _popcount(matched) + fixed
+            matching = popcount(matched) + fixed
             if matching == 0:
                 if scratch[child] == 0.0:
                     touched[found] = child

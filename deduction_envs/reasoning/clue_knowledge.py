@@ -73,6 +73,7 @@ from deduction_envs.reasoning.clue_counting import (
     WorkLimitExceeded,
     answer_weights,
     count_exactly,
+    popcount,
 )
 from deduction_envs.reasoning.clue_sampling import TRACKED_ENTRIES, RelaxedCounts
 from deduction_envs.reasoning.clue_types import TypeCounts, count_by_types
@@ -190,15 +191,6 @@ class _Facts:
 
 
 @njit(cache=True)
-def _popcount(x):
-    count = 0
-    while x:
-        x &= x - 1
-        count += 1
-    return count
-
-
-@njit(cache=True)
 def _propagate_masks(required, forbidden, full, group_place, group_mask, group_count, clause_place, clause_mask,
                      clause_at_least, alive):  # fmt: skip
     """:func:`_propagate` on int64 masks, in place: False at a contradiction (the Python version then says why)."""
@@ -232,8 +224,8 @@ def _propagate_masks(required, forbidden, full, group_place, group_mask, group_c
                 changed = True
         for g in range(group_place.size):
             p, mask, count = group_place[g], group_mask[g], group_count[g]
-            held = _popcount(required[p] & mask)
-            possible = _popcount(full & ~forbidden[p] & mask)
+            held = popcount(required[p] & mask)
+            possible = popcount(full & ~forbidden[p] & mask)
             if held > count or possible < count:
                 return False
             if held == count and mask & ~required[p] & ~forbidden[p]:
@@ -245,37 +237,24 @@ def _propagate_masks(required, forbidden, full, group_place, group_mask, group_c
         for c in range(clause_place.size):
             if not alive[c]:
                 continue
-            p, cards = clause_place[c], clause_mask[c]
-            if clause_at_least[c]:
-                if cards & required[p]:
-                    alive[c] = False
-                    changed = True
-                    continue
-                live = cards & ~forbidden[p]
-                if live == 0:
-                    return False
-                if _popcount(live) == 1:
-                    required[p] |= live
-                    alive[c] = False
-                    changed = True
-                elif live != cards:
-                    clause_mask[c] = live
-                    changed = True
-            else:
-                if cards & forbidden[p]:
-                    alive[c] = False
-                    changed = True
-                    continue
-                rest = cards & ~required[p]
-                if rest == 0:
-                    return False
-                if _popcount(rest) == 1:
-                    forbidden[p] |= rest
-                    alive[c] = False
-                    changed = True
-                elif rest != cards:
-                    clause_mask[c] = rest
-                    changed = True
+            p = clause_place[c]
+            # A not-all clause is an at-least clause with "held" and "not held" swapped.
+            inside, outside = (required, forbidden) if clause_at_least[c] else (forbidden, required)
+            cards = clause_mask[c]
+            if cards & inside[p]:  # satisfied
+                alive[c] = False
+                changed = True
+                continue
+            left = cards & ~outside[p]
+            if left == 0:
+                return False
+            if popcount(left) == 1:
+                inside[p] |= left
+                alive[c] = False
+                changed = True
+            elif left != cards:
+                clause_mask[c] = left
+                changed = True
         if not changed:
             return True
 

@@ -46,6 +46,20 @@ def _decode(s, counts, strides, rem):
 
 
 @njit(cache=True)
+def _transition(s, rem, choice, strides, binom):
+    """From state ``s`` (``rem`` left per type), the ways to take count vector ``choice`` and the state after."""
+    weight = 1.0
+    target = s
+    for t in range(rem.size):
+        k = choice[t]
+        if k > rem[t]:
+            return 0.0, s
+        weight *= binom[rem[t], k]
+        target -= k * strides[t]
+    return weight, target
+
+
+@njit(cache=True)
 def _forward(f_in, f_out, counts, strides, choices, binom):
     """``f_out[s - k] += f_in[s] * prod C(rem, k)`` over every choice ``k`` of the layer."""
     rem = np.zeros(counts.size, dtype=np.int64)
@@ -55,15 +69,7 @@ def _forward(f_in, f_out, counts, strides, choices, binom):
             continue
         _decode(s, counts, strides, rem)
         for j in range(choices.shape[0]):
-            weight = 1.0
-            target = s
-            for t in range(counts.size):
-                k = choices[j, t]
-                if k > rem[t]:
-                    weight = 0.0
-                    break
-                weight *= binom[rem[t], k]
-                target -= k * strides[t]
+            weight, target = _transition(s, rem, choices[j], strides, binom)
             if weight > 0.0:
                 f_out[target] += value * weight
 
@@ -81,15 +87,7 @@ def _backward(f_in, b_next, b_out, counts, strides, choices, binom, expected, to
         _decode(s, counts, strides, rem)
         total = 0.0
         for j in range(choices.shape[0]):
-            weight = 1.0
-            target = s
-            for t in range(counts.size):
-                k = choices[j, t]
-                if k > rem[t]:
-                    weight = 0.0
-                    break
-                weight *= binom[rem[t], k]
-                target -= k * strides[t]
+            weight, target = _transition(s, rem, choices[j], strides, binom)
             if weight > 0.0:
                 ways = weight * b_next[target]
                 total += ways
