@@ -67,7 +67,8 @@ class ClueDeductionSheet(SeatAgent):
     def _show(self, legal: np.ndarray) -> int:
         knowledge = self.knowledge
         cards = legal - self.rules.end_action - 1
-        for pool in (cards[knowledge.shown[knowledge.asker, cards]], cards[knowledge.shown[:, cards].any(axis=0)]):
+        shown = knowledge.shown[:, cards] > 0  # [seat, matching card]: shown to that seat already
+        for pool in (cards[shown[knowledge.asker]], cards[shown.any(axis=0)]):
             if pool.size:
                 return int(self.rules.end_action + 1 + self.rng.choice(pool))
         return int(self.rng.choice(legal))

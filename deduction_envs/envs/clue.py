@@ -143,6 +143,12 @@ class raw_env(MultiplayerAECEnv):
         rules = ClueRules(players)
         self.pieces = observation_pieces(rules)
         self._max_entropy = math.log2(rules.num_triples)
+        # Per observer: the seats in its turn order, the places (those seats, then the case file), each seat's rank.
+        self._seats = [[(me + i) % players for i in range(players)] for me in range(players)]
+        self._places = [[*seats, players] for seats in self._seats]
+        self._relative = [{seat: i for i, seat in enumerate(seats)} for seats in self._seats]
+        self._slots = dict(self.pieces.slices)
+        self._slots["record"] = slice(self._slots["shown"].start, self._slots["refuted"].stop)  # the four are adjacent
         super().__init__(rules, max_cycles, render_mode, strict)
 
     def observation_size(self) -> int:
@@ -160,32 +166,32 @@ class raw_env(MultiplayerAECEnv):
         return self.pieces.split(vector)
 
     def encode(self, knowledge: CluePlayerKnowledge) -> np.ndarray:
-        rules, me = self.rules, knowledge.player
-        seats = [(me + i) % rules.players for i in range(rules.players)]
-        places = [*seats, rules.players]
-        relative = {seat: i for i, seat in enumerate(seats)}
+        me, at = knowledge.player, self._slots
+        seats = self._seats[me]
         vector = np.zeros(self.pieces.size, dtype=np.float32)
-        parts = self.pieces.split(vector)
-        parts["hand"][list(knowledge.hand)] = 1
-        sheet = knowledge.sheet(exact=self.probabilities)[:, places]
-        parts["held"][:] = sheet == 1
-        parts["not_held"][:] = sheet == 0
+        vector[at["hand"].start + np.array(knowledge.hand, dtype=np.int64)] = 1
+        places = self._places[me]
         if self.probabilities:
-            solution = knowledge.solution()
-            parts["probabilities"][:] = solution.probabilities[:, places]
-            parts["entropy"][0] = knowledge.entropy() / self._max_entropy
-        parts["shown"][:] = knowledge.shown[seats]
-        parts["suggested"][:] = knowledge.suggested[seats]
-        parts["passed"][:] = knowledge.passed[seats]
-        parts["refuted"][:] = knowledge.refuted[seats]
-        parts["suggestion"][list(knowledge.suggestion)] = 1
+            sheet = knowledge.sheet()[:, places]
+            held, lacked = sheet == 1, sheet == 0
+        else:  # what propagation proves, without counting
+            held, lacked = (facts[:, places] for facts in knowledge.engine.facts())
+        vector[at["held"]] = held.ravel()
+        vector[at["not_held"]] = lacked.ravel()
+        if self.probabilities:
+            vector[at["probabilities"]] = knowledge.solution().probabilities[:, places].ravel()
+            vector[at["entropy"]] = knowledge.entropy() / self._max_entropy
+        vector[at["record"]] = knowledge.record[:, seats].ravel()  # shown, suggested, passed, refuted
+        if knowledge.suggestion:
+            vector[at["suggestion"].start + np.array(knowledge.suggestion)] = 1
+        relative = self._relative[me]
         if knowledge.asker >= 0:
-            parts["asker"][relative[knowledge.asker]] = 1
+            vector[at["asker"].start + relative[knowledge.asker]] = 1
         if knowledge.refuter >= 0:
-            parts["refuter"][relative[knowledge.refuter]] = 1
-        parts["phase"][int(knowledge.phase)] = 1
-        parts["turn"][relative[knowledge.mover]] = 1
-        parts["in"][:] = ~knowledge.out[seats]
+            vector[at["refuter"].start + relative[knowledge.refuter]] = 1
+        vector[at["phase"].start + int(knowledge.phase)] = 1
+        vector[at["turn"].start + relative[knowledge.mover]] = 1
+        vector[at["in"]] = ~knowledge.out[seats]
         return vector
 
     # ------------------------------------------------------------------ renders

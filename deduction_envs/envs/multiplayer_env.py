@@ -48,19 +48,17 @@ class ObservationPieces:
 
     def __init__(self, pieces: Sequence[tuple[str, tuple[int, ...]]]) -> None:
         self.shapes = dict(pieces)
-        self.offsets: dict[str, int] = {}
+        #: Each piece's place in the vector.
+        self.slices: dict[str, slice] = {}
         size = 0
         for name, shape in pieces:
-            self.offsets[name] = size
+            self.slices[name] = slice(size, size + math.prod(shape))
             size += math.prod(shape)
         self.size = size
 
     def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:
         """Every piece of ``vector`` as a shaped view (writing to a view writes the vector)."""
-        return {
-            name: vector[start : start + math.prod(shape)].reshape(shape)
-            for (name, shape), start in zip(self.shapes.items(), self.offsets.values(), strict=True)
-        }
+        return {name: vector[self.slices[name]].reshape(shape) for name, shape in self.shapes.items()}
 
 
 def wrap(env: AECEnv) -> AECEnv:

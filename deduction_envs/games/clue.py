@@ -389,7 +389,13 @@ class ClueRules:
         The hook for a board or room-graph variant; with no room allowed, the
         mover may end its turn without suggesting.
         """
-        return np.ones(self.category_sizes[-1], dtype=bool)
+        return self._every_room
+
+    @cached_property
+    def _every_room(self) -> np.ndarray:
+        rooms = np.ones(self.category_sizes[-1], dtype=bool)
+        rooms.flags.writeable = False
+        return rooms
 
     def legal_mask(self, state: ClueState) -> np.ndarray:
         """Bool mask over actions of what the player to act may do now (all False once the game is over)."""

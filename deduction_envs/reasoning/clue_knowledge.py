@@ -561,6 +561,8 @@ class ClueKnowledge:
         self._over_budget: str | None = None  # why exact counting failed for the current state
         self.work_limit = float(work_limit)
         self.seconds = float(seconds)
+        #: How many times events have changed what is known (answers are cached between changes).
+        self.changes = 0
         self._index = {name: i for i, name in enumerate(names)}
 
     @classmethod
@@ -668,6 +670,7 @@ class ClueKnowledge:
             self._facts = facts
             self._solution = None
             self._over_budget = None
+            self.changes += 1
 
     def add_trusted(self, events: Iterable[tuple[str, int, int]]) -> None:
         """Events from a game engine, which cannot contradict: taken together, unchecked and unvalidated.
@@ -967,9 +970,13 @@ class ClueKnowledge:
             if solution.method == "exact":
                 p = solution.probabilities
                 return np.where(p == 1.0, 1, np.where(p == 0.0, 0, -1)).astype(np.int8)
-        held = _bit_matrix(self._facts.required, self._model.cards)
-        lacked = _bit_matrix(self._facts.forbidden, self._model.cards)
+        held, lacked = self.facts()
         return np.where(held, 1, np.where(lacked, 0, -1)).astype(np.int8)
+
+    def facts(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(held, not_held)``, each ``(cards, players + 1)`` bool: what propagation has proved, without counting."""
+        cards = self._model.cards
+        return _bit_matrix(self._facts.required, cards), _bit_matrix(self._facts.forbidden, cards)
 
     def format_sheet(
         self,

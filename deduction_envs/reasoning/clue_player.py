@@ -36,7 +36,15 @@ from deduction_envs.core.rules import check_int
 from deduction_envs.games.clue import ClueEvent, CluePhase, ClueRules, ClueState
 from deduction_envs.reasoning.clue_knowledge import ClueKnowledge, ClueSolution
 
-__all__ = ["CluePlayerKnowledge"]
+__all__ = ["RECORD", "CluePlayerKnowledge"]
+
+#: The layers of :attr:`CluePlayerKnowledge.record`.
+RECORD = ("shown", "suggested", "passed", "refuted")
+
+
+def _count(row: np.ndarray, cards: list[int]) -> None:
+    for card in cards:  # three scalar increments are cheaper than one fancy-indexed one
+        row[card] += 1
 
 
 @functools.lru_cache(maxsize=64)
@@ -65,13 +73,14 @@ class CluePlayerKnowledge:
         self._engine = _blank_engine(rules, float(work_limit)).copy()
         self._pending: list[tuple] = []
         self._solution: ClueSolution | None = None
+        self._changes = -1  # the engine's count of changes when the solution was made
         self.hand: tuple[int, ...] = ()
+        #: ``[what, seat, card]``, ``what`` in RECORD: the public record, and what this seat has shown.
+        self.record = np.zeros((len(RECORD), players, cards), dtype=np.int32)
+        #: ``[seat, card]``: 1 if this seat has shown the card to that seat.
+        self.shown = self.record[0]
         #: ``[seat, card]``: suggestions by the seat naming the card; passes and refutations on such suggestions.
-        self.suggested = np.zeros((players, cards), dtype=np.int32)
-        self.passed = np.zeros((players, cards), dtype=np.int32)
-        self.refuted = np.zeros((players, cards), dtype=np.int32)
-        #: ``[seat, card]``: this seat has shown the card to that seat.
-        self.shown = np.zeros((players, cards), dtype=bool)
+        self.suggested, self.passed, self.refuted = self.record[1], self.record[2], self.record[3]
         self.mover = 0  # whose turn it is
         self.phase = CluePhase.START
         self.suggestion: tuple[int, ...] = ()  # pending, with its asker and refuter
@@ -93,14 +102,14 @@ class CluePlayerKnowledge:
             self.mover = actor
             self._pending.append(("hand", me, sum(1 << c for c in self.hand)))
         elif kind == "suggest":
-            self.suggested[actor, cards] += 1
+            _count(self.suggested[actor], cards)
             for q in event.passed:
-                self.passed[q, cards] += 1
+                _count(self.passed[q], cards)
                 if q != me:
                     self._pending.append(("none", q, mask))
             self.suggestion, self.asker, self.refuter = event.cards, actor, event.refuter
             if event.refuter >= 0:
-                self.refuted[event.refuter, cards] += 1
+                _count(self.refuted[event.refuter], cards)
                 self.phase = CluePhase.SHOW
                 if me not in (actor, event.refuter):
                     self._pending.append(("one_of", event.refuter, mask))
@@ -110,7 +119,7 @@ class CluePlayerKnowledge:
             if me == event.asker:
                 self._pending.append(("holds", event.refuter, 1 << event.card))
             elif me == event.refuter:
-                self.shown[event.asker, event.card] = True
+                self.shown[event.asker, event.card] = 1
             self.phase, self.suggestion, self.asker, self.refuter = CluePhase.AFTER, (), -1, -1
         elif kind == "accuse":
             self._pending.append(("right" if event.correct else "wrong", self.rules.players, mask))
@@ -129,16 +138,15 @@ class CluePlayerKnowledge:
         if self._pending:
             self._engine.add_trusted(self._pending)
             self._pending = []
-            if self._engine._solution is None:  # the events changed what is known
-                self._solution = None
         return self._engine
 
     # ------------------------------------------------------------------ answers
     def solution(self) -> ClueSolution:
         """Probabilities and case-file distribution: exact within the engine's budget, else sampled in its time."""
         engine = self.engine
-        if self._solution is None:
+        if self._solution is None or self._changes != engine.changes:  # only when what is known changed
             self._solution = engine.solve("auto", samples=self.samples, rng=len(self.events))
+            self._changes = engine.changes
         return self._solution
 
     def entropy(self) -> float:
