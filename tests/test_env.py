@@ -25,7 +25,7 @@ SIZES = {
     "BullsAndCows-v0": [{}, {"digits": 3, "symbols": 6}, {"digits": 5, "symbols": 9}],
     "Wordle-v0": [{}, {"answers": ["crane", "slate"], "guesses": ["crane", "slate", "adieu"]}, {"max_steps": 10}],
     "BlackBox-v0": [{"size": 4, "atoms": 2}, {"size": 2, "atoms": 1}, {"size": 6, "atoms": 3}],
-    "FakeCoin-v0": [{}, {"coins": 5, "weighings": "concrete"}, {"coins": 39}],
+    "FakeCoin-v0": [{}, {"coins": 3, "weighings": "concrete"}, {"coins": 64}],
     "TreasureHunt-v0": [{}, {"width": 1, "height": 2}, {"width": 8, "height": 5}],
     "LowMiddleHigh-v0": [{}, {"n": 2}, {"n": 300}],
 }
@@ -45,16 +45,15 @@ def test_every_registered_env_has_sizes_under_test():
 def test_gymnasium_and_sb3_checkers_pass_without_warnings(case):
     env_id, sizes = case
     rules = gym.make(env_id, **sizes).unwrapped.rules
-    # The checkers play random actions, which masks that change with the state would refuse.
-    options = {"illegal_action": "waste"} if rules.knowledge_dependent_actions else {}
+    # Default arguments: the checkers play random actions, masked ones included, which must step.
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        gym_check_env(gym.make(env_id, **options, **sizes).unwrapped)
-        sb3_check_env(gym.make(env_id, **options, **sizes).unwrapped)
-        gym_check_env(gym.make(env_id, render_mode="rgb_array", **options, **sizes).unwrapped)
+        gym_check_env(gym.make(env_id, **sizes).unwrapped)
+        sb3_check_env(gym.make(env_id, **sizes).unwrapped)
+        gym_check_env(gym.make(env_id, render_mode="rgb_array", **sizes).unwrapped)
         if rules.queries_name_secrets:
-            consistent = {"action_mask": "consistent", "illegal_action": "waste"}
-            gym_check_env(gym.make(env_id, render_mode="ansi", **consistent, **sizes).unwrapped)
+            gym_check_env(gym.make(env_id, render_mode="ansi", action_mask="consistent", **sizes).unwrapped)
+            sb3_check_env(gym.make(env_id, action_mask="consistent", **sizes).unwrapped)
 
 
 def test_module_prefixed_ids_and_size_keywords_work():
@@ -202,15 +201,30 @@ def test_bad_actions_raise_and_leave_the_env_unchanged(action):
     assert len(env.unwrapped.history) == 2
 
 
-def test_masked_actions_raise_and_leave_the_env_unchanged():
+def test_masked_actions_are_wasted_steps_or_in_strict_mode_raise_and_change_nothing():
     env = gym.make("Mastermind-v0", action_mask="consistent")
     env.reset(seed=3)
     env.step(0)
     masked = int(np.flatnonzero(~env.unwrapped.action_masks())[0])
     before = snapshot(env)
+    _, reward, terminated, truncated, info = env.step(masked)
+    assert reward == -1.0 and not terminated and not truncated and info["illegal_action"] is True
+    assert len(env.unwrapped.history) == 1 and "feedback" not in info  # answered with nothing
+    strict = gym.make("Mastermind-v0", action_mask="consistent", illegal_action="raise")
+    strict.reset(seed=3)
+    strict.step(0)
+    before = snapshot(strict)
     with pytest.raises(ValueError, match=rf"action {masked} \(.*\) is masked"):
-        env.step(masked)
-    assert_same(snapshot(env), before)
+        strict.step(masked)
+    assert_same(snapshot(strict), before)
+
+
+@pytest.mark.parametrize("action", [True, False, np.bool_(True), 1.0, "1", None, -1, 1296])
+def test_actions_outside_the_space_and_booleans_are_clear_errors(action):
+    env = gym.make("Mastermind-v0")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"action must be an integer in \[0, 1296\)"):
+        env.step(action)
 
 
 def test_numpy_integers_and_zero_dim_arrays_are_valid_actions():

@@ -159,7 +159,7 @@ def test_the_table_follows_a_weighing_as_in_the_papers_figure_2():
 
 
 def test_masks_follow_the_knowledge_and_illegal_weighings_raise_or_waste_a_step():
-    env = gym.make("FakeCoin-v0", coins=6)
+    env = gym.make("FakeCoin-v0", coins=6, illegal_action="raise")
     rules = env.unwrapped.rules
     _, info = env.reset(options={"secret": 5})
     assert [rules.format_action(a) for a in np.flatnonzero(info["action_mask"])] == ["1U v 1U", "2U v 2U", "3U v 3U"]
@@ -170,7 +170,7 @@ def test_masks_follow_the_knowledge_and_illegal_weighings_raise_or_waste_a_step(
     _, _, _, _, info = env.step(rules.parse_action("1U v 1U"))
     assert info["action_mask"][needs_genuine]  # coins 1 and 2 are now known genuine
 
-    env = gym.make("FakeCoin-v0", coins=6, illegal_action="waste", max_steps=2)
+    env = gym.make("FakeCoin-v0", coins=6, max_steps=2)  # by default a masked weighing wastes a step
     _, info = env.reset(options={"secret": 5})
     _, reward, terminated, truncated, info = env.step(needs_genuine)
     assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, False, False, True)

@@ -39,9 +39,12 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
     queries: those the rules allow in the current state (every query, except
     in games such as Fake Coin whose queries depend on what the player knows),
     and with ``action_mask="consistent"`` only those that could still be the
-    secret. By default a masked action raises ValueError and changes nothing;
-    with ``illegal_action="waste"`` it is answered with nothing, costs a step
-    and sets ``info["illegal_action"]``, for learners that do not use masks.
+    secret. Any action in the space can be stepped (Gymnasium's contract, which
+    ``check_env`` tests): a masked action is answered with nothing, costs a
+    step (reward -1, counted toward ``max_steps``) and sets
+    ``info["illegal_action"]``, so learners without masks can train on every
+    env. ``illegal_action="raise"`` is the strict mode: a masked action raises
+    ValueError and changes nothing.
 
     ## Observation Space
     A ``Dict`` with two entries, both built from public knowledge only:
@@ -80,15 +83,16 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
     * ``action_mask``: ``"all"`` (default) or ``"consistent"``.
     * ``information_set``: ``"enumerated"`` or ``"tabular"``; the game's own if
       None.
-    * ``illegal_action``: ``"raise"`` (default) or ``"waste"``, what a masked
-      action does (see Action Space).
+    * ``illegal_action``: ``"waste"`` (default) or ``"raise"`` (strict), what a
+      masked action does (see Action Space).
     * ``render_mode``: None, ``"ansi"`` (text) or ``"rgb_array"``.
 
     ``reset(options={"secret": i})`` plays secret ``i``, for exhaustive
     evaluation over all secrets; it sets the secret and never reveals it.
 
     ## Version History
-    * v0: initial version.
+    * v0: initial version. A masked action is a wasted step by default since
+      issue 16 (it raised before; ``illegal_action="raise"`` keeps that).
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
@@ -100,7 +104,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         max_steps: int | None = None,
         action_mask: Literal["all", "consistent"] = "all",
         information_set: Literal["enumerated", "tabular"] | None = None,
-        illegal_action: Literal["raise", "waste"] = "raise",
+        illegal_action: Literal["waste", "raise"] = "waste",
         render_mode: str | None = None,
         **sizes: Any,
     ) -> None:
@@ -115,8 +119,8 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         max_steps = check_int("max_steps", max_steps, low=1)
         if action_mask not in ("all", "consistent"):
             raise ValueError(f"action_mask must be 'all' or 'consistent', got {action_mask!r}")
-        if illegal_action not in ("raise", "waste"):
-            raise ValueError(f"illegal_action must be 'raise' or 'waste', got {illegal_action!r}")
+        if illegal_action not in ("waste", "raise"):
+            raise ValueError(f"illegal_action must be 'waste' or 'raise', got {illegal_action!r}")
         if action_mask == "consistent" and not rules.queries_name_secrets:
             raise ValueError(f"action_mask='consistent' needs queries that name secrets, which {rules.name} lacks")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -244,7 +248,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
             raise RuntimeError("the episode has ended (terminated or truncated); call reset() before step()")
         n = self._rules.num_actions
         try:
-            index = operator.index(action)
+            index = None if isinstance(action, (bool, np.bool_)) else operator.index(action)
         except TypeError:
             index = None
         if index is None or not 0 <= index < n:
