@@ -118,6 +118,6 @@ def test_sigterm_stops_training_and_saves_the_model(tmp_path):
 def test_algorithms_without_masks_train_where_actions_are_masked(tmp_path, algo):
     """Fake Coin masks weighings the player has no coins for; without masks they are wasted steps, not crashes."""
     argv = ["--env", "FakeCoin-v0", "--size", "coins=4", "--algo", algo, "--timesteps", "256", "--n-envs", "2",
-            "--eval-secrets", "8", "--eval-time-limit", "0.005", "--output", str(tmp_path), "--no-progress"]  # fmt: skip
+            "--eval-secrets", "8", "--eval-time-limit", "0.005", "--output", str(tmp_path)]  # fmt: skip
     results = training.main(argv)
     assert results[0].agent == f"{algo.upper()} policy" and (tmp_path / "model.zip").exists()
