@@ -275,6 +275,22 @@ def test_bad_input_is_named():
         knowledge.probabilities("magic")
     with pytest.raises(ValueError, match="must hold the 7 cards"):
         ClueKnowledge([2, 2, 3], [2, 1], 1)
+    with pytest.raises(ValueError, match=r"cards must be a card \(a name or an id\) or a list of cards, got 2.0"):
+        knowledge.add_holds(1, 2.0)
+    with pytest.raises(ValueError, match="correct must be True or False, got 'yes'"):
+        knowledge.add_accusation(["A1", "B1", "C2"], correct="yes")
+    # Sizes are checked before anything is allocated.
+    with pytest.raises(ValueError, match=r"cards must be an integer in \[1, 62\], got 1000000000"):
+        ClueKnowledge.generalized(10**9, 3, 4)
+    with pytest.raises(ValueError, match=r"categories\[0\] must be an integer in \[1, 62\]"):
+        ClueKnowledge([10**9], [3], 1)
+    with pytest.raises(ValueError, match="a deck has at most 62 cards"):
+        ClueKnowledge([40, 40], [39, 39], 1)
+    with pytest.raises(ValueError, match=r"players must be an integer in \[3, 6\], got 2"):
+        ClueKnowledge.classic(players=2)
+    with pytest.raises(ValueError, match="work_limit must be a positive number, got '1e6'"):
+        ClueKnowledge.classic(players=3, work_limit="1e6")
+    assert knowledge.sample(0).shape == (0, 7) and knowledge.sample(0, method="sample").shape == (0, 7)
     assert knowledge.events == ("player 0's hand is A1, C1",)
 
 

@@ -116,15 +116,17 @@ def test_cached_rows_give_the_same_answers_as_direct_computation():
 @pytest.mark.parametrize(
     ("make", "message"),
     [
-        (lambda: Mastermind(pegs=0), r"pegs must be an integer >= 1, got 0"),
+        (lambda: Mastermind(pegs=0), r"pegs must be an integer in \[1, 22\], got 0"),
         (lambda: Mastermind(colors=1), r"colors must be an integer in \[2, 26\], got 1"),
         (lambda: Mastermind(colors=27), r"colors must be an integer in \[2, 26\], got 27"),
-        (lambda: Mastermind(pegs=2.5), r"pegs must be an integer >= 1, got 2.5"),
-        (lambda: Mastermind(pegs=True), r"pegs must be an integer >= 1, got True"),
+        (lambda: Mastermind(pegs=2.5), r"pegs must be an integer in \[1, 22\], got 2.5"),
+        (lambda: Mastermind(pegs=True), r"pegs must be an integer in \[1, 22\], got True"),
         (lambda: BullsAndCows(digits=5, symbols=4), r"digits \(5\) must not exceed symbols \(4\)"),
         (lambda: BullsAndCows(symbols=37), r"symbols must be an integer in \[2, 36\], got 37"),
         (lambda: Mastermind(pegs=10, colors=10), r"10,000,000,000 codes; at most 4,194,304 can be enumerated"),
-        (lambda: SimpleMastermind(pegs=23, colors=2), r"8,388,608 codes; at most 4,194,304"),
+        (lambda: SimpleMastermind(pegs=23, colors=2), r"pegs must be an integer in \[1, 22\], got 23"),
+        (lambda: SimpleMastermind(pegs=10**9), r"pegs must be an integer in \[1, 22\], got 1000000000"),
+        (lambda: Mastermind(pegs=12, colors=4), r"16,777,216 codes; at most 4,194,304"),
     ],
 )
 def test_bad_sizes_are_clear_errors(make, message):

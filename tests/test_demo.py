@@ -24,7 +24,7 @@ def test_demo_is_reproducible_and_takes_sizes(capsys):
     ("argv", "message"),
     [
         (["--size", "pegs"], "a size is NAME=INTEGER"),
-        (["--size", "pegs=0"], "pegs must be an integer >= 1, got 0"),
+        (["--size", "pegs=0"], "pegs must be an integer in [1, 22], got 0"),
         (["--env", "Chess-v0"], "invalid choice"),
     ],
 )

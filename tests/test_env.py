@@ -250,17 +250,41 @@ def test_stepping_outside_an_episode_is_a_clear_error():
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        ({"max_steps": 0}, ValueError, r"max_steps must be an integer >= 1, got 0"),
+        ({"max_steps": 0}, ValueError, r"max_steps must be an integer in \[1, 10000\], got 0"),
+        ({"max_steps": 10**9}, ValueError, r"max_steps must be an integer in \[1, 10000\], got 1000000000"),
+        ({"pegs": 10**9}, ValueError, r"pegs must be an integer in \[1, 22\], got 1000000000"),
+        ({"pegs": 10, "colors": 8}, ValueError, r"has 1,073,741,824 codes; at most 4,194,304"),
+        ({"illegal_action": "crash"}, ValueError, r"illegal_action must be 'waste' or 'raise'"),
         ({"action_mask": "legal"}, ValueError, r"action_mask must be 'all' or 'consistent', got 'legal'"),
         ({"render_mode": "human"}, ValueError, r"render_mode must be None or one of \['ansi', 'rgb_array'\]"),
         ({"information_set": "sampled"}, ValueError, r"'enumerated' or 'tabular', got 'sampled'"),
-        ({"pegs": 0}, ValueError, r"pegs must be an integer >= 1, got 0"),
+        ({"pegs": 0}, ValueError, r"pegs must be an integer in \[1, 22\], got 0"),
+        ({"pegs": True}, ValueError, r"pegs must be an integer in \[1, 22\], got True"),
         ({"digits": 3}, TypeError, r"Mastermind has no size parameter 'digits'"),
     ],
 )
 def test_bad_env_arguments_are_clear_errors(kwargs, error, message):
     with pytest.raises(error, match=message):
         DeductionEnv("Mastermind", **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("env_id", "sizes"),
+    [
+        ("Mastermind-v0", {"pegs": np.int64(3), "colors": np.int32(4)}),
+        ("BullsAndCows-v0", {"digits": np.int64(3), "symbols": np.int64(6)}),
+        ("TreasureHunt-v0", {"width": np.int16(3), "height": np.uint8(2)}),
+        ("LowMiddleHigh-v0", {"n": np.int64(20)}),
+        ("FakeCoin-v0", {"coins": np.int64(5)}),
+        ("BlackBox-v0", {"size": np.int64(3), "atoms": np.int64(1)}),
+    ],
+)
+def test_numpy_integer_sizes_are_stored_as_ints_and_play(env_id, sizes):
+    env = gym.make(env_id, **sizes)
+    rules = env.unwrapped.rules
+    assert all(type(getattr(rules, name)) is int for name in sizes)
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
 
 
 def test_bad_reset_options_are_clear_errors():

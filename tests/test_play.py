@@ -52,7 +52,7 @@ def test_illegal_queries_cost_nothing_and_running_out_of_queries_ends_the_game(m
 
 @pytest.mark.parametrize(
     ("argv", "message"),
-    [(["Chess-v0"], "invalid choice"), (["Mastermind-v0", "--size", "pegs=0"], "pegs must be an integer >= 1")],
+    [(["Chess-v0"], "invalid choice"), (["Mastermind-v0", "--size", "pegs=0"], "pegs must be an integer in [1, 22]")],
 )
 def test_bad_arguments_are_clear_errors(argv, message, capsys):
     with pytest.raises(SystemExit):

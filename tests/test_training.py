@@ -56,7 +56,7 @@ def test_other_algorithms_and_the_entropy_reward_train_too(tmp_path, algo):
         (["--env", "Chess-v0"], "invalid choice"),
         (["--algo", "sac"], "invalid choice"),
         (["--timesteps", "0"], "--timesteps must be at least 1"),
-        (["--size", "pegs=0"], "pegs must be an integer >= 1"),
+        (["--size", "pegs=0"], "pegs must be an integer in [1, 22]"),
         (["--size", "rows=3"], "has no size parameter 'rows'"),
         (["--resume", "missing.zip"], "no saved model at missing.zip"),
         (["--entropy-reward", "-1"], "--entropy-reward must be a scale >= 0"),

@@ -33,6 +33,7 @@ __all__ = [
     "MAX_ENUMERABLE_SECRETS",
     "Step",
     "check_int",
+    "int_field",
     "search_step_limit",
 ]
 
@@ -69,6 +70,18 @@ def check_int(name: str, value: object, *, low: int, high: int | None = None) ->
     if value < low or (high is not None and value > high):
         raise ValueError(f"{name} must be an integer {accepted}, got {value}")
     return int(value)
+
+
+def int_field(obj: object, name: str, *, low: int, high: int | None = None) -> int:
+    """Check the size field ``name`` of a frozen dataclass with :func:`check_int` and store it as a Python int.
+
+    A numpy integer passes the check, and kept as it came it would overflow or
+    confuse numpy later (``np.int64(4)`` as a code length), so every validated
+    size is stored as ``int``.
+    """
+    value = check_int(name, getattr(obj, name), low=low, high=high)
+    object.__setattr__(obj, name, value)
+    return value
 
 
 class DeductionRules(abc.ABC):

@@ -14,7 +14,10 @@ from deduction_envs.core.rules import DeductionRules, Step, check_int
 from deduction_envs.envs.observation import ObservationEncoder
 from deduction_envs.games import make_rules
 
-__all__ = ["DeductionEnv"]
+__all__ = ["MAX_STEPS", "DeductionEnv"]
+
+#: The longest episode an env accepts (the observation keeps a slot for every step).
+MAX_STEPS = 10_000
 
 ObsType = dict[str, np.ndarray]
 
@@ -79,7 +82,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
     * ``rules``: a :class:`~deduction_envs.core.rules.DeductionRules` object, or
       a game name (``"Mastermind"``) with its size parameters as keyword
       arguments.
-    * ``max_steps``: truncation limit; the game's default if None.
+    * ``max_steps``: truncation limit, 1 to ``MAX_STEPS`` (10,000); the game's default if None.
     * ``action_mask``: ``"all"`` (default) or ``"consistent"``.
     * ``information_set``: ``"enumerated"`` or ``"tabular"``; the game's own if
       None.
@@ -116,7 +119,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
             raise TypeError(f"rules must be a DeductionRules object or a game name, got {type(rules).__name__}")
         if max_steps is None:
             max_steps = rules.default_max_steps
-        max_steps = check_int("max_steps", max_steps, low=1)
+        max_steps = check_int("max_steps", max_steps, low=1, high=MAX_STEPS)
         if action_mask not in ("all", "consistent"):
             raise ValueError(f"action_mask must be 'all' or 'consistent', got {action_mask!r}")
         if illegal_action not in ("waste", "raise"):

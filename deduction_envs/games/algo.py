@@ -48,7 +48,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from deduction_envs.core.rules import check_int
+from deduction_envs.core.rules import check_int, int_field
 
 __all__ = [
     "AlgoDeal",
@@ -247,11 +247,11 @@ class AlgoRules:
     numbers: int = 12
 
     def __post_init__(self) -> None:
-        check_int("players", self.players, low=2, high=4)
-        check_int("numbers", self.numbers, low=2, high=12)
+        int_field(self, "players", low=2, high=4)
+        int_field(self, "numbers", low=2, high=12)
         if self.hand_size is None:
             object.__setattr__(self, "hand_size", 4 if self.players == 2 else 3)
-        check_int("hand_size", self.hand_size, low=1, high=self.deck_size // self.players)
+        int_field(self, "hand_size", low=1, high=self.deck_size // self.players)
 
     @property
     def deck_size(self) -> int:

@@ -70,7 +70,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from deduction_envs.core.raster import Canvas
-from deduction_envs.core.rules import FEEDBACK_CACHE_BYTES, MAX_ENUMERABLE_SECRETS, DeductionRules, Step, check_int
+from deduction_envs.core.rules import FEEDBACK_CACHE_BYTES, MAX_ENUMERABLE_SECRETS, DeductionRules, Step, int_field
 
 if TYPE_CHECKING:
     from deduction_envs.core.information_set import InformationSet
@@ -159,8 +159,8 @@ class BlackBox(DeductionRules):
     information_set_kind: ClassVar[str] = "enumerated"
 
     def __post_init__(self) -> None:
-        check_int("size", self.size, low=2, high=MAX_SIZE)
-        check_int("atoms", self.atoms, low=1, high=self.size * self.size - 1)
+        int_field(self, "size", low=2, high=MAX_SIZE)
+        int_field(self, "atoms", low=1, high=self.size * self.size - 1)
         count = math.comb(self.size * self.size, self.atoms)
         if count > MAX_ENUMERABLE_SECRETS:
             raise ValueError(

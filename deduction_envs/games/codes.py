@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from deduction_envs.core.raster import Canvas, palette
-from deduction_envs.core.rules import MAX_ENUMERABLE_SECRETS, DeductionRules, Step, check_int
+from deduction_envs.core.rules import MAX_ENUMERABLE_SECRETS, DeductionRules, Step, check_int, int_field
 
 if TYPE_CHECKING:
     from deduction_envs.core.information_set import InformationSet
@@ -110,8 +110,9 @@ class CodeGame(DeductionRules):
     num_symbols: int
 
     def _check_sizes(self, length_name: str, symbols_name: str) -> None:
-        check_int(length_name, self.code_length, low=1)
-        check_int(symbols_name, self.num_symbols, low=2, high=len(self.alphabet))
+        # At least two symbols, so a code longer than log2 of the enumeration limit is refused before counting.
+        int_field(self, length_name, low=1, high=MAX_ENUMERABLE_SECRETS.bit_length() - 1)
+        int_field(self, symbols_name, low=2, high=len(self.alphabet))
         if self.distinct_symbols and self.code_length > self.num_symbols:
             raise ValueError(
                 f"{length_name} ({self.code_length}) must not exceed {symbols_name} ({self.num_symbols}): "

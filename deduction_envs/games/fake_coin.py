@@ -68,7 +68,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import numpy as np
 
 from deduction_envs.core.raster import Canvas
-from deduction_envs.core.rules import DeductionRules, Step, check_int
+from deduction_envs.core.rules import DeductionRules, Step, int_field
 
 if TYPE_CHECKING:
     from deduction_envs.core.information_set import InformationSet
@@ -119,7 +119,7 @@ class FakeCoin(DeductionRules):
     information_set_kind: ClassVar[str] = "tabular"
 
     def __post_init__(self) -> None:
-        check_int("coins", self.coins, low=3, high=MAX_COINS)
+        int_field(self, "coins", low=3, high=MAX_COINS)
         if self.weighings not in ("canonical", "concrete"):
             raise ValueError(f"weighings must be 'canonical' or 'concrete', got {self.weighings!r}")
         if self.weighings == "concrete" and count_weighings(self.coins) > MAX_CONCRETE_WEIGHINGS:

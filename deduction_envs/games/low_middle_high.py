@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from deduction_envs.core.raster import Canvas
-from deduction_envs.core.rules import DeductionRules, Step, check_int, search_step_limit
+from deduction_envs.core.rules import DeductionRules, Step, check_int, int_field, search_step_limit
 
 if TYPE_CHECKING:
     from deduction_envs.core.information_set import InformationSet
@@ -59,7 +59,7 @@ class LowMiddleHigh(DeductionRules):
     information_set_kind: ClassVar[str] = "enumerated"
 
     def __post_init__(self) -> None:
-        check_int("n", self.n, low=2, high=MAX_N)
+        int_field(self, "n", low=2, high=MAX_N)
 
     @property
     def optimal_queries(self) -> int:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from deduction_envs.core.raster import Canvas
-from deduction_envs.core.rules import DeductionRules, Step, check_int, search_step_limit
+from deduction_envs.core.rules import DeductionRules, Step, check_int, int_field, search_step_limit
 
 if TYPE_CHECKING:
     from deduction_envs.core.information_set import InformationSet
@@ -62,8 +62,8 @@ class TreasureHunt(DeductionRules):
     information_set_kind: ClassVar[str] = "enumerated"
 
     def __post_init__(self) -> None:
-        check_int("width", self.width, low=1, high=MAX_SIDE)
-        check_int("height", self.height, low=1, high=MAX_SIDE)
+        int_field(self, "width", low=1, high=MAX_SIDE)
+        int_field(self, "height", low=1, high=MAX_SIDE)
         if self.width * self.height < 2:
             raise ValueError("a Treasure Hunt grid needs at least 2 cells (width * height >= 2)")
 

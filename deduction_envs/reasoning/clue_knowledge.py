@@ -82,6 +82,9 @@ __all__ = ["ClueKnowledge", "ClueSolution", "ContradictionError"]
 
 Card = int | str
 METHODS = ("auto", "exact", "sample")
+#: The largest deck: cards are bits of int64 masks in the compiled kernels.
+MAX_CARDS = 62
+TOO_MANY_CARDS = f"a deck has at most {MAX_CARDS} cards (the engine's masks are int64), got {{}}"
 
 
 #: A constraint: how to describe it (written only when needed), and how it changes the facts.
@@ -523,7 +526,11 @@ class ClueKnowledge:
         if isinstance(categories, (str, bytes)) or not len(categories):
             raise ValueError(f"categories must be a non-empty list of card-name lists or sizes, got {categories!r}")
         if all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) for c in categories):
-            sizes = [check_int(f"categories[{j}]", c, low=1) for j, c in enumerate(categories)]
+            sizes = [check_int(f"categories[{j}]", c, low=1, high=MAX_CARDS) for j, c in enumerate(categories)]
+            if sum(sizes) > MAX_CARDS:
+                raise ValueError(
+                    f"a deck has at most {MAX_CARDS} cards (the engine's masks are int64), got {sum(sizes)}"
+                )
             starts = np.cumsum([0, *sizes])
             groups = [[str(i) for i in range(a, b)] for a, b in itertools.pairwise(starts)]
         else:
@@ -533,6 +540,8 @@ class ClueKnowledge:
         names = tuple(str(name) for group in groups for name in group)
         if len(set(names)) != len(names):
             raise ValueError("card names must be unique")
+        if len(names) > MAX_CARDS:
+            raise ValueError(TOO_MANY_CARDS.format(len(names)))
         if isinstance(case_file_sizes, (int, np.integer)):
             case_file_sizes = [int(case_file_sizes)] * len(groups)
         if len(case_file_sizes) != len(groups):
@@ -568,15 +577,16 @@ class ClueKnowledge:
     @classmethod
     def classic(cls, players: int, **kwargs) -> ClueKnowledge:
         """Standard Clue: 6 suspects, 6 weapons, 9 rooms, one of each hidden, 18 cards dealt to 3..6 players."""
-        players = check_int("players", players, low=2, high=6)
+        players = check_int("players", players, low=3, high=6)
         return cls(CLASSIC_CATEGORIES, deal_sizes(18, players), 1, **kwargs)
 
     @classmethod
     def generalized(cls, cards: int, hidden: int, players: int, **kwargs) -> ClueKnowledge:
         """Generalized Clue: ``hidden`` of ``cards`` cards of one kind in the case file, the rest dealt."""
-        cards = check_int("cards", cards, low=1)
+        cards = check_int("cards", cards, low=1, high=MAX_CARDS)
         hidden = check_int("hidden", hidden, low=1, high=cards)
-        return cls([cards], deal_sizes(cards - hidden, check_int("players", players, low=1)), hidden, **kwargs)
+        players = check_int("players", players, low=1, high=cards - hidden if cards > hidden else 1)
+        return cls([cards], deal_sizes(cards - hidden, players), hidden, **kwargs)
 
     # -- the table -------------------------------------------------------------------------------------------
 
@@ -622,6 +632,8 @@ class ClueKnowledge:
     def _mask(self, cards: Card | Iterable[Card], what: str = "cards") -> int:
         if isinstance(cards, (str, int, np.integer)):
             cards = [cards]
+        elif not isinstance(cards, Iterable):
+            raise ValueError(f"{what} must be a card (a name or an id) or a list of cards, got {cards!r}")
         ids = [self.card(c) for c in cards]
         if not ids:
             raise ValueError(f"{what} must name at least one card")
@@ -1018,6 +1030,8 @@ class ClueKnowledge:
         self._check_method(method)
         rng = np.random.default_rng(rng)
         deals = np.tile(np.argmax(self._fixed_probabilities(), axis=1), (n, 1))
+        if n == 0:
+            return deals
         solution = None if method == "sample" else self._exact(method)
         if solution is not None:
             counts, cards = solution._counts, list(solution._cards)
