@@ -256,7 +256,7 @@ def test_stepping_outside_an_episode_is_a_clear_error():
         ({"pegs": 10, "colors": 8}, ValueError, r"has 1,073,741,824 codes; at most 4,194,304"),
         ({"illegal_action": "crash"}, ValueError, r"illegal_action must be 'waste' or 'raise'"),
         ({"action_mask": "legal"}, ValueError, r"action_mask must be 'all' or 'consistent', got 'legal'"),
-        ({"render_mode": "human"}, ValueError, r"render_mode must be None or one of \['ansi', 'rgb_array'\]"),
+        ({"render_mode": "video"}, ValueError, r"render_mode must be None or one of \['ansi', 'human', 'rgb_array'\]"),
         ({"information_set": "sampled"}, ValueError, r"'enumerated' or 'tabular', got 'sampled'"),
         ({"pegs": 0}, ValueError, r"pegs must be an integer in \[1, 22\], got 0"),
         ({"pegs": True}, ValueError, r"pegs must be an integer in \[1, 22\], got True"),
@@ -285,6 +285,15 @@ def test_numpy_integer_sizes_are_stored_as_ints_and_play(env_id, sizes):
     assert all(type(getattr(rules, name)) is int for name in sizes)
     env.reset(seed=0)
     env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+
+
+def test_human_rendering_prints_the_board_without_pygame(capsys):
+    env = gym.make("Mastermind-v0", render_mode="human")  # Gymnasium adds no pygame window for a human mode
+    env.reset(seed=0)
+    env.step(0)
+    assert env.render() is None
+    out = capsys.readouterr().out
+    assert out.count("Mastermind(pegs=4, colors=6)") == 3 and "AAAA" in out
 
 
 def test_bad_reset_options_are_clear_errors():

@@ -88,7 +88,8 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
       None.
     * ``illegal_action``: ``"waste"`` (default) or ``"raise"`` (strict), what a
       masked action does (see Action Space).
-    * ``render_mode``: None, ``"ansi"`` (text) or ``"rgb_array"``.
+    * ``render_mode``: None, ``"ansi"`` (text), ``"human"`` (the text printed
+      after every reset and step; no pygame needed) or ``"rgb_array"``.
 
     ``reset(options={"secret": i})`` plays secret ``i``, for exhaustive
     evaluation over all secrets; it sets the secret and never reveals it.
@@ -98,7 +99,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
       issue 16 (it raised before; ``illegal_action="raise"`` keeps that).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -201,6 +202,8 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
             self._initial_mask = self._legal_actions()
         self._mask = self._initial_mask
         self._done = False
+        if self.render_mode == "human":
+            self.render()
         return self._observation(), self._info()
 
     def step(self, action: Any) -> tuple[ObsType, SupportsFloat, bool, bool, dict]:
@@ -230,6 +233,8 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         if terminated:
             # Usually true; a Black Box layout can end the game still hidden among look-alikes.
             info["secret_known"] = knowledge.size == 1
+        if self.render_mode == "human":
+            self.render()
         return self._observation(), -1.0, terminated, truncated, info
 
     def render(self) -> str | np.ndarray | None:
@@ -239,9 +244,13 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
             )
             return None
         knowledge = self.information_set
-        if self.render_mode == "ansi":
-            return self._rules.render_text(self._history, knowledge, self._max_steps)
-        return self._rules.render_rgb(self._history, knowledge, self._max_steps)
+        if self.render_mode == "rgb_array":
+            return self._rules.render_rgb(self._history, knowledge, self._max_steps)
+        text = self._rules.render_text(self._history, knowledge, self._max_steps)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     # -------------------------------------------------------------- internals
     def _check_action(self, action: Any) -> int:
