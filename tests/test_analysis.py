@@ -71,6 +71,12 @@ def test_the_command_writes_the_table_and_both_figures(tmp_path, capsys):
         assert (tmp_path / name).read_bytes().startswith(b"\x89PNG")
 
 
+def test_a_quick_run_writes_under_runs_not_into_results(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    analysis.main(["--quick", "--games", "TreasureHunt", "--secrets", "4"])
+    assert (tmp_path / "runs" / "quick" / "game_analysis.md").exists() and not (tmp_path / "results").exists()
+
+
 def test_bad_arguments_are_clear_errors(capsys):
     with pytest.raises(SystemExit):
         analysis.main(["--secrets", "0"])

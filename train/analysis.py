@@ -234,8 +234,14 @@ def main(argv: list[str] | None = None) -> list[GameAnalysis]:
     parser.add_argument("--quick", action="store_true", help="the smallest size only, at most 30 secrets")
     parser.add_argument("--agent", default="ISES", choices=AGENT_NAMES, help="agent of the trajectories (ISES)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the sampled secrets (default 0)")
-    parser.add_argument("--output", type=Path, default=Path("results"), help="folder for the outputs")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="folder for the outputs (default results/, or runs/quick/ with --quick)",
+    )
     args = parser.parse_args(argv)
+    args.output = args.output or Path("runs/quick" if args.quick else "results")
     secrets = min(args.secrets, 30) if args.quick else args.secrets
     if secrets < 1:
         parser.error(f"--secrets must be at least 1, got {secrets}")

@@ -254,8 +254,14 @@ def main(argv: list[str] | None = None) -> list[CellResult]:
     parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     parser.add_argument("--time-limit", type=float, default=0.1, help="seconds per decision of the sampled agents")
     parser.add_argument("--seed", type=int, default=0, help="seed of the secrets and the agents (default 0)")
-    parser.add_argument("--output", type=Path, default=Path("results"), help="folder for the outputs")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="folder for the outputs (default results/, or runs/quick/ with --quick)",
+    )
     args = parser.parse_args(argv)
+    args.output = args.output or Path("runs/quick" if args.quick else "results")
     trials = args.trials if args.trials is not None else 10 if args.quick else 500
     if trials < 1:
         parser.error(f"--trials must be at least 1, got {trials}")

@@ -211,8 +211,14 @@ def main(argv: list[str] | None = None) -> list[Row]:
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--seed", type=int, default=0, help="seed of training and evaluation (default 0)")
     parser.add_argument("--runs", type=Path, default=Path("runs/report"), help="folder of the training runs")
-    parser.add_argument("--output", type=Path, default=Path("results"), help="folder for the table and figure")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="folder for the table and figure (default results/, or runs/quick/ with --quick)",
+    )
     args = parser.parse_args(argv)
+    args.output = args.output or Path("runs/quick" if args.quick else "results")
     timesteps = 1024 if args.quick and args.timesteps is None else args.timesteps
     games = args.games or (list(QUICK_GAMES) if args.quick else list(GAMES))
     for name, value in (("timesteps", timesteps), ("workers", args.workers)):
