@@ -350,4 +350,4 @@ def make_information_set(rules: DeductionRules, kind: str | None = None) -> Info
         return EnumeratedInformationSet(rules)
     if kind == "tabular":
         return TabularInformationSet(rules)
-    raise ValueError(f"information_set must be 'enumerated' or 'tabular' (or None: the game's own), got {kind!r}")
+    raise ValueError(f"information_set must be 'enumerated' or 'tabular' (None: the game's own), got {kind!r}")
