@@ -257,7 +257,7 @@ def test_stepping_outside_an_episode_is_a_clear_error():
         ({"illegal_action": "crash"}, ValueError, r"illegal_action must be 'waste' or 'raise'"),
         ({"action_mask": "legal"}, ValueError, r"action_mask must be 'all' or 'consistent', got 'legal'"),
         ({"render_mode": "video"}, ValueError, r"render_mode must be None or one of \['ansi', 'human', 'rgb_array'\]"),
-        ({"information_set": "sampled"}, ValueError, r"information_set must be 'enumerated' or 'tabular' .* got 'sampled'"),
+        ({"information_set": "sampled"}, ValueError, r"information_set must be 'enumerated' or 'tabular'.*'sampled'"),
         ({"pegs": 0}, ValueError, r"pegs must be an integer in \[1, 22\], got 0"),
         ({"pegs": True}, ValueError, r"pegs must be an integer in \[1, 22\], got True"),
         ({"digits": 3}, TypeError, r"Mastermind has no size parameter 'digits'"),
