@@ -1,6 +1,6 @@
 """The game-agnostic framework: the rules protocol, information sets and entropy."""
 
-from deduction_envs.core.entropy import entropy_bits, uniform_entropy_bits
+from deduction_envs.core.entropy import entropy_bits, sampled_entropy_bits, uniform_entropy_bits
 from deduction_envs.core.information_set import (
     EnumeratedInformationSet,
     InformationSet,
@@ -19,5 +19,6 @@ __all__ = [
     "check_int",
     "entropy_bits",
     "make_information_set",
+    "sampled_entropy_bits",
     "uniform_entropy_bits",
 ]

@@ -64,7 +64,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from numba import njit
 
-from deduction_envs.core.entropy import entropy_bits
+from deduction_envs.core.entropy import entropy_bits, sampled_entropy_bits
 from deduction_envs.core.rules import check_int
 from deduction_envs.games.clue import CLASSIC_CATEGORIES, deal_sizes
 from deduction_envs.reasoning.clue_counting import (
@@ -476,6 +476,20 @@ class ClueSolution:
     work: int = 0
     _counts: ExactCounts | TypeCounts | None = field(default=None, repr=False, compare=False)
     _cards: tuple[int, ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def entropy(self) -> float:
+        """Entropy in bits of the case file's distribution.
+
+        Exact when counted. When sampled, the Miller-Madow estimate from the
+        case files of the ``samples`` distinct deals drawn: the plug-in
+        estimate, which is biased low, plus its first-order bias; it still
+        underestimates when many possible case files were never drawn (the
+        case file then has far more possibilities than samples).
+        """
+        if self.method == "exact":
+            return float(entropy_bits(self.case_file_probabilities))
+        return sampled_entropy_bits(self.case_file_probabilities, self.samples)
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -963,12 +977,8 @@ class ClueKnowledge:
         return combos, np.array([probability.get(tuple(row), 0.0) for row in combos.tolist()])
 
     def entropy(self, method: str = "auto", **kwargs) -> float:
-        """Entropy in bits of the case file's distribution (what is left to find out).
-
-        When sampled, it is the plug-in estimate from the sampled case files,
-        which underestimates the entropy when the samples are few.
-        """
-        return float(entropy_bits(self.solve(method, **kwargs).case_file_probabilities))
+        """Entropy in bits of the case file's distribution (what is left to find out): :attr:`ClueSolution.entropy`."""
+        return self.solve(method, **kwargs).entropy
 
     def deduction_sheet(self, method: str = "auto", *, solution: ClueSolution | None = None, **kwargs) -> np.ndarray:
         """``(cards, players + 1)`` int8 array: 1 where a card certainly is, 0 where it certainly is not, -1 unknown.

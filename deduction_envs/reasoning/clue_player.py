@@ -31,7 +31,6 @@ import functools
 
 import numpy as np
 
-from deduction_envs.core.entropy import entropy_bits
 from deduction_envs.core.rules import check_int
 from deduction_envs.games.clue import ClueEvent, CluePhase, ClueRules, ClueState
 from deduction_envs.reasoning.clue_knowledge import ClueKnowledge, ClueSolution
@@ -151,7 +150,7 @@ class CluePlayerKnowledge:
 
     def entropy(self) -> float:
         """Bits of the case file's distribution still to find out."""
-        return float(entropy_bits(self.solution().case_file_probabilities))
+        return self.solution().entropy
 
     def sheet(self, exact: bool = True) -> np.ndarray:
         """``(cards, players + 1)`` int8: 1 certainly there, 0 certainly not, -1 unknown.
