@@ -390,3 +390,14 @@ def test_an_env_of_a_million_codes_plays():
     expected = np.flatnonzero(rules.feedback(12345, np.arange(rules.num_secrets)) == info["feedback"])
     np.testing.assert_array_equal(knowledge.candidates, expected)
     assert env.unwrapped._secret in knowledge
+
+
+def test_reveal_gives_up_the_episode_and_names_the_secret():
+    env = DeductionEnv("Mastermind")
+    with pytest.raises(RuntimeError, match=r"reset\(\) must be called before reveal\(\)"):
+        env.reveal()
+    env.reset(options={"secret": 42})
+    env.step(0)
+    assert env.reveal() == 42 and env.rules.format_secret(42) == env.rules.format_action(42)
+    with pytest.raises(RuntimeError, match="the episode has ended"):
+        env.step(1)

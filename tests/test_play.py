@@ -39,7 +39,18 @@ def test_hint_names_the_ises_query_its_expected_gain_and_the_last_gain(monkeypat
     assert hints[0] == "ISES would ask 'ABCD', expecting to gain 3.06 of the 10.34 bits left."
     assert len(hints) == 2 and out.count("Your last query gained") == 1
     assert "That query gained 1.37 bits." in out and "Your last query gained 1.37 bits." in out
-    assert out.rstrip().endswith("Bye.")
+    secret = gym.make("Mastermind-v0").unwrapped.rules.format_action(secret_of("Mastermind-v0", 0))
+    assert out.rstrip().endswith(f"Bye. The secret was {secret!r}.")  # shown once you give up
+
+
+def test_help_explains_the_rules_a_repeated_query_is_refused_and_a_known_secret_is_named(monkeypatch, capsys):
+    out = run(monkeypatch, capsys, ["LowMiddleHigh-v0", "--seed", "2"], ["help", "quit"])
+    assert "low if the secret is below a" in out and "``" not in out and "**" not in out  # the rules, plain
+    # Mastermind 2 x 2 with seed 3 hides BB: AA leaves it alone, but the game goes on until it is guessed.
+    out = run(monkeypatch, capsys, ["Mastermind-v0", "--size", "pegs=2", "--size", "colors=2", "--seed", "3"],
+              ["AA", "AA", "AB", "hint", "quit"])  # fmt: skip
+    assert "You asked 'AA' already: black 0, white 0." in out and out.count("  AA  ->") == 2  # one board, once
+    assert "Only one secret is left: 'BB'." in out and "expecting to gain 0.00" not in out
 
 
 def test_illegal_queries_cost_nothing_and_running_out_of_queries_ends_the_game(monkeypatch, capsys):
@@ -61,10 +72,11 @@ def test_bad_arguments_are_clear_errors(argv, message, capsys):
 
 
 def test_algo_against_an_agent_explains_bad_moves_and_plays_to_the_end(monkeypatch, capsys):
-    lines = ["hint", "9 9 9", "stop", "0 12", "0 5"] + ["0 0"] * 200  # then keep attacking card 0 with 0
+    lines = ["hint", "9 9 9", "9 9", "stop", "0 12", "0 5"] + ["0 0"] * 200  # then keep attacking card 0 with 0
     out = run(monkeypatch, capsys, ["algo", "--seed", "1", "--opponent", "epsilon_greedy"], lines)
     assert "Most probable: player 1's card 3 is 11 (p = 0.69)." in out
     assert "Not a move: type an attack as POSITION NUMBER" in out
+    assert "Not legal now: player 1 has no card 9 (their cards are 0 to 3)." in out
     assert "Not legal now: attack a face-down card." in out  # no stop before a hit
     assert "Not a move: number must be an integer in [0, 11], got 12" in out
     assert "You named 5 for player 1's card 0: miss; W9 goes face up." in out

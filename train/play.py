@@ -17,6 +17,8 @@ again; they never cost a query.
 from __future__ import annotations
 
 import argparse
+import re
+import sys
 from collections.abc import Callable
 
 import gymnasium as gym
@@ -25,6 +27,7 @@ import numpy as np
 import deduction_envs
 from agents import ISES
 from deduction_envs.core.information_set import InformationSet
+from deduction_envs.core.rules import DeductionRules
 from train import play_algo, play_clue
 from train.demo import parse_size
 
@@ -58,17 +61,18 @@ def play(
     print(f"A query looks like {rules.format_action(_example(env))!r}. {COMMANDS}\n")
     print(env.render())
     last_gain: float | None = None
+    asked: dict[int, int] = {}  # query -> its answer
     while True:
         try:
             text = read("> ").strip()
         except EOFError:
-            print("\nBye.")
-            return False
+            text = "quit"
         command = text.lower()
         if command in ("quit", "exit", "q"):
-            print("Bye.")
+            print(f"Bye. The secret was {_secret(env)!r}.")
             return False
         if command in ("help", "?"):
+            print(rules_help(rules))
             print(f"A query looks like {rules.format_action(_example(env))!r}. {COMMANDS}")
             continue
         if command == "hint":
@@ -80,6 +84,9 @@ def play(
             action = rules.parse_action(text)
         except ValueError as error:
             print(f"Not a query: {error}. {COMMANDS}")
+            continue
+        if action in asked:
+            print(f"You asked {rules.format_action(action)!r} already: {rules.format_feedback(asked[action])}.")
             continue
         if not env.unwrapped.action_masks()[action]:
             print(f"{rules.format_action(action)!r} is not a legal query now (which are depends on what you know).")
@@ -95,9 +102,25 @@ def play(
             print(f"{'Solved' if known else 'Finished'} in {steps} {'query' if steps == 1 else 'queries'}.")
             return True
         if truncated:
-            print(f"Out of queries ({env.unwrapped.max_steps}); {info['candidates']} secrets were still possible.")
+            left = info["candidates"]
+            print(f"Out of queries ({env.unwrapped.max_steps}); {left} secrets were still possible. "
+                  f"The secret was {_secret(env)!r}.")  # fmt: skip
             return False
+        asked[action] = info["feedback"]
         hinter.observe(action, info["feedback"])
+
+
+def rules_help(rules: DeductionRules) -> str:
+    """The "Rules" section of the game module's documentation, without reStructuredText marks."""
+    text = sys.modules[type(rules).__module__].__doc__ or ""
+    section = text.split("Rules\n-----\n", 1)[-1]
+    section = re.split(r"\n[^\n]+\n-{3,}\n", section, maxsplit=1)[0]  # up to the next section's title
+    return section.replace("**", "").replace(":class:", "").replace("`", "").strip()
+
+
+def _secret(env: gym.Env) -> str:
+    """The secret, shown once the game is over or abandoned."""
+    return env.unwrapped.rules.format_secret(env.unwrapped.reveal())
 
 
 def _example(env: gym.Env) -> int:
@@ -107,6 +130,11 @@ def _example(env: gym.Env) -> int:
 
 def _hint(hinter: ISES, last_gain: float | None) -> None:
     knowledge = hinter.information_set
+    if knowledge.size == 1:
+        print(f"Only one secret is left: {hinter.rules.format_secret(int(knowledge.support[0]))!r}.")
+        return
+    if knowledge.size > 5000:
+        print("Thinking...", flush=True)
     action = hinter.act()
     print(
         f"ISES would ask {hinter.rules.format_action(action)!r}, expecting to gain "

@@ -141,7 +141,7 @@ def _ask(rules: AlgoRules, you: AlgoKnowledge, mask: np.ndarray, read: Callable[
         if text.lower() in ("quit", "exit", "q"):
             return None
         if text.lower() in ("help", "?"):
-            print(__doc__.split("\n\n")[2])
+            print(__doc__.split("\n\n")[2].replace("`", ""))
             continue
         if text.lower() == "hint":
             hits = np.where(mask[: rules.num_attacks], attack_probabilities(rules, view, you.posterior), -1.0)
@@ -158,7 +158,22 @@ def _ask(rules: AlgoRules, you: AlgoKnowledge, mask: np.ndarray, read: Callable[
             print(f"Not a move: {error}.")
             continue
         if not mask[action]:
-            why = {Phase.ATTACK: "attack a face-down card", Phase.CONTINUE: "attack a face-down card or stop"}
-            print(f"Not legal now: {why.get(view.phase, 'reveal one of your face-down cards')}.")
+            print(f"Not legal now: {_why_not(rules, view, move)}.")
             continue
         return move
+
+
+def _why_not(rules: AlgoRules, view: PlayerView, move: Move) -> str:
+    """Why ``move`` is not legal in ``view`` (seat 0's), in words."""
+    if move.kind == "attack" and view.phase in (Phase.ATTACK, Phase.CONTINUE):
+        seat = rules.target_player(0, move.target)
+        hand = view.hands[seat]
+        if move.position >= len(hand.known):
+            return f"player {seat} has no card {move.position} (their cards are 0 to {len(hand.known) - 1})"
+        if hand.known[move.position] >= 0:
+            return f"player {seat}'s card {move.position} is face up already"
+        return f"player {seat} is out"
+    if move.kind == "reveal" and view.phase == Phase.REVEAL:
+        return f"your card {move.position} is not one of your face-down cards"
+    why = {Phase.ATTACK: "attack a face-down card", Phase.CONTINUE: "attack a face-down card or stop"}
+    return why.get(view.phase, "reveal one of your face-down cards")

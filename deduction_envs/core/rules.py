@@ -286,6 +286,13 @@ class DeductionRules(abc.ABC):
     def parse_action(self, text: str) -> int:
         """The query index of a human-readable query; ValueError if malformed."""
 
+    def format_secret(self, secret: int) -> str:
+        """A secret in words: the query that names it where queries name secrets, else its components."""
+        guesses = self.guess_actions(np.array([secret]))
+        if guesses is not None:
+            return self.format_action(int(guesses[0]))
+        return " ".join(str(int(c)) for c in self.secret_components(np.array([secret]))[0])
+
     @abc.abstractmethod
     def format_feedback(self, feedback: int) -> str:
         """A short human-readable form of a feedback index."""

@@ -177,6 +177,17 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         """The truncation limit in queries."""
         return self._max_steps
 
+    def reveal(self) -> int:
+        """End the episode and return the secret's index: for a person who gives up or has run out of queries.
+
+        An agent never has a handle on the env, so this is for tools such as
+        terminal play; the episode cannot be continued afterwards.
+        """
+        if self._secret is None:
+            raise RuntimeError("reset() must be called before reveal()")
+        self._done = True
+        return self._secret
+
     def action_masks(self) -> np.ndarray:
         """Legal queries as a bool array of length ``N`` (the sb3-contrib hook)."""
         return self._legal_actions().copy()

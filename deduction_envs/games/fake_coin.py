@@ -336,6 +336,9 @@ class FakeCoin(DeductionRules):
             )
         return int(found[0])
 
+    def format_secret(self, secret: int) -> str:
+        return f"coin {secret // 2 + 1}, {'light' if secret % 2 else 'heavy'}"
+
     def format_feedback(self, feedback: int) -> str:
         return _ANSWER_TEXT[int(feedback)]
 

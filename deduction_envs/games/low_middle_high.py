@@ -143,6 +143,9 @@ class LowMiddleHigh(DeductionRules):
                 return self.action_of(a, b)
         raise ValueError(f"a query is two cut points 'a-b' with 1 <= a <= b <= {self.n}, got {text!r}")
 
+    def format_secret(self, secret: int) -> str:
+        return str(int(secret) + 1)
+
     def format_feedback(self, feedback: int) -> str:
         return _ANSWERS[int(feedback)]
 

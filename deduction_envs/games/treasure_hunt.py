@@ -162,6 +162,10 @@ class TreasureHunt(DeductionRules):
         key = (min(r0, r1), min(c0, c1), max(r0, r1), max(c0, c1))
         return int(np.flatnonzero((self.rectangles == key).all(axis=1))[0])
 
+    def format_secret(self, secret: int) -> str:
+        row, col = divmod(int(secret), self.width)
+        return f"row {row + 1}, column {col + 1}"
+
     def format_feedback(self, feedback: int) -> str:
         return ("outside", "inside")[int(feedback)]
 
