@@ -29,6 +29,17 @@ def test_train_save_evaluate_and_resume(tmp_path, capsys):
     assert played <= 1024 < training.read_monitors(out / "monitor").sum()  # more than one run could play
 
 
+def test_a_resumed_run_keeps_its_entropy_reward_and_refuses_another_game(tmp_path, capsys):
+    argv = [*TINY, "--timesteps", "64", "--n-envs", "2", "--no-progress", "--output", str(tmp_path)]
+    training.main([*argv, "--entropy-reward", "0.5"])
+    assert training.run_settings(tmp_path / "model.zip")["entropy_reward"] == 0.5
+    args, _ = training.parse_args([*argv, "--resume", str(tmp_path / "model.zip")])
+    assert args.entropy_reward == 0.5 and "resuming with the run's --entropy-reward 0.5" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        training.parse_args(["--env", "Mastermind-v0", "--resume", str(tmp_path / "model.zip")])
+    assert "--resume: the model was trained with sizes {'pegs': 2, 'colors': 3}" in capsys.readouterr().err
+
+
 def test_subprocess_envs_with_the_consistent_mask(tmp_path):
     argv = [*TINY, "--timesteps", "64", "--n-envs", "2", "--vec-env", "subproc", "--action-mask", "consistent"]
     results = training.main([*argv, "--no-progress", "--output", str(tmp_path)])
@@ -90,7 +101,9 @@ def test_evaluate_measures_a_saved_model_and_rejects_a_mismatched_game(tmp_path,
     assert "| ISES | 9 | 2.333 | exact |" in (tmp_path / "eval" / "comparison.md").read_text()
     with pytest.raises(SystemExit):
         evaluate.main(["--model", model, "--env", "Mastermind-v0"])  # trained on 2x3, asked about 4x6
-    assert "trained on another game or size" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert "trained on another game or size" in error
+    assert "(it was trained on Mastermind-v0 {'pegs': 2, 'colors': 3})" in error
     with pytest.raises(SystemExit):
         evaluate.main(["--model", str(tmp_path / "none.zip"), "--env", "Mastermind-v0"])
     assert "no saved model" in capsys.readouterr().err

@@ -18,7 +18,7 @@ from agents import EvaluationResult, SB3Policy
 from agents.sb3_policy import ALGORITHMS
 from deduction_envs.envs import env_rules
 from train.demo import parse_size
-from train.training import compare, write_comparison
+from train.training import compare, run_settings, write_comparison
 
 
 def main(argv: list[str] | None = None) -> list[EvaluationResult]:
@@ -43,7 +43,9 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
         policy = SB3Policy.load(args.model, args.algo, action_mask=args.action_mask)
         results = compare(policy, args.env, sizes, args.eval_secrets, args.eval_time_limit, args.seed)
     except (TypeError, ValueError, FileNotFoundError) as error:
-        parser.error(str(error))
+        saved = run_settings(args.model) if args.model.exists() else None
+        trained = f" (it was trained on {saved['env']} {saved['sizes'] or ''})".rstrip() if saved else ""
+        parser.error(f"{error}{trained}")
     output = args.output or args.model.parent
     output.mkdir(parents=True, exist_ok=True)
     print(write_comparison(results, output / "comparison.md", f"{args.model} on {args.env} {sizes or ''}".strip()))

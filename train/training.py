@@ -19,6 +19,7 @@ Hyperparameters come from ``train/configs/hyperparameters.toml`` (or
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import sys
 import threading
@@ -169,6 +170,20 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
     model.save(output / "model")
+    (output / RUN_FILE).write_text(
+        json.dumps(
+            {
+                "env": args.env,
+                "sizes": {k: v for k, v in env_kwargs.items() if k != "action_mask"},
+                "algo": args.algo,
+                "action_mask": args.action_mask,
+                "entropy_reward": args.entropy_reward,
+                "timesteps": int(model.num_timesteps),
+            },
+            indent=1,
+        )
+        + "\n"
+    )
     envs.close()
     seconds = time.perf_counter() - start
     print(f"trained {model.num_timesteps} timesteps in {seconds:.1f} s; saved {output / 'model.zip'}")
@@ -345,7 +360,32 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
     if args.entropy_reward is not None and not args.entropy_reward >= 0:
         parser.error(f"--entropy-reward must be a scale >= 0, got {args.entropy_reward}")
     args.output = args.output or Path("runs") / args.env
+    if args.resume is not None:
+        _continue_run(args, sizes, parser)
     return args, sizes
+
+
+#: The settings of a run, written next to its model so that --resume and train.evaluate can read them.
+RUN_FILE = "run.json"
+
+
+def run_settings(model: Path) -> dict[str, Any] | None:
+    """The settings saved with the model at ``model`` (``model.zip``), or None for a model saved elsewhere."""
+    path = Path(model).parent / RUN_FILE
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _continue_run(args: argparse.Namespace, sizes: dict[str, int], parser: argparse.ArgumentParser) -> None:
+    """A resumed run keeps the entropy reward it trained with, and must be the same game, size and mask."""
+    saved = run_settings(args.resume)
+    if saved is None:
+        return
+    for name, given in (("env", args.env), ("sizes", sizes), ("action_mask", args.action_mask), ("algo", args.algo)):
+        if saved[name] != given:
+            parser.error(f"--resume: the model was trained with {name} {saved[name]!r}, not {given!r}")
+    if args.entropy_reward is None and saved["entropy_reward"] is not None:
+        args.entropy_reward = saved["entropy_reward"]
+        print(f"resuming with the run's --entropy-reward {args.entropy_reward:g}")
 
 
 def run(args: argparse.Namespace, env_kwargs: dict[str, Any], references: bool = True) -> TrainingRun:
