@@ -147,6 +147,11 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
             tensorboard_log=str(output / "tensorboard"),
             **settings,
         )
+    # On-policy algorithms train in whole rollouts: ask for whole ones, so the bar ends at 100%, not past it.
+    rollout = getattr(model, "n_steps", 1) * args.n_envs
+    timesteps = -(-args.timesteps // rollout) * rollout
+    if timesteps != args.timesteps:
+        print(f"training {timesteps:,} timesteps: whole rollouts of {rollout:,} ({args.timesteps:,} asked)", flush=True)
     every = max(1, args.checkpoint_every // args.n_envs)  # counted in calls, one per step of all the envs
     checkpoints = CheckpointCallback(save_freq=every, save_path=str(output / "checkpoints"), name_prefix="model")
     start = time.perf_counter()
@@ -159,7 +164,7 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TqdmExperimentalWarning)  # SB3's bar is tqdm.rich, marked experimental
             model.learn(
-                total_timesteps=args.timesteps,
+                total_timesteps=timesteps,
                 callback=callbacks,
                 progress_bar=args.progress,
                 reset_num_timesteps=args.resume is None,
@@ -186,7 +191,7 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
     )
     envs.close()
     seconds = time.perf_counter() - start
-    print(f"trained {model.num_timesteps} timesteps in {seconds:.1f} s; saved {output / 'model.zip'}")
+    print(f"trained {model.num_timesteps} timesteps in {seconds:.1f} s; saved {output / 'model.zip'}", flush=True)
     return model, seconds
 
 
@@ -207,12 +212,14 @@ def compare(
     seed: int,
     action_mask: str = "all",
     references: bool = True,
+    progress: bool | None = None,
 ) -> list[EvaluationResult]:
     """The trained policy (a model or an SB3Policy) and the :func:`reference_agents` on the same secrets.
 
     ``env_kwargs`` are the env's sizes (the reference agents play with the
     env's default options); ``action_mask`` is the mask a model was trained
-    with (an SB3Policy brings its own). Without ``references``, the policy alone.
+    with (an SB3Policy brings its own). Without ``references``, the policy
+    alone. ``progress``: a bar per agent (None: on a terminal only).
     """
     rules = env_rules(env_id, **env_kwargs)
     agents: list[Agent] = (
@@ -226,7 +233,9 @@ def compare(
         plan: dict[str, Any] = {"secrets": "all"}
     else:
         plan = {"secrets": "sample", "episodes": eval_secrets, "seed": seed}
-    return [evaluate(agent, env_id, env_kwargs, progress=False, **plan) for agent in agents]
+    episodes = rules.num_secrets if plan["secrets"] == "all" else eval_secrets
+    print(f"comparing {', '.join(a.name for a in agents)} on {episodes} secrets of {env_id}", flush=True)
+    return [evaluate(agent, env_id, env_kwargs, progress=progress, **plan) for agent in agents]
 
 
 def write_comparison(results: list[EvaluationResult], path: Path, title: str) -> str:
@@ -400,7 +409,15 @@ def run(args: argparse.Namespace, env_kwargs: dict[str, Any], references: bool =
     label = f"{args.algo} on {args.env} {sizes or ''}".strip()
     plot_learning_curve(args.output / "monitor", args.output / "learning_curve.png", label)
     results = compare(
-        model, args.env, env_kwargs, args.eval_secrets, args.eval_time_limit, args.seed, args.action_mask, references
+        model,
+        args.env,
+        env_kwargs,
+        args.eval_secrets,
+        args.eval_time_limit,
+        args.seed,
+        args.action_mask,
+        references,
+        progress=None if args.progress else False,  # --no-progress hides every bar
     )
     print(write_comparison(results, args.output / "comparison.md", f"{label}, {model.num_timesteps} timesteps"))
     return TrainingRun(model.num_timesteps, seconds, results)
