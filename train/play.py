@@ -133,7 +133,7 @@ def _hint(hinter: ISES, last_gain: float | None) -> None:
     if knowledge.size == 1:
         print(f"Only one secret is left: {hinter.rules.format_secret(int(knowledge.support[0]))!r}.")
         return
-    if knowledge.size > 5000:
+    if knowledge.size * hinter.rules.num_actions > 10**6:  # a second or more (Wordle's first hint: about 3 s)
         print("Thinking...", flush=True)
     action = hinter.act()
     print(
