@@ -140,10 +140,7 @@ class raw_env(MultiplayerAECEnv):
         render_mode: str | None = None,
         strict: bool = False,
     ) -> None:
-        if not isinstance(probabilities, bool):
-            raise ValueError(f"probabilities must be True or False, got {probabilities!r}")
-        self.probabilities = probabilities
-        super().__init__(AlgoRules(players, hand_size, numbers), max_cycles, render_mode, strict)
+        super().__init__(AlgoRules(players, hand_size, numbers), probabilities, max_cycles, render_mode, strict)
 
     def observation_size(self) -> int:
         return observation_size(self.rules)

@@ -137,9 +137,6 @@ class raw_env(MultiplayerAECEnv):
         render_mode: str | None = None,
         strict: bool = False,
     ) -> None:
-        if not isinstance(probabilities, bool):
-            raise ValueError(f"probabilities must be True or False, got {probabilities!r}")
-        self.probabilities = probabilities
         rules = ClueRules(players)
         self.pieces = observation_pieces(rules)
         self._max_entropy = math.log2(rules.num_triples)
@@ -149,7 +146,7 @@ class raw_env(MultiplayerAECEnv):
         self._relative = [{seat: i for i, seat in enumerate(seats)} for seats in self._seats]
         self._slots = dict(self.pieces.slices)
         self._slots["record"] = slice(self._slots["shown"].start, self._slots["refuted"].stop)  # the four are adjacent
-        super().__init__(rules, max_cycles, render_mode, strict)
+        super().__init__(rules, probabilities, max_cycles, render_mode, strict)
 
     def observation_size(self) -> int:
         return self.pieces.size

@@ -79,6 +79,8 @@ class MultiplayerAECEnv(AECEnv):
 
     Args:
         rules: the game.
+        probabilities: whether observations carry the seat's exact (or
+            estimated) probability table, which costs the counting.
         max_cycles: actions after which the game is truncated (rewards 0).
         render_mode: ``"ansi"``, ``"human"``, ``"rgb_array"`` or None.
         strict: raise on a masked action instead of ending the game.
@@ -93,6 +95,7 @@ class MultiplayerAECEnv(AECEnv):
     def __init__(
         self,
         rules: MultiplayerRules,
+        probabilities: bool = True,
         max_cycles: int = 2000,
         render_mode: str | None = None,
         strict: bool = False,
@@ -100,8 +103,10 @@ class MultiplayerAECEnv(AECEnv):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        if not isinstance(strict, bool):
-            raise ValueError(f"strict must be True or False, got {strict!r}")
+        for name, flag in (("probabilities", probabilities), ("strict", strict)):
+            if not isinstance(flag, bool):
+                raise ValueError(f"{name} must be True or False, got {flag!r}")
+        self.probabilities = probabilities
         self.rules = rules
         self.max_cycles = check_int("max_cycles", max_cycles, low=1)
         self.render_mode = render_mode
