@@ -167,3 +167,37 @@ def test_random_games_keep_the_rules_and_each_seat_hears_only_its_own_secrets(pl
             secret = event.kind == "show" and player not in (event.refuter, event.asker)
             assert (event.card == -1) == secret or event.kind != "show"
             assert event == rules.observe_event(event, player)
+
+
+@settings(max_examples=15, deadline=None)
+@given(players=st.integers(3, 6), seed=st.integers(0, 2**32 - 1))
+def test_every_seats_knowledge_stays_sound_and_its_determinisations_agree_with_it(players, seed):
+    """At every step of a random game, for every seat: the true deal keeps a positive probability, every
+    certainty is true, and a determinised state keeps the seat's hand and everything public."""
+    rules = ClueRules(players)
+    knowledge = [rules.new_knowledge(p) for p in range(players)]
+    rng = np.random.default_rng(seed)
+    table = Table(rules, rng, [k.update for k in knowledge], first=seed % players)
+    truth = np.array(table.state.places)
+    while not table.over and len(table.actions) < 40:
+        for seat, known in enumerate(knowledge):
+            solution = known.solution()
+            assert (solution.probabilities[np.arange(rules.cards), truth] > 0).all()
+            held, lacked = known.engine.facts()
+            assert held[np.arange(rules.cards), truth].sum() == held.sum()  # every "held" is true
+            assert not lacked[np.arange(rules.cards), truth].any()  # no "not held" is false
+            assert known.entropy() >= 0
+            if seat == table.mover:
+                state = known.determinise(rng)
+                assert state.hands[seat] == table.state.hands[seat]
+                assert (state.phase, state.mover, state.suggestion, state.out) == (
+                    table.state.phase,
+                    table.state.mover,
+                    table.state.suggestion,
+                    table.state.out,
+                )
+                assert not lacked[np.arange(rules.cards), list(state.places)].any()
+                assert rules.legal_mask(state).any()
+        legal = np.flatnonzero(table.legal_mask())
+        others = legal[(legal < 324) | (legal >= 648)]
+        table.step(int(rng.choice(others if others.size and rng.random() > 0.05 else legal)))

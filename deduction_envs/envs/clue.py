@@ -52,7 +52,8 @@ shapes; ``raw_env.split(vector)`` the pieces):
 * ``shown`` (seats x 21): cards the observer has shown to each seat;
 * ``suggested``, ``passed``, ``refuted`` (seats x 21): per seat and card, how
   often the seat suggested it, passed on a suggestion of it, refuted one (counts);
-* ``suggestion`` (21), ``asker`` and ``refuter`` (seats, one-hot): the pending suggestion;
+* ``suggestion`` (21), ``asker`` and ``refuter`` (seats, one-hot): a suggestion
+  waiting for its refuter's card (empty otherwise);
 * ``phase`` (4: start, show, after the suggestion, over), ``turn`` (seats,
   one-hot: whose turn it is) and ``in`` (seats: not out).
 

@@ -106,8 +106,8 @@ class CluePlayerKnowledge:
                 _count(self.passed[q], cards)
                 if q != me:
                     self._pending.append(("none", q, mask))
-            self.suggestion, self.asker, self.refuter = event.cards, actor, event.refuter
-            if event.refuter >= 0:
+            if event.refuter >= 0:  # pending until the card is shown
+                self.suggestion, self.asker, self.refuter = event.cards, actor, event.refuter
                 _count(self.refuted[event.refuter], cards)
                 self.phase = CluePhase.SHOW
                 if me not in (actor, event.refuter):
