@@ -201,3 +201,17 @@ def test_every_seats_knowledge_stays_sound_and_its_determinisations_agree_with_i
         legal = np.flatnonzero(table.legal_mask())
         others = legal[(legal < 324) | (legal >= 648)]
         table.step(int(rng.choice(others if others.size and rng.random() > 0.05 else legal)))
+
+
+def test_apply_checks_legality_exactly_as_the_mask_says():
+    """apply() tests one action without building the mask; it must agree with legal_mask on every action."""
+    for players in (3, 6):
+        rules, rng = ClueRules(players), np.random.default_rng(players)
+        for game in range(10):
+            state = rules.new_game(rng, first=game % players)
+            while not rules.is_over(state):
+                mask = rules.legal_mask(state)
+                assert [rules._is_legal(state, rules.decode(a)) for a in range(rules.num_actions)] == mask.tolist()
+                legal = np.flatnonzero(mask)
+                others = legal[(legal < 324) | (legal >= 648)]
+                rules.apply(state, int(rng.choice(others if others.size and rng.random() > 0.1 else legal)))

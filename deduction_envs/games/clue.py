@@ -399,33 +399,29 @@ class ClueRules:
 
     def legal_mask(self, state: ClueState) -> np.ndarray:
         """Bool mask over actions of what the player to act may do now (all False once the game is over)."""
-        if state.phase == CluePhase.START:
-            return self._start_mask(self.allowed_rooms(state))
-        if state.phase == CluePhase.AFTER:
-            return self._phase_masks[CluePhase.AFTER].copy()
-        mask = self._phase_masks[CluePhase.OVER].copy()
         if state.phase == CluePhase.SHOW:
+            mask = np.zeros(self.num_actions, dtype=bool)
             mask[[self.end_action + 1 + c for c in self._matching(state, state.refuter)]] = True
-        return mask
+            return mask
+        if state.phase == CluePhase.START:
+            rooms = self.allowed_rooms(state)
+            if not rooms.all():
+                return self._start_mask(rooms)
+        return self._phase_masks[state.phase].copy()
 
     @cached_property
     def _phase_masks(self) -> dict[CluePhase, np.ndarray]:
-        """The masks that depend on the phase alone: after a suggestion, and nothing (over; show's base)."""
+        """The masks that depend on the phase alone (the start of a turn with every room allowed)."""
         after = np.zeros(self.num_actions, dtype=bool)
         after[self.num_triples : self.end_action + 1] = True
-        return {CluePhase.AFTER: after, CluePhase.OVER: np.zeros(self.num_actions, dtype=bool)}
+        return {
+            CluePhase.START: self._start_mask(np.ones(self.category_sizes[-1], dtype=bool)),
+            CluePhase.AFTER: after,
+            CluePhase.OVER: np.zeros(self.num_actions, dtype=bool),
+        }
 
     def _start_mask(self, rooms: np.ndarray) -> np.ndarray:
         """The start of a turn: suggestions naming an allowed room, every accusation; end only if no room is."""
-        if rooms.all():
-            return self._every_room_mask.copy()
-        return self._build_start_mask(rooms)
-
-    @cached_property
-    def _every_room_mask(self) -> np.ndarray:
-        return self._build_start_mask(np.ones(self.category_sizes[-1], dtype=bool))
-
-    def _build_start_mask(self, rooms: np.ndarray) -> np.ndarray:
         mask = np.zeros(self.num_actions, dtype=bool)
         mask[: self.num_triples] = np.tile(rooms, self.num_triples // rooms.size)
         mask[self.num_triples : 2 * self.num_triples] = True
@@ -438,7 +434,7 @@ class ClueRules:
         An illegal action raises ValueError and changes nothing.
         """
         move = self.decode(action)
-        if not self.legal_mask(state)[action]:
+        if not self._is_legal(state, move):
             raise ValueError(f"action {action} ({self.format_move(move)}) is not legal in phase {state.phase.name}")
         player = self.mover(state)
         if move.kind == "suggest":
@@ -484,7 +480,7 @@ class ClueRules:
 
     # ------------------------------------------------------------------ helpers
     def _is_legal(self, state: ClueState, move: ClueMove) -> bool:
-        """``legal_mask(state)[action_index(move)]`` without building the mask."""
+        """``legal_mask(state)[action_index(move)]`` without building the mask (``apply`` checks every action)."""
         phase = state.phase
         if move.kind == "suggest":
             return phase == CluePhase.START and bool(
