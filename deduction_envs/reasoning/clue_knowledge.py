@@ -91,10 +91,6 @@ TOO_MANY_CARDS = f"a deck has at most {MAX_CARDS} cards (the engine's masks are 
 Constraint = tuple[Callable[[], str], Callable[["_Facts"], "_Facts"]]
 
 
-def _describe(constraints: Sequence[Constraint]) -> str:
-    return "; ".join(describe() for describe, _ in constraints)
-
-
 class ContradictionError(ValueError):
     """An event that no deal agrees with, given what is already known."""
 
@@ -119,10 +115,8 @@ def _combinations(hands: np.ndarray, cards: np.ndarray, required: int) -> np.nda
 
 
 def _bit_matrix(masks: Sequence[int], cards: int) -> np.ndarray:
-    """``(cards, len(masks))`` bool: bit ``c`` of each mask."""
-    if cards <= 62:  # numpy's int64 holds the masks
-        return (np.array(masks, dtype=np.int64)[None, :] >> np.arange(cards)[:, None]) & 1 == 1
-    return np.array([[mask >> c & 1 for mask in masks] for c in range(cards)], dtype=bool).reshape(cards, len(masks))
+    """``(cards, len(masks))`` bool: bit ``c`` of each mask (int64 holds them: a deck has at most MAX_CARDS)."""
+    return (np.array(masks, dtype=np.int64)[None, :] >> np.arange(cards)[:, None]) & 1 == 1
 
 
 @dataclass(frozen=True)
@@ -265,11 +259,9 @@ def _propagate_masks(required, forbidden, full, group_place, group_mask, group_c
 def _propagate(model: _Model, facts: _Facts) -> _Facts:
     """Apply the unit rules until nothing changes; raise _Contradiction with the reason if they fail.
 
-    Compiled on int64 masks when the deck has at most 62 cards; the Python
-    rules below are the reference, and say why when the masks meet a contradiction.
+    Compiled on int64 masks (a deck has at most :data:`MAX_CARDS` cards); the
+    Python rules below are the reference, and say why when the masks meet a contradiction.
     """
-    if model.cards > 62:
-        return _propagate_python(model, facts)
     clauses = [(p, c, True) for p, c in facts.at_least] + [(p, c, False) for p, c in facts.not_all]
     required = np.array(facts.required, dtype=np.int64)
     forbidden = np.array(facts.forbidden, dtype=np.int64)
@@ -295,7 +287,7 @@ def _propagate(model: _Model, facts: _Facts) -> _Facts:
 
 
 def _propagate_python(model: _Model, facts: _Facts) -> _Facts:
-    """The unit rules in Python, on any deck (see :func:`_propagate`)."""
+    """The unit rules in Python (see :func:`_propagate`)."""
     required, forbidden = list(facts.required), list(facts.forbidden)
     at_least, not_all = set(facts.at_least), set(facts.not_all)
     full, places = model.full, range(model.places)
@@ -541,10 +533,8 @@ class ClueKnowledge:
             raise ValueError(f"categories must be a non-empty list of card-name lists or sizes, got {categories!r}")
         if all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) for c in categories):
             sizes = [check_int(f"categories[{j}]", c, low=1, high=MAX_CARDS) for j, c in enumerate(categories)]
-            if sum(sizes) > MAX_CARDS:
-                raise ValueError(
-                    f"a deck has at most {MAX_CARDS} cards (the engine's masks are int64), got {sum(sizes)}"
-                )
+            if sum(sizes) > MAX_CARDS:  # before building the names
+                raise ValueError(TOO_MANY_CARDS.format(sum(sizes)))
             starts = np.cumsum([0, *sizes])
             groups = [[str(i) for i in range(a, b)] for a, b in itertools.pairwise(starts)]
         else:
@@ -669,12 +659,10 @@ class ClueKnowledge:
 
     # -- events ----------------------------------------------------------------------------------------------
 
-    def _add(self, constraints: Sequence[Constraint], check: bool = True) -> None:
-        """Take ``constraints`` (a description and a change of the facts each) together, or none of them."""
-        facts = self._facts
-        for _, change in constraints:
-            facts = change(facts)
-        self._commit(facts, [describe for describe, _ in constraints], check)
+    def _add(self, constraint: Constraint) -> None:
+        """Take one event (its description and its change of the facts), checked, or refuse it."""
+        describe, change = constraint
+        self._commit(change(self._facts), [describe], check=True)
 
     def _commit(self, facts: _Facts, describers: Sequence[Callable[[], str]], check: bool) -> None:
         """Propagate ``facts`` (checked if ``check``) and keep them, or raise naming the events described."""
@@ -777,30 +765,25 @@ class ClueKnowledge:
             return description, lambda f: f.holding(case, mask)
         return description, lambda f: replace(f, not_all=f.not_all | {(case, mask)})
 
-    def add_hand(self, player: int, cards: Iterable[Card], *, check: bool = True) -> None:
-        """``player``'s whole hand is ``cards``: my own hand, or a hand made public.
+    def add_hand(self, player: int, cards: Iterable[Card]) -> None:
+        """``player``'s whole hand is ``cards``: my own hand, or a hand made public."""
+        self._add(self._hand(player, cards))
 
-        ``check=False`` (every ``add_*``) skips the complete satisfiability
-        search, for events from a game engine, which cannot contradict;
-        propagation still refuses what it finds contradictory.
-        """
-        self._add([self._hand(player, cards)], check)
-
-    def add_holds(self, player: int, cards: Card | Iterable[Card], *, check: bool = True) -> None:
+    def add_holds(self, player: int, cards: Card | Iterable[Card]) -> None:
         """``player`` holds each of ``cards`` (a card shown to me, or cards made public)."""
-        self._add([self._holds(player, cards)], check)
+        self._add(self._holds(player, cards))
 
-    def add_holds_none(self, player: int, cards: Card | Iterable[Card], *, check: bool = True) -> None:
+    def add_holds_none(self, player: int, cards: Card | Iterable[Card]) -> None:
         """``player`` holds none of ``cards`` (could not refute a suggestion of them)."""
-        self._add([self._holds_none(player, cards)], check)
+        self._add(self._holds_none(player, cards))
 
-    def add_holds_one_of(self, player: int, cards: Card | Iterable[Card], *, check: bool = True) -> None:
+    def add_holds_one_of(self, player: int, cards: Card | Iterable[Card]) -> None:
         """``player`` holds at least one of ``cards`` (refuted a suggestion; I did not see the card)."""
-        self._add([self._holds_one_of(player, cards)], check)
+        self._add(self._holds_one_of(player, cards))
 
-    def add_accusation(self, cards: Iterable[Card], correct: bool, *, check: bool = True) -> None:
+    def add_accusation(self, cards: Iterable[Card], correct: bool) -> None:
         """An accusation of ``cards`` was ``correct`` (the case file is exactly them) or wrong (it is not)."""
-        self._add([self._accusation(cards, correct)], check)
+        self._add(self._accusation(cards, correct))
 
     # -- answers ---------------------------------------------------------------------------------------------
 

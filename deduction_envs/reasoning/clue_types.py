@@ -259,8 +259,6 @@ def count_by_types(problem: FreeProblem, work_limit: float = 1.5e7) -> TypeCount
             programme's hands) allows.
     """
     pairs = work_limit * PAIRS_PER_HAND
-    if problem.n > 62:
-        raise WorkLimitExceeded(f"{problem.n} free cards do not fit the int64 masks of the answers")
     types = _types(problem)
     counts = np.array([len(cards) for cards in types], dtype=np.int64)
     states = math.prod(int(c) + 1 for c in counts)
