@@ -17,26 +17,14 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import platform
-import re
 import time
 import warnings
 
 import numpy as np
 
+from benchmarks.algo import turns_per_second
 from deduction_envs.envs import clue_v0
-
-
-def turns_per_second(env) -> float:
-    """PettingZoo's performance_benchmark (5 s), its printed turns per second parsed."""
-    from pettingzoo.test import performance_benchmark
-
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        performance_benchmark(env)
-    return float(re.search(r"([\d.]+) turns per second", out.getvalue()).group(1))
 
 
 def turn_times(players: int, games: int, seed: int = 0) -> np.ndarray:

@@ -19,14 +19,11 @@ Algo, Clue and Generalized Clue share one shape (``DESIGN.md``, "Multiplayer gam
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 __all__ = ["Knowledge", "MultiplayerRules", "Table", "play"]
-
-State = TypeVar("State")
-Event = TypeVar("Event")
 
 
 @runtime_checkable

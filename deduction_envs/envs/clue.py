@@ -46,7 +46,7 @@ shapes; ``raw_env.split(vector)`` the pieces):
   budget, else what propagation proves;
 * ``probabilities`` (21 x places) and ``entropy`` (1, the case file's entropy
   over log2 324): exact where counting fits its budget (2e5 hands, about
-  15 ms), else estimated from 4,000 sampled deals, seeded so that the env
+  15 ms), else estimated from 2,000 sampled deals, seeded so that the env
   stays deterministic (``probabilities=False`` leaves them 0 and skips the
   counting);
 * ``shown`` (seats x 21): cards the observer has shown to each seat;
@@ -172,13 +172,12 @@ class raw_env(MultiplayerAECEnv):
         if self.probabilities:
             sheet = knowledge.sheet()[:, places]
             held, lacked = sheet == 1, sheet == 0
+            vector[at["probabilities"]] = knowledge.solution().probabilities[:, places].ravel()
+            vector[at["entropy"]] = knowledge.entropy() / self._max_entropy
         else:  # what propagation proves, without counting
             held, lacked = (facts[:, places] for facts in knowledge.engine.facts())
         vector[at["held"]] = held.ravel()
         vector[at["not_held"]] = lacked.ravel()
-        if self.probabilities:
-            vector[at["probabilities"]] = knowledge.solution().probabilities[:, places].ravel()
-            vector[at["entropy"]] = knowledge.entropy() / self._max_entropy
         vector[at["record"]] = knowledge.record[:, seats].ravel()  # shown, suggested, passed, refuted
         if knowledge.suggestion:
             vector[at["suggestion"].start + np.array(knowledge.suggestion)] = 1

@@ -215,7 +215,7 @@ class MultiplayerAECEnv(AECEnv):
             self.agent_selection = self.possible_agents[self.table.mover]
         self._accumulate_rewards()
         if self.render_mode == "human":
-            print(self.render_text())
+            self.render()
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:

@@ -141,9 +141,9 @@ class CluePlayerKnowledge:
 
     # ------------------------------------------------------------------ answers
     def solution(self) -> ClueSolution:
-        """Probabilities and case-file distribution: exact within the engine's budget, else sampled in its time."""
+        """Probabilities and case-file distribution: exact within the work budget, else from ``samples`` deals."""
         engine = self.engine
-        if self._solution is None or self._changes != engine.changes:  # only when what is known changed
+        if self._changes != engine.changes:  # only when what is known changed (-1: never solved)
             self._solution = engine.solve("auto", samples=self.samples, rng=len(self.events))
             self._changes = engine.changes
         return self._solution
