@@ -21,10 +21,9 @@ import numpy as np
 
 from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy, attack_probabilities
 from agents.multiplayer import RandomSeatAgent, SeatAgent
-from deduction_envs.core.multiplayer import Table
-from deduction_envs.core.multiplayer import play as run
 from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, Move, Phase, PlayerView, format_card
 from deduction_envs.reasoning import AlgoKnowledge
+from train.seat import Quit, play_in_seat_zero
 
 OPPONENTS: dict[str, Callable[[], SeatAgent]] = {
     "random": RandomSeatAgent,
@@ -84,10 +83,6 @@ def parse_move(rules: AlgoRules, text: str) -> Move:
     raise ValueError(f"type an attack as {form}, 'stop', 'reveal POSITION', 'hint', 'help' or 'quit'")
 
 
-class _Quit(Exception):
-    """The person at the terminal quit."""
-
-
 def play(
     opponent: str = "max_entropy", players: int = 2, seed: int | None = None, read: Callable[[str], str] = input
 ) -> int | None:
@@ -98,9 +93,6 @@ def play(
     """
     rules = AlgoRules(players=players)
     rng = np.random.default_rng(seed)
-    agents = [OPPONENTS[opponent]() for _ in range(players - 1)]
-    for seat, agent in enumerate(agents, start=1):
-        agent.reset(rules, seat, int(rng.integers(2**32)))
     you = rules.new_knowledge(0)
 
     def hear(event: AlgoDeal | AlgoEvent) -> None:
@@ -108,24 +100,16 @@ def play(
         if isinstance(event, AlgoEvent):
             print(describe(rules, event))
 
-    def choose(seat: int, mask: np.ndarray) -> int:
-        if seat != 0:
-            return agents[seat - 1].act(mask)
+    def ask(mask: np.ndarray) -> int:
         print(show(rules, you.view))
-        try:
-            move = _ask(rules, you, mask, read)
-        except EOFError:
-            move = None
+        move = _ask(rules, you, mask, read)
         if move is None:
-            raise _Quit
+            raise Quit
         return rules.action_index(move)
 
     print(f"Algo, {players} players; you are seat 0 and move first. Type 'help' for the moves.")
-    table = Table(rules, rng, [hear, *(agent.observe for agent in agents)])
-    try:
-        run(table, choose)
-    except _Quit:
-        print("Bye.")
+    table = play_in_seat_zero(rules, [OPPONENTS[opponent]() for _ in range(players - 1)], rng, hear, ask)
+    if table is None:
         return None
     print(show(rules, you.view))
     winner = rules.winner(table.state)

@@ -27,10 +27,9 @@ import numpy as np
 
 from agents.clue_agents import ClueDeductionSheet
 from agents.multiplayer import RandomSeatAgent, SeatAgent
-from deduction_envs.core.multiplayer import Table
-from deduction_envs.core.multiplayer import play as run
 from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules, parse_card
 from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
+from train.seat import Quit, play_in_seat_zero
 
 OPPONENTS: dict[str, Callable[[], SeatAgent]] = {
     "random": RandomSeatAgent,
@@ -38,10 +37,6 @@ OPPONENTS: dict[str, Callable[[], SeatAgent]] = {
 }
 
 KINDS = {"suggest": "suggest", "s": "suggest", "accuse": "accuse", "a": "accuse", "show": "show"}
-
-
-class _Quit(Exception):
-    """The person at the terminal quit."""
 
 
 def parse_move(rules: ClueRules, text: str, phase: CluePhase) -> ClueMove:
@@ -95,32 +90,17 @@ def play(
     if opponent not in OPPONENTS:
         raise ValueError(f"opponent must be one of {', '.join(OPPONENTS)}, got {opponent!r}")
     rng = np.random.default_rng(seed)
-    agents = [OPPONENTS[opponent]() for _ in range(players - 1)]
-    for seat, agent in enumerate(agents, start=1):
-        agent.reset(rules, seat, int(rng.integers(2**32)))
     you = rules.new_knowledge(0)
     names = ["you", *(f"P{p}" for p in range(1, players))]
 
     def hear(event: ClueEvent) -> None:
         you.update(event)
-        if event.kind != "deal":
-            print(rules.describe(event, names, you=0))
-
-    def choose(seat: int, mask: np.ndarray) -> int:
-        if seat != 0:
-            return agents[seat - 1].act(mask)
-        try:
-            return _ask(rules, you, mask, read)
-        except EOFError:
-            raise _Quit from None
+        print(sheet(rules, you) if event.kind == "deal" else rules.describe(event, names, you=0))
 
     print(f"Clue, {players} players; you are seat 0 (the others are P1..P{players - 1}). Type 'help' for the moves.")
-    table = Table(rules, rng, [hear, *(agent.observe for agent in agents)])
-    print(sheet(rules, you))
-    try:
-        run(table, choose)
-    except _Quit:
-        print("Bye.")
+    agents = [OPPONENTS[opponent]() for _ in range(players - 1)]
+    table = play_in_seat_zero(rules, agents, rng, hear, lambda mask: _ask(rules, you, mask, read))
+    if table is None:
         return None
     winner = rules.winner(table.state)
     case = ", ".join(rules.card_names[c] for c, place in enumerate(table.state.places) if place == players)
@@ -141,7 +121,7 @@ def _ask(rules: ClueRules, you: CluePlayerKnowledge, mask: np.ndarray, read: Cal
         text = read("> ").strip()
         command = text.lower()
         if command in ("quit", "exit", "q"):
-            raise _Quit
+            raise Quit
         if command in ("help", "?"):
             print(__doc__.split("\n\n", 3)[3])
             continue
