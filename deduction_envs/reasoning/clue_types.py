@@ -234,20 +234,64 @@ class TypeCounts:
         return np.array(hands, dtype=np.int64), np.array(weights, dtype=float)
 
     def draw(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        """``n`` uniform deals as free-card masks per place: ``(n, places)``."""
-        deals = np.zeros((n, len(self.problem.places)), dtype=np.int64)
-        full = int(self.counts @ self.strides)
-        for row in range(n):
-            shuffled = [list(rng.permutation(cards)) for cards in self.types]
-            state = full
-            for layer in range(len(self.problem.places)):
-                ways, after = self._ways(layer, state)
-                j = int(rng.choice(ways.size, p=ways / ways.sum()))
-                for t, k in enumerate(self.choices[layer][j]):
-                    taken, shuffled[t] = shuffled[t][:k], shuffled[t][k:]
-                    deals[row, layer] |= sum(1 << int(c) for c in taken)
-                state = int(after[j])
+        """``n`` uniform deals as free-card masks per place: ``(n, places)``.
+
+        A deal is drawn place by place: how many cards of each type the place
+        takes (each count vector in proportion to the deals it leads to,
+        compiled), then which of the type's cards (a random order per type,
+        taken in turn).
+        """
+        layers = len(self.problem.places)
+        offsets = np.cumsum([0, *(c.shape[0] for c in self.choices)])
+        chosen = _draw_counts(
+            int(self.counts @ self.strides),
+            self.counts,
+            self.strides,
+            np.concatenate(self.choices).reshape(-1, len(self.types)),
+            offsets,
+            self.binom,
+            np.stack(self.backward),
+            rng.random((n, layers)),
+        )  # (n, layers, types): how many cards of each type each place takes
+        deals = np.zeros((n, layers), dtype=np.int64)
+        for t, cards in enumerate(self.types):
+            order = np.asarray(cards, dtype=np.int64)[np.argsort(rng.random((n, len(cards))), axis=1)]
+            bits = np.left_shift(np.int64(1), order)
+            position = np.arange(len(cards))
+            end = np.cumsum(chosen[:, :, t], axis=1)
+            for layer in range(layers):
+                pick = (position >= (end[:, layer] - chosen[:, layer, t])[:, None]) & (position < end[:, layer, None])
+                deals[:, layer] |= np.where(pick, bits, 0).sum(axis=1)  # distinct bits: the sum is the union
         return deals
+
+
+@njit(cache=True)
+def _draw_counts(full, counts, strides, choices, offsets, binom, backward, uniforms):
+    """Per row of ``uniforms``, the count vector each layer takes, each in proportion to the deals it leads to."""
+    n, layers = uniforms.shape
+    out = np.zeros((n, layers, counts.size), dtype=np.int64)
+    rem = np.zeros(counts.size, dtype=np.int64)
+    for row in range(n):
+        s = full
+        for layer in range(layers):
+            _decode(s, counts, strides, rem)
+            total = 0.0
+            for j in range(offsets[layer], offsets[layer + 1]):
+                weight, target = _transition(s, rem, choices[j], strides, binom)
+                total += weight * backward[layer + 1, target]
+            goal = uniforms[row, layer] * total
+            pick, after = -1, s
+            for j in range(offsets[layer], offsets[layer + 1]):
+                weight, target = _transition(s, rem, choices[j], strides, binom)
+                ways = weight * backward[layer + 1, target]
+                if ways > 0.0:
+                    pick, after = j, target  # the last choice with ways absorbs rounding at the top
+                    goal -= ways
+                    if goal < 0.0:
+                        break
+            out[row, layer] = choices[pick]
+            s = after
+    return out
 
 
 def count_by_types(problem: FreeProblem, work_limit: float = 1.5e7) -> TypeCounts:
