@@ -7,13 +7,13 @@ multiplayer ones.
 """
 
 from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
-from agents.algo_ismcts import AlgoISMCTS
 from agents.base import Agent
-from agents.clue_agents import ClueDeductionSheet
+from agents.clue_agents import ClueDeductionSheet, ClueEntropyAgent
 from agents.evaluation import EvaluationResult, evaluate
 from agents.ises import ISES
 from agents.ismcts import ISMCTS
 from agents.multiplayer import GameRecord, MatchResult, RandomSeatAgent, SeatAgent, play_game, play_match
+from agents.multiplayer_ismcts import SOISMCTS, ClueSearchPolicy, SearchPolicy
 from agents.random_agent import RandomAgent
 from agents.sb3_policy import SB3Policy
 
@@ -22,15 +22,18 @@ __all__ = [
     "ISMCTS",
     "Agent",
     "AlgoEpsilonGreedy",
-    "AlgoISMCTS",
     "AlgoMaxEntropy",
     "ClueDeductionSheet",
+    "ClueSearchPolicy",
+    "ClueEntropyAgent",
     "EvaluationResult",
     "GameRecord",
     "MatchResult",
     "RandomAgent",
     "RandomSeatAgent",
     "SB3Policy",
+    "SOISMCTS",
+    "SearchPolicy",
     "SeatAgent",
     "evaluate",
     "play_game",

@@ -1,6 +1,7 @@
-"""Agents for Clue that play from their own knowledge: the deduction-sheet player.
+"""Agents for Clue that play from their own knowledge: the deduction-sheet player and the entropy agent.
 
-Random play is :class:`agents.multiplayer.RandomSeatAgent`.
+Random play is :class:`agents.multiplayer.RandomSeatAgent`; SO-ISMCTS for Clue
+is :func:`agents.multiplayer_ismcts.clue_ismcts`.
 """
 
 from __future__ import annotations
@@ -8,9 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from agents.multiplayer import SeatAgent
+from deduction_envs.core.rules import check_int
 from deduction_envs.games.clue import ClueMove, CluePhase
+from deduction_envs.reasoning.clue_suggestions import REFUTER_MODELS, score_suggestions
 
-__all__ = ["ClueDeductionSheet"]
+__all__ = ["ClueDeductionSheet", "ClueEntropyAgent"]
 
 
 class ClueDeductionSheet(SeatAgent):
@@ -72,3 +75,104 @@ class ClueDeductionSheet(SeatAgent):
             if pool.size:
                 return int(self.rules.end_action + 1 + self.rng.choice(pool))
         return int(self.rng.choice(legal))
+
+
+class ClueEntropyAgent(SeatAgent):
+    """Velma's player: the suggestion that leaves the least expected entropy of the case file.
+
+    * **Suggesting:** every suggestion is scored by
+      :func:`~deduction_envs.reasoning.clue_suggestions.score_suggestions` from
+      the agent's knowledge (exact over every consistent deal when at most 500
+      remain, else from ``samples`` uniform deals) under the ``refuter`` model,
+      and it makes the best one the board allows (ties at random).
+    * **Accusing** (at the start of its turn and after the answer): when the
+      most probable case file reaches probability ``threshold``; with
+      ``threshold=1`` only when it is certain (proved by exact counting or by
+      propagation, never by a sample). With ``entropy_threshold`` instead: when
+      the case file's entropy is at most that many bits (0: only when certain).
+    * **Refuting:** a card it has already shown to the asker if it can, else
+      the card the asker most expects it to hold (the highest probability under
+      :meth:`~deduction_envs.reasoning.clue_player.CluePlayerKnowledge.public_view`
+      of the asker), which tells the asker least.
+
+    Args:
+        refuter: ``"uniform"`` or ``"adversarial"``, how others choose the card they show.
+        threshold: probability in (0, 1] of the most likely case file at which it accuses.
+        entropy_threshold: bits >= 0; when given, the entropy rule replaces ``threshold``.
+        samples: deals drawn to score suggestions when they cannot all be enumerated.
+    """
+
+    def __init__(
+        self,
+        refuter: str = "uniform",
+        threshold: float = 1.0,
+        entropy_threshold: float | None = None,
+        samples: int = 2000,
+    ) -> None:
+        super().__init__()
+        if refuter not in REFUTER_MODELS:
+            raise ValueError(f"refuter must be one of {REFUTER_MODELS}, got {refuter!r}")
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold <= 1:
+            raise ValueError(f"threshold must be a probability in (0, 1], got {threshold!r}")
+        if entropy_threshold is not None and (
+            isinstance(entropy_threshold, bool)
+            or not isinstance(entropy_threshold, int | float)
+            or not 0 <= entropy_threshold < np.inf
+        ):
+            raise ValueError(f"entropy_threshold must be a number of bits >= 0 or None, got {entropy_threshold!r}")
+        self.refuter = refuter
+        self.threshold = float(threshold)
+        self.entropy_threshold = None if entropy_threshold is None else float(entropy_threshold)
+        self.samples = check_int("samples", samples, low=1)
+        rule = f"H<={self.entropy_threshold:g}" if entropy_threshold is not None else f"p>={self.threshold:g}"
+        self.name = f"entropy({rule}{', adversarial' if refuter == 'adversarial' else ''})"
+        #: The scores behind the last suggestion (for hints and tests).
+        self.last_scores = None
+
+    def act(self, mask: np.ndarray) -> int:
+        rules, knowledge = self.rules, self.knowledge
+        if knowledge.phase == CluePhase.SHOW:
+            return self._show(np.flatnonzero(mask))
+        accusation = self.accusation()
+        if accusation is not None:
+            action = rules.action_index(ClueMove("accuse", accusation))
+            if mask[action]:
+                return action
+        if knowledge.phase == CluePhase.START and mask[: rules.num_triples].any():
+            return self.suggestion(mask[: rules.num_triples])
+        return rules.end_action if mask[rules.end_action] else int(np.flatnonzero(mask)[0])
+
+    def scores(self):
+        """Every suggestion's expected entropy from this seat's knowledge now (:class:`SuggestionScores`)."""
+        return score_suggestions(self.knowledge.engine, self.seat, self.refuter, self.samples, self.rng)
+
+    def suggestion(self, allowed: np.ndarray) -> int:
+        """The action of the best suggestion among the ``allowed`` ones (a mask over the triples)."""
+        self.last_scores = self.scores()
+        return self.last_scores.best(allowed, self.rng)  # triple order is the action order of suggestions
+
+    def accusation(self) -> tuple[int, ...] | None:
+        """The case file to accuse now under the accusation rule, or None."""
+        knowledge = self.knowledge
+        solution = knowledge.solution()
+        rule = self.entropy_threshold
+        if (rule is None and self.threshold >= 1.0) or rule == 0.0:  # only when certain
+            case = np.flatnonzero(knowledge.sheet(exact=True)[:, self.rules.players] == 1)
+            return tuple(int(c) for c in case) if case.size == len(self.rules.categories) else None
+        best = int(np.argmax(solution.case_file_probabilities))
+        ready = (
+            solution.entropy <= rule if rule is not None else solution.case_file_probabilities[best] >= self.threshold
+        )
+        return tuple(int(c) for c in solution.case_files[best]) if ready else None
+
+    def _show(self, legal: np.ndarray) -> int:
+        knowledge, start = self.knowledge, self.rules.end_action + 1
+        cards = legal - start
+        if cards.size == 1:
+            return int(legal[0])
+        again = cards[knowledge.shown[knowledge.asker, cards] > 0]
+        if again.size:
+            return int(start + self.rng.choice(again))
+        expected = knowledge.public_view(knowledge.asker).solve(samples=2000, rng=self.rng).probabilities
+        likeliest = cards[expected[cards, self.seat] >= expected[cards, self.seat].max() - 1e-9]
+        return int(start + self.rng.choice(likeliest))

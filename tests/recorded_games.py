@@ -84,8 +84,8 @@ def agent_game(rules: Any, agents: list[Any], seed: int) -> dict[str, Any]:
 
 def _algo() -> dict[str, Any]:
     from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
-    from agents.algo_ismcts import AlgoISMCTS
     from agents.multiplayer import RandomSeatAgent
+    from agents.multiplayer_ismcts import SOISMCTS
     from deduction_envs.envs import algo_v0
     from deduction_envs.games.algo import AlgoRules
 
@@ -96,7 +96,7 @@ def _algo() -> dict[str, Any]:
     ]
     matches = [
         (AlgoRules(2), lambda: [AlgoEpsilonGreedy(0.1), AlgoMaxEntropy(samples=2)], 1),
-        (AlgoRules(3), lambda: [AlgoISMCTS(iterations=20), RandomSeatAgent(), AlgoEpsilonGreedy(0.5)], 2),
+        (AlgoRules(3), lambda: [SOISMCTS(iterations=20), RandomSeatAgent(), AlgoEpsilonGreedy(0.5)], 2),
         (
             AlgoRules(4),
             lambda: [RandomSeatAgent(), AlgoEpsilonGreedy(0.0), AlgoMaxEntropy(samples=2), AlgoEpsilonGreedy(1)],

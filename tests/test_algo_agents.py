@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
-from agents.algo_ismcts import AlgoISMCTS
 from agents.multiplayer import RandomSeatAgent, SeatAgent, play_game, play_match
+from agents.multiplayer_ismcts import SOISMCTS
 from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, HandView, Move, Phase, PlayerView, parse_card
 from deduction_envs.reasoning import AlgoKnowledge
 
@@ -159,18 +159,18 @@ def test_max_entropy_plays_whole_games_and_beats_random_play():
 
 def test_ismcts_takes_a_certain_hit_and_plays_whole_games_from_its_view():
     rules, view, mask = article_view()
-    agent = seated(AlgoISMCTS(iterations=300), rules, view)
+    agent = seated(SOISMCTS(iterations=300), rules, view)
     assert rules.decode(agent.act(mask)) in (Move("attack", 0, 1, 3), Move("attack", 0, 2, 4))
-    recorder = Recorder(AlgoISMCTS(iterations=30))
+    recorder = Recorder(SOISMCTS(iterations=30))
     result = play_match(AlgoRules(players=3), [recorder, RandomSeatAgent(), AlgoEpsilonGreedy(0.5)], games=3)
     assert len(result.games) == 3 and recorder.saw_only_its_own_cards()
 
 
 def test_ismcts_beats_random_play_and_stops_on_the_clock():
-    result = play_match(AlgoRules(), [AlgoISMCTS(iterations=100), RandomSeatAgent()], games=6, seed=2)
+    result = play_match(AlgoRules(), [SOISMCTS(iterations=100), RandomSeatAgent()], games=6, seed=2)
     assert result.win_rate(0) >= 5 / 6
     rules, view, mask = article_view()
-    agent = seated(AlgoISMCTS(iterations=None, time_limit=0.02), rules, view)
+    agent = seated(SOISMCTS(iterations=None, time_limit=0.02), rules, view)
     agent.act(mask)
     assert agent.last_iterations >= 1
     for kwargs, message in (
@@ -179,4 +179,4 @@ def test_ismcts_beats_random_play_and_stops_on_the_clock():
         ({"exploration": -1}, "exploration must be >= 0"),
     ):
         with pytest.raises(ValueError, match=message):
-            AlgoISMCTS(**kwargs)
+            SOISMCTS(**kwargs)

@@ -14,7 +14,7 @@ intervals.
 Experiment 2: ``AlgoMaxEntropy()`` against ``AlgoEpsilonGreedy(0.1)``,
 ``--duel-games`` games with each moving first (the article: 50), with the
 article's one-sided z-test of the max-entropy agent's win rate against 0.5.
-Experiment 3 (not in the article): ``AlgoISMCTS(iterations=200)`` against
+Experiment 3 (not in the article): ``SOISMCTS(iterations=200)`` against
 each of them, ``--ismcts-games`` games with each moving first. Writes
 ``algo.md`` to ``--output``.
 """
@@ -30,8 +30,8 @@ from scipy.stats import binomtest, norm
 from tqdm import tqdm
 
 from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
-from agents.algo_ismcts import AlgoISMCTS
 from agents.multiplayer import SeatAgent, play_game
+from agents.multiplayer_ismcts import SOISMCTS
 from deduction_envs.games.algo import AlgoRules
 
 EPSILONS = (0.0, 0.1, 0.5, 1.0)
@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> np.ndarray:
     wins = round_robin(args.games, args.seed)
     duel_wins = duel(args.duel_games, args.seed)
     ismcts = {
-        opponent.name: duel(args.ismcts_games, args.seed, AlgoISMCTS(iterations=200), opponent)
+        opponent.name: duel(args.ismcts_games, args.seed, SOISMCTS(iterations=200), opponent)
         for opponent in (AlgoEpsilonGreedy(0.1), AlgoMaxEntropy())
     }
     args.output.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["entropy_bits", "sampled_entropy_bits", "uniform_entropy_bits"]
+__all__ = ["conditional_entropy_bits", "entropy_bits", "sampled_entropy_bits", "uniform_entropy_bits"]
 
 
 def uniform_entropy_bits(count: int) -> float:
@@ -72,3 +72,35 @@ def sampled_entropy_bits(frequencies: ArrayLike, samples: int) -> float:
     plug_in = entropy_bits(frequencies)
     observed = int(np.count_nonzero(np.asarray(frequencies)))
     return float(plug_in + (observed - 1) / (2 * samples * math.log(2)))
+
+
+def conditional_entropy_bits(joint: ArrayLike, sampled: bool = False) -> np.ndarray | float:
+    """Expected entropy in bits of a value once an outcome is known, from joint weights ``(..., outcomes, values)``.
+
+    ``sum_o P(o) H(value | o)``, batched over the leading axes (each batch's
+    weights normalised on their own). With ``sampled``, the weights count
+    independent draws (fractional weights allowed) and each outcome's entropy
+    is the Miller-Madow estimate of :func:`sampled_entropy_bits` from its own
+    draws: without it, outcomes seen in few draws would look more certain than
+    they are, and a question with many outcomes more informative than it is.
+
+    >>> conditional_entropy_bits([[1, 1], [2, 0]])  # half the time the outcome leaves 1 bit
+    0.5
+    """
+    w = np.asarray(joint, dtype=np.float64)
+    if w.ndim < 2:
+        raise ValueError(f"joint needs an outcome axis and a value axis, got shape {w.shape}")
+    if np.any(w < 0) or not np.all(np.isfinite(w)):
+        raise ValueError("weights must be finite and non-negative")
+    per_outcome = w.sum(axis=-1)
+    total = per_outcome.sum(axis=-1)
+    if np.any(total <= 0):
+        raise ValueError("weights must not all be zero")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = w / per_outcome[..., None]
+        h = np.where(w > 0, -p * np.log2(p), 0.0).sum(axis=-1)  # each outcome's plug-in entropy
+        if sampled:
+            observed = np.count_nonzero(w, axis=-1)
+            h = np.where(observed > 1, h + (observed - 1) / (2 * per_outcome * math.log(2)), h)
+    result = np.maximum((per_outcome * h).sum(axis=-1) / total, 0.0)
+    return float(result) if result.ndim == 0 else result

@@ -162,6 +162,29 @@ class CluePlayerKnowledge:
             return self.engine.deduction_sheet(solution=self.solution())
         return self.engine.deduction_sheet(method="sample")
 
+    def public_view(self, viewer: int) -> ClueKnowledge:
+        """What seat ``viewer`` knows of where the cards are, as far as this seat can tell.
+
+        The public events (passes, refutations, accusations) and the cards this
+        seat has shown ``viewer``; not ``viewer``'s own hand or what others
+        showed it, which this seat never sees. A refuter uses it to show the
+        card that tells the asker least.
+        """
+        viewer = check_int("viewer", viewer, low=0, high=self.rules.players - 1)
+        engine = _blank_engine(self.rules, self._engine.work_limit).copy()
+        facts = []
+        for event in self.events:
+            mask = sum(1 << c for c in event.cards)
+            if event.kind == "suggest":
+                facts.extend(("none", q, mask) for q in event.passed)
+                if event.refuter >= 0:
+                    facts.append(("one_of", event.refuter, mask))
+            elif event.kind == "accuse":
+                facts.append(("right" if event.correct else "wrong", self.rules.players, mask))
+        facts.extend(("holds", self.player, 1 << int(c)) for c in np.flatnonzero(self.shown[viewer]))
+        engine.add_trusted(facts)
+        return engine
+
     def determinise(self, rng: np.random.Generator) -> ClueState:
         """A whole state drawn uniformly from the deals consistent with this seat's knowledge."""
         state = self.rules.state_of_deal(self.engine.sample(1, rng)[0], self.mover)

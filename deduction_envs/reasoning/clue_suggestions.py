@@ -1,0 +1,198 @@
+"""What a Clue suggestion is expected to tell its asker: the case file's entropy after the answer.
+
+Velma's idea (``pyvelma``), done exactly where it can be. A suggestion names one
+card per category; the players to the asker's left are asked in order and the
+first holding any of the cards shows the asker one. The asker sees an
+*outcome*: nobody refuted, or refuter ``r`` showed card ``c``. Over the deals
+consistent with the asker's knowledge (each equally likely), the suggestion's
+expected entropy of the case file after the answer is
+
+    E = sum_o P(o) H(case file | o)
+
+and the best suggestion leaves the least ``E``. It is computed for every
+suggestion at once from a set of deals: each deal gives every suggestion's
+refuter and matching cards (numpy over deals x suggestions x cards), and the
+joint weights of (outcome, case file) give ``E`` through
+:func:`~deduction_envs.core.entropy.conditional_entropy_bits`.
+
+Which card a refuter with a choice shows is a model (``refuter``):
+
+* ``"uniform"``: each of its matching cards with equal probability (a deal
+  with two matching cards counts half for each outcome).
+* ``"adversarial"``: the card that tells the asker least, as Velma assumes:
+  the one whose outcome leaves the most entropy, each outcome's entropy taken
+  under the uniform model (one step towards the fixed point; a refuter cannot
+  know more than that about the asker's view).
+
+The deals: when the asker's knowledge counts exactly at most
+``enumerate_limit`` deals, all of them, drawn until every one has been seen
+(checked against the exact count), and the figures are exact. Otherwise
+``samples`` uniform deals (exact uniform draws through the counts where the
+counting fits the budget, else the engine's sampler), and each outcome's
+entropy is the Miller-Madow estimate, so that suggestions with many outcomes,
+whose outcomes are each seen in fewer deals, are not favoured by the
+plug-in estimate's bias.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from deduction_envs.core.entropy import conditional_entropy_bits
+from deduction_envs.core.rules import check_int
+from deduction_envs.reasoning.clue_knowledge import ClueKnowledge
+
+__all__ = ["REFUTER_MODELS", "SuggestionScores", "score_suggestions"]
+
+#: How a refuter holding several of the suggested cards chooses the one to show.
+REFUTER_MODELS = ("uniform", "adversarial")
+
+
+@dataclass(frozen=True)
+class SuggestionScores:
+    """Every suggestion's expected case-file entropy after its answer, for one asker and state.
+
+    Attributes:
+        suggestions: ``(n, categories)`` card ids, one suggestion a row, in
+            :class:`~deduction_envs.games.clue.ClueRules`' triple order (the
+            last category fastest).
+        expected_entropy: ``(n,)`` bits left after each suggestion's answer.
+        entropy: bits of the case file now, from the same deals.
+        exact: whether every consistent deal was used (else ``deals`` samples).
+        deals: the deals behind the figures.
+    """
+
+    suggestions: np.ndarray
+    expected_entropy: np.ndarray
+    entropy: float
+    exact: bool
+    deals: int
+
+    @property
+    def gain(self) -> np.ndarray:
+        """Expected information gain in bits of each suggestion (its expected entropy off the entropy now)."""
+        return self.entropy - self.expected_entropy
+
+    def best(self, allowed: np.ndarray | None = None, rng: np.random.Generator | None = None) -> int:
+        """The index of the suggestion leaving the least expected entropy (ties within 1e-9 bits at random).
+
+        ``allowed``: bool mask over the suggestions (a room constraint); default all.
+        """
+        values = self.expected_entropy if allowed is None else np.where(allowed, self.expected_entropy, np.inf)
+        if not np.isfinite(values).any():
+            raise ValueError("no suggestion is allowed")
+        ties = np.flatnonzero(values <= values.min() + 1e-9)
+        return int(ties[0] if rng is None else rng.choice(ties))
+
+    def top(self, k: int, allowed: np.ndarray | None = None) -> np.ndarray:
+        """The indices of the ``k`` suggestions leaving the least expected entropy, best first."""
+        values = self.expected_entropy if allowed is None else np.where(allowed, self.expected_entropy, np.inf)
+        order = np.argsort(values, kind="stable")
+        return order[: min(check_int("k", k, low=1), int(np.isfinite(values).sum()))]
+
+
+def suggestion_table(knowledge: ClueKnowledge) -> np.ndarray:
+    """Every suggestion (one card per category), ``(n, categories)`` card ids in triple order."""
+    return np.array(list(itertools.product(*knowledge.categories)), dtype=np.int64)
+
+
+def score_suggestions(
+    knowledge: ClueKnowledge,
+    asker: int,
+    refuter: str = "uniform",
+    samples: int = 2000,
+    rng: np.random.Generator | int | None = None,
+    enumerate_limit: int = 500,
+) -> SuggestionScores:
+    """Score every suggestion ``asker`` could make, from ``asker``'s ``knowledge``; see the module docstring.
+
+    Args:
+        knowledge: the asker's knowledge (a classic deck: one card of each category in the case file).
+        asker: the asker's seat.
+        refuter: ``"uniform"`` or ``"adversarial"``.
+        samples: deals to draw when not enumerating.
+        rng: seed or generator of the draws.
+        enumerate_limit: the largest exact count of deals that is enumerated.
+    """
+    if refuter not in REFUTER_MODELS:
+        raise ValueError(f"refuter must be one of {REFUTER_MODELS}, got {refuter!r}")
+    asker = check_int("asker", asker, low=0, high=knowledge.players - 1)
+    samples = check_int("samples", samples, low=1)
+    enumerate_limit = check_int("enumerate_limit", enumerate_limit, low=0)
+    if any(size != 1 for size in knowledge.case_file_sizes):
+        raise ValueError("suggestions name one card per category: the case file must hold one of each")
+    rng = np.random.default_rng(rng)
+    deals, exact = _deals(knowledge, samples, enumerate_limit, rng)
+    suggestions = suggestion_table(knowledge)
+    joint = _joint(deals, suggestions, knowledge, asker, refuter, sampled=not exact)
+    case = joint[0].sum(axis=0, keepdims=True)  # the case file's weights, the same under every suggestion
+    return SuggestionScores(
+        suggestions=suggestions,
+        expected_entropy=conditional_entropy_bits(joint, sampled=not exact),
+        entropy=conditional_entropy_bits(case, sampled=not exact),
+        exact=exact,
+        deals=deals.shape[0],
+    )
+
+
+def _deals(
+    knowledge: ClueKnowledge, samples: int, enumerate_limit: int, rng: np.random.Generator
+) -> tuple[np.ndarray, bool]:
+    """Every consistent deal when the exact count is at most ``enumerate_limit``, else ``samples`` uniform ones."""
+    solution = knowledge.solve()
+    if solution.method == "exact" and solution.count <= enumerate_limit:
+        # 20 draws per deal miss a given deal with probability e**-20: all are seen, which the count checks.
+        deals = np.unique(knowledge.sample(20 * int(solution.count), rng), axis=0)
+        if deals.shape[0] == solution.count:
+            return deals, True
+    return knowledge.sample(samples, rng), False
+
+
+def _joint(
+    deals: np.ndarray, suggestions: np.ndarray, knowledge: ClueKnowledge, asker: int, refuter: str, sampled: bool
+) -> np.ndarray:
+    """``(suggestions, outcomes, case files)`` weights of each suggestion's outcome with the deal's case file.
+
+    Outcome 0 is "nobody refutes"; ``1 + 3 * (r - 1) + j`` is the ``r``-th
+    player to the asker's left showing the suggestion's ``j``-th card.
+    """
+    players = knowledge.players
+    n, width = deals.shape[0], suggestions.shape[1]
+    sizes = [len(c) for c in knowledge.categories]
+    # The case file of each deal, as an index in triple order.
+    case = np.zeros(n, dtype=np.int64)
+    for ids, size in zip(knowledge.categories, sizes, strict=True):
+        case = case * size + np.argmax(deals[:, list(ids)] == players, axis=1)
+    cases = int(np.prod(sizes))
+    # Each suggested card's holder as a turn after the asker (1 = the next player); 0 for the asker and the case file.
+    places = deals[:, suggestions]  # (deals, suggestions, cards)
+    turn = np.where(places == players, 0, (places - asker) % players)
+    turn = np.where(turn == 0, players, turn)  # nobody shows those
+    first = turn.min(axis=2)  # the refuter's turn, ``players`` for nobody
+    matching = turn == first[:, :, None]
+    refuted = first < players
+    outcome = np.where(refuted[:, :, None], 1 + width * (first[:, :, None] - 1) + np.arange(width), 0)
+    outcomes = 1 + width * (players - 1)
+    weight = np.where(refuted[:, :, None], matching / matching.sum(axis=2, keepdims=True), 0.0)
+    weight[:, :, 0] += ~refuted  # nobody: the whole deal on outcome 0 (card slot 0)
+    rows = np.arange(suggestions.shape[0])[None, :, None]
+
+    def tally(weights: np.ndarray) -> np.ndarray:
+        index = (rows * outcomes + outcome) * cases + case[:, None, None]
+        flat = np.bincount(index.ravel(), weights.ravel(), minlength=suggestions.shape[0] * outcomes * cases)
+        return flat.reshape(suggestions.shape[0], outcomes, cases)
+
+    joint = tally(weight)
+    if refuter == "adversarial":
+        # Each outcome's entropy under the uniform model; the refuter shows the matching card whose outcome leaves most.
+        seen = joint.copy()
+        seen[:, :, 0] += seen.sum(axis=2) == 0  # an outcome no deal gives: any entropy will do, none is chosen
+        left = conditional_entropy_bits(seen[:, :, None, :], sampled=sampled)  # (suggestions, outcomes)
+        value = np.where(matching, left[rows, outcome], -np.inf)
+        chosen = np.argmax(value, axis=2)
+        weight = np.where(refuted[:, :, None], np.arange(width) == chosen[:, :, None], weight).astype(np.float64)
+        joint = tally(weight)
+    return joint
