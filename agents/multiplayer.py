@@ -16,13 +16,14 @@ the AEC envs step too.
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from deduction_envs.core.multiplayer import Knowledge, MultiplayerRules, Table, play
+from deduction_envs.core.rules import check_int
 
 __all__ = ["GameRecord", "MatchResult", "RandomSeatAgent", "SeatAgent", "play_game", "play_match"]
 
@@ -135,18 +136,32 @@ class MatchResult:
         return self.wins(agent) / len(self.games)
 
 
-def play_match(rules: MultiplayerRules, agents: Sequence[SeatAgent], games: int, seed: int = 0) -> MatchResult:
+def play_match(
+    rules: MultiplayerRules,
+    agents: Sequence[SeatAgent],
+    games: int,
+    seed: int = 0,
+    start: int = 0,
+    after_game: Callable[[GameRecord, tuple[int, ...]], None] | None = None,
+) -> MatchResult:
     """``games`` games with the agents rotated through the seats (seat 0 moves first), balanced when
     ``games`` is a multiple of the number of players; game ``g`` is seeded ``(seed, g)``.
 
     ``agents`` must be distinct objects (each keeps its own seat's knowledge).
+    ``start``: the index of the first game, so that a match split into parts
+    (one per worker) plays the same games as a whole one. ``after_game(record,
+    lineup)`` is called after each game (to read what the agents logged).
     """
     if len({id(a) for a in agents}) != len(agents):
         raise ValueError("agents must be distinct objects, one per seat (each keeps its own seat's knowledge)")
+    check_int("games", games, low=0)
+    check_int("start", start, low=0)
     records, lineups = [], []
-    for g in range(games):
+    for g in range(start, start + games):
         shift = g % len(agents)
         lineup = tuple((p + shift) % len(agents) for p in range(len(agents)))
         records.append(play_game(rules, [agents[i] for i in lineup], seed=(seed, g)))
         lineups.append(lineup)
+        if after_game is not None:
+            after_game(records[-1], lineup)
     return MatchResult(tuple(a.name for a in agents), tuple(records), tuple(lineups))

@@ -1,0 +1,325 @@
+"""Clue tournaments: the entropy agent, SO-ISMCTS, the deduction sheet and random, at 3 to 6 players.
+
+    python -m train.clue_experiments            # results/clue.md and results/clue.png
+    python -m train.clue_experiments --quick    # a look in a minute, written to runs/quick/
+
+Each cell seats one *contender* with ``players - 1`` copies of one *opponent*
+and plays ``--games`` games (``--ismcts-games`` for SO-ISMCTS), the seats
+rotated (:func:`agents.play_match`; the contender moves first in one game of
+every ``players``). Game ``g`` at a player count is dealt from seed
+``(--seed, g)`` in every cell, so cells at one player count play the same
+deals (paired comparisons).
+
+Contenders: the entropy agent (uniform refuters, accusing only when certain),
+its accusation rules (the most probable case file at probability 0.79, as
+Velma; at entropy 1 bit) and its adversarial-refuter model, and SO-ISMCTS
+(:class:`agents.ClueSearchPolicy`, ``--ismcts-seconds`` per decision).
+Opponents: the deduction-sheet agent and random play.
+
+Reported per cell: the contender's win rate with a 95% Wilson interval and the
+one-sided binomial test of it against its fair share ``1/players`` (beating
+the average opponent); the wrong accusations per game of each side; the mean
+own turns of a winner; decision times (mean and 95th percentile). The
+accusation rules and the refuter model are compared with the default entropy
+agent on the same deals by an exact two-sided sign test on the games exactly
+one of the two won. ``results/clue.png`` draws the win rates by player count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.stats import binomtest
+
+from agents import (
+    SOISMCTS,
+    ClueDeductionSheet,
+    ClueEntropyAgent,
+    ClueSearchPolicy,
+    GameRecord,
+    RandomSeatAgent,
+    SeatAgent,
+    play_match,
+)
+from deduction_envs.games.clue import ClueRules
+from train.parallel import run_jobs
+
+#: The entropy agent's accusation rules and refuter model; the first is the default the others are compared with.
+ENTROPY_VARIANTS = ("entropy", "entropy(p>=0.79)", "entropy(H<=1)", "entropy(adversarial)")
+OPPONENTS = ("deduction-sheet", "random")
+ISMCTS = "SO-ISMCTS"
+
+
+def make_agent(name: str, ismcts_seconds: float = 0.25) -> SeatAgent:
+    """A fresh agent of the tournament by its name."""
+    makers: dict[str, Callable[[], SeatAgent]] = {
+        "entropy": ClueEntropyAgent,
+        "entropy(p>=0.79)": lambda: ClueEntropyAgent(threshold=0.79),
+        "entropy(H<=1)": lambda: ClueEntropyAgent(entropy_threshold=1.0),
+        "entropy(adversarial)": lambda: ClueEntropyAgent(refuter="adversarial"),
+        ISMCTS: lambda: SOISMCTS(iterations=None, time_limit=ismcts_seconds, policy=ClueSearchPolicy()),
+        "deduction-sheet": ClueDeductionSheet,
+        "random": RandomSeatAgent,
+    }
+    if name not in makers:
+        raise ValueError(f"no agent named {name!r}; the agents are {sorted(makers)}")
+    agent = makers[name]()
+    agent.name = name
+    return agent
+
+
+def cells(players: int) -> list[tuple[str, str]]:
+    """The (contender, opponent) cells at one player count."""
+    return [(v, "deduction-sheet") for v in ENTROPY_VARIANTS] + [
+        ("entropy", "random"),
+        (ISMCTS, "deduction-sheet"),
+        (ISMCTS, "random"),
+    ]
+
+
+class Logged(SeatAgent):
+    """An agent that logs each decision (action and seconds) and is otherwise the agent it wraps."""
+
+    def __init__(self, agent: SeatAgent) -> None:
+        super().__init__()
+        self.agent, self.name, self.log = agent, agent.name, []
+
+    def reset(self, rules: Any, seat: int, seed: int | None = None) -> None:
+        self.agent.reset(rules, seat, seed)
+        self.rules, self.seat, self.log = rules, seat, []
+
+    def observe(self, event: Any) -> None:
+        self.agent.observe(event)
+
+    def act(self, mask: np.ndarray) -> int:
+        start = time.perf_counter()
+        action = int(self.agent.act(mask))
+        self.log.append((action, time.perf_counter() - start))
+        return action
+
+
+def summarise(rules: ClueRules, record: GameRecord, agents: list[Logged], lineup: tuple[int, ...]) -> dict:
+    """One game as numbers: who won, each side's accusations, the winner's turns, the decision times."""
+    sides = {"contender": [0], "opponent": list(range(1, len(agents)))}
+    winner = None if record.winner is None else lineup[record.winner]  # the winner's index among the agents
+    out: dict[str, Any] = {"contender_won": winner == 0, "winner_turns": None}
+    for side, members in sides.items():
+        accusations, times = 0, []
+        for index in members:
+            kinds = [rules.decode(action).kind for action, _ in agents[index].log]
+            accusations += kinds.count("accuse")
+            times.extend(seconds for _, seconds in agents[index].log)
+            if index == winner:  # a turn starts with a suggestion, or an accusation not after one's own suggestion
+                moves = [k for k in kinds if k != "show"]
+                out["winner_turns"] = sum(
+                    k == "suggest" or (k == "accuse" and (i == 0 or moves[i - 1] != "suggest"))
+                    for i, k in enumerate(moves)
+                )
+        out[f"{side}_accusations"] = accusations
+        out[f"{side}_wrong"] = accusations - (winner in members)
+        out[f"{side}_times"] = times
+    out["winner_side"] = None if winner is None else ("contender" if winner == 0 else "opponent")
+    return out
+
+
+def play_part(job: tuple[int, str, str, int, int], seed: int, ismcts_seconds: float) -> list[dict]:
+    """Games ``[start, start + games)`` of one cell: ``job = (players, contender, opponent, start, games)``."""
+    players, contender, opponent, start, games = job
+    rules = ClueRules(players)
+    agents = [Logged(make_agent(contender, ismcts_seconds))]
+    agents += [Logged(make_agent(opponent, ismcts_seconds)) for _ in range(players - 1)]
+    games_out: list[dict] = []
+    play_match(
+        rules,
+        agents,
+        games,
+        seed=seed,
+        start=start,
+        after_game=lambda record, lineup: games_out.append(summarise(rules, record, agents, lineup)),
+    )
+    return games_out
+
+
+def interval(successes: int, trials: int) -> tuple[float, float]:
+    """The 95% Wilson interval of a proportion."""
+    ci = binomtest(successes, trials).proportion_ci(confidence_level=0.95, method="wilson")
+    return ci.low, ci.high
+
+
+def _fmt_p(p: float) -> str:
+    return f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
+
+
+def report(results: dict[tuple[int, str, str], list[dict]], args: argparse.Namespace, minutes: float) -> str:
+    """The markdown of ``results/clue.md``."""
+    command = "python -m train.clue_experiments " + " ".join(args.argv)
+    lines = [
+        "# Clue tournaments",
+        "",
+        f"Written by `{command.strip()}` in {minutes:.0f} minutes with {args.workers} worker processes on "
+        f"{platform.processor() or platform.machine()} (the 2-core benchmark VM, Python {platform.python_version()}). "
+        "See `train/clue_experiments.py` for the design: one contender against `players - 1` copies of one "
+        "opponent, seats rotated, the same deals in every cell at a player count.",
+        "",
+        "Win rate: the contender's, with its 95% Wilson interval; *p*: one-sided binomial test of it against "
+        "the fair share 1/players. Wrong: wrong accusations per game by the contender and by all the opponents "
+        "together. Turns: the winner's own turns, mean, when the contender / an opponent won. Decisions: the "
+        "contender's time per decision, mean and 95th percentile (every decision, showing a card included).",
+        "",
+        "![Win rates by player count](clue.png)",
+        "",
+    ]
+    for players in args.players:
+        lines += [
+            f"## {players} players (fair share {1 / players:.3f})",
+            "",
+            "| contender | opponents | games | win rate [95% CI] | p | wrong (contender / opponents) "
+            "| turns (contender / opponent wins) | decisions ms (mean / p95) |",
+            "|---|---|---:|---|---:|---|---|---|",
+        ]
+        for contender, opponent in cells(players):
+            games = results.get((players, contender, opponent))
+            if not games:
+                continue
+            n = len(games)
+            wins = sum(g["contender_won"] for g in games)
+            low, high = interval(wins, n)
+            p = binomtest(wins, n, 1 / players, alternative="greater").pvalue
+            turns = {
+                side: [g["winner_turns"] for g in games if g["winner_side"] == side]
+                for side in ("contender", "opponent")
+            }
+            times = 1e3 * np.array([t for g in games for t in g["contender_times"]])
+            lines.append(
+                f"| {contender} | {opponent} | {n} | {wins / n:.3f} [{low:.3f}, {high:.3f}] | {_fmt_p(p)} "
+                f"| {np.mean([g['contender_wrong'] for g in games]):.3f} / "
+                f"{np.mean([g['opponent_wrong'] for g in games]):.3f} "
+                f"| {_mean(turns['contender'])} / {_mean(turns['opponent'])} "
+                f"| {times.mean():.0f} / {np.percentile(times, 95):.0f} |"
+            )
+        lines += ["", *compare(results, players), ""]
+    return "\n".join(lines) + "\n"
+
+
+def _mean(values: list[float]) -> str:
+    return f"{np.mean(values):.1f}" if values else "-"
+
+
+def compare(results: dict[tuple[int, str, str], list[dict]], players: int) -> list[str]:
+    """Each entropy variant against the default on the same deals (vs the deduction sheet): a sign test."""
+    base = results.get((players, ENTROPY_VARIANTS[0], "deduction-sheet"))
+    if not base:
+        return []
+    lines = [
+        f"Against `{ENTROPY_VARIANTS[0]}` on the same deals (sign test on the games exactly one of the two won, "
+        "two-sided):",
+        "",
+    ]
+    for variant in ENTROPY_VARIANTS[1:]:
+        other = results.get((players, variant, "deduction-sheet"))
+        if not other:
+            continue
+        pairs = list(zip(base, other, strict=True))  # game g of both cells: the same deal
+        only_variant = sum(o["contender_won"] and not b["contender_won"] for b, o in pairs)
+        only_base = sum(b["contender_won"] and not o["contender_won"] for b, o in pairs)
+        p = binomtest(only_variant, only_variant + only_base).pvalue if only_variant + only_base else 1.0
+        lines.append(
+            f"- `{variant}`: won {only_variant} games the default lost, lost {only_base} it won "
+            f"(p = {_fmt_p(p)}{', significant at 5%' if p < 0.05 else ', not significant'})."
+        )
+    return lines
+
+
+def plot(results: dict[tuple[int, str, str], list[dict]], players: list[int], path: Path) -> None:
+    """Win rates with 95% intervals by player count, one panel per opponent."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from train.plotting import panel_grid, save
+
+    figure, axes = panel_grid(len(OPPONENTS), width=5.0, height=3.8)
+    contenders = [*ENTROPY_VARIANTS, ISMCTS]
+    for ax, opponent in zip(np.ravel(axes), OPPONENTS, strict=True):
+        for k, contender in enumerate(contenders):
+            xs, ys, errors = [], [], []
+            for p in players:
+                games = results.get((p, contender, opponent))
+                if not games:
+                    continue
+                wins = sum(g["contender_won"] for g in games)
+                low, high = interval(wins, len(games))
+                xs.append(p + 0.08 * (k - len(contenders) / 2))
+                ys.append(wins / len(games))
+                errors.append((wins / len(games) - low, high - wins / len(games)))
+            if xs:
+                ax.errorbar(xs, ys, yerr=np.array(errors).T, marker="o", capsize=3, label=contender)
+        ax.plot(players, [1 / p for p in players], "k--", linewidth=1, label="fair share 1/players")
+        ax.set_title(f"against {opponent} agents")
+        ax.set_xlabel("players")
+        ax.set_ylabel("contender's win rate")
+        ax.set_xticks(players)
+        ax.set_ylim(0, 1)
+    np.ravel(axes)[0].legend(fontsize=7)
+    save(figure, path)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(
+        prog="python -m train.clue_experiments",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--games", type=int, default=500, help="games per entropy cell (default 500)")
+    parser.add_argument("--ismcts-games", type=int, default=100, help="games per SO-ISMCTS cell (default 100)")
+    parser.add_argument("--ismcts-seconds", type=float, default=0.25, help="SO-ISMCTS search time per decision")
+    parser.add_argument("--players", type=int, nargs="+", default=[3, 4, 5, 6], choices=[3, 4, 5, 6])
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--chunk", type=int, default=25, help="games per job (default 25)")
+    parser.add_argument("--output", type=Path, default=None, help="folder for clue.md and clue.png (default results)")
+    parser.add_argument("--quick", action="store_true", help="12 games a cell, 3 players, to runs/quick/")
+    args = parser.parse_args(argv)
+    args.argv = sys.argv[1:] if argv is None else list(argv)
+    if args.quick:
+        args.games, args.ismcts_games, args.players = 12, 3, [3]
+        args.ismcts_seconds = min(args.ismcts_seconds, 0.05)
+    for name in ("games", "ismcts_games", "workers", "chunk"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if not args.ismcts_seconds > 0:
+        parser.error(f"--ismcts-seconds must be positive, got {args.ismcts_seconds}")
+    if args.output is None:
+        args.output = Path("runs/quick") if args.quick else Path("results")
+    elif args.quick and args.output.resolve() == Path("results").resolve():
+        parser.error("--quick runs never overwrite results/: give another --output")
+    jobs = []
+    for players in args.players:
+        for contender, opponent in cells(players):
+            total = args.ismcts_games if contender == ISMCTS else args.games
+            jobs += [(players, contender, opponent, s, min(args.chunk, total - s)) for s in range(0, total, args.chunk)]
+    jobs.sort(key=lambda job: job[1] != ISMCTS)  # the slow cells first, so that the workers finish together
+    start = time.perf_counter()
+    parts = run_jobs(
+        play_part, jobs, args.workers, f"Clue jobs ({args.chunk} games each)", args.seed, args.ismcts_seconds
+    )
+    results: dict[tuple[int, str, str], list[dict]] = {}
+    for job in sorted(jobs, key=lambda j: (j[0], j[1], j[2], j[3])):
+        results.setdefault(job[:3], []).extend(parts[job])
+    minutes = (time.perf_counter() - start) / 60
+    args.output.mkdir(parents=True, exist_ok=True)
+    text = report(results, args, minutes)
+    (args.output / "clue.md").write_text(text)
+    plot(results, args.players, args.output / "clue.png")
+    print(text)
+    return results
+
+
+if __name__ == "__main__":
+    main()
