@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import gymnasium as gym
 import pytest
@@ -113,3 +114,14 @@ def test_clue_opponents_are_checked_per_game(monkeypatch, capsys):
     with pytest.raises(SystemExit):
         run(monkeypatch, capsys, ["clue", "--opponent", "max_entropy"], [])
     assert "clue's opponents are random, deduction_sheet" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("opponent", ["entropy", "ismcts"])
+def test_clue_against_the_entropy_agent_and_ismcts_with_the_entropy_hint(monkeypatch, capsys, opponent):
+    lines = ["hint", "suggest scar, pipe, dining", "end"] + ["show knife"] * 3 + ["hint", "quit"]
+    out = run(monkeypatch, capsys, ["clue", "--players", "3", "--seed", "1", "--opponent", opponent], lines)
+    best = re.findall(r"Best suggestion: ([^,]+, [^,]+, [^,]+), expected to gain ([0-9.]+) bits \((.*)\)\.", out)
+    assert best, out
+    assert all(float(gain) > 0 for _, gain, _ in best)
+    assert best[0][2] == "from 2000 sampled deals"  # at the start, far more than 500 deals are consistent
+    assert "P1 suggests" in out and out.rstrip().endswith("Bye.")

@@ -2,6 +2,7 @@
 
     python -m train.play clue --players 4 --opponent deduction_sheet
     python -m train.play clue --players 3 --opponent random --seed 4
+    python -m train.play clue --players 5 --opponent entropy     # or ismcts
 
 You sit in seat 0 and see your hand and your deduction sheet, with the exact
 probability of every card at every place (``X`` held, ``-`` not held), counted
@@ -13,8 +14,13 @@ over every deal consistent with what you have seen. Type:
   are out (you still show cards);
 * ``end`` to end your turn after a suggestion;
 * ``show CARD`` (or just the card) when you must refute a suggestion;
-* ``sheet`` to see your sheet again, ``hint`` for the most likely case files,
-  ``help``, ``quit``.
+* ``sheet`` to see your sheet again, ``hint`` for the most likely case files
+  and the entropy agent's suggestion (the one leaving the least expected
+  entropy, with the bits it is expected to gain), ``help``, ``quit``.
+
+Opponents: ``random``, ``deduction_sheet`` (certain facts only), ``entropy``
+(:class:`agents.ClueEntropyAgent`) and ``ismcts`` (SO-ISMCTS, a quarter of a
+second a decision).
 
 Mistyped or illegal moves are explained and asked again.
 """
@@ -25,15 +31,19 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.clue_agents import ClueDeductionSheet
+from agents.clue_agents import ClueDeductionSheet, ClueEntropyAgent
 from agents.multiplayer import RandomSeatAgent, SeatAgent
+from agents.multiplayer_ismcts import SOISMCTS, ClueSearchPolicy
 from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules, parse_card
 from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
+from deduction_envs.reasoning.clue_suggestions import score_suggestions
 from train.seat import Quit, play_in_seat_zero
 
 OPPONENTS: dict[str, Callable[[], SeatAgent]] = {
     "random": RandomSeatAgent,
     "deduction_sheet": ClueDeductionSheet,
+    "entropy": ClueEntropyAgent,
+    "ismcts": lambda: SOISMCTS(iterations=None, time_limit=0.25, policy=ClueSearchPolicy()),
 }
 
 KINDS = {"suggest": "suggest", "s": "suggest", "accuse": "accuse", "a": "accuse", "show": "show"}
@@ -58,7 +68,7 @@ def parse_move(rules: ClueRules, text: str, phase: CluePhase) -> ClueMove:
 
 
 def hint(rules: ClueRules, you: CluePlayerKnowledge, top: int = 3) -> str:
-    """The most likely case files and the entropy left."""
+    """The most likely case files, the entropy left, and the suggestion expected to tell the most."""
     solution = you.solution()
     order = np.argsort(-solution.case_file_probabilities, kind="stable")[:top]
     lines = [f"Entropy left: {you.entropy():.2f} bits. Most likely case files:"]
@@ -67,6 +77,12 @@ def hint(rules: ClueRules, you: CluePlayerKnowledge, top: int = 3) -> str:
         lines.append(f"  {solution.case_file_probabilities[i]:6.1%}  {names}")
     if solution.case_file_probabilities[order[0]] == 1.0 and solution.method == "exact":
         lines.append("You know the case file: accuse!")
+    elif you.phase == CluePhase.START:
+        scores = score_suggestions(you.engine, you.player, rng=len(you.events))
+        best = scores.best()
+        names = ", ".join(rules.card_names[c] for c in scores.suggestions[best])
+        how = "exact, every deal" if scores.exact else f"from {scores.deals} sampled deals"
+        lines.append(f"Best suggestion: {names}, expected to gain {scores.gain[best]:.2f} bits ({how}).")
     return "\n".join(lines)
 
 
