@@ -1,4 +1,5 @@
-"""Thin adapters from rules to Gymnasium envs and PettingZoo AEC envs (``algo_v0``, ``clue_v0``).
+"""Thin adapters from rules to Gymnasium envs and PettingZoo AEC envs (``algo_v0``, ``clue_v0``,
+``generalized_clue_v0``).
 
 The multiplayer envs are imported on first use (``from deduction_envs.envs import clue_v0``), so a user of
 the single-player Gymnasium envs does not pay for numba and the knowledge engines.
@@ -12,9 +13,9 @@ from types import ModuleType
 from deduction_envs.envs.deduction_env import DeductionEnv
 from deduction_envs.envs.registration import ENV_IDS, env_rules, register_envs
 
-__all__ = ["ENV_IDS", "DeductionEnv", "algo_v0", "clue_v0", "env_rules", "register_envs"]
+__all__ = ["ENV_IDS", "DeductionEnv", "algo_v0", "clue_v0", "env_rules", "generalized_clue_v0", "register_envs"]
 
-_LAZY = ("algo_v0", "clue_v0")
+_LAZY = ("algo_v0", "clue_v0", "generalized_clue_v0")
 
 
 def __getattr__(name: str) -> ModuleType:

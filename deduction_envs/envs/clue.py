@@ -88,7 +88,7 @@ from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, ObservationPi
 from deduction_envs.games.clue import CluePhase, ClueRules
 from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
 
-__all__ = ["env", "observation_pieces", "raw_env"]
+__all__ = ["env", "observation_pieces", "raw_env", "sheet_pixels"]
 
 #: The observation's counting budget: exact up to this many hands, else estimated from this many sampled deals.
 OBSERVATION_WORK = 2e5
@@ -213,21 +213,25 @@ class raw_env(MultiplayerAECEnv):
         return "\n".join(lines)
 
     def render_rgb(self) -> np.ndarray:
-        """The acting player's sheet: a row per card, a column per place; green held, red not, grey by probability."""
+        """The acting player's sheet (:func:`sheet_pixels`)."""
         viewer = self._viewer()
         solution = viewer.solution()
-        sheet = viewer.engine.deduction_sheet(solution=solution)
-        cell, gap = 16, 2
-        rows, columns = sheet.shape
-        canvas = Canvas(gap + rows * (cell + gap), gap + columns * (cell + gap), (30, 30, 30))
-        for card in range(rows):
-            for place in range(columns):
-                if sheet[card, place] == 1:
-                    colour = (0, 158, 115)
-                elif sheet[card, place] == 0:
-                    colour = (150, 40, 40)
-                else:
-                    shade = int(60 + 195 * solution.probabilities[card, place])
-                    colour = (shade, shade, shade)
-                canvas.rect(gap + card * (cell + gap), gap + place * (cell + gap), cell, cell, colour)
-        return canvas.pixels
+        return sheet_pixels(viewer.engine.deduction_sheet(solution=solution), solution.probabilities)
+
+
+def sheet_pixels(sheet: np.ndarray, probabilities: np.ndarray, cell: int = 16) -> np.ndarray:
+    """A deduction sheet as an image: a row per card, a column per place; green held, red not, grey by probability."""
+    gap = 2
+    rows, columns = sheet.shape
+    canvas = Canvas(gap + rows * (cell + gap), gap + columns * (cell + gap), (30, 30, 30))
+    for card in range(rows):
+        for place in range(columns):
+            if sheet[card, place] == 1:
+                colour = (0, 158, 115)
+            elif sheet[card, place] == 0:
+                colour = (150, 40, 40)
+            else:
+                shade = int(60 + 195 * probabilities[card, place])
+                colour = (shade, shade, shade)
+            canvas.rect(gap + card * (cell + gap), gap + place * (cell + gap), cell, cell, colour)
+    return canvas.pixels

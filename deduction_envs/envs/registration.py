@@ -34,7 +34,7 @@ def register_envs() -> None:
 
 
 #: The multiplayer envs' ids in PettingZoo's registry (``pettingzoo.make("aec", id)``), where it has one.
-AEC_ENV_IDS = ("deduction_envs/algo-v0", "deduction_envs/clue-v0")
+AEC_ENV_IDS = ("deduction_envs/algo-v0", "deduction_envs/clue-v0", "deduction_envs/generalized_clue-v0")
 
 
 def _register_pettingzoo() -> None:

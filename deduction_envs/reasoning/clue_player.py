@@ -35,7 +35,7 @@ from deduction_envs.core.rules import check_int
 from deduction_envs.games.clue import ClueEvent, CluePhase, ClueRules, ClueState
 from deduction_envs.reasoning.clue_knowledge import ClueKnowledge, ClueSolution
 
-__all__ = ["RECORD", "CluePlayerKnowledge"]
+__all__ = ["RECORD", "CluePlayerKnowledge", "SeatKnowledge", "blank_engine"]
 
 #: The layers of :attr:`CluePlayerKnowledge.record`.
 RECORD = ("shown", "suggested", "passed", "refuted")
@@ -47,12 +47,71 @@ def _count(row: np.ndarray, cards: list[int]) -> None:
 
 
 @functools.lru_cache(maxsize=64)
-def _blank_engine(rules: ClueRules, work_limit: float) -> ClueKnowledge:
+def blank_engine(categories: tuple, hand_sizes: tuple[int, ...], hidden: int, work_limit: float) -> ClueKnowledge:
     """A knowledge that knows nothing yet, built once per table (copies of it are O(1))."""
-    return ClueKnowledge(rules.categories, rules.hand_sizes, 1, work_limit=work_limit)
+    return ClueKnowledge(categories, hand_sizes, hidden, work_limit=work_limit)
 
 
-class CluePlayerKnowledge:
+class SeatKnowledge:
+    """What Clue's and Generalized Clue's seats share: a :class:`ClueKnowledge` fed in batches, answers cached.
+
+    Subclasses turn events into facts (``self._pending.append((kind, place,
+    mask))``, see :meth:`ClueKnowledge.add_trusted`) and append every event to
+    :attr:`events`; the facts are folded into the engine when an answer is
+    asked for.
+
+    Args:
+        engine: an empty knowledge of the table (copied).
+        player: the seat.
+        samples: deals drawn when counting is over budget: a number, not a time,
+            so that answers (and an env's observations) are the same on every
+            run for the same events.
+    """
+
+    def __init__(self, engine: ClueKnowledge, player: int, samples: int) -> None:
+        self.player = player
+        self.samples = check_int("samples", samples, low=1)
+        self._engine = engine.copy()
+        self._pending: list[tuple] = []
+        self._solution: ClueSolution | None = None
+        self._changes = -1  # the engine's count of changes when the solution was made
+        self.events: list = []
+
+    @property
+    def engine(self) -> ClueKnowledge:
+        """The seat's :class:`ClueKnowledge`, with every event so far."""
+        if self._pending:
+            self._engine.add_trusted(self._pending)
+            self._pending = []
+        return self._engine
+
+    def solution(self) -> ClueSolution:
+        """Probabilities and case-file distribution: exact within the work budget, else from ``samples`` deals."""
+        engine = self.engine
+        if self._changes != engine.changes:  # only when what is known changed (-1: never solved)
+            self._solution = engine.solve("auto", samples=self.samples, rng=len(self.events))
+            self._changes = engine.changes
+        return self._solution
+
+    def entropy(self) -> float:
+        """Bits of the case file's distribution still to find out."""
+        return self.solution().entropy
+
+    def sheet(self, exact: bool = True) -> np.ndarray:
+        """``(cards, players + 1)`` int8: 1 certainly there, 0 certainly not, -1 unknown.
+
+        With ``exact`` (and counting within budget), every certainty there is;
+        else what propagation proves, which needs no counting.
+        """
+        if exact:
+            return self.engine.deduction_sheet(solution=self.solution())
+        return self.engine.deduction_sheet(method="sample")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(player={self.player}, events={len(self.events)})"
+
+
+class CluePlayerKnowledge(SeatKnowledge):
     """What seat ``player`` knows of a Clue game; see the module docstring.
 
     Args:
@@ -65,14 +124,9 @@ class CluePlayerKnowledge:
     """
 
     def __init__(self, rules: ClueRules, player: int, work_limit: float = 2e6, samples: int = 4000) -> None:
+        super().__init__(blank_engine(rules.categories, rules.hand_sizes, 1, float(work_limit)), player, samples)
         self.rules = rules
-        self.player = player
-        self.samples = check_int("samples", samples, low=1)
         players, cards = rules.players, rules.cards
-        self._engine = _blank_engine(rules, float(work_limit)).copy()
-        self._pending: list[tuple] = []
-        self._solution: ClueSolution | None = None
-        self._changes = -1  # the engine's count of changes when the solution was made
         self.hand: tuple[int, ...] = ()
         #: ``[what, seat, card]``, ``what`` in RECORD: the public record, and what this seat has shown.
         self.record = np.zeros((len(RECORD), players, cards), dtype=np.int32)
@@ -87,7 +141,6 @@ class CluePlayerKnowledge:
         self.refuter = -1
         self.out = np.zeros(players, dtype=bool)
         self.winner: int | None = None
-        self.events: list[ClueEvent] = []
 
     # ------------------------------------------------------------------ events
     def update(self, event: ClueEvent) -> None:
@@ -131,37 +184,6 @@ class CluePlayerKnowledge:
         if event.next_mover >= 0:
             self.mover, self.phase = event.next_mover, CluePhase.START
 
-    @property
-    def engine(self) -> ClueKnowledge:
-        """The seat's :class:`ClueKnowledge`, with every event so far."""
-        if self._pending:
-            self._engine.add_trusted(self._pending)
-            self._pending = []
-        return self._engine
-
-    # ------------------------------------------------------------------ answers
-    def solution(self) -> ClueSolution:
-        """Probabilities and case-file distribution: exact within the work budget, else from ``samples`` deals."""
-        engine = self.engine
-        if self._changes != engine.changes:  # only when what is known changed (-1: never solved)
-            self._solution = engine.solve("auto", samples=self.samples, rng=len(self.events))
-            self._changes = engine.changes
-        return self._solution
-
-    def entropy(self) -> float:
-        """Bits of the case file's distribution still to find out."""
-        return self.solution().entropy
-
-    def sheet(self, exact: bool = True) -> np.ndarray:
-        """``(cards, players + 1)`` int8: 1 certainly there, 0 certainly not, -1 unknown.
-
-        With ``exact`` (and counting within budget), every certainty there is;
-        else what propagation proves, which needs no counting.
-        """
-        if exact:
-            return self.engine.deduction_sheet(solution=self.solution())
-        return self.engine.deduction_sheet(method="sample")
-
     def public_view(self, viewer: int) -> ClueKnowledge:
         """What seat ``viewer`` knows of where the cards are, as far as this seat can tell.
 
@@ -171,7 +193,7 @@ class CluePlayerKnowledge:
         card that tells the asker least.
         """
         viewer = check_int("viewer", viewer, low=0, high=self.rules.players - 1)
-        engine = _blank_engine(self.rules, self._engine.work_limit).copy()
+        engine = blank_engine(self.rules.categories, self.rules.hand_sizes, 1, self._engine.work_limit).copy()
         facts = []
         for event in self.events:
             mask = sum(1 << c for c in event.cards)
@@ -191,6 +213,3 @@ class CluePlayerKnowledge:
         state.phase, state.suggestion, state.refuter = self.phase, self.suggestion, self.refuter
         state.out, state.winner = [bool(o) for o in self.out], self.winner
         return state
-
-    def __repr__(self) -> str:
-        return f"CluePlayerKnowledge(player={self.player}, events={len(self.events)})"

@@ -1,0 +1,215 @@
+"""Generalized Clue as a PettingZoo AEC env: ``generalized_clue_v0``.
+
+    from deduction_envs.envs import generalized_clue_v0
+
+    env = generalized_clue_v0.env(cards=12, hidden=2, players=3)
+    env.reset(seed=42)
+    for agent in env.agent_iter():
+        observation, reward, termination, truncation, info = env.last()
+        mask = observation["action_mask"] if not (termination or truncation) else None
+        action = None if mask is None else env.action_space(agent).sample(mask)
+        env.step(action)
+
+The rules are in :mod:`deduction_envs.games.generalized_clue`: ``cards`` cards
+of one kind, ``hidden`` in the case file, the rest dealt to ``players``; on a
+turn, ask one opponent about any list of cards (it shows one it holds, or
+everyone sees "no"), or guess the case file and leave. Agents are
+``player_0`` .. ``player_{p-1}``; the agent to act is the player whose turn it
+is, or the asked player choosing the card to show.
+
+Action space
+------------
+``Discrete(cards + players + 2)``: a list is built in masked sub-steps by the
+same agent. ``a < cards`` is card ``a`` (toggled into or out of the list or
+guess being built; the card to show when answering), ``cards + q`` asks
+player ``q``, ``cards + players`` starts a guess and ``cards + players + 1``
+submits the list or the guess. ``rules.steps(GCMove(...))`` turns a whole move
+into its steps. A masked action ends the game with -1 for its player
+(``strict=True`` raises instead).
+
+Observation space
+-----------------
+``{"observation": Box, "action_mask": Box}``: the acting player's information
+state from its own :class:`~deduction_envs.reasoning.generalized_clue_player.GCPlayerKnowledge`
+(nothing private of another seat). Seats are in turn order from the observer's
+own; places are those seats, then the case file. Named pieces of one vector
+(``raw_env.pieces``, ``raw_env.split(vector)``):
+
+* ``hand`` (cards); ``held``, ``not_held``, ``probabilities`` (cards x
+  places) and ``entropy`` (1, over ``log2 C(cards, hidden)``), as in
+  ``clue_v0`` (a guesser's public hand is among the facts);
+* ``shown`` (seats x cards): cards the observer has shown to each seat;
+* ``asked``, ``yes``, ``no`` (seats x cards): per seat and card, how often the
+  seat was asked about the card, and answered yes or no (counts);
+* ``chosen`` (cards) and ``target`` (seats): the list or guess the observer is
+  building and whom it is asking;
+* ``request`` (cards) and ``asker`` (seats): an ask the observer must answer;
+* ``phase`` (5: start, asking, guessing, show, over), ``turn`` (seats:
+  whose turn it is), ``in`` (seats: not yet guessed) and ``rounds`` (seats:
+  turns taken over ``max_rounds``).
+
+Rewards
+-------
+At the end, linear in rank from +1 (first right guess) to -1 (last place);
+wrong guessers tie below every right one. ``max_cycles`` actions truncate the
+game (0 for everyone). ``env.unwrapped.entropy(agent)`` is the agent's
+case-file entropy.
+
+Arguments
+---------
+``cards`` (default 12), ``hidden`` (2), ``players`` (3), ``max_rounds`` (20):
+any sizes the knowledge engine handles (at most 62 cards), else ``ValueError``;
+``probabilities`` (True), ``max_cycles`` (5,000), ``render_mode`` (``"ansi"``,
+``"human"``, ``"rgb_array"``), ``strict`` (False).
+
+Version History
+---------------
+* v0: first version.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+from pettingzoo import AECEnv
+
+from deduction_envs.envs.clue import sheet_pixels
+from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, ObservationPieces, wrap
+from deduction_envs.games.generalized_clue import GCPhase, GeneralizedClueRules
+from deduction_envs.reasoning.generalized_clue_player import GCPlayerKnowledge
+
+__all__ = ["env", "observation_pieces", "raw_env"]
+
+#: The observation's counting budget (as ``clue_v0``): exact up to this many hands, else this many sampled deals.
+OBSERVATION_WORK = 2e5
+OBSERVATION_SAMPLES = 2000
+
+
+def observation_pieces(rules: GeneralizedClueRules) -> ObservationPieces:
+    """The named pieces of the observation vector (see the module docstring)."""
+    cards, seats = rules.cards, rules.players
+    places = seats + 1
+    return ObservationPieces(
+        [
+            ("hand", (cards,)),
+            ("held", (cards, places)),
+            ("not_held", (cards, places)),
+            ("probabilities", (cards, places)),
+            ("entropy", (1,)),
+            ("shown", (seats, cards)),
+            ("asked", (seats, cards)),
+            ("yes", (seats, cards)),
+            ("no", (seats, cards)),
+            ("chosen", (cards,)),
+            ("target", (seats,)),
+            ("request", (cards,)),
+            ("asker", (seats,)),
+            ("phase", (len(GCPhase),)),
+            ("turn", (seats,)),
+            ("in", (seats,)),
+            ("rounds", (seats,)),
+        ]
+    )
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """:class:`raw_env` in the standard wrapper (PettingZoo's order checks)."""
+    return wrap(raw_env(**kwargs))
+
+
+class raw_env(MultiplayerAECEnv):
+    """Generalized Clue; see the module docstring."""
+
+    metadata: ClassVar[dict[str, Any]] = {**MultiplayerAECEnv.metadata, "name": "generalized_clue_v0"}
+
+    def __init__(
+        self,
+        cards: int = 12,
+        hidden: int = 2,
+        players: int = 3,
+        max_rounds: int = 20,
+        probabilities: bool = True,
+        max_cycles: int = 5000,
+        render_mode: str | None = None,
+        strict: bool = False,
+    ) -> None:
+        rules = GeneralizedClueRules(cards, hidden, players, max_rounds)
+        self.pieces = observation_pieces(rules)
+        self._max_entropy = max(math.log2(math.comb(rules.cards, rules.hidden)), 1.0)
+        self._seats = [[(me + i) % rules.players for i in range(rules.players)] for me in range(rules.players)]
+        self._places = [[*seats, rules.players] for seats in self._seats]
+        self._relative = [{seat: i for i, seat in enumerate(seats)} for seats in self._seats]
+        self._slots = dict(self.pieces.slices)
+        self._slots["record"] = slice(self._slots["shown"].start, self._slots["no"].stop)  # the four are adjacent
+        super().__init__(rules, probabilities, max_cycles, render_mode, strict)
+
+    def observation_size(self) -> int:
+        return self.pieces.size
+
+    def new_knowledge(self, player: int) -> GCPlayerKnowledge:
+        return GCPlayerKnowledge(self.rules, player, work_limit=OBSERVATION_WORK, samples=OBSERVATION_SAMPLES)
+
+    def observation_high(self) -> float:
+        return float(self.max_cycles)  # the counts; everything else is in [0, 1]
+
+    def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:
+        """The named pieces of an observation vector, shaped (views, not copies)."""
+        return self.pieces.split(vector)
+
+    def encode(self, knowledge: GCPlayerKnowledge) -> np.ndarray:
+        me, at, rules = knowledge.player, self._slots, self.rules
+        seats, places, relative = self._seats[me], self._places[me], self._relative[me]
+        vector = np.zeros(self.pieces.size, dtype=np.float32)
+        vector[at["hand"].start + np.array(knowledge.hand, dtype=np.int64)] = 1
+        if self.probabilities:
+            sheet = knowledge.sheet()[:, places]
+            held, lacked = sheet == 1, sheet == 0
+            vector[at["probabilities"]] = knowledge.solution().probabilities[:, places].ravel()
+            vector[at["entropy"]] = knowledge.entropy() / self._max_entropy
+        else:
+            held, lacked = (facts[:, places] for facts in knowledge.engine.facts())
+        vector[at["held"]] = held.ravel()
+        vector[at["not_held"]] = lacked.ravel()
+        vector[at["record"]] = knowledge.record[:, seats].ravel()  # shown, asked, yes, no
+        vector[at["chosen"]] = (knowledge.chosen >> np.arange(rules.cards)) & 1
+        if knowledge.phase == GCPhase.SHOW:
+            vector[at["request"].start + np.array(knowledge.asked_cards, dtype=np.int64)] = 1
+            vector[at["asker"].start + relative[knowledge.asker]] = 1
+        if knowledge.target >= 0:
+            vector[at["target"].start + relative[knowledge.target]] = 1
+        vector[at["phase"].start + int(knowledge.phase)] = 1
+        vector[at["turn"].start + relative[knowledge.mover]] = 1
+        vector[at["in"]] = ~knowledge.out[seats]
+        vector[at["rounds"]] = knowledge.turns[seats] / rules.max_rounds
+        return vector
+
+    # ------------------------------------------------------------------ renders
+    def _viewer(self) -> GCPlayerKnowledge:
+        return self.knowledge[self.table.mover]
+
+    def render_text(self) -> str:
+        """The last event, whose turn it is, and the acting player's sheet."""
+        viewer = self._viewer()
+        names = self.possible_agents
+        event = self.rules.observe_event(self.table.last_event, viewer.player)
+        solution = viewer.solution()
+        how = "exact" if solution.method == "exact" else f"sampled, {solution.samples} deals"
+        chosen = [c for c in range(self.rules.cards) if viewer.chosen >> c & 1]
+        lines = [
+            self.rules.describe(event, names),
+            f"{names[viewer.player]} to act ({GCPhase(viewer.phase).name.lower()}"
+            + (f", building {chosen}" if viewer.phase in (GCPhase.ASKING, GCPhase.GUESSING) else "")
+            + "); its hand: "
+            + ", ".join(str(c) for c in viewer.hand),
+            f"its case file entropy: {viewer.entropy():.2f} bits ({how}); its sheet:",
+            viewer.engine.format_sheet(solution=solution, names=names),
+        ]
+        return "\n".join(lines)
+
+    def render_rgb(self) -> np.ndarray:
+        """The acting player's sheet (:func:`~deduction_envs.envs.clue.sheet_pixels`)."""
+        viewer = self._viewer()
+        solution = viewer.solution()
+        return sheet_pixels(viewer.engine.deduction_sheet(solution=solution), solution.probabilities, cell=10)

@@ -1,0 +1,360 @@
+"""Generalized Clue (a course game at Columbia, COMS 4444): the pure rules.
+
+* **Deal.** ``cards`` cards of one kind; ``hidden`` of them go to the case
+  file, the rest are shuffled and dealt one at a time from player 0, so with
+  leftovers the first players hold one card more (:func:`~deduction_envs.games.clue.deal_sizes`).
+* **A turn.** The mover either *asks* or *guesses*.
+
+  - To ask, it names one opponent still in and any non-empty list of cards
+    (its own included). If the opponent holds any card of the list, it shows
+    the asker **one of its choice**, privately (its own action, asked for even
+    when it holds one matching card); otherwise everyone sees "no". Everyone
+    sees who asked whom about which list and whether the answer was yes.
+  - To guess, it names ``hidden`` cards. Right or wrong, it leaves the game
+    and its hand becomes public; nobody else is told whether it was right.
+  - After ``max_rounds`` turns of its own, a player still in must guess.
+* **End and rewards.** When everyone has guessed. Players rank by the order of
+  their right guesses; wrong guessers rank below every right one, tied. The
+  reward is linear in rank from +1 (first) to -1 (last); tied players share
+  the mean of their places' rewards.
+
+Actions: sub-steps
+------------------
+A list of cards is a compound choice, built in masked sub-steps by the same
+player (as ``DESIGN.md`` asks), so that the action space stays
+``Discrete(cards + players + 2)``:
+
+* ``a < cards``: card ``a``: toggled in or out of the list being built, or,
+  when answering an ask, the card shown;
+* ``cards + q``: ask player ``q`` (then build the list);
+* ``cards + players``: guess (then build the guess, exactly ``hidden`` cards);
+* ``cards + players + 1``: submit the list or the guess.
+
+Whole moves (:class:`GCMove`) are turned into these steps by
+:meth:`GeneralizedClueRules.steps`, for agents that decide a move at once
+(:class:`~agents.multiplayer.SeatAgent` s return one action a call and play
+the rest of the steps on the next calls) and tools.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import NamedTuple
+
+import numpy as np
+
+from deduction_envs.core.rules import check_int
+from deduction_envs.games.clue import deal, deal_sizes
+
+__all__ = ["GCEvent", "GCMove", "GCPhase", "GCState", "GeneralizedClueRules"]
+
+
+class GCPhase(IntEnum):
+    """What the player to act must do."""
+
+    START = 0  # ask someone or guess
+    ASKING = 1  # build the list to ask about (toggle cards, submit)
+    GUESSING = 2  # build the guess
+    SHOW = 3  # the asked player chooses the card to show
+    OVER = 4
+
+
+class GCMove(NamedTuple):
+    """A whole move: ``("ask", cards, target)``, ``("guess", cards)`` or ``("show", card=c)``."""
+
+    kind: str
+    cards: tuple[int, ...] = ()
+    target: int = -1
+    card: int = -1
+
+
+class GCEvent(NamedTuple):
+    """One event; :meth:`GeneralizedClueRules.observe_event` projects it for a seat.
+
+    ``kind``:
+
+    * ``"deal"``: ``hands`` (private: ``()`` for the others in a projection);
+    * ``"step"``: a sub-step of building a move, ``card`` toggled or ``target``
+      chosen (the others see only that the player is deciding: -1s);
+    * ``"ask"``: ``player`` asked ``target`` about ``cards``; ``answered`` yes or no;
+    * ``"show"``: ``target`` showed ``card`` to ``player`` (-1 for the others);
+    * ``"guess"``: ``player`` guessed ``cards`` and left; ``hands[0]`` is its
+      hand, now public; ``correct`` is 1 or 0 for the guesser and -1 for the others.
+
+    ``next_mover`` is whose turn it is after the event (-1 when the turn has
+    not passed, or the game is over).
+    """
+
+    kind: str
+    player: int
+    target: int = -1
+    cards: tuple[int, ...] = ()
+    card: int = -1
+    answered: bool = False
+    correct: int = -1
+    hands: tuple[tuple[int, ...], ...] = ()
+    next_mover: int = -1
+
+
+@dataclass
+class GCState:
+    """The whole position, hands included: only the rules and the table may hold it."""
+
+    places: tuple[int, ...]
+    hands: tuple[tuple[int, ...], ...]
+    mover: int = 0
+    phase: GCPhase = GCPhase.START
+    target: int = -1
+    chosen: int = 0  # the list or guess being built, as a bit mask
+    asked: tuple[int, ...] = ()  # the list the target must answer
+    turns: list[int] = field(default_factory=list)  # turns each player has finished
+    out: list[bool] = field(default_factory=list)
+    right: list[int] = field(default_factory=list)  # right guessers, in order
+    wrong: list[int] = field(default_factory=list)
+
+    def copy(self) -> GCState:
+        return GCState(
+            self.places,
+            self.hands,
+            self.mover,
+            self.phase,
+            self.target,
+            self.chosen,
+            self.asked,
+            list(self.turns),
+            list(self.out),
+            list(self.right),
+            list(self.wrong),
+        )
+
+
+def _bits(mask: int) -> tuple[int, ...]:
+    return tuple(b for b in range(mask.bit_length()) if mask >> b & 1)
+
+
+@dataclass(frozen=True)
+class GeneralizedClueRules:
+    """Immutable rules of Generalized Clue; see the module docstring.
+
+    Args:
+        cards: cards in the deck (2 to 62, the knowledge engine's limit).
+        hidden: cards in the case file (1 to ``cards - players``).
+        players: 2 or more, at most ``cards - hidden`` (everyone holds a card).
+        max_rounds: turns a player may take before it must guess (default 20).
+    """
+
+    cards: int = 12
+    hidden: int = 2
+    players: int = 3
+    max_rounds: int = 20
+
+    def __post_init__(self) -> None:
+        from deduction_envs.reasoning.clue_knowledge import MAX_CARDS
+
+        cards = check_int("cards", self.cards, low=2, high=MAX_CARDS)
+        hidden = check_int("hidden", self.hidden, low=1, high=cards - 2)
+        players = check_int("players", self.players, low=2, high=cards - hidden)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "hidden", hidden)
+        object.__setattr__(self, "players", players)
+        object.__setattr__(self, "max_rounds", check_int("max_rounds", self.max_rounds, low=1))
+
+    # ------------------------------------------------------------------ the action space
+    @property
+    def card_names(self) -> tuple[str, ...]:
+        return tuple(str(c) for c in range(self.cards))
+
+    @property
+    def hand_sizes(self) -> tuple[int, ...]:
+        return deal_sizes(self.cards - self.hidden, self.players)
+
+    @property
+    def guess_action(self) -> int:
+        return self.cards + self.players
+
+    @property
+    def submit_action(self) -> int:
+        return self.cards + self.players + 1
+
+    @property
+    def num_actions(self) -> int:
+        return self.cards + self.players + 2
+
+    def ask_action(self, target: int) -> int:
+        return self.cards + check_int("target", target, low=0, high=self.players - 1)
+
+    def describe_action(self, action: int) -> str:
+        """An action in words ("card 3", "ask player 2", "guess", "submit")."""
+        action = check_int("action", action, low=0, high=self.num_actions - 1)
+        if action < self.cards:
+            return f"card {action}"
+        if action < self.guess_action:
+            return f"ask player {action - self.cards}"
+        return "guess" if action == self.guess_action else "submit"
+
+    def steps(self, move: GCMove) -> list[int]:
+        """The actions that make ``move`` from the start of a turn (or the answer to an ask)."""
+        if move.kind == "show":
+            return [check_int("card", move.card, low=0, high=self.cards - 1)]
+        cards = sorted({check_int("card", c, low=0, high=self.cards - 1) for c in move.cards})
+        if move.kind == "ask":
+            if not cards:
+                raise ValueError("an ask names at least one card")
+            return [self.ask_action(move.target), *cards, self.submit_action]
+        if move.kind == "guess":
+            if len(cards) != self.hidden:
+                raise ValueError(f"a guess names {self.hidden} distinct cards, got {list(move.cards)}")
+            return [self.guess_action, *cards, self.submit_action]
+        raise ValueError(f"a move is an ask, a guess or a show, got {move.kind!r}")
+
+    # ------------------------------------------------------------------ the multiplayer protocol
+    def new_game(self, rng: np.random.Generator, first: int = 0) -> GCState:
+        """Shuffle and deal; seat ``first`` moves first."""
+        first = check_int("first", first, low=0, high=self.players - 1)
+        return self.state_of_deal(deal([self.cards], [self.hidden], self.players, rng), first)
+
+    def state_of_deal(self, places: Sequence[int], first: int = 0) -> GCState:
+        """A new game of the deal ``places`` (each card's place, ``players`` for the case file)."""
+        places = tuple(int(p) for p in places)
+        hands = tuple(tuple(c for c, place in enumerate(places) if place == p) for p in range(self.players))
+        return GCState(places, hands, mover=first, turns=[0] * self.players, out=[False] * self.players)
+
+    def deal_event(self, state: GCState) -> GCEvent:
+        return GCEvent("deal", state.mover, hands=state.hands)
+
+    def mover(self, state: GCState) -> int:
+        """The player to act: the target while it chooses a card to show, else the player whose turn it is."""
+        return state.target if state.phase == GCPhase.SHOW else state.mover
+
+    def is_over(self, state: GCState) -> bool:
+        return state.phase == GCPhase.OVER
+
+    def winner(self, state: GCState) -> int | None:
+        """The first right guesser (None if nobody guessed right, or before anyone has)."""
+        return state.right[0] if state.right else None
+
+    def ranks(self, state: GCState) -> list[float]:
+        """Each player's rank (1 = first); wrong guessers, and players still in, share the places below."""
+        rank = [0.0] * self.players
+        for place, player in enumerate(state.right):
+            rank[player] = place + 1.0
+        rest = [p for p in range(self.players) if p not in state.right]
+        for p in rest:
+            rank[p] = len(state.right) + (len(rest) + 1) / 2
+        return rank
+
+    def rewards(self, state: GCState) -> list[float]:
+        """+1 for first place to -1 for last, linear in rank (ties share the mean)."""
+        return [1.0 - 2.0 * (r - 1.0) / (self.players - 1) for r in self.ranks(state)]
+
+    def legal_mask(self, state: GCState) -> np.ndarray:
+        """Bool mask over actions of what the player to act may do now (all False once the game is over)."""
+        mask = np.zeros(self.num_actions, dtype=bool)
+        phase = state.phase
+        if phase == GCPhase.START:
+            mask[self.guess_action] = True
+            if state.turns[state.mover] < self.max_rounds:
+                for q in range(self.players):
+                    mask[self.cards + q] = q != state.mover and not state.out[q]
+        elif phase == GCPhase.ASKING:
+            mask[: self.cards] = True
+            mask[self.submit_action] = state.chosen != 0
+        elif phase == GCPhase.GUESSING:
+            count = state.chosen.bit_count()
+            chosen = [bool(state.chosen >> c & 1) for c in range(self.cards)]
+            mask[: self.cards] = True if count < self.hidden else chosen  # full: only taking a card out
+            mask[self.submit_action] = count == self.hidden
+        elif phase == GCPhase.SHOW:
+            mask[[c for c in state.asked if state.places[c] == state.target]] = True
+        return mask
+
+    def apply(self, state: GCState, action: int) -> GCEvent:
+        """Play ``action`` for the player to act, changing ``state``; the event.
+
+        An illegal action raises ValueError and changes nothing.
+        """
+        action = int(action)
+        if not (0 <= action < self.num_actions and self.legal_mask(state)[action]):
+            raise ValueError(f"action {action} is not legal in phase {state.phase.name}")
+        player = self.mover(state)
+        if state.phase == GCPhase.START:
+            if action == self.guess_action:
+                state.phase = GCPhase.GUESSING
+            else:
+                state.phase, state.target = GCPhase.ASKING, action - self.cards
+            state.chosen = 0
+            return GCEvent("step", player, target=state.target)
+        if state.phase == GCPhase.SHOW:
+            event = GCEvent("show", state.mover, target=player, cards=state.asked, card=action)
+            return self._end_turn(state, event)
+        if action < self.cards:  # a toggle
+            state.chosen ^= 1 << action
+            return GCEvent("step", player, target=state.target, card=action)
+        cards = _bits(state.chosen)  # submit
+        if state.phase == GCPhase.ASKING:
+            answered = any(state.places[c] == state.target for c in cards)
+            event = GCEvent("ask", player, target=state.target, cards=cards, answered=answered)
+            if answered:
+                state.phase, state.asked = GCPhase.SHOW, cards
+                return event
+            return self._end_turn(state, event)
+        correct = all(state.places[c] == self.players for c in cards)
+        (state.right if correct else state.wrong).append(player)
+        state.out[player] = True
+        event = GCEvent("guess", player, cards=cards, correct=int(correct), hands=(state.hands[player],))
+        return self._end_turn(state, event)
+
+    def _end_turn(self, state: GCState, event: GCEvent) -> GCEvent:
+        """Finish the mover's turn: the next player still in moves (the event says who), or the game is over."""
+        state.turns[state.mover] += 1
+        state.target, state.chosen, state.asked = -1, 0, ()
+        if all(state.out):
+            state.phase = GCPhase.OVER
+            return event
+        player = (state.mover + 1) % self.players
+        while state.out[player]:
+            player = (player + 1) % self.players
+        state.mover, state.phase = player, GCPhase.START
+        return event._replace(next_mover=player)
+
+    def observe_event(self, event: GCEvent, player: int) -> GCEvent:
+        """``event`` as ``player`` sees it: its own hand of the deal; a shown card, a build step and a guess's
+        verdict only if its own."""
+        if event.kind == "deal":
+            return event._replace(hands=tuple(h if q == player else () for q, h in enumerate(event.hands)))
+        if event.kind == "step" and player != event.player:
+            return event._replace(target=-1, card=-1)
+        if event.kind == "show" and player not in (event.player, event.target):
+            return event._replace(card=-1)
+        if event.kind == "guess" and player != event.player:
+            return event._replace(correct=-1)
+        return event
+
+    def new_knowledge(self, player: int):
+        """An empty :class:`~deduction_envs.reasoning.generalized_clue_player.GCPlayerKnowledge` for ``player``."""
+        from deduction_envs.reasoning.generalized_clue_player import GCPlayerKnowledge
+
+        return GCPlayerKnowledge(self, check_int("player", player, low=0, high=self.players - 1))
+
+    # ------------------------------------------------------------------ words
+    def describe(self, event: GCEvent, names: Sequence[str] | None = None) -> str:
+        """One event in words, as the seat it was projected for saw it."""
+        names = list(names or [f"player {p}" for p in range(self.players)])
+        cards = ", ".join(str(c) for c in event.cards)
+        who = names[event.player]
+        if event.kind == "deal":
+            return f"The cards are dealt; {who} moves first."
+        if event.kind == "step":
+            if event.card >= 0:
+                return f"{who} toggles card {event.card}."
+            return f"{who} chooses whom to ask." if event.target < 0 else f"{who} will ask {names[event.target]}."
+        if event.kind == "ask":
+            return f"{who} asks {names[event.target]} about {cards}: {'yes' if event.answered else 'no'}."
+        if event.kind == "show":
+            card = "a card" if event.card < 0 else f"card {event.card}"
+            return f"{names[event.target]} shows {card} to {who}."
+        verdict = {1: ": right", 0: ": wrong", -1: ""}[event.correct]
+        hand = ", ".join(str(c) for c in event.hands[0])
+        return f"{who} guesses {cards}{verdict}, and leaves; its hand was {hand}."

@@ -1,0 +1,127 @@
+"""One Generalized Clue seat's knowledge, kept from the events projected for it (the multiplayer ``Knowledge``).
+
+Each projected event of :class:`~deduction_envs.games.generalized_clue.GeneralizedClueRules`
+becomes what it proves about the deal, for the seat's
+:class:`~deduction_envs.reasoning.ClueKnowledge` (``ClueKnowledge.generalized``):
+
+* the deal: the seat's own hand;
+* an ask answered "no": the asked player holds none of the list; "yes": it
+  holds at least one (unless the seat asked, whose shown card says more, or
+  was asked);
+* a card shown to the seat: the asked player holds it;
+* a guess: the guesser's hand, now public.
+
+It also keeps the public record the observation needs: per seat and card how
+often the seat was asked about the card, and answered yes or no; the cards
+this seat has shown to each player; who has left; the turns each player has
+taken; the move this seat is building, and an ask waiting for its answer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from deduction_envs.games.generalized_clue import GCEvent, GCPhase, GCState, GeneralizedClueRules
+from deduction_envs.reasoning.clue_player import SeatKnowledge, blank_engine
+
+__all__ = ["GC_RECORD", "GCPlayerKnowledge"]
+
+#: The layers of :attr:`GCPlayerKnowledge.record`: ``[what, seat, card]``.
+GC_RECORD = ("shown", "asked", "yes", "no")
+
+
+class GCPlayerKnowledge(SeatKnowledge):
+    """What seat ``player`` knows of a Generalized Clue game; see the module docstring.
+
+    Args:
+        rules: the game.
+        player: the seat.
+        work_limit: hands exact counting may enumerate (:class:`ClueKnowledge`).
+        samples: deals drawn when counting is over budget (a number, so that answers are reproducible).
+    """
+
+    def __init__(self, rules: GeneralizedClueRules, player: int, work_limit: float = 2e6, samples: int = 4000):
+        engine = blank_engine((rules.cards,), rules.hand_sizes, rules.hidden, float(work_limit))
+        super().__init__(engine, player, samples)
+        self.rules = rules
+        players, cards = rules.players, rules.cards
+        self.hand: tuple[int, ...] = ()
+        self.record = np.zeros((len(GC_RECORD), players, cards), dtype=np.int32)
+        #: ``[seat, card]``: 1 if this seat has shown the card to that seat.
+        self.shown = self.record[0]
+        #: ``[seat, card]``: how often the seat was asked about the card, and answered yes or no.
+        self.asked, self.yes, self.no = self.record[1], self.record[2], self.record[3]
+        self.mover = 0
+        self.phase = GCPhase.START  # as this seat sees it: the others' building steps show as START
+        self.target = -1  # the player this seat is asking, or the asked player of a pending ask
+        self.chosen = 0  # the list or guess this seat is building, as a bit mask
+        self.asked_cards: tuple[int, ...] = ()  # an ask waiting for its answer
+        self.asker = -1
+        self.out = np.zeros(players, dtype=bool)
+        self.turns = np.zeros(players, dtype=np.int64)
+        #: ``(player, cards, hand)`` of every guess, in order; ``correct`` of this seat's own (None before it).
+        self.guesses: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
+        self.correct: bool | None = None
+
+    def update(self, event: GCEvent) -> None:
+        """Take the next event projected for this seat (the deal first)."""
+        me = self.player
+        self.events.append(event)
+        mask = sum(1 << c for c in event.cards)
+        if event.kind == "deal":
+            self.hand, self.mover = event.hands[me], event.player
+            self._pending.append(("hand", me, sum(1 << c for c in self.hand)))
+        elif event.kind == "step":
+            if event.player == me:
+                if event.card >= 0:
+                    self.chosen ^= 1 << event.card
+                else:
+                    self.phase = GCPhase.GUESSING if event.target < 0 else GCPhase.ASKING
+                    self.target, self.chosen = event.target, 0
+        elif event.kind == "ask":
+            target = event.target
+            self.asked[target, list(event.cards)] += 1
+            (self.yes if event.answered else self.no)[target, list(event.cards)] += 1
+            if not event.answered:
+                self._pending.append(("none", target, mask))
+            else:
+                if me not in (event.player, target):
+                    self._pending.append(("one_of", target, mask))
+                self.phase, self.target, self.asked_cards, self.asker = GCPhase.SHOW, target, event.cards, event.player
+            self.chosen = 0
+        elif event.kind == "show":
+            if me == event.player:
+                self._pending.append(("holds", event.target, 1 << event.card))
+            elif me == event.target:
+                self.shown[event.player, event.card] = 1
+        elif event.kind == "guess":
+            hand = event.hands[0]
+            self.guesses.append((event.player, event.cards, hand))
+            self.out[event.player] = True
+            if event.player != me:
+                self._pending.append(("hand", event.player, sum(1 << c for c in hand)))
+            else:
+                self.correct = bool(event.correct)
+            if self.out.all():
+                self.phase = GCPhase.OVER
+        if event.kind in ("show", "guess") or (event.kind == "ask" and not event.answered):
+            self.turns[event.player] += 1
+            self.target, self.chosen, self.asked_cards, self.asker = -1, 0, (), -1
+        if event.next_mover >= 0:
+            self.mover, self.phase = event.next_mover, GCPhase.START
+
+    def determinise(self, rng: np.random.Generator) -> GCState:
+        """A whole state drawn uniformly from the deals consistent with this seat's knowledge.
+
+        Earlier guesses are right or wrong as the drawn deal makes them.
+        """
+        rules = self.rules
+        state = rules.state_of_deal(self.engine.sample(1, rng)[0], self.mover)
+        state.phase, state.target, state.chosen, state.asked = self.phase, self.target, self.chosen, self.asked_cards
+        if self.phase == GCPhase.SHOW:
+            state.mover = self.asker
+        state.turns, state.out = [int(t) for t in self.turns], [bool(o) for o in self.out]
+        for player, cards, _ in self.guesses:
+            correct = all(state.places[c] == rules.players for c in cards)
+            (state.right if correct else state.wrong).append(player)
+        return state
