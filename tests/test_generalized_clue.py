@@ -186,3 +186,11 @@ def test_registered_with_pettingzoo():
     env = pettingzoo.make("aec", "deduction_envs/generalized_clue-v0", cards=8, hidden=2, players=2)
     env.reset(seed=0)
     assert env.unwrapped.metadata["name"] == "generalized_clue_v0"
+
+
+def test_the_reports_setting_eight_players_of_five_cards():
+    """45 cards, 5 hidden, 8 players: the probabilities come from the swap chain once asks make cards differ."""
+    kwargs = {"cards": 45, "hidden": 5, "players": 8}
+    api_test(generalized_clue_v0.env(**kwargs), num_cycles=60)
+    seed_test(lambda **kw: generalized_clue_v0.env(**kwargs, **kw), num_cycles=40)
+    render_test(lambda render_mode=None: generalized_clue_v0.env(**kwargs, render_mode=render_mode))

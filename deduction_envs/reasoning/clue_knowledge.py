@@ -75,7 +75,7 @@ from deduction_envs.reasoning.clue_counting import (
     count_exactly,
     popcount,
 )
-from deduction_envs.reasoning.clue_sampling import TRACKED_ENTRIES, RelaxedCounts
+from deduction_envs.reasoning.clue_sampling import TRACKED_ENTRIES, RelaxedCounts, SwapChain, relaxed_feasible
 from deduction_envs.reasoning.clue_types import TypeCounts, count_by_types
 
 __all__ = ["ClueKnowledge", "ClueSolution", "ContradictionError"]
@@ -84,6 +84,8 @@ Card = int | str
 METHODS = ("auto", "exact", "sample")
 #: The largest deck: cards are bits of int64 masks in the compiled kernels.
 MAX_CARDS = 62
+#: Deals a swap chain keeps when the relaxed counts are too large (and no number of samples was asked for).
+CHAIN_SAMPLES = 4000
 TOO_MANY_CARDS = f"a deck has at most {MAX_CARDS} cards (the engine's masks are int64), got {{}}"
 
 
@@ -422,7 +424,7 @@ def _satisfiable(model: _Model, facts: _Facts) -> bool:
     clauses = [(p, c, True) for p, c in facts.at_least] + [(p, c, False) for p, c in facts.not_all]
     if not clauses:
         problem, cards = _free_problem(model, facts)
-        return not cards or RelaxedCounts(problem).total > 0
+        return not cards or relaxed_feasible(problem)
     place, cards, at_least = min(clauses, key=lambda clause: (clause[1].bit_count(), clause))
     branch = facts
     for card in _bits(cards):
@@ -442,7 +444,9 @@ class ClueSolution:
     """Everything the engine answers about one state of knowledge.
 
     Attributes:
-        method: ``"exact"`` or ``"sample"``.
+        method: ``"exact"``, ``"sample"`` (uniform deals) or ``"mcmc"`` (deals
+            from a swap chain, approximately uniform, when the table is too large
+            even for the sampler's relaxed counts; ``count`` is then NaN).
         count: the number of consistent deals: an int when exact, else an estimate.
         count_error: its standard error (0 when exact).
         probabilities: ``(cards, players + 1)``: the probability of each card
@@ -882,9 +886,13 @@ class ClueKnowledge:
         problem, cards = _free_problem(self._model, self._facts)
         # A short budget cannot afford a large table: about 10 ns an entry, a quarter of the time.
         entries = TRACKED_ENTRIES if seconds is None else min(TRACKED_ENTRIES, seconds * 2.5e7)
-        relaxed = RelaxedCounts(problem, entries)
-        left = None if seconds is None else seconds - (time.perf_counter() - start)
-        drawn = relaxed.sample(rng, samples, left)
+        try:
+            relaxed = RelaxedCounts(problem, entries)
+        except MemoryError:  # a table too large to count even relaxed: a chain of swaps, approximately uniform
+            drawn = SwapChain(problem).sample(rng, samples if seconds is None else min(samples, CHAIN_SAMPLES))
+        else:
+            left = None if seconds is None else seconds - (time.perf_counter() - start)
+            drawn = relaxed.sample(rng, samples, left)
         if drawn.places.shape[0] == 0:
             raise RuntimeError(
                 f"no consistent deal among {drawn.drawn} drawn (acceptance too low); use a larger budget "
@@ -914,7 +922,7 @@ class ClueKnowledge:
         order = np.lexsort(np.array(combos).reshape(len(combos), -1).T[::-1])
         count, count_error = drawn.count_estimate()
         return ClueSolution(
-            method="sample",
+            method="mcmc" if drawn.mcmc else "sample",
             count=count,
             count_error=count_error,
             probabilities=_readonly(probabilities),

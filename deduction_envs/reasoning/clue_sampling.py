@@ -33,7 +33,7 @@ from numba import njit
 
 from deduction_envs.reasoning.clue_counting import FreeProblem
 
-__all__ = ["MAX_RELAXED_ENTRIES", "TRACKED_ENTRIES", "RelaxedCounts", "SampledDeals"]
+__all__ = ["MAX_RELAXED_ENTRIES", "TRACKED_ENTRIES", "RelaxedCounts", "SampledDeals", "SwapChain", "relaxed_feasible"]
 
 #: Cards x states above which the relaxed counts are not built (float64 entries).
 MAX_RELAXED_ENTRIES = 20_000_000
@@ -119,6 +119,8 @@ class SampledDeals:
     places: np.ndarray
     drawn: int
     relaxed_total: float
+    #: Drawn by :class:`SwapChain` (approximately uniform, and no count) rather than exactly.
+    mcmc: bool = False
 
     def distinct(self) -> np.ndarray:
         """The distinct accepted deals (rows of ``places``), in order of first draw."""
@@ -133,7 +135,9 @@ class SampledDeals:
         return self.places.shape[0] / self.drawn if self.drawn else 0.0
 
     def count_estimate(self) -> tuple[float, float]:
-        """The number of deals, estimated, and its standard error."""
+        """The number of deals, estimated, and its standard error (NaN from a swap chain, which cannot count)."""
+        if self.mcmc:
+            return float("nan"), float("nan")
         a = self.acceptance
         error = np.sqrt(a * (1 - a) / self.drawn) if self.drawn else np.inf
         return self.relaxed_total * a, self.relaxed_total * float(error)
@@ -261,3 +265,178 @@ class RelaxedCounts:
             batch = min(2 * batch, 8192)
         places = np.concatenate(kept) if kept else np.zeros((0, self.problem.n), dtype=np.int64)
         return SampledDeals(places, drawn, self.total)
+
+
+@njit(cache=True)
+def _violations(place, hand, clause_start, clause_mask, clause_at_least):
+    """How many of ``place``'s clauses ``hand`` breaks."""
+    broken = 0
+    for c in range(clause_start[place], clause_start[place + 1]):
+        common = hand & clause_mask[c]
+        if (clause_at_least[c] and common == 0) or (not clause_at_least[c] and common == clause_mask[c]):
+            broken += 1
+    return broken
+
+
+@njit(cache=True)
+def _swap_delta(a, b, p, q, hands, allowed, clause_start, clause_mask, clause_at_least):
+    """The change in broken facts if cards ``a`` (at ``p``) and ``b`` (at ``q``) swap places."""
+    swapped = (np.int64(1) << a) | (np.int64(1) << b)
+    before = ((allowed[p] >> a) & 1 == 0) + ((allowed[q] >> b) & 1 == 0)
+    before += _violations(p, hands[p], clause_start, clause_mask, clause_at_least)
+    before += _violations(q, hands[q], clause_start, clause_mask, clause_at_least)
+    after = ((allowed[q] >> a) & 1 == 0) + ((allowed[p] >> b) & 1 == 0)
+    after += _violations(p, hands[p] ^ swapped, clause_start, clause_mask, clause_at_least)
+    after += _violations(q, hands[q] ^ swapped, clause_start, clause_mask, clause_at_least)
+    return after - before
+
+
+@njit(cache=True)
+def _swap_chain(where, hands, allowed, category, ruled, clause_start, clause_mask, clause_at_least, seed, burn,
+                thin, search, out):  # fmt: skip
+    """Repair ``where`` into a consistent deal by swaps, then walk consistent deals by swaps; False if no repair.
+
+    A proposal swaps two random cards at different places (of one category when
+    either place is ``ruled`` by category counts). While facts are broken, a
+    swap is taken if it breaks no more of them (or, rarely, one more); then
+    only swaps to consistent deals are taken, a symmetric chain whose
+    stationary distribution is uniform over the consistent deals it can reach.
+    """
+    np.random.seed(seed)  # noqa: NPY002
+    n = where.size
+    broken = 0
+    for b in range(n):
+        broken += (allowed[where[b]] >> b) & 1 == 0
+    for p in range(hands.size):
+        broken += _violations(p, hands[p], clause_start, clause_mask, clause_at_least)
+    steps = 0
+    while broken > 0:
+        if steps >= search:
+            return False
+        steps += 1
+        a, b = np.random.randint(n), np.random.randint(n)  # noqa: NPY002
+        p, q = where[a], where[b]
+        if p == q or ((ruled[p] or ruled[q]) and category[a] != category[b]):
+            continue
+        delta = _swap_delta(a, b, p, q, hands, allowed, clause_start, clause_mask, clause_at_least)
+        if delta <= 0 or np.random.random() < 0.05:  # noqa: NPY002
+            swapped = (np.int64(1) << a) | (np.int64(1) << b)
+            hands[p] ^= swapped
+            hands[q] ^= swapped
+            where[a], where[b] = q, p
+            broken += delta
+    for s in range(out.shape[0]):
+        for _ in range(burn if s == 0 else thin):
+            a, b = np.random.randint(n), np.random.randint(n)  # noqa: NPY002
+            p, q = where[a], where[b]
+            if p == q or ((ruled[p] or ruled[q]) and category[a] != category[b]):
+                continue
+            if _swap_delta(a, b, p, q, hands, allowed, clause_start, clause_mask, clause_at_least) == 0:
+                swapped = (np.int64(1) << a) | (np.int64(1) << b)
+                hands[p] ^= swapped
+                hands[q] ^= swapped
+                where[a], where[b] = q, p
+        out[s] = where
+    return True
+
+
+class SwapChain:
+    """Approximately uniform deals by a Markov chain of card swaps, for tables too large for :class:`RelaxedCounts`.
+
+    It starts from a random deal with the right number of cards at each place
+    (and of each category in the case file), repairs it into a consistent deal
+    by swaps, then walks consistent deals by swaps: a symmetric chain whose
+    stationary distribution is uniform over the deals it can reach, with
+    ``burn`` swaps proposed before the first deal kept and ``thin`` between
+    kept deals (defaults: 50 and 4 per free card). The deals are correlated and
+    only approximately uniform, and the chain cannot count them; the engine says
+    so (``SampledDeals.mcmc``).
+
+    Raises:
+        RuntimeError: no consistent deal was found within ``search`` swaps.
+    """
+
+    def __init__(self, problem: FreeProblem, burn: int | None = None, thin: int | None = None, search: int = 2_000_000):
+        self.problem = problem
+        n = problem.n
+        self.burn = 50 * max(n, 1) if burn is None else burn
+        self.thin = 4 * max(n, 1) if thin is None else thin
+        self.search = search
+        self.allowed = np.array(problem.allowed, dtype=np.int64)
+        self.sizes = np.array(problem.sizes, dtype=np.int64)
+        self.category = np.full(n, -1, dtype=np.int64)
+        self.ruled = np.array([bool(c) for c in problem.categories], dtype=np.bool_)
+        for parts in problem.categories:
+            for j, (mask, _) in enumerate(parts):
+                self.category[_bits(mask)] = j
+        clauses = [(p, m, True) for p, ms in enumerate(problem.at_least) for m in ms]
+        clauses += [(p, m, False) for p, ms in enumerate(problem.not_all) for m in ms]
+        clauses.sort(key=lambda c: c[0])
+        self.clause_mask = np.array([m for _, m, _ in clauses], dtype=np.int64)
+        self.clause_at_least = np.array([a for _, _, a in clauses], dtype=np.bool_)
+        self.clause_start = np.searchsorted([p for p, _, _ in clauses], np.arange(len(problem.sizes) + 1)).astype(
+            np.int64
+        )
+
+    def _start(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """A random deal with the right sizes (and case-file categories), preferring allowed places."""
+        problem, n = self.problem, self.problem.n
+        where = np.full(n, -1, dtype=np.int64)
+        for p, parts in enumerate(problem.categories):
+            for mask, count in parts:
+                cards = np.array(_bits(mask), dtype=np.int64)
+                ok = cards[(self.allowed[p] >> cards) & 1 == 1]
+                pool = ok if ok.size >= count else cards
+                where[rng.choice(pool, size=count, replace=False)] = p
+        slots = [p for p, size in enumerate(problem.sizes) if not problem.categories[p] for _ in range(size)]
+        where[where < 0] = rng.permutation(np.array(slots, dtype=np.int64))
+        hands = np.zeros(len(problem.sizes), dtype=np.int64)
+        for b, p in enumerate(where):
+            hands[p] |= np.int64(1) << b
+        return where, hands
+
+    def sample(self, rng: np.random.Generator, samples: int, seconds: float | None = None) -> SampledDeals:
+        """``samples`` deals (``seconds`` is accepted for the interface; a chain's cost is its length)."""
+        where, hands = self._start(rng)
+        out = np.zeros((samples, self.problem.n), dtype=np.int64)
+        found = _swap_chain(where, hands, self.allowed, self.category, self.ruled, self.clause_start,
+                            self.clause_mask, self.clause_at_least, int(rng.integers(2**31)), self.burn, self.thin,
+                            self.search, out)  # fmt: skip
+        if not found:
+            raise RuntimeError(f"the swap chain found no consistent deal in {self.search} swaps")
+        return SampledDeals(out, samples, float("nan"), mcmc=True)
+
+
+def relaxed_feasible(problem: FreeProblem) -> bool:
+    """Whether any deal respects the hard facts (allowed places, sizes, the case file's categories), clauses aside.
+
+    A bipartite matching with capacities (each place, and each category of the
+    case file, takes so many cards), grown by augmenting paths: exact at any size.
+    """
+    capacity: list[int] = []
+    options: list[list[int]] = [[] for _ in range(problem.n)]
+    for size, allowed, parts in zip(problem.sizes, problem.allowed, problem.categories, strict=True):
+        for mask, count in parts or ((allowed, size),):
+            for b in _bits(mask & allowed):
+                options[b].append(len(capacity))
+            capacity.append(count)
+    if sum(capacity) != problem.n:
+        return False
+    holders: list[list[int]] = [[] for _ in capacity]
+
+    def place(card: int, seen: set[int]) -> bool:
+        for slot in options[card]:
+            if slot in seen:
+                continue
+            seen.add(slot)
+            if len(holders[slot]) < capacity[slot]:
+                holders[slot].append(card)
+                return True
+            for other in holders[slot]:
+                if place(other, seen):
+                    holders[slot].remove(other)
+                    holders[slot].append(card)
+                    return True
+        return False
+
+    return all(place(card, set()) for card in range(problem.n))

@@ -21,7 +21,6 @@ have made most cards unique). The two agree exactly (tested).
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 
@@ -224,14 +223,14 @@ class TypeCounts:
         """The first place's possible hands (masks over the free cards) and the deals with each."""
         full = int(self.counts @ self.strides)
         ways, after = self._ways(0, full)
-        hands, weights = [], []
+        hands, weights = [np.zeros(0, dtype=np.int64)], [np.zeros(0)]
         for j in np.flatnonzero(ways > 0):
-            choice = self.choices[0][j]
-            per_type = [itertools.combinations(cards, int(k)) for cards, k in zip(self.types, choice, strict=True)]
-            for parts in itertools.product(*per_type):
-                hands.append(sum(1 << c for part in parts for c in part))
-                weights.append(self.backward[1][after[j]])
-        return np.array(hands, dtype=np.int64), np.array(weights, dtype=float)
+            masks = np.zeros(1, dtype=np.int64)
+            for cards, k in zip(self.types, self.choices[0][j], strict=True):
+                masks = (masks[:, None] | subset_masks(cards, int(k))[None, :]).ravel()
+            hands.append(masks)
+            weights.append(np.full(masks.size, self.backward[1][after[j]]))
+        return np.concatenate(hands), np.concatenate(weights)
 
     def draw(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """``n`` uniform deals as free-card masks per place: ``(n, places)``.
@@ -292,6 +291,20 @@ def _draw_counts(full, counts, strides, choices, offsets, binom, backward, unifo
             out[row, layer] = choices[pick]
             s = after
     return out
+
+
+def subset_masks(cards: list[int], k: int) -> np.ndarray:
+    """The bit masks of every ``k``-card subset of ``cards``, in lexicographic order of positions (numpy)."""
+    bits = np.left_shift(np.int64(1), np.asarray(cards, dtype=np.int64))
+    masks, last = np.zeros(1, dtype=np.int64), np.full(1, -1, dtype=np.int64)  # subsets so far, their last position
+    for _ in range(k):
+        # Extend each subset by every position after its last one.
+        counts = np.maximum(len(cards) - 1 - last, 0)
+        parent = np.repeat(np.arange(masks.size), counts)
+        offset = np.arange(parent.size) - np.repeat(np.cumsum(counts) - counts, counts)
+        position = last[parent] + 1 + offset
+        masks, last = masks[parent] | bits[position], position
+    return masks
 
 
 def count_by_types(problem: FreeProblem, work_limit: float = 1.5e7) -> TypeCounts:
