@@ -10,6 +10,7 @@ from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
 from agents.base import Agent
 from agents.clue_agents import ClueDeductionSheet, ClueEntropyAgent
 from agents.evaluation import EvaluationResult, evaluate
+from agents.generalized_clue_agents import GCExact, GCRandom, GCScoreboard
 from agents.ises import ISES
 from agents.ismcts import ISMCTS
 from agents.multiplayer import GameRecord, MatchResult, RandomSeatAgent, SeatAgent, play_game, play_match
@@ -27,6 +28,9 @@ __all__ = [
     "ClueSearchPolicy",
     "ClueEntropyAgent",
     "EvaluationResult",
+    "GCExact",
+    "GCRandom",
+    "GCScoreboard",
     "GameRecord",
     "MatchResult",
     "RandomAgent",

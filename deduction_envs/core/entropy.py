@@ -12,7 +12,13 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["conditional_entropy_bits", "entropy_bits", "sampled_entropy_bits", "uniform_entropy_bits"]
+__all__ = [
+    "conditional_entropy_bits",
+    "entropy_bits",
+    "grouped_conditional_entropy_bits",
+    "sampled_entropy_bits",
+    "uniform_entropy_bits",
+]
 
 
 def uniform_entropy_bits(count: int) -> float:
@@ -104,3 +110,35 @@ def conditional_entropy_bits(joint: ArrayLike, sampled: bool = False) -> np.ndar
             h = np.where(observed > 1, h + (observed - 1) / (2 * per_outcome * math.log(2)), h)
     result = np.maximum((per_outcome * h).sum(axis=-1) / total, 0.0)
     return float(result) if result.ndim == 0 else result
+
+
+def grouped_conditional_entropy_bits(
+    outcome: ArrayLike, value: ArrayLike, weights: ArrayLike | None = None, sampled: bool = False
+) -> float:
+    """:func:`conditional_entropy_bits` from draws instead of a table: for values too many to tabulate.
+
+    ``outcome[i]`` and ``value[i]`` (integers) of draw ``i``, with ``weights``
+    (default 1 each); the same estimate, Miller-Madow per outcome when
+    ``sampled``, as the table of their joint weights would give.
+
+    >>> grouped_conditional_entropy_bits([0, 0, 1, 1], [5, 7, 5, 5])
+    0.5
+    """
+    outcome, value = np.asarray(outcome, dtype=np.int64), np.asarray(value, dtype=np.int64)
+    w = np.ones(outcome.size) if weights is None else np.asarray(weights, dtype=np.float64)
+    if outcome.shape != value.shape or w.shape != outcome.shape or outcome.ndim != 1:
+        raise ValueError("outcome, value and weights must be 1-D and of one length")
+    keep = w > 0
+    if not keep.any():
+        raise ValueError("weights must not all be zero")
+    pairs, inverse = np.unique(np.stack([outcome[keep], value[keep]]), axis=1, return_inverse=True)
+    joint = np.bincount(inverse.ravel(), w[keep])  # weight of each (outcome, value) pair
+    _, group = np.unique(pairs[0], return_inverse=True)
+    per_outcome = np.bincount(group.ravel(), joint)
+    total = per_outcome.sum()
+    # sum_o n_o H_o = sum_o n_o log n_o - sum_oc n_oc log n_oc
+    h = (np.sum(per_outcome * np.log2(per_outcome)) - np.sum(joint * np.log2(joint))) / total
+    if sampled:
+        observed = np.bincount(group.ravel())
+        h += np.sum(observed - 1) / (2 * total * math.log(2))
+    return float(max(h, 0.0))

@@ -1,0 +1,319 @@
+"""Agents for Generalized Clue: random, the course report's scoreboard player (with its interrogation-pattern
+rule as an option), and an exact player.
+
+Every agent decides a whole move (:class:`~deduction_envs.games.generalized_clue.GCMove`)
+at the first step of its turn and plays its steps on the following calls
+(:class:`GCAgent`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.multiplayer import SeatAgent
+from deduction_envs.core.entropy import grouped_conditional_entropy_bits
+from deduction_envs.core.rules import check_int
+from deduction_envs.games.generalized_clue import GCMove, GCPhase
+
+__all__ = ["GCAgent", "GCExact", "GCRandom", "GCScoreboard", "Scoreboard"]
+
+
+class GCAgent(SeatAgent):
+    """A Generalized Clue agent that decides whole moves: :meth:`move` (ask or guess) and :meth:`show`.
+
+    :attr:`asks` counts its asks in the current game; :attr:`certain_after`
+    is the number of asks after which it first knew the case file (None before).
+    """
+
+    def reset(self, rules: Any, seat: int, seed: int | None = None) -> None:
+        super().reset(rules, seat, seed)
+        self._queue: list[int] = []
+        self.asks = 0
+        self.certain_after: int | None = None
+
+    def act(self, mask: np.ndarray) -> int:
+        if self._queue:
+            return self._queue.pop(0)
+        if self.knowledge.phase == GCPhase.SHOW:
+            return self.show(np.flatnonzero(mask))
+        move = self.move(mask)
+        if move.kind == "ask":
+            self.asks += 1
+        steps = self.rules.steps(move)
+        self._queue = steps[1:]
+        return steps[0]
+
+    def move(self, mask: np.ndarray) -> GCMove:
+        """The ask or guess to make (``mask`` is the start of the turn's: whom it may ask, whether it must guess)."""
+        raise NotImplementedError
+
+    def show(self, cards: np.ndarray) -> int:
+        """The card to show of the matching ``cards``: one already shown to the asker, else to anyone, else random."""
+        knowledge = self.knowledge
+        for pool in (cards[knowledge.shown[knowledge.asker, cards] > 0], cards[knowledge.shown[:, cards].any(axis=0)]):
+            if pool.size:
+                return int(self.rng.choice(pool))
+        return int(self.rng.choice(cards))
+
+    def _targets(self, mask: np.ndarray) -> list[int]:
+        """The players it may ask now, in turn order after it."""
+        rules = self.rules
+        order = [(self.seat + i) % rules.players for i in range(1, rules.players)]
+        return [q for q in order if mask[rules.cards + q]]
+
+    def _note_certainty(self, certain: bool) -> None:
+        if certain and self.certain_after is None:
+            self.certain_after = self.asks
+
+
+class GCRandom(GCAgent):
+    """Asks a random opponent still in about a random list; guesses (cards outside its hand) only when it must."""
+
+    name = "random"
+
+    def move(self, mask: np.ndarray) -> GCMove:
+        rules = self.rules
+        targets = self._targets(mask)
+        if not targets:
+            pool = [c for c in range(rules.cards) if c not in self.knowledge.hand]
+            return GCMove("guess", tuple(int(c) for c in self.rng.choice(pool, rules.hidden, replace=False)))
+        size = int(self.rng.integers(1, rules.cards + 1))
+        cards = self.rng.choice(rules.cards, size, replace=False)
+        return GCMove("ask", tuple(int(c) for c in cards), target=int(self.rng.choice(targets)))
+
+
+class Scoreboard:
+    """The report's player x card scoreboard: 1 held, 0 not held, -1 unknown, re-derived from the whole history.
+
+    "Poor man's logic": own hand; "no" answers; cards shown to it; public
+    hands of guessers; a "yes" to a list of which all cards but one are known
+    not to be the answerer's gives that one; a card held is held by nobody
+    else; a player whose held cards fill its hand holds nothing else; repeated
+    until nothing changes. The case file's cards are those nobody holds.
+    """
+
+    def __init__(self, rules: Any, knowledge: Any) -> None:
+        self.rules = rules
+        n, p = rules.cards, rules.players
+        sizes = rules.hand_sizes
+        board = np.full((p, n), -1, dtype=np.int8)
+        me = knowledge.player
+        board[me] = 0
+        board[me, list(knowledge.hand)] = 1
+        yes: list[tuple[int, tuple[int, ...]]] = []
+        for event in knowledge.events:
+            if event.kind == "ask":
+                if not event.answered:
+                    board[event.target, list(event.cards)] = 0
+                elif event.player != me and event.target != me:
+                    yes.append((event.target, event.cards))
+            elif event.kind == "show" and event.player == me:
+                board[event.target, event.card] = 1
+            elif event.kind == "guess" and event.player != me:
+                board[event.player] = 0
+                board[event.player, list(event.hands[0])] = 1
+        changed = True
+        while changed:
+            before = board.copy()
+            for target, cards in yes:
+                row = board[target, list(cards)]
+                if (row == 1).any():
+                    continue
+                unknown = [c for c, s in zip(cards, row, strict=True) if s != 0]
+                if len(unknown) == 1:
+                    board[target, unknown[0]] = 1
+            held = (board == 1).any(axis=0)
+            for player in range(p):
+                board[player, held & (board[player] != 1)] = 0
+                if (board[player] == 1).sum() == sizes[player]:
+                    board[player, board[player] != 1] = 0
+            changed = not np.array_equal(before, board)
+        self.board = board
+
+    @property
+    def hidden(self) -> np.ndarray:
+        """Cards nobody holds (then in the case file)."""
+        return np.flatnonzero((self.board == 0).all(axis=0))
+
+    @property
+    def located(self) -> np.ndarray:
+        """Cards whose holder is known."""
+        return np.flatnonzero((self.board == 1).any(axis=0))
+
+    def case_file(self) -> tuple[int, ...] | None:
+        """The case file if the board is certain of it."""
+        rules = self.rules
+        if self.hidden.size == rules.hidden:
+            return tuple(int(c) for c in self.hidden)
+        if self.located.size == rules.cards - rules.hidden:
+            return tuple(int(c) for c in np.setdiff1d(np.arange(rules.cards), self.located))
+        return None
+
+
+class GCScoreboard(GCAgent):
+    """The course report's player (Ungewitter & Vespe): a scoreboard, poor man's logic, padded asks, a spoof.
+
+    * Whom to ask: the opponent still in it knows least about (fewest known
+      cards), the nearest after it on ties.
+    * What: in its first turn every card (which tells nobody anything); in its
+      second (with ``spoof``) every card but one of its own; otherwise enough
+      of the target's unknown cards to be sure to learn one, padded (with
+      ``pad``) with half of the cards whose holder it knows, never the target.
+    * Answers by re-showing a card already shown, to the asker first.
+    * Guesses when the scoreboard is certain, or when it must (the likeliest
+      by the board: cards nobody is known to hold).
+    * With ``patterns``, the report's interrogation-pattern rule: once more
+      than half of an opponent's hand is known, its unknown cards are taken to
+      be those it asks about most (or least, whichever its known cards show it
+      does with its own), as many as it has left; :attr:`inferences` records
+      each ``(player, card)`` so inferred, to be checked against the deal.
+    """
+
+    def __init__(self, pad: bool = True, spoof: bool = True, patterns: bool = False) -> None:
+        super().__init__()
+        self.pad, self.spoof, self.patterns = bool(pad), bool(spoof), bool(patterns)
+        self.name = "interrogation-pattern" if patterns else "scoreboard"
+        self.inferences: list[tuple[int, int]] = []
+        self.turns = 0
+
+    def reset(self, rules: Any, seat: int, seed: int | None = None) -> None:
+        super().reset(rules, seat, seed)
+        self.inferences, self.turns = [], 0
+
+    def board(self) -> Scoreboard:
+        board = Scoreboard(self.rules, self.knowledge)
+        if self.patterns:
+            self._apply_patterns(board)
+        return board
+
+    def move(self, mask: np.ndarray) -> GCMove:
+        rules, knowledge = self.rules, self.knowledge
+        self.turns += 1
+        board = self.board()
+        case = board.case_file()
+        self._note_certainty(case is not None)
+        targets = self._targets(mask)
+        if case is not None or not targets:
+            if case is None:  # must guess: cards nobody is known to hold, the least known first
+                unknown = np.flatnonzero(~(board.board == 1).any(axis=0))
+                case = tuple(sorted(int(c) for c in self.rng.choice(unknown, rules.hidden, replace=False)))
+            return GCMove("guess", case)
+        known = (board.board[targets] == 1).sum(axis=1)
+        target = targets[int(np.argmin(known))]  # the first of the least known, nearest after it
+        if self.turns == 1:
+            return GCMove("ask", tuple(range(rules.cards)), target=target)
+        if self.turns == 2 and self.spoof:
+            mine = int(self.rng.choice(knowledge.hand))
+            return GCMove("ask", tuple(c for c in range(rules.cards) if c != mine), target=target)
+        row = board.board[target]
+        unknown = np.flatnonzero(row == -1)
+        left = rules.hand_sizes[target] - int((row == 1).sum())  # its cards not yet known
+        count = max(1, unknown.size - left + 1)  # any `count` of its unknown cards include one of its own
+        cards = list(self.rng.choice(unknown, min(count, unknown.size), replace=False))
+        if self.pad:
+            others = np.flatnonzero(((board.board == 1).any(axis=0)) & (row != 1))
+            cards += list(self.rng.choice(others, others.size // 2, replace=False))
+        return GCMove("ask", tuple(int(c) for c in cards), target=target)
+
+    def _apply_patterns(self, board: Scoreboard) -> None:
+        rules = self.rules
+        asked = np.zeros((rules.players, rules.cards))
+        for event in self.knowledge.events:
+            if event.kind == "ask":
+                asked[event.player, list(event.cards)] += 1
+        for q in range(rules.players):
+            row, size = board.board[q], rules.hand_sizes[q]
+            held = np.flatnonzero(row == 1)
+            unknown = np.flatnonzero(row == -1)
+            left = size - held.size
+            if q == self.seat or held.size * 2 <= size or left <= 0 or unknown.size <= left or not asked[q].any():
+                continue
+            # Does it ask about its own cards more or less than about the rest?
+            most = asked[q, held].mean() >= asked[q].mean()
+            order = np.argsort(-asked[q, unknown] if most else asked[q, unknown], kind="stable")
+            for card in unknown[order[:left]]:
+                board.board[:, card] = 0
+                board.board[q, card] = 1
+                self.inferences.append((q, int(card)))
+
+
+class GCExact(GCAgent):
+    """Everything it is entitled to know (its :class:`ClueKnowledge`), and the ask that tells it most.
+
+    * Asks: candidates for every opponent still in (each unknown card alone;
+      the report's sure-to-learn lists; the unknown cards the target may hold,
+      in one list and in halves); each scored by the case file's expected
+      entropy after the answer over ``samples`` uniform deals (the target
+      shows each matching card with equal probability), and the best made.
+    * Guesses the most probable case file when its probability reaches
+      ``threshold`` (1: only when certain, proved by counting or propagation),
+      or when it must.
+    * Answers by re-showing a card already shown, to the asker first.
+    """
+
+    name = "exact"
+
+    def __init__(self, threshold: float = 1.0, samples: int = 1000) -> None:
+        super().__init__()
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold <= 1:
+            raise ValueError(f"threshold must be a probability in (0, 1], got {threshold!r}")
+        self.threshold = float(threshold)
+        self.samples = check_int("samples", samples, low=1)
+
+    def move(self, mask: np.ndarray) -> GCMove:
+        rules, knowledge = self.rules, self.knowledge
+        solution = knowledge.solution()
+        sheet = knowledge.sheet()
+        case_known = np.flatnonzero(sheet[:, rules.players] == 1)
+        certain = case_known.size == rules.hidden
+        self._note_certainty(certain)
+        targets = self._targets(mask)
+        best = int(np.argmax(solution.case_file_probabilities))
+        if certain:
+            return GCMove("guess", tuple(int(c) for c in case_known))
+        if not targets or (self.threshold < 1 and solution.case_file_probabilities[best] >= self.threshold):
+            return GCMove("guess", tuple(int(c) for c in solution.case_files[best]))
+        return self._best_ask(targets, sheet)
+
+    def _candidates(self, targets: list[int], sheet: np.ndarray) -> list[tuple[int, tuple[int, ...]]]:
+        rules = self.rules
+        candidates = []
+        for q in targets:
+            maybe = np.flatnonzero(sheet[:, q] == -1)  # cards the target may hold, unknown to me
+            if maybe.size == 0:
+                continue
+            candidates += [(q, (int(c),)) for c in maybe]
+            candidates.append((q, tuple(int(c) for c in maybe)))
+            half = self.rng.permutation(maybe)
+            candidates += [(q, tuple(sorted(int(c) for c in half[: maybe.size // 2])))] if maybe.size > 1 else []
+            left = rules.hand_sizes[q] - int((sheet[:, q] == 1).sum())
+            count = max(1, maybe.size - left + 1)
+            if count < maybe.size:
+                candidates.append((q, tuple(sorted(int(c) for c in half[:count]))))
+        return list(dict.fromkeys(candidates))
+
+    def _best_ask(self, targets: list[int], sheet: np.ndarray) -> GCMove:
+        rules = self.rules
+        candidates = self._candidates(targets, sheet)
+        if not candidates:  # nothing left to learn from anyone still in: ask the first about everything
+            return GCMove("ask", tuple(range(rules.cards)), target=targets[0])
+        deals = self.knowledge.engine.sample(self.samples, self.rng)
+        hidden = deals == rules.players
+        case = hidden @ (1 << np.arange(rules.cards, dtype=np.int64))  # each deal's case file as a key
+        scores = [_ask_entropy(deals, case, q, cards) for q, cards in candidates]
+        ties = np.flatnonzero(np.array(scores) <= min(scores) + 1e-9)
+        q, cards = candidates[int(self.rng.choice(ties))]
+        return GCMove("ask", cards, target=q)
+
+
+def _ask_entropy(deals: np.ndarray, case: np.ndarray, target: int, cards: tuple[int, ...]) -> float:
+    """Expected case-file entropy after asking ``target`` about ``cards``, over ``deals`` (uniform shows)."""
+    held = deals[:, list(cards)] == target  # (deals, cards)
+    matching = held.sum(axis=1)
+    rows, slots = np.nonzero(held)
+    outcome = np.concatenate([np.zeros(int((matching == 0).sum()), dtype=np.int64), 1 + np.asarray(cards)[slots]])
+    value = np.concatenate([case[matching == 0], case[rows]])
+    weights = np.concatenate([np.ones(int((matching == 0).sum())), 1.0 / matching[rows]])
+    return grouped_conditional_entropy_bits(outcome, value, weights, sampled=True)

@@ -1,0 +1,87 @@
+"""Generalized Clue agents: the scoreboard's logic by hand, the report's bound, the exact agent's certainty."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents import play_game
+from agents.generalized_clue_agents import GCExact, GCRandom, GCScoreboard, Scoreboard
+from deduction_envs.core.multiplayer import Table
+from deduction_envs.games.generalized_clue import GCEvent, GCMove, GeneralizedClueRules
+
+
+class Seen:
+    """A knowledge with only what the scoreboard reads: the seat, its hand and the events."""
+
+    def __init__(self, player, hand, events):
+        self.player, self.hand, self.events = player, hand, events
+
+
+def test_poor_mans_logic_reviews_the_whole_history():
+    """The report's example: player 1 said yes to {2, 3}; later player 2 is known to hold 2, so player 1 holds 3."""
+    rules = GeneralizedClueRules(10, 2, 3)
+    events = [
+        GCEvent("deal", 0, hands=((0, 1, 4), (), ())),
+        GCEvent("ask", 2, target=1, cards=(2, 3), answered=True),
+    ]
+    board = Scoreboard(rules, Seen(0, (0, 1, 4), events)).board
+    assert board[1, 2] == -1 and board[1, 3] == -1
+    events += [GCEvent("ask", 0, target=2, cards=(2,), answered=True), GCEvent("show", 0, target=2, card=2)]
+    board = Scoreboard(rules, Seen(0, (0, 1, 4), events)).board
+    assert board[2, 2] == 1 and board[1, 2] == 0 and board[1, 3] == 1 and board[2, 3] == 0
+    assert (board[0] == np.isin(np.arange(10), [0, 1, 4])).all()  # its own hand, and nothing else
+    events.append(GCEvent("ask", 1, target=2, cards=(5, 6, 7), answered=False))
+    board = Scoreboard(rules, Seen(0, (0, 1, 4), events)).board
+    assert (board[2, [5, 6, 7]] == 0).all()
+
+
+@pytest.mark.parametrize("sizes", [(12, 2, 3), (16, 3, 4), (20, 4, 5)])
+def test_scoreboard_without_spoofing_is_certain_within_the_reports_bound(sizes):
+    """Every ask of the report's list teaches it a card: certain within n - k - (its hand) asks, every game."""
+    rules = GeneralizedClueRules(*sizes, max_rounds=100)
+    for seed in range(8):
+        agents = [GCScoreboard(spoof=False) for _ in range(rules.players)]
+        record = play_game(rules, agents, seed=seed)
+        for agent in agents:
+            assert agent.certain_after is not None
+            assert agent.certain_after <= rules.cards - rules.hidden - len(agent.knowledge.hand)
+        assert record.winner is not None
+        assert all(agent.knowledge.correct for agent in agents)  # certain guesses are right
+
+
+def test_exact_agent_guesses_only_when_certain_and_beats_random():
+    rules = GeneralizedClueRules(10, 2, 3, max_rounds=30)
+    wins = 0
+    for seed in range(6):
+        agents = [GCExact(samples=300), GCRandom(), GCRandom()]
+        record = play_game(rules, agents, seed=seed)
+        assert agents[0].knowledge.correct
+        wins += record.winner == 0
+    assert wins >= 4
+
+
+def test_pattern_agent_records_its_inferences_and_bad_parameters_are_refused():
+    rules = GeneralizedClueRules(12, 2, 3, max_rounds=40)
+    agents = [GCScoreboard(patterns=True), GCExact(samples=200), GCScoreboard()]
+    table_record = play_game(rules, agents, seed=3)
+    assert table_record.winner is not None
+    assert all(0 <= q < 3 and 0 <= c < 12 for q, c in agents[0].inferences)
+    for kwargs in ({"threshold": 0}, {"threshold": 2}, {"samples": 0}):
+        with pytest.raises(ValueError, match=next(iter(kwargs))):
+            GCExact(**kwargs)
+
+
+def test_agents_play_their_moves_step_by_step_through_the_table():
+    rules = GeneralizedClueRules(9, 2, 3)
+    agents = [GCScoreboard(), GCRandom(), GCExact(samples=100)]
+    for seat, agent in enumerate(agents):
+        agent.reset(rules, seat, seed=seat)
+    table = Table(rules, np.random.default_rng(0), [a.observe for a in agents])
+    steps = 0
+    while not table.over:
+        action = agents[table.mover].act(table.legal_mask())
+        assert table.legal_mask()[action]
+        table.step(action)
+        steps += 1
+    assert steps > rules.players and rules.steps(GCMove("guess", (1, 0))) == [rules.guess_action, 0, 1, 13]
