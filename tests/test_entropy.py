@@ -2,6 +2,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from deduction_envs.core import entropy_bits, sampled_entropy_bits, uniform_entropy_bits
 
@@ -45,3 +47,23 @@ def test_the_sampled_estimate_corrects_most_of_the_plug_in_bias():
     assert abs(6 - np.mean(corrected)) < 0.3 * (6 - np.mean(plug_in))
     with pytest.raises(ValueError, match="samples must be >= 1"):
         sampled_entropy_bits([1.0], samples=0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.booleans())
+def test_conditional_entropy_from_a_table_and_from_draws_agree(seed, sampled):
+    from deduction_envs.core.entropy import conditional_entropy_bits, grouped_conditional_entropy_bits
+
+    rng = np.random.default_rng(seed)
+    outcome, value = rng.integers(0, 4, 300), rng.integers(0, 9, 300)
+    weights = None if sampled else rng.random(300)  # Miller-Madow counts draws: whole weights
+    table = np.zeros((4, 9))
+    np.add.at(table, (outcome, value), 1.0 if weights is None else weights)
+    dense = conditional_entropy_bits(table, sampled=sampled)
+    assert grouped_conditional_entropy_bits(outcome, value, weights, sampled=sampled) == pytest.approx(dense)
+    # By hand: the expected entropy of the value given the outcome (plug-in).
+    p = table / table.sum()
+    by_hand = sum(p[o].sum() * entropy_bits(table[o]) for o in range(4) if table[o].sum() > 0)
+    if not sampled:
+        assert dense == pytest.approx(by_hand)
+    assert 0 <= conditional_entropy_bits(table) <= entropy_bits(table.sum(axis=0)) + 1e-12  # knowing never hurts
