@@ -85,3 +85,16 @@ def test_agents_play_their_moves_step_by_step_through_the_table():
         table.step(action)
         steps += 1
     assert steps > rules.players and rules.steps(GCMove("guess", (1, 0))) == [rules.guess_action, 0, 1, 13]
+
+
+def test_generalized_clue_experiments_quick_run_writes_its_report(tmp_path):
+    from train import generalized_clue_experiments
+
+    results = generalized_clue_experiments.main(["--games", "3", "--workers", "1", "--settings", "3 x 4",
+                                                 "--output", str(tmp_path)])  # fmt: skip
+    assert {len(games) for games in results.values()} == {3}
+    report = (tmp_path / "generalized_clue.md").read_text()
+    assert "**exact vs scoreboards** (3 games)" in report and "over its exact worst case" in report
+    assert (tmp_path / "generalized_clue.png").stat().st_size > 10_000
+    with pytest.raises(SystemExit):
+        generalized_clue_experiments.main(["--quick", "--output", "results"])

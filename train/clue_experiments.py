@@ -50,6 +50,7 @@ from agents import (
 )
 from deduction_envs.games.clue import ClueRules
 from train.parallel import run_jobs
+from train.tournament import Logged, format_p, interval
 
 #: The entropy agent's accusation rules and refuter model; the first is the default the others are compared with.
 ENTROPY_VARIANTS = ("entropy", "entropy(p>=0.79)", "entropy(H<=1)", "entropy(adversarial)")
@@ -82,27 +83,6 @@ def cells(players: int) -> list[tuple[str, str]]:
         (ISMCTS, "deduction-sheet"),
         (ISMCTS, "random"),
     ]
-
-
-class Logged(SeatAgent):
-    """An agent that logs each decision (action and seconds) and is otherwise the agent it wraps."""
-
-    def __init__(self, agent: SeatAgent) -> None:
-        super().__init__()
-        self.agent, self.name, self.log = agent, agent.name, []
-
-    def reset(self, rules: Any, seat: int, seed: int | None = None) -> None:
-        self.agent.reset(rules, seat, seed)
-        self.rules, self.seat, self.log = rules, seat, []
-
-    def observe(self, event: Any) -> None:
-        self.agent.observe(event)
-
-    def act(self, mask: np.ndarray) -> int:
-        start = time.perf_counter()
-        action = int(self.agent.act(mask))
-        self.log.append((action, time.perf_counter() - start))
-        return action
 
 
 def summarise(rules: ClueRules, record: GameRecord, agents: list[Logged], lineup: tuple[int, ...]) -> dict:
@@ -147,16 +127,6 @@ def play_part(job: tuple[int, str, str, int, int], seed: int, ismcts_seconds: fl
     return games_out
 
 
-def interval(successes: int, trials: int) -> tuple[float, float]:
-    """The 95% Wilson interval of a proportion."""
-    ci = binomtest(successes, trials).proportion_ci(confidence_level=0.95, method="wilson")
-    return ci.low, ci.high
-
-
-def _fmt_p(p: float) -> str:
-    return f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
-
-
 def report(results: dict[tuple[int, str, str], list[dict]], args: argparse.Namespace, minutes: float) -> str:
     """The markdown of ``results/clue.md``."""
     command = "python -m train.clue_experiments " + " ".join(args.argv)
@@ -198,7 +168,7 @@ def report(results: dict[tuple[int, str, str], list[dict]], args: argparse.Names
             }
             times = 1e3 * np.array([t for g in games for t in g["contender_times"]])
             lines.append(
-                f"| {contender} | {opponent} | {n} | {wins / n:.3f} [{low:.3f}, {high:.3f}] | {_fmt_p(p)} "
+                f"| {contender} | {opponent} | {n} | {wins / n:.3f} [{low:.3f}, {high:.3f}] | {format_p(p)} "
                 f"| {np.mean([g['contender_wrong'] for g in games]):.3f} / "
                 f"{np.mean([g['opponent_wrong'] for g in games]):.3f} "
                 f"| {_mean(turns['contender'])} / {_mean(turns['opponent'])} "
@@ -232,7 +202,7 @@ def compare(results: dict[tuple[int, str, str], list[dict]], players: int) -> li
         p = binomtest(only_variant, only_variant + only_base).pvalue if only_variant + only_base else 1.0
         lines.append(
             f"- `{variant}`: won {only_variant} games the default lost, lost {only_base} it won "
-            f"(p = {_fmt_p(p)}{', significant at 5%' if p < 0.05 else ', not significant'})."
+            f"(p = {format_p(p)}{', significant at 5%' if p < 0.05 else ', not significant'})."
         )
     return lines
 

@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = [
+    "binary_entropy_bits",
     "conditional_entropy_bits",
     "entropy_bits",
     "grouped_conditional_entropy_bits",
@@ -142,3 +143,17 @@ def grouped_conditional_entropy_bits(
         observed = np.bincount(group.ravel())
         h += np.sum(observed - 1) / (2 * total * math.log(2))
     return float(max(h, 0.0))
+
+
+def binary_entropy_bits(p: ArrayLike) -> np.ndarray | float:
+    """Entropy in bits of yes-or-no events of probabilities ``p`` (elementwise; 0 at 0 and 1).
+
+    >>> binary_entropy_bits(0.5)
+    1.0
+    """
+    p = np.asarray(p, dtype=np.float64)
+    if np.any((p < 0) | (p > 1)) or not np.all(np.isfinite(p)):
+        raise ValueError("probabilities must lie in [0, 1]")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = np.where((p > 0) & (p < 1), -p * np.log2(p) - (1 - p) * np.log2(1 - p), 0.0)
+    return float(h) if h.ndim == 0 else h

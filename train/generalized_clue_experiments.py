@@ -1,0 +1,267 @@
+"""Generalized Clue tournaments: the exact agent, the course report's scoreboard player and its rule, random.
+
+    python -m train.generalized_clue_experiments            # results/generalized_clue.md and .png
+    python -m train.generalized_clue_experiments --quick    # a look in a minute, to runs/quick/
+
+Settings ``(cards, hidden, players)``: 3 players of 4 cards (14, 2, 3), 5 of
+5 (27, 2, 5) and the report's 8 of 5 (45, 5, 8); ``max_rounds`` is the number
+of cards, so that nobody is forced to guess before the scoreboard's worst case.
+``--games`` games a table (``--report-games`` in the report's setting, whose
+games take seconds each).
+Tables, seats rotated (:func:`agents.play_match`), game ``g`` of a setting
+dealt from seed ``(--seed, g)`` in every table:
+
+* head to head: the exact agent, the interrogation-pattern agent, and the
+  scoreboard agent without spoofing, each against ``players - 1`` scoreboard
+  agents (the report's, with spoofing);
+* mixed (4 players or more): one of each agent, the rest scoreboard agents.
+
+Per agent: mean rank (1 = first right guess; wrong guessers share the places
+below) with a 95% t interval, first places with a Wilson interval, mean reward
+and a one-sided t-test of it against 0 (rewards sum to 0 at a table, so 0 is
+an equal agent's expectation), wrong guesses, and the asks after which the
+agent was first certain of the case file, against the report's worst case
+``n - k - n/p`` (and its exact form ``n - k - hand``, which the scoreboard
+without spoofing must never exceed: checked on every game). For the
+interrogation-pattern rule, how often its inferences were right (every hand
+is public at the end).
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+from agents import GCExact, GCRandom, GCScoreboard, play_match
+from agents.generalized_clue_agents import GCAgent
+from deduction_envs.games.generalized_clue import GeneralizedClueRules
+from train.parallel import run_jobs
+from train.tournament import chunks, format_p, interval
+
+SETTINGS = {"3 x 4": (14, 2, 3), "5 x 5": (27, 2, 5), "8 x 5 (report)": (45, 5, 8)}
+REPORT = "8 x 5 (report)"
+AGENTS = ("exact", "interrogation-pattern", "scoreboard(no spoof)", "scoreboard", "random")
+
+
+def make_agent(name: str) -> GCAgent:
+    """A fresh agent by its name."""
+    makers = {
+        "exact": GCExact,
+        "interrogation-pattern": lambda: GCScoreboard(patterns=True),
+        "scoreboard(no spoof)": lambda: GCScoreboard(spoof=False),
+        "scoreboard": GCScoreboard,
+        "random": GCRandom,
+    }
+    if name not in makers:
+        raise ValueError(f"no agent named {name!r}; the agents are {sorted(makers)}")
+    agent = makers[name]()
+    agent.name = name
+    return agent
+
+
+def tables(players: int) -> dict[str, list[str]]:
+    """The tables of a setting: their name and the agents seated (in the order rotated)."""
+    out = {f"{a} vs scoreboards": [a] + ["scoreboard"] * (players - 1) for a in AGENTS[:3]}
+    if players >= 4:
+        out["mixed"] = ["exact", "interrogation-pattern", "scoreboard", "random"] + ["scoreboard"] * (players - 4)
+    return out
+
+
+def play_part(job: tuple[str, str, int, int], seed: int) -> list[dict]:
+    """Games ``[start, start + games)`` of one table: ``job = (setting, table, start, games)``."""
+    setting, table, start, games = job
+    cards, hidden, players = SETTINGS[setting]
+    rules = GeneralizedClueRules(cards, hidden, players, max_rounds=cards)
+    agents = [make_agent(name) for name in tables(players)[table]]
+    out: list[dict] = []
+
+    def after(record, lineup) -> None:
+        game = []
+        for seat, index in enumerate(lineup):
+            agent = agents[index]
+            hands = {player: set(hand) for player, _, hand in agent.knowledge.guesses}
+            right = sum(card in hands.get(q, ()) for q, card in getattr(agent, "inferences", []))
+            game.append(
+                {
+                    "agent": agent.name,
+                    "index": index,
+                    "reward": record.rewards[seat],
+                    "rank": 1 + (1 - record.rewards[seat]) * (players - 1) / 2,
+                    "first": record.winner == seat,
+                    "wrong": agent.knowledge.correct is False,
+                    "certain_after": agent.certain_after,
+                    "hand": len(agent.knowledge.hand),
+                    "inferences": len(getattr(agent, "inferences", [])),
+                    "inferences_right": right,
+                }
+            )
+        out.append({"seats": game})
+
+    play_match(rules, agents, games, seed=seed, start=start, after_game=after)
+    return out
+
+
+def summary(rows: list[dict], players: int) -> str:
+    """One agent's row of a table."""
+    n = len(rows)
+    rank = np.array([r["rank"] for r in rows])
+    reward = np.array([r["reward"] for r in rows])
+    half = stats.t.ppf(0.975, n - 1) * rank.std(ddof=1) / np.sqrt(n) if n > 1 else float("nan")
+    firsts = sum(r["first"] for r in rows)
+    low, high = interval(firsts, n)
+    p = stats.ttest_1samp(reward, 0.0, alternative="greater").pvalue if n > 1 and reward.std() > 0 else float("nan")
+    certain = [r["certain_after"] for r in rows if r["certain_after"] is not None]
+    certain_text = f"{np.mean(certain):.1f} / {max(certain)}" if certain else "-"
+    return (
+        f"| {rows[0]['agent']} | {n} | {rank.mean():.2f} ± {half:.2f} | {firsts / n:.3f} [{low:.3f}, {high:.3f}] "
+        f"| {reward.mean():+.3f} | {format_p(p)} | {np.mean([r['wrong'] for r in rows]):.3f} | {certain_text} |"
+    )
+
+
+def report(results: dict[tuple[str, str], list[dict]], args: argparse.Namespace, minutes: float) -> str:
+    command = ("python -m train.generalized_clue_experiments " + " ".join(args.argv)).strip()
+    lines = [
+        "# Generalized Clue tournaments",
+        "",
+        f"Written by `{command}` in {minutes:.0f} minutes with {args.workers} worker processes on "
+        f"{platform.processor() or platform.machine()} (the 2-core benchmark VM, Python {platform.python_version()}). "
+        "The design is in the docstring of `train/generalized_clue_experiments.py`.",
+        "",
+        "Rank: mean with a 95% t interval (1 = first). First: share of games it guessed right first, Wilson 95%. "
+        "p: one-sided t-test of the mean reward against 0 (an equal agent's expectation). Wrong: share of games "
+        "it guessed wrong. Certain: the asks after which it was first certain, mean / most (- if never).",
+        "",
+        "![Mean rank by agent and setting](generalized_clue.png)",
+        "",
+    ]
+    for setting in args.settings:
+        cards, hidden, players = SETTINGS[setting]
+        bound = cards - hidden - cards / players
+        lines += [f"## {setting}: {cards} cards, {hidden} hidden, {players} players", ""]
+        lines.append(f"The report's worst case n - k - n/p = {bound:.1f} asks.")
+        lines.append("")
+        for table, seated in tables(players).items():
+            games = results.get((setting, table))
+            if not games:
+                continue
+            lines += [
+                f"**{table}** ({len(games)} games)",
+                "",
+                "| agent | seat-games | rank | first [95% CI] | reward | p | wrong | certain after (mean / max) |",
+                "|---|---:|---|---|---:|---:|---:|---|",
+            ]
+            for index in sorted(set(range(len(seated))), key=lambda i: i):
+                if index > 0 and seated[index] == seated[index - 1]:
+                    continue  # the copies of one agent are pooled below
+                name = seated[index]
+                rows = [s for g in games for s in g["seats"] if s["agent"] == name]
+                lines.append(summary(rows, players))
+            over = [
+                s
+                for g in games
+                for s in g["seats"]
+                if s["agent"] == "scoreboard(no spoof)"
+                and (s["certain_after"] is None or s["certain_after"] > cards - hidden - s["hand"])
+            ]
+            if "scoreboard(no spoof)" in seated:
+                lines.append("")
+                lines.append(
+                    f"Scoreboard without spoofing over its exact worst case n - k - hand: {len(over)} of "
+                    f"{len(games)} games."
+                )
+            pattern = [s for g in games for s in g["seats"] if s["agent"] == "interrogation-pattern"]
+            inferred = sum(s["inferences"] for s in pattern)
+            if inferred:
+                right = sum(s["inferences_right"] for s in pattern)
+                lines.append("")
+                lines.append(f"Interrogation-pattern inferences right: {right} of {inferred} ({right / inferred:.1%}).")
+            lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def plot(results: dict[tuple[str, str], list[dict]], settings: list[str], path: Path) -> None:
+    """Mean rank with 95% intervals by agent (head-to-head tables) and setting."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from train.plotting import panel_grid, save
+
+    figure, axes = panel_grid(1, width=6.0, height=4.0)
+    ax = np.ravel(axes)[0]
+    for k, agent in enumerate(AGENTS[:3]):
+        xs, ys, errors = [], [], []
+        for i, setting in enumerate(settings):
+            games = results.get((setting, f"{agent} vs scoreboards"))
+            if not games:
+                continue
+            rank = np.array([s["rank"] for g in games for s in g["seats"] if s["agent"] == agent])
+            xs.append(i + 0.1 * (k - 1))
+            ys.append(rank.mean())
+            errors.append(stats.t.ppf(0.975, rank.size - 1) * rank.std(ddof=1) / np.sqrt(rank.size))
+        ax.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, linestyle="none", label=f"{agent} vs scoreboards")
+    for i, setting in enumerate(settings):
+        players = SETTINGS[setting][2]
+        ax.plot([i - 0.3, i + 0.3], [(players + 1) / 2] * 2, "k--", linewidth=1)
+    ax.set_xticks(range(len(settings)), settings)
+    ax.set_ylabel("mean rank (1 = first; dashes: an equal agent's)")
+    ax.invert_yaxis()
+    ax.legend(fontsize=7)
+    save(figure, path)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(
+        prog="python -m train.generalized_clue_experiments",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--games", type=int, default=200, help="games per table (default 200)")
+    parser.add_argument(
+        "--report-games", type=int, default=40, help="games per table in the report's 8 x 5 setting (default 40)"
+    )
+    parser.add_argument("--settings", nargs="+", default=list(SETTINGS), choices=list(SETTINGS))
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--chunk", type=int, default=20, help="games per job (default 20)")
+    parser.add_argument("--output", type=Path, default=None, help="folder for the report (default results)")
+    parser.add_argument("--quick", action="store_true", help="8 games a table, the small setting, to runs/quick/")
+    args = parser.parse_args(argv)
+    args.argv = sys.argv[1:] if argv is None else list(argv)
+    if args.quick:
+        args.games, args.settings = 8, ["3 x 4"]
+    for name in ("games", "report_games", "workers", "chunk"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if args.output is None:
+        args.output = Path("runs/quick") if args.quick else Path("results")
+    elif args.quick and args.output.resolve() == Path("results").resolve():
+        parser.error("--quick runs never overwrite results/: give another --output")
+    jobs = [
+        (setting, table, start, n)
+        for setting in args.settings
+        for table in tables(SETTINGS[setting][2])
+        for start, n in chunks(args.report_games if setting == REPORT else args.games, args.chunk)
+    ]
+    jobs.sort(key=lambda job: -SETTINGS[job[0]][0])  # the large settings first, so that the workers finish together
+    start = time.perf_counter()
+    parts = run_jobs(play_part, jobs, args.workers, f"Generalized Clue jobs ({args.chunk} games each)", args.seed)
+    results: dict[tuple[str, str], list[dict]] = {}
+    for job in sorted(jobs, key=lambda j: (j[0], j[1], j[2])):
+        results.setdefault(job[:2], []).extend(parts[job])
+    minutes = (time.perf_counter() - start) / 60
+    args.output.mkdir(parents=True, exist_ok=True)
+    text = report(results, args, minutes)
+    (args.output / "generalized_clue.md").write_text(text)
+    plot(results, args.settings, args.output / "generalized_clue.png")
+    print(text)
+    return results
+
+
+if __name__ == "__main__":
+    main()
