@@ -88,7 +88,7 @@ from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, ObservationPi
 from deduction_envs.games.clue import CluePhase, ClueRules
 from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
 
-__all__ = ["env", "observation_pieces", "raw_env", "sheet_pixels"]
+__all__ = ["SheetEnv", "env", "observation_pieces", "raw_env", "sheet_pixels"]
 
 #: The observation's counting budget: exact up to this many hands, else estimated from this many sampled deals.
 OBSERVATION_WORK = 2e5
@@ -125,7 +125,101 @@ def env(**kwargs: Any) -> AECEnv:
     return wrap(raw_env(**kwargs))
 
 
-class raw_env(MultiplayerAECEnv):
+class SheetEnv(MultiplayerAECEnv):
+    """What ``clue_v0`` and ``generalized_clue_v0`` share: seats in turn order from the observer, the sheet
+    pieces of the observation (hand, facts, probabilities, entropy, the record), and the renders.
+
+    Subclasses pass the rules, the observation's pieces, the names of the
+    first and last of the record's adjacent pieces, and the case file's
+    largest entropy; they encode what else their observation holds in
+    :meth:`encode` after :meth:`encode_sheet`, and may add a line to the text
+    render (:meth:`status`).
+    """
+
+    def __init__(
+        self,
+        rules: Any,
+        pieces: ObservationPieces,
+        record: tuple[str, str],
+        max_entropy: float,
+        probabilities: bool,
+        max_cycles: int,
+        render_mode: str | None,
+        strict: bool,
+    ) -> None:
+        self.pieces = pieces
+        self._max_entropy = max(max_entropy, 1.0)
+        players = rules.players
+        # Per observer: the seats in its turn order, the places (those seats, then the case file), each seat's rank.
+        self._seats = [[(me + i) % players for i in range(players)] for me in range(players)]
+        self._places = [[*seats, players] for seats in self._seats]
+        self._relative = [{seat: i for i, seat in enumerate(seats)} for seats in self._seats]
+        self._slots = dict(pieces.slices)
+        self._slots["record"] = slice(self._slots[record[0]].start, self._slots[record[1]].stop)  # adjacent pieces
+        super().__init__(rules, probabilities, max_cycles, render_mode, strict)
+
+    def observation_size(self) -> int:
+        return self.pieces.size
+
+    def observation_high(self) -> float:
+        return float(self.max_cycles)  # the counts; everything else is in [0, 1]
+
+    def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:
+        """The named pieces of an observation vector, shaped (views, not copies)."""
+        return self.pieces.split(vector)
+
+    def encode_sheet(self, knowledge: Any) -> np.ndarray:
+        """A new observation vector with the seat's hand, facts, probabilities, entropy and record in it."""
+        me, at = knowledge.player, self._slots
+        vector = np.zeros(self.pieces.size, dtype=np.float32)
+        vector[at["hand"].start + np.array(knowledge.hand, dtype=np.int64)] = 1
+        places = self._places[me]
+        if self.probabilities:
+            sheet = knowledge.sheet()[:, places]
+            held, lacked = sheet == 1, sheet == 0
+            vector[at["probabilities"]] = knowledge.solution().probabilities[:, places].ravel()
+            vector[at["entropy"]] = knowledge.entropy() / self._max_entropy
+        else:  # what propagation proves, without counting
+            held, lacked = (facts[:, places] for facts in knowledge.engine.facts())
+        vector[at["held"]] = held.ravel()
+        vector[at["not_held"]] = lacked.ravel()
+        vector[at["record"]] = knowledge.record[:, self._seats[me]].ravel()
+        return vector
+
+    # ------------------------------------------------------------------ renders
+    def _viewer(self) -> Any:
+        """The knowledge of the player to act (the last mover once the game is over)."""
+        return self.knowledge[self.table.mover]
+
+    def status(self, viewer: Any) -> str:
+        """What the text render says of the acting player after its name (default: nothing)."""
+        return ""
+
+    def render_text(self) -> str:
+        """The last event, who is to act, and the acting player's deduction sheet."""
+        viewer = self._viewer()
+        names = self.possible_agents
+        event = self.rules.observe_event(self.table.last_event, viewer.player)
+        solution = viewer.solution()
+        how = "exact" if solution.method == "exact" else f"{solution.method}, {solution.samples} deals"
+        lines = [
+            self.rules.describe(event, names),
+            f"{names[viewer.player]} to act{self.status(viewer)}; its hand: "
+            + ", ".join(self.rules.card_names[c] for c in viewer.hand),
+            f"its case file entropy: {viewer.entropy():.2f} bits ({how}); its sheet:",
+            viewer.engine.format_sheet(solution=solution, names=names),
+        ]
+        return "\n".join(lines)
+
+    def render_rgb(self) -> np.ndarray:
+        """The acting player's sheet (:func:`sheet_pixels`)."""
+        viewer = self._viewer()
+        solution = viewer.solution()
+        cell = 16 if self.rules.cards <= 30 else 10
+        return sheet_pixels(viewer.engine.deduction_sheet(solution=solution), solution.probabilities, cell)
+
+
+class raw_env(SheetEnv):
     """Clue for 3 to 6 players; see the module docstring."""
 
     metadata: ClassVar[dict[str, Any]] = {**MultiplayerAECEnv.metadata, "name": "clue_v0"}
@@ -139,46 +233,19 @@ class raw_env(MultiplayerAECEnv):
         strict: bool = False,
     ) -> None:
         rules = ClueRules(players)
-        self.pieces = observation_pieces(rules)
-        self._max_entropy = math.log2(rules.num_triples)
-        # Per observer: the seats in its turn order, the places (those seats, then the case file), each seat's rank.
-        self._seats = [[(me + i) % players for i in range(players)] for me in range(players)]
-        self._places = [[*seats, players] for seats in self._seats]
-        self._relative = [{seat: i for i, seat in enumerate(seats)} for seats in self._seats]
-        self._slots = dict(self.pieces.slices)
-        self._slots["record"] = slice(self._slots["shown"].start, self._slots["refuted"].stop)  # the four are adjacent
-        super().__init__(rules, probabilities, max_cycles, render_mode, strict)
-
-    def observation_size(self) -> int:
-        return self.pieces.size
+        pieces = observation_pieces(rules)
+        record = ("shown", "refuted")  # shown, suggested, passed, refuted: adjacent
+        super().__init__(rules, pieces, record, math.log2(rules.num_triples), probabilities, max_cycles, render_mode,
+                         strict)  # fmt: skip
 
     def new_knowledge(self, player: int) -> CluePlayerKnowledge:
         # Observations count exactly up to OBSERVATION_WORK hands (about 15 ms), then estimate from samples.
         return CluePlayerKnowledge(self.rules, player, work_limit=OBSERVATION_WORK, samples=OBSERVATION_SAMPLES)
 
-    def observation_high(self) -> float:
-        return float(self.max_cycles)  # the counts; everything else is in [0, 1]
-
-    def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:
-        """The named pieces of an observation vector, shaped (views, not copies)."""
-        return self.pieces.split(vector)
-
     def encode(self, knowledge: CluePlayerKnowledge) -> np.ndarray:
         me, at = knowledge.player, self._slots
         seats = self._seats[me]
-        vector = np.zeros(self.pieces.size, dtype=np.float32)
-        vector[at["hand"].start + np.array(knowledge.hand, dtype=np.int64)] = 1
-        places = self._places[me]
-        if self.probabilities:
-            sheet = knowledge.sheet()[:, places]
-            held, lacked = sheet == 1, sheet == 0
-            vector[at["probabilities"]] = knowledge.solution().probabilities[:, places].ravel()
-            vector[at["entropy"]] = knowledge.entropy() / self._max_entropy
-        else:  # what propagation proves, without counting
-            held, lacked = (facts[:, places] for facts in knowledge.engine.facts())
-        vector[at["held"]] = held.ravel()
-        vector[at["not_held"]] = lacked.ravel()
-        vector[at["record"]] = knowledge.record[:, seats].ravel()  # shown, suggested, passed, refuted
+        vector = self.encode_sheet(knowledge)
         if knowledge.suggestion:
             vector[at["suggestion"].start + np.array(knowledge.suggestion)] = 1
         relative = self._relative[me]
@@ -191,32 +258,8 @@ class raw_env(MultiplayerAECEnv):
         vector[at["in"]] = ~knowledge.out[seats]
         return vector
 
-    # ------------------------------------------------------------------ renders
-    def _viewer(self) -> CluePlayerKnowledge:
-        """The knowledge of the player to act (the last mover once the game is over)."""
-        return self.knowledge[self.table.mover]
-
-    def render_text(self) -> str:
-        """The last event, whose turn it is, and the acting player's deduction sheet."""
-        viewer = self._viewer()
-        names = self.possible_agents
-        event = self.rules.observe_event(self.table.last_event, viewer.player)
-        solution = viewer.solution()
-        how = "exact" if solution.method == "exact" else f"sampled, {solution.samples} deals"
-        lines = [
-            self.rules.describe(event, names),
-            f"{names[viewer.player]} to act ({CluePhase(viewer.phase).name.lower()}); its hand: "
-            + ", ".join(self.rules.card_names[c] for c in viewer.hand),
-            f"its case file entropy: {viewer.entropy():.2f} bits ({how}); its sheet:",
-            viewer.engine.format_sheet(solution=solution, names=names),
-        ]
-        return "\n".join(lines)
-
-    def render_rgb(self) -> np.ndarray:
-        """The acting player's sheet (:func:`sheet_pixels`)."""
-        viewer = self._viewer()
-        solution = viewer.solution()
-        return sheet_pixels(viewer.engine.deduction_sheet(solution=solution), solution.probabilities)
+    def status(self, viewer: CluePlayerKnowledge) -> str:
+        return f" ({CluePhase(viewer.phase).name.lower()})"
 
 
 def sheet_pixels(sheet: np.ndarray, probabilities: np.ndarray, cell: int = 16) -> np.ndarray:

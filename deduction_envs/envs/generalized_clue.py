@@ -75,8 +75,8 @@ from typing import Any, ClassVar
 import numpy as np
 from pettingzoo import AECEnv
 
-from deduction_envs.envs.clue import sheet_pixels
-from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, ObservationPieces, wrap
+from deduction_envs.envs.clue import SheetEnv
+from deduction_envs.envs.multiplayer_env import ObservationPieces, wrap
 from deduction_envs.games.generalized_clue import GCPhase, GeneralizedClueRules
 from deduction_envs.reasoning.generalized_clue_player import GCPlayerKnowledge
 
@@ -119,10 +119,10 @@ def env(**kwargs: Any) -> AECEnv:
     return wrap(raw_env(**kwargs))
 
 
-class raw_env(MultiplayerAECEnv):
+class raw_env(SheetEnv):
     """Generalized Clue; see the module docstring."""
 
-    metadata: ClassVar[dict[str, Any]] = {**MultiplayerAECEnv.metadata, "name": "generalized_clue_v0"}
+    metadata: ClassVar[dict[str, Any]] = {**SheetEnv.metadata, "name": "generalized_clue_v0"}
 
     def __init__(
         self,
@@ -136,43 +136,18 @@ class raw_env(MultiplayerAECEnv):
         strict: bool = False,
     ) -> None:
         rules = GeneralizedClueRules(cards, hidden, players, max_rounds)
-        self.pieces = observation_pieces(rules)
-        self._max_entropy = max(math.log2(math.comb(rules.cards, rules.hidden)), 1.0)
-        self._seats = [[(me + i) % rules.players for i in range(rules.players)] for me in range(rules.players)]
-        self._places = [[*seats, rules.players] for seats in self._seats]
-        self._relative = [{seat: i for i, seat in enumerate(seats)} for seats in self._seats]
-        self._slots = dict(self.pieces.slices)
-        self._slots["record"] = slice(self._slots["shown"].start, self._slots["no"].stop)  # the four are adjacent
-        super().__init__(rules, probabilities, max_cycles, render_mode, strict)
-
-    def observation_size(self) -> int:
-        return self.pieces.size
+        entropy = math.log2(math.comb(rules.cards, rules.hidden))
+        record = ("shown", "no")  # shown, asked, yes, no: adjacent
+        super().__init__(rules, observation_pieces(rules), record, entropy, probabilities, max_cycles, render_mode,
+                         strict)  # fmt: skip
 
     def new_knowledge(self, player: int) -> GCPlayerKnowledge:
         return GCPlayerKnowledge(self.rules, player, work_limit=OBSERVATION_WORK, samples=OBSERVATION_SAMPLES)
 
-    def observation_high(self) -> float:
-        return float(self.max_cycles)  # the counts; everything else is in [0, 1]
-
-    def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:
-        """The named pieces of an observation vector, shaped (views, not copies)."""
-        return self.pieces.split(vector)
-
     def encode(self, knowledge: GCPlayerKnowledge) -> np.ndarray:
         me, at, rules = knowledge.player, self._slots, self.rules
-        seats, places, relative = self._seats[me], self._places[me], self._relative[me]
-        vector = np.zeros(self.pieces.size, dtype=np.float32)
-        vector[at["hand"].start + np.array(knowledge.hand, dtype=np.int64)] = 1
-        if self.probabilities:
-            sheet = knowledge.sheet()[:, places]
-            held, lacked = sheet == 1, sheet == 0
-            vector[at["probabilities"]] = knowledge.solution().probabilities[:, places].ravel()
-            vector[at["entropy"]] = knowledge.entropy() / self._max_entropy
-        else:
-            held, lacked = (facts[:, places] for facts in knowledge.engine.facts())
-        vector[at["held"]] = held.ravel()
-        vector[at["not_held"]] = lacked.ravel()
-        vector[at["record"]] = knowledge.record[:, seats].ravel()  # shown, asked, yes, no
+        seats, relative = self._seats[me], self._relative[me]
+        vector = self.encode_sheet(knowledge)
         vector[at["chosen"]] = (knowledge.chosen >> np.arange(rules.cards)) & 1
         if knowledge.phase == GCPhase.SHOW:
             vector[at["request"].start + np.array(knowledge.asked_cards, dtype=np.int64)] = 1
@@ -185,31 +160,7 @@ class raw_env(MultiplayerAECEnv):
         vector[at["rounds"]] = knowledge.turns[seats] / rules.max_rounds
         return vector
 
-    # ------------------------------------------------------------------ renders
-    def _viewer(self) -> GCPlayerKnowledge:
-        return self.knowledge[self.table.mover]
-
-    def render_text(self) -> str:
-        """The last event, whose turn it is, and the acting player's sheet."""
-        viewer = self._viewer()
-        names = self.possible_agents
-        event = self.rules.observe_event(self.table.last_event, viewer.player)
-        solution = viewer.solution()
-        how = "exact" if solution.method == "exact" else f"sampled, {solution.samples} deals"
+    def status(self, viewer: GCPlayerKnowledge) -> str:
         chosen = [c for c in range(self.rules.cards) if viewer.chosen >> c & 1]
-        lines = [
-            self.rules.describe(event, names),
-            f"{names[viewer.player]} to act ({GCPhase(viewer.phase).name.lower()}"
-            + (f", building {chosen}" if viewer.phase in (GCPhase.ASKING, GCPhase.GUESSING) else "")
-            + "); its hand: "
-            + ", ".join(str(c) for c in viewer.hand),
-            f"its case file entropy: {viewer.entropy():.2f} bits ({how}); its sheet:",
-            viewer.engine.format_sheet(solution=solution, names=names),
-        ]
-        return "\n".join(lines)
-
-    def render_rgb(self) -> np.ndarray:
-        """The acting player's sheet (:func:`~deduction_envs.envs.clue.sheet_pixels`)."""
-        viewer = self._viewer()
-        solution = viewer.solution()
-        return sheet_pixels(viewer.engine.deduction_sheet(solution=solution), solution.probabilities, cell=10)
+        building = f", building {chosen}" if viewer.phase in (GCPhase.ASKING, GCPhase.GUESSING) else ""
+        return f" ({GCPhase(viewer.phase).name.lower()}{building})"
