@@ -336,5 +336,5 @@ def _ask_entropy(deals: np.ndarray, hidden: np.ndarray, case: np.ndarray | None,
     weights = np.concatenate([(matching == 0)[:, None], held / np.maximum(matching, 1)[:, None]], axis=1)
     per_outcome = weights.sum(axis=0)
     seen = per_outcome > 0
-    p = (weights.T @ hidden)[seen] / per_outcome[seen, None]  # P(card hidden | outcome)
+    p = np.clip((weights.T @ hidden)[seen] / per_outcome[seen, None], 0.0, 1.0)  # P(card hidden | outcome)
     return float(per_outcome[seen] @ binary_entropy_bits(p).sum(axis=1) / deals.shape[0])
