@@ -98,3 +98,12 @@ def test_generalized_clue_experiments_quick_run_writes_its_report(tmp_path):
     assert (tmp_path / "generalized_clue.png").stat().st_size > 10_000
     with pytest.raises(SystemExit):
         generalized_clue_experiments.main(["--quick", "--output", "results"])
+
+
+def test_the_one_so_ismcts_plays_generalized_clue_too():
+    from agents import SOISMCTS
+
+    rules = GeneralizedClueRules(8, 2, 2, max_rounds=6)
+    first = play_game(rules, [SOISMCTS(iterations=10), GCScoreboard()], seed=0)
+    assert sorted(first.rewards) == [-1.0, 1.0] or first.rewards == (0.0, 0.0)
+    assert play_game(rules, [SOISMCTS(iterations=10), GCScoreboard()], seed=0) == first  # seeded
