@@ -62,10 +62,21 @@ def test_the_readme_algo_example_runs():
     exec(compile(example, "README.md", "exec"), {})  # a whole game to the end
 
 
-def test_the_readme_clue_example_runs(capsys):
+def test_the_readme_clue_examples_run(capsys):
     readme = (ROOT / "README.md").read_text()
     section = readme.split("## Clue: `clue_v0`", 1)[1].split("\n## ", 1)[0]
+    env_example, agents_example = re.findall(r"```python\n(.+?)\n```", section, flags=re.S)
+    namespace: dict = {}
+    exec(compile(env_example, "README.md", "exec"), namespace)  # a whole game to the end
+    assert namespace["env"].unwrapped.table.over and "case" in capsys.readouterr().out
+    exec(compile(agents_example, "README.md", "exec"), namespace)  # a short match of the entropy agent
+    assert len(namespace["result"].games) == 8 and 0 <= float(capsys.readouterr().out) <= 1
+
+
+def test_the_readme_generalized_clue_example_runs():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Generalized Clue: `generalized_clue_v0`", 1)[1].split("\n## ", 1)[0]
     (example,) = re.findall(r"```python\n(.+?)\n```", section, flags=re.S)
     namespace: dict = {}
     exec(compile(example, "README.md", "exec"), namespace)  # a whole game to the end
-    assert namespace["env"].unwrapped.table.over and "case" in capsys.readouterr().out
+    assert namespace["env"].unwrapped.table.over
