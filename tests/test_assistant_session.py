@@ -1,0 +1,99 @@
+"""The table assistant's session: entries by name, refusals that change nothing, undo, the log, advice."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from train.assistant import ClueSession
+from train.assistant.session import ContradictionError
+
+PLAYERS = ["Ann", "Bill", "Cy", "Dee"]
+HAND = ["scar", "must", "knife", "kitchen", "ballroom"]  # Ann's five cards, by prefix
+
+
+def session(tmp_path=None) -> ClueSession:
+    return ClueSession(PLAYERS, "ann", HAND, path=None if tmp_path is None else tmp_path / "game.json")
+
+
+def test_entries_by_name_and_what_they_prove():
+    s = session()
+    assert s.log() == ["Ann's hand: Miss Scarlet, Colonel Mustard, Knife, Kitchen, Ballroom"]
+    s.suggestion("ann", ["white", "rope", "hall"], passed=["bill"], refuter="cy", shown="rope")
+    s.suggestion("bi", ["green", "pipe", "lounge"], passed=["cy", "dee"], refuter="ann")
+    s.showed("knife", to="bill")
+    sheet = s.sheet()
+    rope, hall, green, pipe = (s.card(c) for c in ("rope", "hall", "green", "pipe"))
+    assert sheet[rope, 2] == 1 and sheet[rope, 1] == 0  # Cy showed me the Rope; Bill passed on it
+    assert sheet[hall, 1] == 0 and sheet[green, 2] == 0 and sheet[pipe, 3] == 0
+    assert (sheet[[s.card(c) for c in HAND], 0] == 1).all()
+    assert s.log()[1] == "Ann suggested Mrs. White, Rope, Hall; Bill passed; Cy refuted with Rope"
+    total = s.solution().probabilities.sum(axis=1)
+    np.testing.assert_allclose(total, 1.0)
+
+
+def test_a_contradictory_entry_is_refused_by_name_and_changes_nothing():
+    s = session()
+    s.suggestion("ann", ["white", "rope", "hall"], passed=["bill"], refuter="cy", shown="rope")
+    before = s.solution().probabilities.copy()
+    with pytest.raises(ContradictionError, match=r"Dee suggested .*Rope.*refused, it contradicts"):
+        s.suggestion("dee", ["plum", "rope", "study"], passed=["ann", "bill", "cy"])  # Cy holds the Rope
+    with pytest.raises(ValueError, match="asked in order"):
+        s.suggestion("bill", ["plum", "wrench", "study"], passed=["dee"], refuter="cy")
+    with pytest.raises(ValueError, match="one suspect, one weapon and one room"):
+        s.suggestion("bill", ["plum", "wrench", "rope"], refuter="cy")
+    with pytest.raises(ValueError, match="only when you suggested"):
+        s.suggestion("bill", ["plum", "wrench", "study"], refuter="cy", shown="study")
+    with pytest.raises(ValueError, match="could be"):
+        s.suggestion("bill", ["m", "wrench", "study"], refuter="cy")  # Mustard, Mr. Green, Mrs. White, ...
+    with pytest.raises(ValueError, match="no player is called"):
+        s.player("zed")
+    assert len(s.entries) == 2 and np.array_equal(s.solution().probabilities, before)
+
+
+def test_undo_and_the_log_survive_a_restart(tmp_path):
+    s = session(tmp_path)
+    empty = s.solution().probabilities.copy()
+    s.suggestion("ann", ["white", "rope", "hall"], passed=["bill"], refuter="cy", shown="rope")
+    s.accusation("dee", ["plum", "wrench", "study"], correct=False)
+    saved = json.loads((tmp_path / "game.json").read_text())
+    assert saved["players"] == PLAYERS and len(saved["entries"]) == 3
+    resumed = ClueSession.load(tmp_path / "game.json")
+    np.testing.assert_array_equal(resumed.solution().probabilities, s.solution().probabilities)
+    assert resumed.log() == s.log()
+    resumed.undo()
+    resumed.undo()
+    np.testing.assert_array_equal(resumed.solution().probabilities, empty)
+    assert len(json.loads((tmp_path / "game.json").read_text())["entries"]) == 1  # the undo was saved
+    with pytest.raises(ValueError, match="nothing to undo"):
+        resumed.undo()
+
+
+def test_advice_names_the_best_suggestion_and_when_to_accuse():
+    s = session()
+    advice = s.advice()
+    assert advice.expected_gain > 0 and not advice.certain and 0 < advice.probability < 0.1
+    in_hall = s.advice(room="hall")
+    assert in_hall.suggestion[2] == "Hall"
+    with pytest.raises(ValueError, match="not a room"):
+        s.advice(room="rope")
+    # Bill suggests three cards: everyone passes, so they are in the case file or his hand; not certain yet.
+    s.suggestion("bill", ["peacock", "candle", "study"], passed=["cy", "dee", "ann"])
+    assert not s.advice().certain
+    # Ann suggests them (none is hers): everyone passes, so they are the case file.
+    s.suggestion("ann", ["peacock", "candle", "study"], passed=["bill", "cy", "dee"])
+    certain = s.advice()
+    assert certain.certain and certain.probability == 1.0
+    assert certain.accusation == ("Mrs. Peacock", "Candlestick", "Study")
+    assert "accuse now" in str(certain)
+
+
+def test_bad_tables_are_refused():
+    with pytest.raises(ValueError, match="3 to 6 players"):
+        ClueSession(["a", "b"], 0, HAND)
+    with pytest.raises(ValueError, match="distinct"):
+        ClueSession(["a", "A", "b"], 0, HAND)
+    with pytest.raises(ValueError, match="holds 5 cards"):
+        ClueSession(PLAYERS, 0, HAND[:4])

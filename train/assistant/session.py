@@ -1,0 +1,338 @@
+"""The Clue table assistant's logic, apart from any UI: a game's entries, what they prove, advice, undo, a log.
+
+A :class:`ClueSession` is one person's view of a real game: the players in
+seat order, which seat is theirs, their hand. Entries are what happens at the
+table, named as people name things (cards and players by a prefix of a word,
+"scar", "pipe", "bill"):
+
+* a suggestion: who asked, the three cards, who passed, who refuted (and the
+  card, when it was shown to you);
+* a card you showed, and to whom (kept for your own record);
+* an accusation and whether it was right;
+* a hand made public.
+
+Each entry is checked against everything known before it and refused, with a
+message naming it and the reason, if no deal agrees with both; a refused
+entry changes nothing. Every entry can be undone. The log is saved, human
+readable JSON, after every entry and undo, and a session is resumed from it
+(:meth:`ClueSession.load`).
+
+Answers come from :class:`~deduction_envs.reasoning.ClueKnowledge` (exact
+where counting fits its budget, else sampled with standard errors) and the
+advice from :func:`~deduction_envs.reasoning.clue_suggestions.score_suggestions`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from deduction_envs.games.clue import CLASSIC_CATEGORIES, deal_sizes, parse_card
+from deduction_envs.reasoning.clue_knowledge import ClueKnowledge, ClueSolution, ContradictionError
+from deduction_envs.reasoning.clue_suggestions import SuggestionScores, score_suggestions
+
+__all__ = ["Advice", "ClueSession", "ContradictionError"]
+
+LOG_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Advice:
+    """What to do now: the suggestion leaving the least expected entropy, and whether to accuse."""
+
+    suggestion: tuple[str, ...]
+    expected_gain: float  # bits
+    exact: bool  # the expectation over every consistent deal (else over sampled ones)
+    accusation: tuple[str, ...]  # the likeliest case file
+    probability: float  # that it is right
+    certain: bool  # proved (counting or propagation)
+
+    def __str__(self) -> str:
+        how = "exact" if self.exact else "estimated from sampled deals"
+        verdict = (
+            "accuse now: it is certain" if self.certain else f"accusing now is right with p = {self.probability:.2f}"
+        )
+        return (
+            f"suggest {', '.join(self.suggestion)} (expected gain {self.expected_gain:.2f} bits, {how}); "
+            f"likeliest case file {', '.join(self.accusation)}: {verdict}"
+        )
+
+
+class ClueSession:
+    """One person's record of a real Clue game; see the module docstring.
+
+    Args:
+        players: the players' names in seat order.
+        me: the person's seat (an index or a name).
+        hand: the person's cards (names, prefixes or ids).
+        path: the JSON log, written after every change (None: not saved).
+        work_limit: the knowledge engine's counting budget.
+    """
+
+    def __init__(
+        self,
+        players: Sequence[str],
+        me: int | str,
+        hand: Sequence[str | int],
+        path: str | Path | None = None,
+        work_limit: float = 2e6,
+    ) -> None:
+        names = [str(p).strip() for p in players]
+        if not 3 <= len(names) <= 6:
+            raise ValueError(f"Clue has 3 to 6 players, got {len(names)}")
+        if any(not n for n in names) or len({n.lower() for n in names}) != len(names):
+            raise ValueError(f"players need distinct, non-empty names, got {list(players)}")
+        self.players = names
+        self.card_names = [name for category in CLASSIC_CATEGORIES for name in category]
+        self.me = self.player(me)
+        self.work_limit = work_limit
+        self.path = None if path is None else Path(path)
+        self.entries: list[dict[str, Any]] = []
+        self._blank = ClueKnowledge(CLASSIC_CATEGORIES, deal_sizes(18, len(names)), 1, work_limit=work_limit)
+        self.knowledge = self._blank.copy()
+        self.add({"kind": "hand", "player": self.players[self.me], "cards": [self._card_name(c) for c in hand]})
+
+    # ------------------------------------------------------------------ names
+    def player(self, name: int | str) -> int:
+        """A player's seat from its index, its name or the start of its name (case ignored)."""
+        if isinstance(name, int | np.integer) and not isinstance(name, bool):
+            if 0 <= name < len(self.players):
+                return int(name)
+            raise ValueError(f"a player is a seat 0..{len(self.players) - 1} or a name, got {name}")
+        wanted = str(name).strip().lower()
+        if not wanted:
+            raise ValueError("name a player")
+        exact = [i for i, p in enumerate(self.players) if p.lower() == wanted]
+        matches = exact or [i for i, p in enumerate(self.players) if p.lower().startswith(wanted)]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            raise ValueError(f"{name!r} could be {', '.join(self.players[i] for i in matches)}")
+        raise ValueError(f"no player is called {name!r}; the players are {', '.join(self.players)}")
+
+    def card(self, name: int | str) -> int:
+        """A card's id from its id, its name or the start of one of its words."""
+        if isinstance(name, int | np.integer) and not isinstance(name, bool):
+            if 0 <= name < len(self.card_names):
+                return int(name)
+            raise ValueError(f"a card id is 0..{len(self.card_names) - 1}, got {name}")
+        return parse_card(str(name), self.card_names)
+
+    def _card_name(self, name: int | str) -> str:
+        return self.card_names[self.card(name)]
+
+    # ------------------------------------------------------------------ entries
+    def suggestion(
+        self,
+        asker: int | str,
+        cards: Sequence[int | str],
+        passed: Sequence[int | str] = (),
+        refuter: int | str | None = None,
+        shown: int | str | None = None,
+    ) -> None:
+        """``asker`` suggested ``cards``; ``passed`` could not refute; ``refuter`` did (``shown``: the card, if
+        it was shown to you)."""
+        entry = {
+            "kind": "suggestion",
+            "player": self.players[self.player(asker)],
+            "cards": [self._card_name(c) for c in cards],
+            "passed": [self.players[self.player(p)] for p in passed],
+            "refuter": None if refuter is None else self.players[self.player(refuter)],
+            "shown": None if shown is None else self._card_name(shown),
+        }
+        self.add(entry)
+
+    def showed(self, card: int | str, to: int | str) -> None:
+        """You showed ``card`` to ``to`` (your own record: it tells you nothing new)."""
+        self.add({"kind": "showed", "player": self.players[self.player(to)], "cards": [self._card_name(card)]})
+
+    def accusation(self, player: int | str, cards: Sequence[int | str], correct: bool) -> None:
+        """``player`` accused ``cards``, rightly or not."""
+        entry = {"kind": "accusation", "player": self.players[self.player(player)],
+                 "cards": [self._card_name(c) for c in cards], "correct": correct}  # fmt: skip
+        self.add(entry)
+
+    def public_hand(self, player: int | str, cards: Sequence[int | str]) -> None:
+        """``player``'s whole hand was made public."""
+        self.add(
+            {"kind": "hand", "player": self.players[self.player(player)], "cards": [self._card_name(c) for c in cards]}
+        )
+
+    def add(self, entry: dict[str, Any]) -> None:
+        """Take one entry (as :attr:`entries` holds them), or refuse it with a ValueError and change nothing."""
+        knowledge = self.knowledge.copy()
+        try:
+            self._apply(knowledge, entry)
+        except ContradictionError as error:
+            raise ContradictionError(f"{describe(entry)}: refused, it {str(error).split(': ', 1)[-1]}") from None
+        except ValueError as error:
+            raise ValueError(f"{describe(entry)}: refused, {error}") from None
+        self.knowledge = knowledge
+        self.entries.append(entry)
+        self.save()
+
+    def _apply(self, knowledge: ClueKnowledge, entry: dict[str, Any]) -> None:
+        kind = entry.get("kind")
+        player = self.player(entry["player"])
+        cards = [self.card(c) for c in entry.get("cards", [])]
+        if kind == "hand":
+            knowledge.add_hand(player, cards)
+        elif kind == "showed":
+            if player == self.me:
+                raise ValueError("you cannot show a card to yourself")
+            knowledge.add_holds(self.me, cards)
+        elif kind == "accusation":
+            correct = entry.get("correct")
+            if not isinstance(correct, bool):
+                raise ValueError(f"an accusation is right or wrong (true or false), got {correct!r}")
+            knowledge.add_accusation(cards, correct)
+        elif kind == "suggestion":
+            self._apply_suggestion(knowledge, player, cards, entry)
+        else:
+            raise ValueError(f"an entry is a hand, suggestion, showed or accusation, got {kind!r}")
+
+    def _apply_suggestion(self, knowledge: ClueKnowledge, asker: int, cards: list[int], entry: dict) -> None:
+        if len(cards) != 3 or sorted(len(c) for c in _categories(cards)) != [1, 1, 1]:
+            raise ValueError("a suggestion names one suspect, one weapon and one room")
+        passed = [self.player(p) for p in entry.get("passed", [])]
+        refuter = None if entry.get("refuter") is None else self.player(entry["refuter"])
+        shown = None if entry.get("shown") is None else self.card(entry["shown"])
+        answered = [*passed, *([] if refuter is None else [refuter])]
+        order = [(asker + i) % len(self.players) for i in range(1, len(self.players))]
+        if answered != order[: len(answered)]:
+            raise ValueError(
+                f"the players to {self.players[asker]}'s left are asked in order "
+                f"({', '.join(self.players[p] for p in order)}): the passes and the refuter must follow it"
+            )
+        if refuter is None and len(passed) != len(order):
+            raise ValueError("nobody refuted, so everyone else passed: list them all")
+        if shown is not None and (asker != self.me or refuter is None):
+            raise ValueError("you see the card shown only when you suggested and someone refuted")
+        if shown is not None and shown not in cards:
+            raise ValueError(f"the card shown, {self.card_names[shown]}, is not one of the suggestion's")
+        for p in passed:
+            if p != self.me:
+                knowledge.add_holds_none(p, cards)
+        if refuter is not None and refuter != self.me:
+            if shown is not None:
+                knowledge.add_holds(refuter, [shown])
+            else:
+                knowledge.add_holds_one_of(refuter, cards)
+
+    def undo(self) -> dict[str, Any]:
+        """Take back the last entry (not the hand the session started with); returns it."""
+        if len(self.entries) <= 1:
+            raise ValueError("nothing to undo")
+        entry = self.entries.pop()
+        knowledge = self._blank.copy()
+        for earlier in self.entries:
+            self._apply(knowledge, earlier)
+        self.knowledge = knowledge
+        self.save()
+        return entry
+
+    def log(self) -> list[str]:
+        """Every entry in words, in order."""
+        return [describe(entry) for entry in self.entries]
+
+    # ------------------------------------------------------------------ saving
+    def to_json(self) -> dict[str, Any]:
+        return {"version": LOG_VERSION, "game": "clue", "players": self.players, "me": self.players[self.me],
+                "entries": self.entries}  # fmt: skip
+
+    def save(self) -> None:
+        """Write the log (atomically: a crash mid-write leaves the previous one)."""
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_suffix(self.path.suffix + ".tmp")
+        temporary.write_text(json.dumps(self.to_json(), indent=2) + "\n")
+        temporary.replace(self.path)
+
+    @classmethod
+    def load(cls, path: str | Path, work_limit: float = 2e6) -> ClueSession:
+        """Resume a session from its log (it keeps saving there)."""
+        data = json.loads(Path(path).read_text())
+        if data.get("version") != LOG_VERSION or data.get("game") != "clue":
+            raise ValueError(f"{path} is not a Clue assistant log of version {LOG_VERSION}")
+        entries = data["entries"]
+        if not entries or entries[0].get("kind") != "hand":
+            raise ValueError(f"{path}: the log must start with your hand")
+        session = cls(data["players"], data["me"], entries[0]["cards"], path=None, work_limit=work_limit)
+        for entry in entries[1:]:
+            session.add(entry)
+        session.path = Path(path)
+        return session
+
+    # ------------------------------------------------------------------ answers
+    def solution(self) -> ClueSolution:
+        """Probabilities and the case file's distribution (exact within the budget, else sampled)."""
+        return self.knowledge.solve(samples=4000, rng=len(self.entries))
+
+    def sheet(self) -> np.ndarray:
+        """``(21, players + 1)``: 1 certainly there, 0 certainly not, -1 unknown (the case file last)."""
+        return self.knowledge.deduction_sheet(solution=self.solution())
+
+    def case_files(self, top: int = 5) -> list[tuple[tuple[str, ...], float]]:
+        """The ``top`` likeliest case files and their probabilities."""
+        solution = self.solution()
+        order = np.argsort(-solution.case_file_probabilities, kind="stable")[:top]
+        return [
+            (tuple(self.card_names[c] for c in solution.case_files[i]), float(solution.case_file_probabilities[i]))
+            for i in order
+        ]
+
+    def scores(self, rng: int | None = None) -> SuggestionScores:
+        """Every suggestion's expected entropy after its answer, for you."""
+        return score_suggestions(self.knowledge, self.me, rng=len(self.entries) if rng is None else rng)
+
+    def advice(self, room: int | str | None = None) -> Advice:
+        """The best suggestion for you (``room``: only suggestions naming it) and whether to accuse now."""
+        scores = self.scores()
+        allowed = None
+        if room is not None:
+            room_id = self.card(room)
+            if room_id < 12:
+                raise ValueError(f"{self.card_names[room_id]} is not a room")
+            allowed = scores.suggestions[:, 2] == room_id
+        best = scores.best(allowed)
+        solution = self.solution()
+        likeliest = int(np.argmax(solution.case_file_probabilities))
+        case = np.flatnonzero(self.sheet()[:, len(self.players)] == 1)
+        return Advice(
+            suggestion=tuple(self.card_names[c] for c in scores.suggestions[best]),
+            expected_gain=float(scores.gain[best]),
+            exact=scores.exact,
+            accusation=tuple(self.card_names[c] for c in solution.case_files[likeliest]),
+            probability=float(solution.case_file_probabilities[likeliest]),
+            certain=case.size == 3,
+        )
+
+
+def _categories(cards: list[int]) -> list[list[int]]:
+    starts = np.cumsum([0, *(len(c) for c in CLASSIC_CATEGORIES)])
+    return [[c for c in cards if a <= c < b] for a, b in itertools.pairwise(starts)]
+
+
+def describe(entry: dict[str, Any]) -> str:
+    """An entry in words."""
+    kind, who, cards = entry.get("kind"), entry.get("player"), ", ".join(entry.get("cards", []))
+    if kind == "hand":
+        return f"{who}'s hand: {cards}"
+    if kind == "showed":
+        return f"you showed {cards} to {who}"
+    if kind == "accusation":
+        return f"{who} accused {cards}: {'right' if entry.get('correct') else 'wrong'}"
+    if kind == "suggestion":
+        passed = f"; {', '.join(entry['passed'])} passed" if entry.get("passed") else ""
+        refuter = entry.get("refuter")
+        answer = "; nobody refuted" if refuter is None else f"; {refuter} refuted"
+        shown = f" with {entry['shown']}" if entry.get("shown") else ""
+        return f"{who} suggested {cards}{passed}{answer}{shown}"
+    return f"an entry of kind {kind!r}"
