@@ -97,3 +97,27 @@ def test_bad_tables_are_refused():
         ClueSession(["a", "A", "b"], 0, HAND)
     with pytest.raises(ValueError, match="holds 5 cards"):
         ClueSession(PLAYERS, 0, HAND[:4])
+
+
+def test_typed_commands():
+    s = session()
+    assert s.enter("s Ann: white, rope, hall pass Bill refute Cy show rope") == (
+        "Ann suggested Mrs. White, Rope, Hall; Bill passed; Cy refuted with Rope"
+    )
+    assert s.enter("s bill: plum, wrench, study pass cy, dee refutes ann") == (
+        "Bill suggested Professor Plum, Wrench, Study; Cy, Dee passed; Ann refuted"
+    )
+    assert s.enter("showed knife to bill") == "you showed Knife to Bill"
+    assert s.enter("a dee: green, candle, lounge wrong") == "Dee accused Mr. Green, Candlestick, Lounge: wrong"
+    assert s.enter("advice hall").startswith("suggest ") and "Hall" in s.enter("advice hall")
+    assert s.enter("undo") == "undone: Dee accused Mr. Green, Candlestick, Lounge: wrong"
+    for bad, message in [
+        ("", "type a command"),
+        ("fly away", "no command"),
+        ("s bill plum", "type 's ASKER"),
+        ("a dee: green, candle, lounge maybe", "right' or 'wrong"),
+        ("showed knife", "showed CARD"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            s.enter(bad)
+    assert len(s.entries) == 4

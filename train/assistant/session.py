@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +38,7 @@ from deduction_envs.games.clue import CLASSIC_CATEGORIES, deal_sizes, parse_card
 from deduction_envs.reasoning.clue_knowledge import ClueKnowledge, ClueSolution, ContradictionError
 from deduction_envs.reasoning.clue_suggestions import SuggestionScores, score_suggestions
 
-__all__ = ["Advice", "ClueSession", "ContradictionError"]
+__all__ = ["COMMANDS", "Advice", "ClueSession", "ContradictionError"]
 
 LOG_VERSION = 1
 
@@ -225,6 +226,37 @@ class ClueSession:
             else:
                 knowledge.add_holds_one_of(refuter, cards)
 
+    def enter(self, text: str) -> str:
+        """Take one typed command (see :data:`COMMANDS`); what it did, in words. A ValueError says what is wrong."""
+        words = text.strip().split(maxsplit=1)
+        if not words:
+            raise ValueError("type a command; 'help' lists them")
+        verb, rest = words[0].lower(), words[1] if len(words) > 1 else ""
+        if verb == "undo":
+            return f"undone: {describe(self.undo())}"
+        if verb in ("advice", "advise", "hint"):
+            return str(self.advice(rest or None))
+        if verb == "showed":
+            card, _, to = rest.rpartition(" to ")
+            if not card:
+                raise ValueError("type 'showed CARD to PLAYER'")
+            self.showed(card, to)
+        elif verb in ("s", "suggest", "suggestion"):
+            asker, cards, passed, refuter, shown = _parse_suggestion(rest)
+            self.suggestion(asker, cards, passed, refuter, shown)
+        elif verb in ("a", "accuse", "accusation"):
+            who, _, what = rest.partition(":")
+            *cards, verdict = [w.strip() for w in what.replace(",", " , ").rsplit(" ", 1)]
+            if verdict.lower() not in ("right", "wrong"):
+                raise ValueError("end an accusation with 'right' or 'wrong'")
+            self.accusation(who, _cards(" ".join(cards)), verdict.lower() == "right")
+        elif verb == "hand":
+            who, _, cards = rest.partition(":")
+            self.public_hand(who, _cards(cards))
+        else:
+            raise ValueError(f"no command {verb!r}; 'help' lists them")
+        return describe(self.entries[-1])
+
     def undo(self) -> dict[str, Any]:
         """Take back the last entry (not the hand the session started with); returns it."""
         if len(self.entries) <= 1:
@@ -313,6 +345,44 @@ class ClueSession:
             probability=float(solution.case_file_probabilities[likeliest]),
             certain=case.size == 3,
         )
+
+
+#: The typed commands of :meth:`ClueSession.enter`.
+COMMANDS = """\
+s ASKER: CARD, CARD, CARD [pass P, P] [refute P [show CARD]]   a suggestion (show: the card you were shown)
+showed CARD to PLAYER                                          a card you showed
+a PLAYER: CARD, CARD, CARD right|wrong                         an accusation
+hand PLAYER: CARD, CARD, ...                                   a hand made public
+advice [ROOM]                                                  the best suggestion (in ROOM), and whether to accuse
+undo                                                           take back the last entry
+Cards and players by the start of a word: scar, pipe, bill."""
+
+_KEYWORDS = re.compile(r"\b(pass(?:ed|es)?|ref(?:ute[sd]?)?|show(?:s|n|ed)?|saw)\b", re.IGNORECASE)
+
+
+def _cards(text: str) -> list[str]:
+    cards = [c.strip() for c in text.split(",") if c.strip()]
+    if not cards:
+        raise ValueError("name the cards, separated by commas")
+    return cards
+
+
+def _parse_suggestion(text: str) -> tuple[str, list[str], list[str], str | None, str | None]:
+    """``ASKER: CARDS [pass P, P] [refute P [show CARD]]`` in parts."""
+    asker, colon, rest = text.partition(":")
+    if not colon:
+        raise ValueError("type 's ASKER: CARD, CARD, CARD [pass P, P] [refute P [show CARD]]'")
+    parts = _KEYWORDS.split(rest)
+    cards, passed, refuter, shown = _cards(parts[0]), [], None, None
+    for keyword, value in zip(parts[1::2], parts[2::2], strict=True):
+        keyword, value = keyword.lower(), value.strip()
+        if keyword.startswith("pass"):
+            passed = [p for p in value.replace(",", " ").split() if p]
+        elif keyword.startswith("ref"):
+            refuter = value
+        else:
+            shown = value
+    return asker.strip(), cards, passed, refuter, shown
 
 
 def _categories(cards: list[int]) -> list[list[int]]:

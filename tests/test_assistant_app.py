@@ -1,0 +1,68 @@
+"""The assistant's Textual app, driven by Textual's pilot: entries typed, refused, undone, resumed."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+pytest.importorskip("textual")
+
+from textual.widgets import DataTable, Static
+
+from train.assistant import ClueSession
+from train.assistant.app import AssistantApp
+
+PLAYERS = ["Ann", "Bill", "Cy", "Dee"]
+HAND = ["scar", "must", "knife", "kitchen", "ballroom"]
+
+
+def text(app, selector: str) -> str:
+    return str(app.query_one(selector, Static).render())
+
+
+async def type_line(pilot, line: str) -> None:
+    await pilot.press(*line)
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+def test_enter_refuse_undo_and_resume(tmp_path):
+    log = tmp_path / "game.json"
+
+    async def scenario() -> None:
+        app = AssistantApp(ClueSession(PLAYERS, "ann", HAND, path=log))
+        async with app.run_test(size=(160, 50)) as pilot:
+            table = app.query_one("#sheet", DataTable)
+            assert table.row_count == 21 and len(table.columns) == 6
+            assert "consistent deals (exact)" in text(app, "#status")
+            await type_line(pilot, "s ann: white, rope, hall pass bill refute cy show rope")
+            assert "Cy refuted with Rope" in text(app, "#message") and "Cy refuted with Rope" in text(app, "#log")
+            rope = app.session.card("rope")
+            assert str(table.get_cell_at((rope, 3))) == "X"  # Cy's column holds the Rope
+            await type_line(pilot, "s dee: plum, rope, study pass ann, bill, cy")  # Cy holds the Rope: refused
+            assert text(app, "#message").startswith("Not taken:") and len(app.session.entries) == 2
+            await type_line(pilot, "advice")
+            assert text(app, "#advice").startswith("Advice: suggest ")
+            await pilot.press("ctrl+z")
+            await pilot.pause()
+            assert "undone" in text(app, "#message") and len(app.session.entries) == 1
+            await type_line(pilot, "s ann: white, rope, hall pass bill refute cy show rope")
+            app.save_screenshot("assistant.svg", path=str(tmp_path))
+        resumed = AssistantApp(ClueSession.load(log))
+        async with resumed.run_test(size=(160, 50)):
+            assert len(resumed.session.entries) == 2 and "Cy refuted with Rope" in text(resumed, "#log")
+
+    asyncio.run(scenario())
+    assert (tmp_path / "assistant.svg").read_text().startswith("<svg")
+
+
+def test_command_line_refuses_an_incomplete_start(capsys, tmp_path):
+    from train.assistant.__main__ import main
+
+    with pytest.raises(SystemExit):
+        main(["--players", "Ann", "Bill", "Cy", "--log", str(tmp_path / "x.json")])
+    assert "--players, --me and --hand" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--players", "Ann", "Bill", "--me", "Ann", "--hand", "scar", "--log", str(tmp_path / "x.json")])
+    assert "3 to 6 players" in capsys.readouterr().err

@@ -1,0 +1,50 @@
+"""``python -m train.assistant``: the Clue table assistant (see :mod:`train.assistant.app`)."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from train.assistant.app import __doc__ as APP_DOC
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m train.assistant", description=APP_DOC, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--players", nargs="+", help="the players' names in seat order (3 to 6)")
+    parser.add_argument("--me", help="your name (or seat number)")
+    parser.add_argument("--hand", nargs="+", help="your cards (names or the start of a word: scar, pipe, bill)")
+    parser.add_argument("--log", type=Path, default=Path("clue-game.json"), help="the log to save to")
+    parser.add_argument("--resume", type=Path, help="resume the game saved in this log")
+    parser.add_argument("--serve", action="store_true", help="serve the app to a browser (textual-serve)")
+    parser.add_argument("--port", type=int, default=8000, help="the port of --serve (default 8000)")
+    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if args.serve:
+        from textual_serve.server import Server
+
+        command = [sys.executable, "-m", "train.assistant", *(a for a in argv if a not in ("--serve",))]
+        Server(shlex.join(command), host="0.0.0.0", port=args.port, title="Clue assistant").serve()
+        return
+    from train.assistant.app import AssistantApp
+    from train.assistant.session import ClueSession
+
+    try:
+        if args.resume is not None:
+            session = ClueSession.load(args.resume)
+        else:
+            if not (args.players and args.me and args.hand):
+                parser.error("start a game with --players, --me and --hand, or --resume a log")
+            if args.log.exists():
+                parser.error(f"{args.log} exists: --resume it, or give another --log")
+            session = ClueSession(args.players, args.me if not args.me.isdigit() else int(args.me), args.hand, args.log)
+    except (ValueError, OSError) as error:
+        parser.error(str(error))
+    AssistantApp(session).run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+"""The Clue table assistant as a Textual app: the sheet, the case file, advice, the log, one command line.
+
+    python -m train.assistant --players Ann Bill Cy Dee --me Ann --hand scar must knife kitchen ballroom
+    python -m train.assistant --resume clue-game.json
+    python -m train.assistant --resume clue-game.json --serve      # the same app in a browser (textual-serve)
+
+Everything is typed on one line (``help`` lists the commands; cards and
+players by the start of a word). The sheet shows where each card is: ``X``
+(green) certainly, ``-`` (red) certainly not, else the exact probability
+(shaded), or sampled with its error when counting is over budget. The log is
+saved after every entry and undo (``--log``, default ``clue-game.json``).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Footer, Header, Input, Static
+
+from train.assistant.session import COMMANDS, ClueSession
+
+__all__ = ["AssistantApp"]
+
+
+class AssistantApp(App):
+    """The assistant on a :class:`ClueSession`; see the module docstring."""
+
+    TITLE = "Clue assistant"
+    CSS = """
+    #sheet { width: 3fr; }
+    #side { width: 2fr; }
+    #status, #cases, #advice { height: auto; margin-bottom: 1; }
+    #log { height: 1fr; }
+    #message { height: auto; color: $warning; }
+    """
+    BINDINGS: ClassVar = [
+        Binding("ctrl+z", "undo", "Undo"),
+        Binding("ctrl+a", "advice", "Advice"),
+        Binding("ctrl+q", "quit", "Quit"),
+    ]
+
+    def __init__(self, session: ClueSession) -> None:
+        super().__init__()
+        self.session = session
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal():
+            yield DataTable(id="sheet", zebra_stripes=True, cursor_type="none")
+            with Vertical(id="side"):
+                yield Static(id="status")
+                yield Static(id="cases")
+                yield Static(id="advice")
+                yield Static(id="log")
+        yield Static(id="message")
+        yield Input(placeholder="s bill: plum, rope, hall pass cy refute dee   (help lists the commands)", id="command")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#sheet", DataTable)
+        table.add_columns("card", *self.session.players, "case")
+        self.refresh_view()
+        self.query_one("#command", Input).focus()
+
+    # ------------------------------------------------------------------ what it shows
+    def refresh_view(self) -> None:
+        """Redraw the sheet, the case files and the log from the session."""
+        session = self.session
+        solution = session.solution()
+        sheet = session.knowledge.deduction_sheet(solution=solution)
+        table = self.query_one("#sheet", DataTable)
+        table.clear()
+        for card, name in enumerate(session.card_names):
+            table.add_row(name, *(_cell(s, p, e) for s, p, e in zip(
+                sheet[card], solution.probabilities[card], solution.errors[card], strict=True)))  # fmt: skip
+        if solution.method == "exact":
+            count = f"{solution.count:,} consistent deals (exact)"
+        else:
+            count = f"figures from {solution.samples:,} sampled deals ({solution.method}; errors shown as ±)"
+        self.query_one("#status", Static).update(f"Case file entropy: {solution.entropy:.2f} bits\n{count}")
+        lines = [f"{p:6.1%}  {', '.join(cards)}" for cards, p in session.case_files(5)]
+        self.query_one("#cases", Static).update("Likeliest case files:\n" + "\n".join(lines))
+        log = session.log()
+        self.query_one("#log", Static).update("Log:\n" + "\n".join(f"{i}. {e}" for i, e in enumerate(log[-12:], 1)))
+
+    def say(self, text: str) -> None:
+        self.query_one("#message", Static).update(text)
+
+    # ------------------------------------------------------------------ what a person does
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        event.input.value = ""
+        if not text:
+            return
+        if text.lower() in ("help", "?"):
+            self.say(COMMANDS)
+            return
+        if text.lower().startswith(("advice", "advise", "hint")):
+            self.show_advice(text.split(maxsplit=1)[1] if " " in text else None)
+            return
+        try:
+            self.say(self.session.enter(text))
+        except ValueError as error:  # a contradiction is a ValueError too: nothing changed
+            self.say(f"Not taken: {error}")
+            return
+        self.query_one("#advice", Static).update("")
+        self.refresh_view()
+
+    def show_advice(self, room: str | None = None) -> None:
+        try:
+            advice = self.session.advice(room)
+        except ValueError as error:
+            self.say(f"Not taken: {error}")
+            return
+        self.query_one("#advice", Static).update(f"Advice: {advice}")
+
+    def action_undo(self) -> None:
+        try:
+            self.say(self.session.enter("undo"))
+        except ValueError as error:
+            self.say(f"Not taken: {error}")
+            return
+        self.refresh_view()
+
+    def action_advice(self) -> None:
+        self.show_advice()
+
+
+def _cell(state: int, probability: float, error: float) -> Text:
+    """A sheet cell: X held (green), - not held (red), else the probability shaded by its size."""
+    if state == 1:
+        return Text("X", style="bold white on green")
+    if state == 0:
+        return Text("-", style="red")
+    shade = int(np.clip(80 + 175 * probability, 0, 255))
+    text = f"{100 * probability:.0f}%" + (f"±{100 * error:.0f}" if error > 0.005 else "")
+    return Text(text, style=f"rgb({shade},{shade},{shade})")
