@@ -1,6 +1,6 @@
 """Write docs/assistant.svg, the README's screenshot of the Clue table assistant, from a scripted game.
 
-    python -m scripts.assistant_screenshot
+python -m scripts.assistant_screenshot
 """
 
 from __future__ import annotations
