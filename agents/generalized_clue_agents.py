@@ -8,15 +8,14 @@ at the first step of its turn and plays its steps on the following calls
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from agents.multiplayer import SeatAgent
-from deduction_envs.core.entropy import binary_entropy_bits, grouped_conditional_entropy_bits
 from deduction_envs.core.rules import check_int
 from deduction_envs.games.generalized_clue import GCMove, GCPhase
+from deduction_envs.reasoning.clue_suggestions import score_asks
 
 __all__ = ["GCAgent", "GCExact", "GCRandom", "GCScoreboard", "Scoreboard"]
 
@@ -303,38 +302,7 @@ class GCExact(GCAgent):
         candidates = self._candidates(targets, sheet)
         if not candidates:  # nothing left to learn from anyone still in: ask the first about everything
             return GCMove("ask", tuple(range(rules.cards)), target=targets[0])
-        deals = self.knowledge.engine.sample(self.samples, self.rng)
-        hidden = deals == rules.players
-        case = None  # the joint entropy where the deals can estimate it, else the sum of the cards'
-        if math.comb(int((self.knowledge.sheet()[:, rules.players] != 0).sum()), rules.hidden) <= self.samples // 4:
-            case = hidden @ (1 << np.arange(rules.cards, dtype=np.int64))  # each deal's case file as a key
-        scores = [_ask_entropy(deals, hidden.astype(float), case, q, cards) for q, cards in candidates]
+        scores = score_asks(self.knowledge.engine, candidates, self.samples, self.rng)
         ties = np.flatnonzero(np.array(scores) <= min(scores) + 1e-9)
         q, cards = candidates[int(self.rng.choice(ties))]
         return GCMove("ask", cards, target=q)
-
-
-def _ask_entropy(deals: np.ndarray, hidden: np.ndarray, case: np.ndarray | None, target: int, cards: tuple) -> float:
-    """Expected case-file uncertainty in bits after asking ``target`` about ``cards``, over ``deals``.
-
-    The target shows each matching card with equal probability. With ``case``
-    (each deal's case file as a key), the case file's entropy; without, the sum
-    of each card's entropy of being in the case file (``hidden[d, c]``), an
-    upper bound of it that a few deals estimate well when the possible case
-    files far outnumber them.
-    """
-    held = deals[:, list(cards)] == target  # (deals, cards)
-    matching = held.sum(axis=1)
-    if case is not None:
-        rows, slots = np.nonzero(held)
-        nobody = matching == 0
-        outcome = np.concatenate([np.zeros(int(nobody.sum()), dtype=np.int64), 1 + np.asarray(cards)[slots]])
-        value = np.concatenate([case[nobody], case[rows]])
-        weights = np.concatenate([np.ones(int(nobody.sum())), 1.0 / matching[rows]])
-        return grouped_conditional_entropy_bits(outcome, value, weights, sampled=True)
-    # Weight of each deal on each outcome: "no", or each card shown.
-    weights = np.concatenate([(matching == 0)[:, None], held / np.maximum(matching, 1)[:, None]], axis=1)
-    per_outcome = weights.sum(axis=0)
-    seen = per_outcome > 0
-    p = np.clip((weights.T @ hidden)[seen] / per_outcome[seen, None], 0.0, 1.0)  # P(card hidden | outcome)
-    return float(per_outcome[seen] @ binary_entropy_bits(p).sum(axis=1) / deals.shape[0])

@@ -37,15 +37,17 @@ plug-in estimate's bias.
 from __future__ import annotations
 
 import itertools
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from deduction_envs.core.entropy import conditional_entropy_bits
+from deduction_envs.core.entropy import binary_entropy_bits, conditional_entropy_bits, grouped_conditional_entropy_bits
 from deduction_envs.core.rules import check_int
 from deduction_envs.reasoning.clue_knowledge import ClueKnowledge
 
-__all__ = ["REFUTER_MODELS", "SuggestionScores", "score_suggestions"]
+__all__ = ["REFUTER_MODELS", "SuggestionScores", "score_asks", "score_suggestions"]
 
 #: How a refuter holding several of the suggested cards chooses the one to show.
 REFUTER_MODELS = ("uniform", "adversarial")
@@ -196,3 +198,48 @@ def _joint(
         weight = np.where(refuted[:, :, None], np.arange(width) == chosen[:, :, None], weight).astype(np.float64)
         joint = tally(weight)
     return joint
+
+
+def score_asks(
+    knowledge: ClueKnowledge,
+    asks: Sequence[tuple[int, Sequence[int]]],
+    samples: int = 1000,
+    rng: np.random.Generator | int | None = None,
+) -> np.ndarray:
+    """Generalized Clue: each ask's expected uncertainty in bits about the case file after the answer.
+
+    An ask ``(target, cards)`` is answered "no", or with one of the target's
+    matching cards, each equally likely. Over ``samples`` uniform deals of
+    ``knowledge``: the case file's expected entropy where the deals can
+    estimate it (its possible combinations at most a quarter of the deals),
+    else the expected sum of each card's entropy of being in the case file,
+    an upper bound of it that few deals estimate well.
+    """
+    samples = check_int("samples", samples, low=1)
+    deals = knowledge.sample(samples, np.random.default_rng(rng))
+    hidden = deals == knowledge.players
+    possible = int((~knowledge.facts()[1][:, knowledge.players]).sum())  # cards not proved out of the case file
+    hidden_count = sum(knowledge.case_file_sizes)
+    case = None
+    if math.comb(possible, hidden_count) <= samples // 4:
+        case = hidden @ (1 << np.arange(deals.shape[1], dtype=np.int64))  # each deal's case file as a key
+    weights = hidden.astype(np.float64)
+    return np.array([_ask_entropy(deals, weights, case, int(q), tuple(cards)) for q, cards in asks])
+
+
+def _ask_entropy(deals: np.ndarray, hidden: np.ndarray, case: np.ndarray | None, target: int, cards: tuple) -> float:
+    held = deals[:, list(cards)] == target  # (deals, cards)
+    matching = held.sum(axis=1)
+    if case is not None:
+        rows, slots = np.nonzero(held)
+        nobody = matching == 0
+        outcome = np.concatenate([np.zeros(int(nobody.sum()), dtype=np.int64), 1 + np.asarray(cards)[slots]])
+        value = np.concatenate([case[nobody], case[rows]])
+        weights = np.concatenate([np.ones(int(nobody.sum())), 1.0 / matching[rows]])
+        return grouped_conditional_entropy_bits(outcome, value, weights, sampled=True)
+    # Weight of each deal on each outcome: "no", or each card shown.
+    weights = np.concatenate([(matching == 0)[:, None], held / np.maximum(matching, 1)[:, None]], axis=1)
+    per_outcome = weights.sum(axis=0)
+    seen = per_outcome > 0
+    p = np.clip((weights.T @ hidden)[seen] / per_outcome[seen, None], 0.0, 1.0)  # P(card hidden | outcome)
+    return float(per_outcome[seen] @ binary_entropy_bits(p).sum(axis=1) / deals.shape[0])
