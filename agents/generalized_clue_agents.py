@@ -15,7 +15,7 @@ import numpy as np
 from agents.multiplayer import SeatAgent
 from deduction_envs.core.rules import check_int
 from deduction_envs.games.generalized_clue import GCMove, GCPhase
-from deduction_envs.reasoning.clue_suggestions import score_asks
+from deduction_envs.reasoning.clue_suggestions import ask_candidates, score_asks
 
 __all__ = ["GCAgent", "GCExact", "GCRandom", "GCScoreboard", "Scoreboard"]
 
@@ -280,26 +280,9 @@ class GCExact(GCAgent):
             return GCMove("guess", tuple(int(c) for c in solution.case_files[best]))
         return self._best_ask(targets, sheet)
 
-    def _candidates(self, targets: list[int], sheet: np.ndarray) -> list[tuple[int, tuple[int, ...]]]:
-        rules = self.rules
-        candidates = []
-        for q in targets:
-            maybe = np.flatnonzero(sheet[:, q] == -1)  # cards the target may hold, unknown to me
-            if maybe.size == 0:
-                continue
-            candidates += [(q, (int(c),)) for c in maybe]
-            candidates.append((q, tuple(int(c) for c in maybe)))
-            half = self.rng.permutation(maybe)
-            candidates += [(q, tuple(sorted(int(c) for c in half[: maybe.size // 2])))] if maybe.size > 1 else []
-            left = rules.hand_sizes[q] - int((sheet[:, q] == 1).sum())
-            count = max(1, maybe.size - left + 1)
-            if count < maybe.size:
-                candidates.append((q, tuple(sorted(int(c) for c in half[:count]))))
-        return list(dict.fromkeys(candidates))
-
     def _best_ask(self, targets: list[int], sheet: np.ndarray) -> GCMove:
         rules = self.rules
-        candidates = self._candidates(targets, sheet)
+        candidates = ask_candidates(sheet, targets, rules.hand_sizes, self.rng)
         if not candidates:  # nothing left to learn from anyone still in: ask the first about everything
             return GCMove("ask", tuple(range(rules.cards)), target=targets[0])
         scores = score_asks(self.knowledge.engine, candidates, self.samples, self.rng)

@@ -121,3 +121,25 @@ def test_typed_commands():
         with pytest.raises(ValueError, match=message):
             s.enter(bad)
     assert len(s.entries) == 4
+
+
+def test_a_generalized_clue_deck(tmp_path):
+    """12 cards, 2 hidden, 3 players: asks and guesses by number, advice on whom to ask about what."""
+    s = ClueSession(["Ann", "Bo", "Cy"], "ann", [0, 1, 2, 3], path=tmp_path / "gc.json", deck=(12, 2))
+    assert s.enter("ask ann bo: 4, 5 yes show 5") == "Ann asked Bo about 4, 5: yes, showing 5"
+    assert s.enter("ask bo cy: 6, 7 no") == "Bo asked Cy about 6, 7: no"
+    assert s.sheet()[5, 1] == 1 and s.sheet()[6, 2] == 0 and s.sheet()[7, 2] == 0
+    advice = s.advice()
+    assert advice.target in ("Bo", "Cy") and advice.expected_gain > 0 and "ask " in str(advice)
+    assert s.enter("guess cy: 8, 9 hand 4, 10, 11") == "Cy guessed 8, 9 and left; hand 4, 10, 11"
+    assert s.sheet()[10, 2] == 1
+    with pytest.raises(ValueError, match="move of Clue"):
+        s.suggestion("bo", ["0", "1", "2"], refuter="cy")
+    with pytest.raises(ValueError, match="asks someone else"):
+        s.ask("bo", "bo", [4], answered=False)
+    with pytest.raises(ContradictionError):
+        s.ask("bo", "cy", [10], answered=False)  # Cy's hand is public: it holds 10
+    resumed = ClueSession.load(tmp_path / "gc.json")
+    assert resumed.deck == (12, 2) and resumed.log() == s.log()
+    with pytest.raises(ValueError, match="move of Generalized Clue"):
+        session().ask("bill", "cy", ["rope"], answered=False)

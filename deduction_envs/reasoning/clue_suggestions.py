@@ -47,7 +47,7 @@ from deduction_envs.core.entropy import binary_entropy_bits, conditional_entropy
 from deduction_envs.core.rules import check_int
 from deduction_envs.reasoning.clue_knowledge import ClueKnowledge
 
-__all__ = ["REFUTER_MODELS", "SuggestionScores", "score_asks", "score_suggestions"]
+__all__ = ["REFUTER_MODELS", "SuggestionScores", "ask_candidates", "score_asks", "score_suggestions"]
 
 #: How a refuter holding several of the suggested cards chooses the one to show.
 REFUTER_MODELS = ("uniform", "adversarial")
@@ -213,7 +213,8 @@ def score_asks(
     ``knowledge``: the case file's expected entropy where the deals can
     estimate it (its possible combinations at most a quarter of the deals),
     else the expected sum of each card's entropy of being in the case file,
-    an upper bound of it that few deals estimate well.
+    an upper bound of it that few deals estimate well. An ask of no cards
+    scores the uncertainty now, on the same scale.
     """
     samples = check_int("samples", samples, low=1)
     deals = knowledge.sample(samples, np.random.default_rng(rng))
@@ -225,6 +226,32 @@ def score_asks(
         case = hidden @ (1 << np.arange(deals.shape[1], dtype=np.int64))  # each deal's case file as a key
     weights = hidden.astype(np.float64)
     return np.array([_ask_entropy(deals, weights, case, int(q), tuple(cards)) for q, cards in asks])
+
+
+def ask_candidates(
+    sheet: np.ndarray, targets: Sequence[int], hand_sizes: Sequence[int], rng: np.random.Generator
+) -> list[tuple[int, tuple[int, ...]]]:
+    """Asks worth scoring, for each of ``targets``, from a deduction ``sheet`` (1 held, 0 not, -1 unknown).
+
+    The cards the target may hold and the asker does not know: each alone, all
+    of them, a random half, and the fewest of them sure to include one of the
+    target's unknown cards (the course report's list).
+    """
+    candidates = []
+    for q in targets:
+        maybe = np.flatnonzero(sheet[:, q] == -1)
+        if maybe.size == 0:
+            continue
+        candidates += [(int(q), (int(c),)) for c in maybe]
+        candidates.append((int(q), tuple(int(c) for c in maybe)))
+        shuffled = rng.permutation(maybe)
+        if maybe.size > 1:
+            candidates.append((int(q), tuple(sorted(int(c) for c in shuffled[: maybe.size // 2]))))
+        left = hand_sizes[q] - int((sheet[:, q] == 1).sum())
+        count = max(1, maybe.size - left + 1)
+        if count < maybe.size:
+            candidates.append((int(q), tuple(sorted(int(c) for c in shuffled[:count]))))
+    return list(dict.fromkeys(candidates))
 
 
 def _ask_entropy(deals: np.ndarray, hidden: np.ndarray, case: np.ndarray | None, target: int, cards: tuple) -> float:

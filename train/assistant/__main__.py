@@ -17,6 +17,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", nargs="+", help="the players' names in seat order (3 to 6)")
     parser.add_argument("--me", help="your name (or seat number)")
     parser.add_argument("--hand", nargs="+", help="your cards (names or the start of a word: scar, pipe, bill)")
+    parser.add_argument(
+        "--deck", type=int, nargs=2, metavar=("CARDS", "HIDDEN"), help="a Generalized Clue deck (default: Clue)"
+    )
     parser.add_argument("--log", type=Path, default=Path("clue-game.json"), help="the log to save to")
     parser.add_argument("--resume", type=Path, help="resume the game saved in this log")
     parser.add_argument("--serve", action="store_true", help="serve the app to a browser (textual-serve)")
@@ -40,7 +43,9 @@ def main(argv: list[str] | None = None) -> None:
                 parser.error("start a game with --players, --me and --hand, or --resume a log")
             if args.log.exists():
                 parser.error(f"{args.log} exists: --resume it, or give another --log")
-            session = ClueSession(args.players, args.me if not args.me.isdigit() else int(args.me), args.hand, args.log)
+            me = int(args.me) if args.me.isdigit() else args.me
+            deck = None if args.deck is None else tuple(args.deck)
+            session = ClueSession(args.players, me, args.hand, args.log, deck=deck)
     except (ValueError, OSError) as error:
         parser.error(str(error))
     AssistantApp(session).run()

@@ -3,6 +3,7 @@
     python -m train.assistant --players Ann Bill Cy Dee --me Ann --hand scar must knife kitchen ballroom
     python -m train.assistant --resume clue-game.json
     python -m train.assistant --resume clue-game.json --serve      # the same app in a browser (textual-serve)
+    python -m train.assistant --deck 12 2 --players Ann Bo Cy --me Ann --hand 0 1 2 3   # Generalized Clue
 
 Everything is typed on one line (``help`` lists the commands; cards and
 players by the start of a word). The sheet shows where each card is: ``X``

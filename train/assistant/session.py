@@ -36,7 +36,7 @@ import numpy as np
 
 from deduction_envs.games.clue import CLASSIC_CATEGORIES, deal_sizes, parse_card
 from deduction_envs.reasoning.clue_knowledge import ClueKnowledge, ClueSolution, ContradictionError
-from deduction_envs.reasoning.clue_suggestions import SuggestionScores, score_suggestions
+from deduction_envs.reasoning.clue_suggestions import SuggestionScores, ask_candidates, score_asks, score_suggestions
 
 __all__ = ["COMMANDS", "Advice", "ClueSession", "ContradictionError"]
 
@@ -47,20 +47,24 @@ LOG_VERSION = 1
 class Advice:
     """What to do now: the suggestion leaving the least expected entropy, and whether to accuse."""
 
-    suggestion: tuple[str, ...]
+    suggestion: tuple[str, ...]  # the cards to suggest (in Generalized Clue, to ask `target` about)
     expected_gain: float  # bits
     exact: bool  # the expectation over every consistent deal (else over sampled ones)
     accusation: tuple[str, ...]  # the likeliest case file
     probability: float  # that it is right
     certain: bool  # proved (counting or propagation)
+    target: str | None = None  # Generalized Clue: whom to ask
 
     def __str__(self) -> str:
         how = "exact" if self.exact else "estimated from sampled deals"
         verdict = (
             "accuse now: it is certain" if self.certain else f"accusing now is right with p = {self.probability:.2f}"
         )
+        move = f"suggest {', '.join(self.suggestion)}"
+        if self.target is not None:
+            move = f"ask {self.target} about {', '.join(self.suggestion)}"
         return (
-            f"suggest {', '.join(self.suggestion)} (expected gain {self.expected_gain:.2f} bits, {how}); "
+            f"{move} (expected gain {self.expected_gain:.2f} bits, {how}); "
             f"likeliest case file {', '.join(self.accusation)}: {verdict}"
         )
 
@@ -74,6 +78,8 @@ class ClueSession:
         hand: the person's cards (names, prefixes or ids).
         path: the JSON log, written after every change (None: not saved).
         work_limit: the knowledge engine's counting budget.
+        deck: None for classic Clue, or ``(cards, hidden)`` for a Generalized
+            Clue deck (cards named by their numbers 0, 1, ...).
     """
 
     def __init__(
@@ -83,19 +89,28 @@ class ClueSession:
         hand: Sequence[str | int],
         path: str | Path | None = None,
         work_limit: float = 2e6,
+        deck: tuple[int, int] | None = None,
     ) -> None:
         names = [str(p).strip() for p in players]
-        if not 3 <= len(names) <= 6:
-            raise ValueError(f"Clue has 3 to 6 players, got {len(names)}")
         if any(not n for n in names) or len({n.lower() for n in names}) != len(names):
             raise ValueError(f"players need distinct, non-empty names, got {list(players)}")
+        if deck is None:
+            if not 3 <= len(names) <= 6:
+                raise ValueError(f"Clue has 3 to 6 players, got {len(names)}")
+            self.card_names = [name for category in CLASSIC_CATEGORIES for name in category]
+            blank = ClueKnowledge(CLASSIC_CATEGORIES, deal_sizes(18, len(names)), 1, work_limit=work_limit)
+        else:
+            cards, hidden = deck
+            blank = ClueKnowledge.generalized(cards, hidden, len(names), work_limit=work_limit)
+            self.card_names = [str(c) for c in range(cards)]
+            deck = (int(cards), int(hidden))
+        self.deck = deck
         self.players = names
-        self.card_names = [name for category in CLASSIC_CATEGORIES for name in category]
         self.me = self.player(me)
         self.work_limit = work_limit
         self.path = None if path is None else Path(path)
         self.entries: list[dict[str, Any]] = []
-        self._blank = ClueKnowledge(CLASSIC_CATEGORIES, deal_sizes(18, len(names)), 1, work_limit=work_limit)
+        self._blank = blank
         self.knowledge = self._blank.copy()
         self.add({"kind": "hand", "player": self.players[self.me], "cards": [self._card_name(c) for c in hand]})
 
@@ -149,6 +164,26 @@ class ClueSession:
         }
         self.add(entry)
 
+    def ask(
+        self,
+        asker: int | str,
+        target: int | str,
+        cards: Sequence[int | str],
+        answered: bool,
+        shown: int | str | None = None,
+    ) -> None:
+        """Generalized Clue: ``asker`` asked ``target`` about ``cards``; yes or no (``shown``: the card, if
+        it was shown to you)."""
+        self.add({"kind": "ask", "player": self.players[self.player(asker)],
+                  "target": self.players[self.player(target)], "cards": [self._card_name(c) for c in cards],
+                  "answered": answered, "shown": None if shown is None else self._card_name(shown)})  # fmt: skip
+
+    def guess(self, player: int | str, cards: Sequence[int | str], hand: Sequence[int | str]) -> None:
+        """Generalized Clue: ``player`` guessed ``cards`` and left; its ``hand`` is now public."""
+        named = [self._card_name(c) for c in cards]
+        self.add({"kind": "guess", "player": self.players[self.player(player)], "cards": named,
+                  "hand": [self._card_name(c) for c in hand]})  # fmt: skip
+
     def showed(self, card: int | str, to: int | str) -> None:
         """You showed ``card`` to ``to`` (your own record: it tells you nothing new)."""
         self.add({"kind": "showed", "player": self.players[self.player(to)], "cards": [self._card_name(card)]})
@@ -188,6 +223,12 @@ class ClueSession:
             if player == self.me:
                 raise ValueError("you cannot show a card to yourself")
             knowledge.add_holds(self.me, cards)
+        elif kind in ("ask", "guess"):
+            if self.deck is None:
+                raise ValueError(f"an {kind} is a move of Generalized Clue; in Clue, enter suggestions and accusations")
+            self._apply_generalized(knowledge, player, cards, entry)
+        elif self.deck is not None and kind in ("suggestion", "accusation"):
+            raise ValueError(f"a {kind} is a move of Clue; in Generalized Clue, enter asks and guesses")
         elif kind == "accusation":
             correct = entry.get("correct")
             if not isinstance(correct, bool):
@@ -196,7 +237,33 @@ class ClueSession:
         elif kind == "suggestion":
             self._apply_suggestion(knowledge, player, cards, entry)
         else:
-            raise ValueError(f"an entry is a hand, suggestion, showed or accusation, got {kind!r}")
+            raise ValueError(f"an entry is a hand, suggestion, accusation, ask, guess or showed, got {kind!r}")
+
+    def _apply_generalized(self, knowledge: ClueKnowledge, player: int, cards: list[int], entry: dict) -> None:
+        if entry["kind"] == "guess":
+            hidden = self.deck[1]
+            if len(set(cards)) != hidden:
+                raise ValueError(f"a guess names {hidden} cards")
+            knowledge.add_hand(player, [self.card(c) for c in entry.get("hand", [])])
+            return
+        target = self.player(entry["target"])
+        answered, shown = entry.get("answered"), entry.get("shown")
+        shown = None if shown is None else self.card(shown)
+        if target == player:
+            raise ValueError("a player asks someone else")
+        if not isinstance(answered, bool):
+            raise ValueError(f"an ask is answered yes or no (true or false), got {answered!r}")
+        if not cards:
+            raise ValueError("an ask names at least one card")
+        if shown is not None and (player != self.me or not answered or shown not in cards):
+            raise ValueError("you see the card shown only when you asked, the answer was yes, and it was on the list")
+        if not answered:
+            if target != self.me:
+                knowledge.add_holds_none(target, cards)
+        elif shown is not None:
+            knowledge.add_holds(target, [shown])
+        elif target != self.me:
+            knowledge.add_holds_one_of(target, cards)
 
     def _apply_suggestion(self, knowledge: ClueKnowledge, asker: int, cards: list[int], entry: dict) -> None:
         if len(cards) != 3 or sorted(len(c) for c in _categories(cards)) != [1, 1, 1]:
@@ -250,6 +317,19 @@ class ClueSession:
             if verdict.lower() not in ("right", "wrong"):
                 raise ValueError("end an accusation with 'right' or 'wrong'")
             self.accusation(who, _cards(" ".join(cards)), verdict.lower() == "right")
+        elif verb == "ask":
+            who, _, what = rest.partition(":")
+            asker, target = [*who.split(), "", ""][:2]
+            match = re.fullmatch(r"(.+?)\s+(yes|no)(?:\s+show\s+(.+))?", what.strip(), re.IGNORECASE)
+            if not match or not target:
+                raise ValueError("type 'ask ASKER TARGET: CARD, CARD yes [show CARD]' or '... no'")
+            self.ask(asker, target, _cards(match[1]), match[2].lower() == "yes", match[3] and match[3].strip())
+        elif verb == "guess":
+            who, _, what = rest.partition(":")
+            cards, _, hand = what.partition(" hand ")
+            if not hand:
+                raise ValueError("type 'guess PLAYER: CARD, CARD hand CARD, CARD, ...'")
+            self.guess(who, _cards(cards), _cards(hand))
         elif verb == "hand":
             who, _, cards = rest.partition(":")
             self.public_hand(who, _cards(cards))
@@ -275,7 +355,8 @@ class ClueSession:
 
     # ------------------------------------------------------------------ saving
     def to_json(self) -> dict[str, Any]:
-        return {"version": LOG_VERSION, "game": "clue", "players": self.players, "me": self.players[self.me],
+        return {"version": LOG_VERSION, "game": "clue" if self.deck is None else "generalized_clue",
+                "deck": self.deck, "players": self.players, "me": self.players[self.me],
                 "entries": self.entries}  # fmt: skip
 
     def save(self) -> None:
@@ -291,12 +372,13 @@ class ClueSession:
     def load(cls, path: str | Path, work_limit: float = 2e6) -> ClueSession:
         """Resume a session from its log (it keeps saving there)."""
         data = json.loads(Path(path).read_text())
-        if data.get("version") != LOG_VERSION or data.get("game") != "clue":
+        if data.get("version") != LOG_VERSION or data.get("game") not in ("clue", "generalized_clue"):
             raise ValueError(f"{path} is not a Clue assistant log of version {LOG_VERSION}")
         entries = data["entries"]
         if not entries or entries[0].get("kind") != "hand":
             raise ValueError(f"{path}: the log must start with your hand")
-        session = cls(data["players"], data["me"], entries[0]["cards"], path=None, work_limit=work_limit)
+        deck = None if data.get("deck") is None else tuple(data["deck"])
+        session = cls(data["players"], data["me"], entries[0]["cards"], path=None, work_limit=work_limit, deck=deck)
         for entry in entries[1:]:
             session.add(entry)
         session.path = Path(path)
@@ -308,7 +390,7 @@ class ClueSession:
         return self.knowledge.solve(samples=4000, rng=len(self.entries))
 
     def sheet(self) -> np.ndarray:
-        """``(21, players + 1)``: 1 certainly there, 0 certainly not, -1 unknown (the case file last)."""
+        """``(cards, players + 1)``: 1 certainly there, 0 certainly not, -1 unknown (the case file last)."""
         return self.knowledge.deduction_sheet(solution=self.solution())
 
     def case_files(self, top: int = 5) -> list[tuple[tuple[str, ...], float]]:
@@ -325,7 +407,12 @@ class ClueSession:
         return score_suggestions(self.knowledge, self.me, rng=len(self.entries) if rng is None else rng)
 
     def advice(self, room: int | str | None = None) -> Advice:
-        """The best suggestion for you (``room``: only suggestions naming it) and whether to accuse now."""
+        """The best suggestion for you (``room``: only suggestions naming it) and whether to accuse now.
+
+        In Generalized Clue: the ask with the least expected uncertainty, and whether to guess.
+        """
+        if self.deck is not None:
+            return self._generalized_advice()
         scores = self.scores()
         allowed = None
         if room is not None:
@@ -346,6 +433,28 @@ class ClueSession:
             certain=case.size == 3,
         )
 
+    def _generalized_advice(self) -> Advice:
+        rng = np.random.default_rng(len(self.entries))
+        sheet = self.sheet()
+        targets = [q for q in range(len(self.players)) if q != self.me]
+        asks = ask_candidates(sheet, targets, self.knowledge.hand_sizes, rng)
+        if not asks:
+            asks = [(targets[0], tuple(range(len(self.card_names))))]
+        scores = score_asks(self.knowledge, [(self.me, ()), *asks], rng=rng)  # the first: the uncertainty now
+        best = int(np.argmin(scores[1:]))
+        solution = self.solution()
+        likeliest = int(np.argmax(solution.case_file_probabilities))
+        target, cards = asks[best]
+        return Advice(
+            suggestion=tuple(self.card_names[c] for c in cards),
+            expected_gain=float(scores[0] - scores[1 + best]),
+            exact=False,
+            accusation=tuple(self.card_names[c] for c in solution.case_files[likeliest]),
+            probability=float(solution.case_file_probabilities[likeliest]),
+            certain=int((sheet[:, len(self.players)] == 1).sum()) == self.deck[1],
+            target=self.players[target],
+        )
+
 
 #: The typed commands of :meth:`ClueSession.enter`.
 COMMANDS = """\
@@ -354,6 +463,9 @@ showed CARD to PLAYER                                          a card you showed
 a PLAYER: CARD, CARD, CARD right|wrong                         an accusation
 hand PLAYER: CARD, CARD, ...                                   a hand made public
 advice [ROOM]                                                  the best suggestion (in ROOM), and whether to accuse
+Generalized Clue (cards by number):
+ask ASKER TARGET: CARD, CARD yes [show CARD] | no              an ask and its answer
+guess PLAYER: CARD, CARD hand CARD, CARD, ...                  a guess, and the hand it made public
 undo                                                           take back the last entry
 Cards and players by the start of a word: scar, pipe, bill."""
 
@@ -399,6 +511,12 @@ def describe(entry: dict[str, Any]) -> str:
         return f"you showed {cards} to {who}"
     if kind == "accusation":
         return f"{who} accused {cards}: {'right' if entry.get('correct') else 'wrong'}"
+    if kind == "ask":
+        answer = "yes" if entry.get("answered") else "no"
+        shown = f", showing {entry['shown']}" if entry.get("shown") else ""
+        return f"{who} asked {entry.get('target')} about {cards}: {answer}{shown}"
+    if kind == "guess":
+        return f"{who} guessed {cards} and left; hand {', '.join(entry.get('hand', []))}"
     if kind == "suggestion":
         passed = f"; {', '.join(entry['passed'])} passed" if entry.get("passed") else ""
         refuter = entry.get("refuter")
