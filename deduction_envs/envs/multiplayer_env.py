@@ -21,7 +21,7 @@ action outside the action space always raises ``ValueError``.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import gymnasium
@@ -125,6 +125,9 @@ class MultiplayerAECEnv(AECEnv):
         self.action_spaces = {agent: spaces.Discrete(rules.num_actions) for agent in self.possible_agents}
         self.table: Table | None = None
         self.knowledge: list[Knowledge] = []
+        #: Extra listeners by seat, told every event projected for that seat from the next reset on (the agents
+        #: that play seats inside a single-seat view).
+        self.seat_listeners: dict[int, Callable[[Any], None]] = {}
         self._rng = np.random.default_rng()
 
     # ------------------------------------------------------------------ the game's parts
@@ -166,7 +169,7 @@ class MultiplayerAECEnv(AECEnv):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         self.knowledge = [self.new_knowledge(p) for p in range(self.rules.players)]
-        self.table = Table(self.rules, self._rng, [k.update for k in self.knowledge])
+        self.table = Table(self.rules, self._rng, [self._listener(p) for p in range(self.rules.players)])
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -174,6 +177,17 @@ class MultiplayerAECEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
         self.agent_selection = self.possible_agents[self.table.mover]
+
+    def _listener(self, seat: int) -> Callable[[Any], None]:
+        update, extra = self.knowledge[seat].update, self.seat_listeners.get(seat)
+        if extra is None:
+            return update
+
+        def both(event: Any) -> None:
+            update(event)
+            extra(event)
+
+        return both
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self.possible_agents.index(agent)

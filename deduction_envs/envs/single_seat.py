@@ -1,0 +1,144 @@
+"""One seat of a multiplayer AEC env as a Gymnasium env, the other seats played by agents inside ``step()``.
+
+    from agents import ClueDeductionSheet
+    from deduction_envs.envs import clue_v0
+    from deduction_envs.envs.single_seat import SingleSeatEnv
+
+    env = SingleSeatEnv(clue_v0.raw_env(players=4), [ClueDeductionSheet() for _ in range(3)])
+    observation, info = env.reset(seed=0)
+    observation, reward, terminated, truncated, info = env.step(env.action_space.sample(env.action_masks()))
+
+What the PettingZoo tutorial's SB3 wrapper gets wrong, this holds:
+
+* Control returns at every decision of the learner, whatever it is
+  (choosing a card to show included), with the *learner's* observation.
+* The learner's terminal reward is always delivered, whoever ends the game
+  (rewards of every env step inside ``step()`` are summed for the learner).
+* The other seats are agents with the :class:`~agents.multiplayer.SeatAgent`
+  contract (``reset(rules, seat, seed)``, ``observe(event)``, ``act(mask)``),
+  fed only the events projected for their seat, exactly as in
+  :func:`~agents.multiplayer.play_game`.
+
+The learner's seat is ``seat`` or, if None, drawn each episode from the
+env's seeded generator. ``opponents`` is a list of ``players - 1`` agents, or a
+callable that gets the generator and returns such a list each episode (a
+league's pool). ``action_masks()`` gives MaskablePPO the learner's legal
+actions; ``info["action_mask"]`` carries it too. A masked action follows the
+AEC env's policy (the game ends, -1 to the learner). A game the other seats
+end before the learner's first decision (a lucky first accusation) is dealt
+again: the learner has nothing to learn from it. The env is built anew in
+each process of a ``SubprocVecEnv`` from a function that makes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from deduction_envs.core.rules import check_int
+from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv
+
+__all__ = ["SingleSeatEnv"]
+
+
+class SingleSeatEnv(gym.Env):
+    """The learner's seat of ``env`` (a raw :class:`MultiplayerAECEnv`); see the module docstring."""
+
+    def __init__(
+        self,
+        env: MultiplayerAECEnv,
+        opponents: Sequence[Any] | Callable[[np.random.Generator], Sequence[Any]],
+        seat: int | None = None,
+    ) -> None:
+        if not isinstance(env, MultiplayerAECEnv):
+            raise ValueError(f"env must be one of the multiplayer envs, unwrapped (raw_env), got {type(env).__name__}")
+        self.env = env
+        players = env.rules.players
+        self.seat = None if seat is None else check_int("seat", seat, low=0, high=players - 1)
+        if not callable(opponents):
+            self._check_opponents(opponents)
+        self.opponents = opponents
+        first = env.possible_agents[0]
+        self.observation_space = env.observation_space(first)["observation"]
+        self.action_space = env.action_space(first)
+        self.render_mode = env.render_mode
+        self.metadata = {"render_modes": env.metadata["render_modes"], "name": f"single_seat({env.metadata['name']})"}
+        self.learner = 0
+        self.seated: dict[int, Any] = {}
+
+    def _check_opponents(self, opponents: Sequence[Any]) -> list[Any]:
+        opponents = list(opponents)
+        if len(opponents) != self.env.rules.players - 1:
+            raise ValueError(f"the game has {self.env.rules.players - 1} other seats, got {len(opponents)} opponents")
+        if len({id(a) for a in opponents}) != len(opponents):
+            raise ValueError("opponents must be distinct objects, one per seat (each keeps its own knowledge)")
+        return opponents
+
+    # ------------------------------------------------------------------ Gymnasium's API
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        rng, env = self.np_random, self.env
+        players = env.rules.players
+        self.learner = int(rng.integers(players)) if self.seat is None else self.seat
+        pool = self.opponents(rng) if callable(self.opponents) else self.opponents
+        others = [s for s in range(players) if s != self.learner]
+        self.seated = dict(zip(others, self._check_opponents(pool), strict=True))
+        for seat, agent in self.seated.items():
+            agent.reset(env.rules, seat, int(rng.integers(2**63)))
+        env.seat_listeners = {seat: agent.observe for seat, agent in self.seated.items()}
+        for _ in range(100):
+            env.reset(seed=int(rng.integers(2**63)))
+            self._advance()
+            if not self._done():
+                return self._observation(), self._info()
+            for seat, agent in self.seated.items():  # over before the learner's first decision: deal again
+                agent.reset(env.rules, seat, int(rng.integers(2**63)))
+        raise RuntimeError("100 games in a row ended before the learner's first decision")
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        env = self.env
+        if self._done():
+            raise RuntimeError("the episode is over: call reset()")
+        learner = env.possible_agents[self.learner]
+        env.step(action)
+        reward = float(env.rewards.get(learner, 0.0)) + self._advance()
+        info = self._info()
+        if "illegal_action" in env.infos.get(learner, {}):
+            info["illegal_action"] = env.infos[learner]["illegal_action"]
+        terminated = bool(env.terminations[learner])
+        truncated = bool(env.truncations[learner]) and not terminated
+        return self._observation(), reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions (all False once the episode is over)."""
+        if self._done() or self.env.table.mover != self.learner:
+            return np.zeros(self.action_space.n, dtype=bool)
+        return self.env.table.legal_mask().copy()
+
+    def render(self) -> Any:
+        return self.env.render()
+
+    def close(self) -> None:
+        self.env.close()
+
+    # ------------------------------------------------------------------ the other seats
+    def _done(self) -> bool:
+        learner = self.env.possible_agents[self.learner]
+        return bool(self.env.terminations[learner] or self.env.truncations[learner])
+
+    def _advance(self) -> float:
+        """Play the other seats until the learner must decide or the episode ends; the learner's rewards meanwhile."""
+        env, learner, reward = self.env, self.env.possible_agents[self.learner], 0.0
+        while not self._done() and env.table.mover != self.learner:
+            env.step(self.seated[env.table.mover].act(env.table.legal_mask()))
+            reward += float(env.rewards.get(learner, 0.0))
+        return reward
+
+    def _observation(self) -> np.ndarray:
+        return self.env.observe(self.env.possible_agents[self.learner])["observation"]
+
+    def _info(self) -> dict:
+        return {"seat": self.learner, "action_mask": self.action_masks()}
