@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import platform
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -49,8 +48,7 @@ from agents import (
     play_match,
 )
 from deduction_envs.games.clue import ClueRules
-from train.parallel import run_jobs
-from train.tournament import Logged, format_p, interval
+from train.tournament import Logged, chunks, format_p, interval, output_folder, run_tournament
 
 #: The entropy agent's accusation rules and refuter model; the first is the default the others are compared with.
 ENTROPY_VARIANTS = ("entropy", "entropy(p>=0.79)", "entropy(H<=1)", "entropy(adversarial)")
@@ -265,24 +263,15 @@ def main(argv: list[str] | None = None) -> dict:
             parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     if not args.ismcts_seconds > 0:
         parser.error(f"--ismcts-seconds must be positive, got {args.ismcts_seconds}")
-    if args.output is None:
-        args.output = Path("runs/quick") if args.quick else Path("results")
-    elif args.quick and args.output.resolve() == Path("results").resolve():
-        parser.error("--quick runs never overwrite results/: give another --output")
+    args.output = output_folder(parser, args.output, args.quick)
     jobs = []
     for players in args.players:
         for contender, opponent in cells(players):
             total = args.ismcts_games if contender == ISMCTS else args.games
-            jobs += [(players, contender, opponent, s, min(args.chunk, total - s)) for s in range(0, total, args.chunk)]
+            jobs += [(players, contender, opponent, s, n) for s, n in chunks(total, args.chunk)]
     jobs.sort(key=lambda job: job[1] != ISMCTS)  # the slow cells first, so that the workers finish together
-    start = time.perf_counter()
-    parts = run_jobs(
-        play_part, jobs, args.workers, f"Clue jobs ({args.chunk} games each)", args.seed, args.ismcts_seconds
-    )
-    results: dict[tuple[int, str, str], list[dict]] = {}
-    for job in sorted(jobs, key=lambda j: (j[0], j[1], j[2], j[3])):
-        results.setdefault(job[:3], []).extend(parts[job])
-    minutes = (time.perf_counter() - start) / 60
+    desc = f"Clue jobs ({args.chunk} games each)"
+    results, minutes = run_tournament(play_part, jobs, args.workers, desc, args.seed, args.ismcts_seconds)
     args.output.mkdir(parents=True, exist_ok=True)
     text = report(results, args, minutes)
     (args.output / "clue.md").write_text(text)

@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import platform
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -41,8 +40,7 @@ from scipy import stats
 from agents import GCExact, GCRandom, GCScoreboard, play_match
 from agents.generalized_clue_agents import GCAgent
 from deduction_envs.games.generalized_clue import GeneralizedClueRules
-from train.parallel import run_jobs
-from train.tournament import chunks, format_p, interval
+from train.tournament import chunks, format_p, interval, output_folder, run_tournament
 
 SETTINGS = {"3 x 4": (14, 2, 3), "5 x 5": (27, 2, 5), "8 x 5 (report)": (45, 5, 8)}
 REPORT = "8 x 5 (report)"
@@ -238,10 +236,7 @@ def main(argv: list[str] | None = None) -> dict:
     for name in ("games", "report_games", "workers", "chunk"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
-    if args.output is None:
-        args.output = Path("runs/quick") if args.quick else Path("results")
-    elif args.quick and args.output.resolve() == Path("results").resolve():
-        parser.error("--quick runs never overwrite results/: give another --output")
+    args.output = output_folder(parser, args.output, args.quick)
     jobs = [
         (setting, table, start, n)
         for setting in args.settings
@@ -249,12 +244,8 @@ def main(argv: list[str] | None = None) -> dict:
         for start, n in chunks(args.report_games if setting == REPORT else args.games, args.chunk)
     ]
     jobs.sort(key=lambda job: -SETTINGS[job[0]][0])  # the large settings first, so that the workers finish together
-    start = time.perf_counter()
-    parts = run_jobs(play_part, jobs, args.workers, f"Generalized Clue jobs ({args.chunk} games each)", args.seed)
-    results: dict[tuple[str, str], list[dict]] = {}
-    for job in sorted(jobs, key=lambda j: (j[0], j[1], j[2])):
-        results.setdefault(job[:2], []).extend(parts[job])
-    minutes = (time.perf_counter() - start) / 60
+    desc = f"Generalized Clue jobs ({args.chunk} games each)"
+    results, minutes = run_tournament(play_part, jobs, args.workers, desc, args.seed)
     args.output.mkdir(parents=True, exist_ok=True)
     text = report(results, args, minutes)
     (args.output / "generalized_clue.md").write_text(text)

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import argparse
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from scipy.stats import binomtest
 
 from agents import SeatAgent
+from train.parallel import run_jobs
 
-__all__ = ["Logged", "chunks", "format_p", "interval"]
+__all__ = ["Logged", "chunks", "format_p", "interval", "output_folder", "run_tournament"]
 
 
 class Logged(SeatAgent):
@@ -48,3 +52,29 @@ def format_p(p: float) -> str:
 def chunks(total: int, size: int) -> list[tuple[int, int]]:
     """``(start, games)`` parts of a match of ``total`` games, ``size`` a part (one job each)."""
     return [(start, min(size, total - start)) for start in range(0, total, size)]
+
+
+def output_folder(parser: argparse.ArgumentParser, output: Path | None, quick: bool) -> Path:
+    """Where a tournament writes: ``output``, else ``results/`` (``runs/quick/`` for a quick run, which never
+    overwrites ``results/``)."""
+    if output is None:
+        return Path("runs/quick") if quick else Path("results")
+    if quick and output.resolve() == Path("results").resolve():
+        parser.error("--quick runs never overwrite results/: give another --output")
+    return output
+
+
+def run_tournament(
+    play_part: Callable[..., list[dict]], jobs: list[tuple], workers: int, desc: str, *args: Any
+) -> tuple[dict[tuple, list[dict]], float]:
+    """Play every job (a tuple ending in ``(start, games)``) over ``workers`` processes.
+
+    Returns each table's games in game order, keyed by the job without its
+    last two items, and the minutes it took.
+    """
+    start = time.perf_counter()
+    parts = run_jobs(play_part, jobs, workers, desc, *args)
+    results: dict[tuple, list[dict]] = {}
+    for job in sorted(jobs):
+        results.setdefault(job[:-2], []).extend(parts[job])
+    return results, (time.perf_counter() - start) / 60
