@@ -71,6 +71,22 @@ def test_undo_and_the_log_survive_a_restart(tmp_path):
         resumed.undo()
 
 
+def test_any_entry_can_be_undone():
+    s = session()
+    s.enter("s ann: white, rope, hall pass bill refute cy show rope")
+    s.enter("s bill: plum, wrench, study pass cy, dee refutes ann")
+    s.enter("a dee: green, candle, lounge wrong")
+    only_second = session()
+    only_second.enter("s ann: white, rope, hall pass bill refute cy show rope")
+    only_second.enter("a dee: green, candle, lounge wrong")
+    assert s.enter("undo 3").startswith("undone: Bill suggested")
+    np.testing.assert_array_equal(s.solution().probabilities, only_second.solution().probabilities)
+    assert s.log() == only_second.log()
+    for bad in ("undo 1", "undo 9", "undo x"):
+        with pytest.raises(ValueError):
+            s.enter(bad)
+
+
 def test_advice_names_the_best_suggestion_and_when_to_accuse():
     s = session()
     advice = s.advice()

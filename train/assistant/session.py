@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from deduction_envs.core.rules import check_int
 from deduction_envs.games.clue import CLASSIC_CATEGORIES, deal_sizes, parse_card
 from deduction_envs.reasoning.clue_knowledge import ClueKnowledge, ClueSolution, ContradictionError
 from deduction_envs.reasoning.clue_suggestions import SuggestionScores, ask_candidates, score_asks, score_suggestions
@@ -300,7 +301,9 @@ class ClueSession:
             raise ValueError("type a command; 'help' lists them")
         verb, rest = words[0].lower(), words[1] if len(words) > 1 else ""
         if verb == "undo":
-            return f"undone: {describe(self.undo())}"
+            if rest and not rest.strip().isdigit():
+                raise ValueError("type 'undo' or 'undo N' (N: the entry's number in the log)")
+            return f"undone: {describe(self.undo(int(rest) if rest.strip() else None))}"
         if verb in ("advice", "advise", "hint"):
             return str(self.advice(rest or None))
         if verb == "showed":
@@ -337,11 +340,15 @@ class ClueSession:
             raise ValueError(f"no command {verb!r}; 'help' lists them")
         return describe(self.entries[-1])
 
-    def undo(self) -> dict[str, Any]:
-        """Take back the last entry (not the hand the session started with); returns it."""
+    def undo(self, number: int | None = None) -> dict[str, Any]:
+        """Take back entry ``number`` of the log (1 is your hand, which stays; default the last); returns it.
+
+        Taking a fact away never makes the others contradict, so the rest stand.
+        """
         if len(self.entries) <= 1:
             raise ValueError("nothing to undo")
-        entry = self.entries.pop()
+        number = len(self.entries) if number is None else check_int("number", number, low=2, high=len(self.entries))
+        entry = self.entries.pop(number - 1)
         knowledge = self._blank.copy()
         for earlier in self.entries:
             self._apply(knowledge, earlier)
@@ -466,7 +473,7 @@ advice [ROOM]                                                  the best suggesti
 Generalized Clue (cards by number):
 ask ASKER TARGET: CARD, CARD yes [show CARD] | no              an ask and its answer
 guess PLAYER: CARD, CARD hand CARD, CARD, ...                  a guess, and the hand it made public
-undo                                                           take back the last entry
+undo [N]                                                       take back the last entry (or entry N of the log)
 Cards and players by the start of a word: scar, pipe, bill."""
 
 _KEYWORDS = re.compile(r"\b(pass(?:ed|es)?|ref(?:ute[sd]?)?|show(?:s|n|ed)?|saw)\b", re.IGNORECASE)
