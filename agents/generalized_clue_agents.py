@@ -285,7 +285,7 @@ class GCExact(GCAgent):
         candidates = ask_candidates(sheet, targets, rules.hand_sizes, self.rng)
         if not candidates:  # nothing left to learn from anyone still in: ask the first about everything
             return GCMove("ask", tuple(range(rules.cards)), target=targets[0])
-        scores = score_asks(self.knowledge.engine, candidates, self.samples, self.rng)
+        scores = score_asks(self.knowledge.engine, candidates, self.samples, self.rng, sheet=sheet)
         ties = np.flatnonzero(np.array(scores) <= min(scores) + 1e-9)
         q, cards = candidates[int(self.rng.choice(ties))]
         return GCMove("ask", cards, target=q)

@@ -205,6 +205,7 @@ def score_asks(
     asks: Sequence[tuple[int, Sequence[int]]],
     samples: int = 1000,
     rng: np.random.Generator | int | None = None,
+    sheet: np.ndarray | None = None,
 ) -> np.ndarray:
     """Generalized Clue: each ask's expected uncertainty in bits about the case file after the answer.
 
@@ -214,12 +215,16 @@ def score_asks(
     estimate it (its possible combinations at most a quarter of the deals),
     else the expected sum of each card's entropy of being in the case file,
     an upper bound of it that few deals estimate well. An ask of no cards
-    scores the uncertainty now, on the same scale.
+    scores the uncertainty now, on the same scale. ``sheet``: the asker's
+    deduction sheet if at hand (its certainties decide which cards may still
+    be hidden), else what propagation proves.
     """
     samples = check_int("samples", samples, low=1)
     deals = knowledge.sample(samples, np.random.default_rng(rng))
     hidden = deals == knowledge.players
-    possible = int((~knowledge.facts()[1][:, knowledge.players]).sum())  # cards not proved out of the case file
+    if sheet is None:
+        sheet = knowledge.deduction_sheet(method="sample")  # the facts alone: no counting
+    possible = int((sheet[:, knowledge.players] != 0).sum())  # cards not proved out of the case file
     hidden_count = sum(knowledge.case_file_sizes)
     case = None
     if math.comb(possible, hidden_count) <= samples // 4:

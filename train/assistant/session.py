@@ -447,7 +447,7 @@ class ClueSession:
         asks = ask_candidates(sheet, targets, self.knowledge.hand_sizes, rng)
         if not asks:
             asks = [(targets[0], tuple(range(len(self.card_names))))]
-        scores = score_asks(self.knowledge, [(self.me, ()), *asks], rng=rng)  # the first: the uncertainty now
+        scores = score_asks(self.knowledge, [(self.me, ()), *asks], rng=rng, sheet=sheet)  # first: the uncertainty now
         best = int(np.argmin(scores[1:]))
         solution = self.solution()
         likeliest = int(np.argmax(solution.case_file_probabilities))
