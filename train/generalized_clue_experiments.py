@@ -154,10 +154,7 @@ def report(results: dict[tuple[str, str], list[dict]], args: argparse.Namespace,
                 "| agent | seat-games | rank | first [95% CI] | reward | p | wrong | certain after (mean / max) |",
                 "|---|---:|---|---|---:|---:|---:|---|",
             ]
-            for index in sorted(set(range(len(seated))), key=lambda i: i):
-                if index > 0 and seated[index] == seated[index - 1]:
-                    continue  # the copies of one agent are pooled below
-                name = seated[index]
+            for name in dict.fromkeys(seated):  # each agent once, its copies pooled
                 rows = [s for g in games for s in g["seats"] if s["agent"] == name]
                 lines.append(summary(rows, players))
             over = [
