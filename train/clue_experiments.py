@@ -227,7 +227,8 @@ def plot(results: dict[tuple[int, str, str], list[dict]], players: list[int], pa
                 ys.append(wins / len(games))
                 errors.append((wins / len(games) - low, high - wins / len(games)))
             if xs:
-                ax.errorbar(xs, ys, yerr=np.array(errors).T, marker="o", capsize=3, label=contender)
+                color = f"C{k}"  # one colour per contender in both panels
+                ax.errorbar(xs, ys, yerr=np.array(errors).T, marker="o", capsize=3, label=contender, color=color)
         ax.plot(players, [1 / p for p in players], "k--", linewidth=1, label="fair share 1/players")
         ax.set_title(f"against {opponent} agents")
         ax.set_xlabel("players")

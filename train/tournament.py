@@ -46,6 +46,8 @@ def interval(successes: int, trials: int) -> tuple[float, float]:
 
 def format_p(p: float) -> str:
     """A p-value for a table."""
+    if p < 1e-300:
+        return "< 1e-300"
     return f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
 
 
