@@ -88,24 +88,31 @@ from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, ObservationPi
 from deduction_envs.games.clue import CluePhase, ClueRules
 from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
 
-__all__ = ["SheetEnv", "env", "observation_pieces", "raw_env", "sheet_pixels"]
+__all__ = ["SheetEnv", "env", "observation_pieces", "raw_env", "sheet_pieces", "sheet_pixels"]
 
 #: The observation's counting budget: exact up to this many hands, else estimated from this many sampled deals.
 OBSERVATION_WORK = 2e5
 OBSERVATION_SAMPLES = 2000
 
 
+def sheet_pieces(cards: int, seats: int) -> list[tuple[str, tuple[int, ...]]]:
+    """The pieces every Clue-family observation starts with: hand, facts, probabilities, entropy."""
+    places = seats + 1
+    return [
+        ("hand", (cards,)),
+        ("held", (cards, places)),
+        ("not_held", (cards, places)),
+        ("probabilities", (cards, places)),
+        ("entropy", (1,)),
+    ]
+
+
 def observation_pieces(rules: ClueRules) -> ObservationPieces:
     """The named pieces of the observation vector (see the module docstring)."""
     cards, seats = rules.cards, rules.players
-    places = seats + 1
     return ObservationPieces(
         [
-            ("hand", (cards,)),
-            ("held", (cards, places)),
-            ("not_held", (cards, places)),
-            ("probabilities", (cards, places)),
-            ("entropy", (1,)),
+            *sheet_pieces(cards, seats),
             ("shown", (seats, cards)),
             ("suggested", (seats, cards)),
             ("passed", (seats, cards)),

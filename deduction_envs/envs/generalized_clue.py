@@ -75,7 +75,7 @@ from typing import Any, ClassVar
 import numpy as np
 from pettingzoo import AECEnv
 
-from deduction_envs.envs.clue import SheetEnv
+from deduction_envs.envs.clue import SheetEnv, sheet_pieces
 from deduction_envs.envs.multiplayer_env import ObservationPieces, wrap
 from deduction_envs.games.generalized_clue import GCPhase, GeneralizedClueRules
 from deduction_envs.reasoning.generalized_clue_player import GCPlayerKnowledge
@@ -90,14 +90,9 @@ OBSERVATION_SAMPLES = 2000
 def observation_pieces(rules: GeneralizedClueRules) -> ObservationPieces:
     """The named pieces of the observation vector (see the module docstring)."""
     cards, seats = rules.cards, rules.players
-    places = seats + 1
     return ObservationPieces(
         [
-            ("hand", (cards,)),
-            ("held", (cards, places)),
-            ("not_held", (cards, places)),
-            ("probabilities", (cards, places)),
-            ("entropy", (1,)),
+            *sheet_pieces(cards, seats),
             ("shown", (seats, cards)),
             ("asked", (seats, cards)),
             ("yes", (seats, cards)),
