@@ -21,6 +21,9 @@ def test_train_save_evaluate_and_resume(tmp_path, capsys):
     first = capsys.readouterr().out
     assert "| ISES | 9 |" in table and table in first
 
+    import torch
+
+    assert torch.get_num_threads() == 1  # one torch thread per process unless --torch-threads says otherwise
     played = training.read_monitors(out / "monitor").sum()
     training.main([*TINY, "--timesteps", "256", "--resume", str(out / "model.zip"), "--output", str(out)])
     # PPO collects whole rollouts (8 envs x n_steps 128), so each run trains 1,024 steps; the second continues
@@ -76,6 +79,8 @@ def test_other_algorithms_and_the_entropy_reward_train_too(tmp_path, algo):
         (["--env", "FakeCoin-v0", "--action-mask", "consistent"], "needs queries that name secrets"),
         (["--config", "none.toml"], "--config: no file at none.toml"),
         (["--vec-env", "ray"], "invalid choice"),
+        (["--torch-threads", "0"], "--torch-threads must be at least 1"),
+        (["--device", "banana"], "--device:"),
     ],
 )
 def test_bad_options_are_clear_errors(argv, message, capsys):
@@ -134,3 +139,13 @@ def test_algorithms_without_masks_train_where_actions_are_masked(tmp_path, algo)
             "--eval-secrets", "8", "--eval-time-limit", "0.005", "--output", str(tmp_path)]  # fmt: skip
     results = training.main(argv)
     assert results[0].agent == f"{algo.upper()} policy" and (tmp_path / "model.zip").exists()
+
+
+def test_cuda_is_refused_where_there_is_none(capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    with pytest.raises(SystemExit):
+        training.main(["--device", "cuda"])
+    assert "no CUDA device" in capsys.readouterr().err

@@ -116,8 +116,11 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
     ``args`` are the parsed options of ``python -m train``; ``env_kwargs`` the
     env's keyword arguments (sizes and, for Wordle, word lists).
     """
+    import torch
     from stable_baselines3.common.callbacks import CheckpointCallback
 
+    torch.set_num_threads(getattr(args, "torch_threads", 1))
+    device = getattr(args, "device", "cpu")
     output: Path = args.output
     algorithm = algorithm_class(args.algo)
     settings = hyperparameters(args.algo, args.env, args.config)
@@ -136,13 +139,13 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
         subprocesses=args.vec_env == "subproc",
     )
     if args.resume is not None:
-        model = algorithm.load(args.resume, env=envs, device="cpu", tensorboard_log=str(output / "tensorboard"))
+        model = algorithm.load(args.resume, env=envs, device=device, tensorboard_log=str(output / "tensorboard"))
     else:
         model = algorithm(
             "MultiInputPolicy",
             envs,
             seed=args.seed,
-            device="cpu",
+            device=device,
             verbose=0,
             tensorboard_log=str(output / "tensorboard"),
             **settings,
@@ -330,6 +333,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--vec-env", default="dummy", choices=("dummy", "subproc"), help="one process (default) or SubprocVecEnv"
     )
+    parser.add_argument(
+        "--torch-threads",
+        type=int,
+        default=1,
+        help="torch threads in this process (default 1: concurrent runs on shared cores do not collapse)",
+    )
+    parser.add_argument("--device", default="cpu", help="torch device (default cpu; e.g. cuda where it pays)")
     parser.add_argument("--seed", type=int, default=0, help="seed of training and evaluation (default 0)")
     parser.add_argument("--entropy-reward", type=float, default=None, metavar="SCALE", help="entropy reward scale")
     parser.add_argument(
@@ -349,7 +359,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
     """Parsed and checked options, and the env's sizes; a bad option exits with a clear message."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    for name in ("timesteps", "n_envs", "checkpoint_every", "eval_secrets"):
+    for name in ("timesteps", "n_envs", "checkpoint_every", "eval_secrets", "torch_threads"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     for name in ("resume", "config"):
@@ -371,6 +381,14 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
     args.output = args.output or Path("runs") / args.env
     if args.resume is not None:
         _continue_run(args, sizes, parser)
+    try:
+        import torch
+
+        device = torch.device(args.device)  # a malformed name is refused here, not after the envs are built
+    except (RuntimeError, ValueError) as error:
+        parser.error(f"--device: {error}")
+    if device.type == "cuda" and not torch.cuda.is_available():
+        parser.error("--device cuda: this machine has no CUDA device (torch's CPU build, or no GPU)")
     return args, sizes
 
 
