@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.multiplayer import SeatAgent
+from agents.multiplayer import SeatAgent, reshown_card
 from deduction_envs.core.rules import check_int
 from deduction_envs.games.clue import ClueMove, CluePhase
 from deduction_envs.reasoning.clue_suggestions import REFUTER_MODELS, score_suggestions
@@ -68,13 +68,9 @@ class ClueDeductionSheet(SeatAgent):
         return int(self.rng.choice(np.flatnonzero(mask[: rules.num_triples])))  # a room the board forbids
 
     def _show(self, legal: np.ndarray) -> int:
-        knowledge = self.knowledge
-        cards = legal - self.rules.end_action - 1
-        shown = knowledge.shown[:, cards] > 0  # [seat, matching card]: shown to that seat already
-        for pool in (cards[shown[knowledge.asker]], cards[shown.any(axis=0)]):
-            if pool.size:
-                return int(self.rules.end_action + 1 + self.rng.choice(pool))
-        return int(self.rng.choice(legal))
+        knowledge, start = self.knowledge, self.rules.end_action + 1
+        card = reshown_card(legal - start, knowledge.shown, knowledge.asker, self.rng)
+        return int(self.rng.choice(legal)) if card is None else start + card
 
 
 class ClueEntropyAgent(SeatAgent):

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.multiplayer import SeatAgent
+from agents.multiplayer import SeatAgent, reshown_card
 from deduction_envs.core.rules import check_int
 from deduction_envs.games.generalized_clue import GCMove, GCPhase
 from deduction_envs.reasoning.clue_suggestions import ask_candidates, score_asks
@@ -51,11 +51,8 @@ class GCAgent(SeatAgent):
 
     def show(self, cards: np.ndarray) -> int:
         """The card to show of the matching ``cards``: one already shown to the asker, else to anyone, else random."""
-        knowledge = self.knowledge
-        for pool in (cards[knowledge.shown[knowledge.asker, cards] > 0], cards[knowledge.shown[:, cards].any(axis=0)]):
-            if pool.size:
-                return int(self.rng.choice(pool))
-        return int(self.rng.choice(cards))
+        card = reshown_card(cards, self.knowledge.shown, self.knowledge.asker, self.rng)
+        return int(self.rng.choice(cards)) if card is None else card
 
     def _targets(self, mask: np.ndarray) -> list[int]:
         """The players it may ask now, in turn order after it."""

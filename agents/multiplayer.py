@@ -25,7 +25,7 @@ import numpy as np
 from deduction_envs.core.multiplayer import Knowledge, MultiplayerRules, Table, play
 from deduction_envs.core.rules import check_int
 
-__all__ = ["GameRecord", "MatchResult", "RandomSeatAgent", "SeatAgent", "play_game", "play_match"]
+__all__ = ["GameRecord", "MatchResult", "RandomSeatAgent", "SeatAgent", "play_game", "play_match", "reshown_card"]
 
 
 class SeatAgent(abc.ABC):
@@ -68,6 +68,15 @@ class RandomSeatAgent(SeatAgent):
     def act(self, mask: np.ndarray) -> int:
         legal = np.flatnonzero(mask)
         return int(legal[self.rng.integers(legal.size)])
+
+
+def reshown_card(cards: np.ndarray, shown: np.ndarray, asker: int, rng: np.random.Generator) -> int | None:
+    """A refuter's card that gives least away: one of ``cards`` it has already shown the asker, else one it has
+    shown anyone (``shown[seat, card]``), drawn at random; None if it has shown none of them."""
+    for pool in (cards[shown[asker, cards] > 0], cards[(shown[:, cards] > 0).any(axis=0)]):
+        if pool.size:
+            return int(rng.choice(pool))
+    return None
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ import numpy as np
 
 from agents.multiplayer import SeatAgent
 from deduction_envs.core.rules import check_int
+from deduction_envs.reasoning.clue_suggestions import REFUTER_MODELS, score_suggestions
 
 __all__ = ["ClueSearchPolicy", "SOISMCTS", "SearchPolicy"]
 
@@ -197,11 +198,11 @@ class ClueSearchPolicy(SearchPolicy):
     """
 
     def __init__(self, suggestions: int = 6, accusations: int = 3, refuter: str = "uniform") -> None:
-        from agents.clue_agents import ClueEntropyAgent  # the scores of the entropy agent
-
+        if refuter not in REFUTER_MODELS:
+            raise ValueError(f"refuter must be one of {REFUTER_MODELS}, got {refuter!r}")
+        self.refuter = refuter
         self.suggestions = check_int("suggestions", suggestions, low=1)
         self.accusations = check_int("accusations", accusations, low=0)
-        self._scorer = ClueEntropyAgent(refuter=refuter)
 
     def root_options(self, agent: SeatAgent, mask: np.ndarray) -> np.ndarray:
         from deduction_envs.games.clue import CluePhase
@@ -213,9 +214,8 @@ class ClueSearchPolicy(SearchPolicy):
         likeliest = np.argsort(-solution.case_file_probabilities, kind="stable")[: self.accusations]
         options = [rules.num_triples + rules.triple_index(solution.case_files[i]) for i in likeliest]
         if knowledge.phase == CluePhase.START and mask[: rules.num_triples].any():
-            scorer = self._scorer
-            scorer.rules, scorer.seat, scorer.knowledge, scorer.rng = rules, agent.seat, knowledge, agent.rng
-            options.extend(scorer.scores().top(self.suggestions, mask[: rules.num_triples]).tolist())
+            scores = score_suggestions(knowledge.engine, agent.seat, self.refuter, rng=agent.rng)  # the entropy agent's
+            options.extend(scores.top(self.suggestions, mask[: rules.num_triples]).tolist())
         elif mask[rules.end_action]:
             options.append(rules.end_action)
         options = np.array(sorted(set(options)), dtype=np.int64)
@@ -235,16 +235,13 @@ class ClueSearchPolicy(SearchPolicy):
                 seen[event.asker] |= 1 << card
         return {"seen": seen, "solved": [None] * rules.players}
 
-    def _case(self, sim: dict[str, Any], rules: Any, player: int) -> tuple[int, ...] | None:
-        if sim["solved"][player] is not None:
-            return sim["solved"][player]
-        seen, case = sim["seen"][player], []
-        for start, size in zip(rules.category_starts, rules.category_sizes, strict=True):
-            left = [c for c in range(start, start + size) if not seen >> c & 1]
-            if len(left) != 1:
-                return None
-            case.append(left[0])
-        return tuple(case)
+    @staticmethod
+    def _unseen(rules: Any, seen: int) -> list[list[int]]:
+        """Per category, the cards a simulated player has not seen (``seen`` a bit mask)."""
+        return [
+            [c for c in range(start, start + size) if not seen >> c & 1]
+            for start, size in zip(rules.category_starts, rules.category_sizes, strict=True)
+        ]
 
     def options(self, sim: Any, rules: Any, state: Any, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return np.array([self.rollout(sim, rules, state, mask, rng)])
@@ -256,15 +253,15 @@ class ClueSearchPolicy(SearchPolicy):
             legal = np.flatnonzero(mask)
             return int(legal[rng.integers(legal.size)])
         player = state.mover
-        case = self._case(sim, rules, player)
+        unseen = self._unseen(rules, sim["seen"][player])
+        case = sim["solved"][player]
+        if case is None and all(len(left) == 1 for left in unseen):
+            case = tuple(left[0] for left in unseen)  # one card of each category unseen: the case file
         if case is not None:
             return rules.action_index(ClueMove("accuse", case))
         if state.phase == CluePhase.START:
-            seen, cards = sim["seen"][player], []
-            for start, size in zip(rules.category_starts, rules.category_sizes, strict=True):
-                left = [c for c in range(start, start + size) if not seen >> c & 1]
-                cards.append(left[int(rng.integers(len(left)))])
-            action = rules.action_index(ClueMove("suggest", tuple(cards)))
+            cards = tuple(left[int(rng.integers(len(left)))] for left in unseen)
+            action = rules.action_index(ClueMove("suggest", cards))
             if mask[action]:
                 return action
             legal = np.flatnonzero(mask[: rules.num_triples])
