@@ -112,6 +112,7 @@ class ClueSession:
         self.path = None if path is None else Path(path)
         self.entries: list[dict[str, Any]] = []
         self._blank = blank
+        self._solution: ClueSolution | None = None
         self.knowledge = self._blank.copy()
         self.add({"kind": "hand", "player": self.players[self.me], "cards": [self._card_name(c) for c in hand]})
 
@@ -210,7 +211,7 @@ class ClueSession:
             raise ContradictionError(f"{describe(entry)}: refused, it {str(error).split(': ', 1)[-1]}") from None
         except ValueError as error:
             raise ValueError(f"{describe(entry)}: refused, {error}") from None
-        self.knowledge = knowledge
+        self.knowledge, self._solution = knowledge, None
         self.entries.append(entry)
         self.save()
 
@@ -352,7 +353,7 @@ class ClueSession:
         knowledge = self._blank.copy()
         for earlier in self.entries:
             self._apply(knowledge, earlier)
-        self.knowledge = knowledge
+        self.knowledge, self._solution = knowledge, None
         self.save()
         return entry
 
@@ -393,8 +394,14 @@ class ClueSession:
 
     # ------------------------------------------------------------------ answers
     def solution(self) -> ClueSolution:
-        """Probabilities and the case file's distribution (exact within the budget, else sampled)."""
-        return self.knowledge.solve(samples=4000, rng=len(self.entries))
+        """Probabilities and the case file's distribution (exact within the budget, else sampled).
+
+        Kept until the next entry or undo: a sampled answer is drawn once, not
+        again by every view (the sheet, the case files, the advice) that reads it.
+        """
+        if self._solution is None:
+            self._solution = self.knowledge.solve(samples=4000, rng=len(self.entries))
+        return self._solution
 
     def sheet(self) -> np.ndarray:
         """``(cards, players + 1)``: 1 certainly there, 0 certainly not, -1 unknown (the case file last)."""
