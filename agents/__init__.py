@@ -16,7 +16,7 @@ from agents.ismcts import ISMCTS
 from agents.multiplayer import GameRecord, MatchResult, RandomSeatAgent, SeatAgent, play_game, play_match
 from agents.multiplayer_ismcts import SOISMCTS, ClueSearchPolicy, SearchPolicy
 from agents.random_agent import RandomAgent
-from agents.sb3_policy import SB3Policy
+from agents.sb3_policy import SB3Policy, SB3SeatPolicy
 
 __all__ = [
     "ISES",
@@ -36,6 +36,7 @@ __all__ = [
     "RandomAgent",
     "RandomSeatAgent",
     "SB3Policy",
+    "SB3SeatPolicy",
     "SOISMCTS",
     "SearchPolicy",
     "SeatAgent",

@@ -17,10 +17,11 @@ from typing import Any, Literal
 import numpy as np
 
 from agents.base import Agent
+from agents.multiplayer import SeatAgent
 from deduction_envs.core.rules import DeductionRules
 from deduction_envs.envs.observation import ObservationEncoder
 
-__all__ = ["SB3Policy"]
+__all__ = ["SB3Policy", "SB3SeatPolicy"]
 
 
 class SB3Policy(Agent):
@@ -97,30 +98,108 @@ class SB3Policy(Agent):
         if _is_maskable(self.model):
             action, _ = self.model.predict(observation, deterministic=self.deterministic, action_masks=mask)
             return int(action)
-        scores = _action_scores(self.model, observation)
-        scores[~mask] = -np.inf
-        return int(scores.argmax())
+        return int(_action_scores(self.model, observation, mask).argmax())
 
     def __repr__(self) -> str:
         return f"SB3Policy({type(self.model).__name__}, deterministic={self.deterministic})"
+
+
+class SB3SeatPolicy(SeatAgent):
+    """A model trained on one seat of a multiplayer env (:class:`~deduction_envs.envs.single_seat.SingleSeatEnv`)
+    as a :class:`~agents.multiplayer.SeatAgent`: it keeps its seat's knowledge from the events projected for
+    it, and rebuilds from that knowledge alone the observation the model was trained on.
+
+    Args:
+        model: a model trained on the single-seat view of ``env`` (``MaskablePPO``,
+            ``PPO``, ``A2C``, ``DQN``); :meth:`load` reads a saved one.
+        env: a raw multiplayer env of the game and size it was trained on
+            (``clue_v0.raw_env(players=4)``); only its observation encoder and
+            its seats' knowledge budgets are used, never its state.
+        deterministic: take the most likely legal action (default), or draw
+            one from the policy's masked distribution with the agent's seeded
+            generator (actor-critic models).
+    """
+
+    name = "policy"
+
+    def __init__(self, model: Any, env: Any, deterministic: bool = True) -> None:
+        super().__init__()
+        from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv
+
+        if not hasattr(model, "predict") or not hasattr(model, "observation_space"):
+            raise TypeError(f"model must be a stable-baselines3 model, got {type(model).__name__}")
+        env = getattr(env, "unwrapped", env)
+        if not isinstance(env, MultiplayerAECEnv):
+            raise ValueError(f"env must be a multiplayer env (e.g. clue_v0.raw_env()), got {type(env).__name__}")
+        expected = env.observation_space(env.possible_agents[0])["observation"].shape
+        if getattr(model.observation_space, "shape", None) != expected:
+            raise ValueError(
+                f"the model's observations have shape {model.observation_space.shape}; "
+                f"{env.metadata['name']} with these sizes has {expected}: it was trained on another game or size"
+            )
+        if model.action_space.n != env.rules.num_actions:
+            raise ValueError(f"the model has {model.action_space.n} actions; the env has {env.rules.num_actions}")
+        if not deterministic and not hasattr(model.policy, "get_distribution"):
+            raise ValueError(f"{type(model).__name__} has no action distribution to sample: use deterministic=True")
+        self.model, self.env, self.deterministic = model, env, deterministic
+
+    @classmethod
+    def load(cls, path: str | Path, env: Any, algo: str = "maskable_ppo", **kwargs: Any) -> SB3SeatPolicy:
+        """The seat policy of a model saved with ``model.save(path)`` by algorithm ``algo``."""
+        path = Path(path)
+        if not path.exists() and not path.with_suffix(".zip").exists():
+            raise FileNotFoundError(f"no saved model at {path}")
+        return cls(algorithm_class(algo).load(path, device="cpu"), env, **kwargs)
+
+    def reset(self, rules: Any, seat: int, seed: int | None = None) -> None:
+        if type(rules) is not type(self.env.rules) or rules.num_actions != self.env.rules.num_actions:
+            raise ValueError(f"the policy plays {self.env.rules!r}, not {rules!r}")
+        super().reset(rules, seat, seed)
+        self.knowledge = self.env.new_knowledge(seat)  # the env's budgets, as in training
+
+    def observation(self) -> np.ndarray:
+        """The observation the model gets now: the env's, from this seat's knowledge."""
+        if self.knowledge is None:
+            raise RuntimeError("SB3SeatPolicy.reset(rules, seat) must be called before playing")
+        return self.env.encode(self.knowledge)
+
+    def act(self, mask: np.ndarray) -> int:
+        scores = _action_scores(self.model, self.observation(), mask)
+        if self.deterministic:
+            return int(scores.argmax())
+        return int(self.rng.choice(scores.size, p=scores / scores.sum()))
+
+    def __repr__(self) -> str:
+        return f"SB3SeatPolicy({type(self.model).__name__}, {self.env.metadata['name']})"
 
 
 def _is_maskable(model: Any) -> bool:
     return type(model).__name__ == "MaskablePPO"
 
 
-def _action_scores(model: Any, observation: dict[str, np.ndarray]) -> np.ndarray:
-    """Per query: the policy's probability (actor-critic models) or Q-value (DQN)."""
+def _action_scores(model: Any, observation: Any, mask: np.ndarray | None = None) -> np.ndarray:
+    """Per action: the policy's probability (actor-critic models) or Q-value (DQN); with ``mask``, illegal
+    actions score 0 (probabilities, renormalised over the legal ones) or -inf (Q-values)."""
     import torch
 
     policy = model.policy
     tensor, _ = policy.obs_to_tensor(observation)
     with torch.no_grad():
         if hasattr(policy, "q_net"):
-            values = policy.q_net(tensor)
+            values = policy.q_net(tensor).cpu().numpy().reshape(-1).astype(np.float64)
+            if mask is not None:
+                values[~np.asarray(mask, dtype=bool)] = -np.inf
+            return values
+        if mask is not None and _is_maskable(model):
+            distribution = policy.get_distribution(tensor, action_masks=np.array(mask, dtype=bool))  # a writable copy
         else:
-            values = policy.get_distribution(tensor).distribution.probs
-    return values.cpu().numpy().reshape(-1).astype(np.float64)
+            distribution = policy.get_distribution(tensor)
+    probabilities = distribution.distribution.probs.cpu().numpy().reshape(-1).astype(np.float64)
+    if mask is not None:
+        probabilities[~np.asarray(mask, dtype=bool)] = 0.0
+        total = probabilities.sum()
+        probabilities = probabilities / total if total > 0 else np.asarray(mask, dtype=np.float64) / np.sum(mask)
+    return probabilities
 
 
 ALGORITHMS = ("maskable_ppo", "ppo", "a2c", "dqn")

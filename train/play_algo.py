@@ -19,17 +19,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy, attack_probabilities
-from agents.multiplayer import RandomSeatAgent, SeatAgent
+from agents.algo_agents import attack_probabilities
+from agents.roster import SEAT_AGENTS
 from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, Move, Phase, PlayerView, format_card
 from deduction_envs.reasoning import AlgoKnowledge
 from train.seat import Quit, play_in_seat_zero
 
-OPPONENTS: dict[str, Callable[[], SeatAgent]] = {
-    "random": RandomSeatAgent,
-    "epsilon_greedy": lambda: AlgoEpsilonGreedy(0.1),
-    "max_entropy": AlgoMaxEntropy,
-}
+OPPONENTS = SEAT_AGENTS["algo_v0"]
 
 
 def show(rules: AlgoRules, view: PlayerView) -> str:

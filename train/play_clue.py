@@ -31,20 +31,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.clue_agents import ClueDeductionSheet, ClueEntropyAgent
-from agents.multiplayer import RandomSeatAgent, SeatAgent
-from agents.multiplayer_ismcts import SOISMCTS, ClueSearchPolicy
+from agents.roster import SEAT_AGENTS
 from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules, parse_card
 from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
 from deduction_envs.reasoning.clue_suggestions import score_suggestions
 from train.seat import Quit, play_in_seat_zero
 
-OPPONENTS: dict[str, Callable[[], SeatAgent]] = {
-    "random": RandomSeatAgent,
-    "deduction_sheet": ClueDeductionSheet,
-    "entropy": ClueEntropyAgent,
-    "ismcts": lambda: SOISMCTS(iterations=None, time_limit=0.25, policy=ClueSearchPolicy()),
-}
+OPPONENTS = SEAT_AGENTS["clue_v0"]
 
 KINDS = {"suggest": "suggest", "s": "suggest", "accuse": "accuse", "a": "accuse", "show": "show"}
 

@@ -39,6 +39,17 @@ from deduction_envs.core.rules import DeductionRules
 from deduction_envs.envs import env_rules
 from deduction_envs.wrappers import EntropyRewardWrapper
 from train.demo import parse_size
+from train.multiplayer import (
+    DEFAULT_EVAL_OPPONENTS,
+    MULTIPLAYER_ENVS,
+    check_opponents,
+    evaluate_seat_policy,
+    league_callback,
+    make_seat_envs,
+    raw_env,
+    read_league,
+    write_seat_evaluation,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -48,6 +59,8 @@ else:  # pragma: no cover - Python 3.10
 CONFIG = Path(__file__).with_name("configs") / "hyperparameters.toml"
 DEFAULT_ENV = "Mastermind-v0"
 DEFAULT_SIZES = {"Mastermind-v0": {"pegs": 3, "colors": 3}}
+#: The opponents of a multiplayer run without --opponents.
+DEFAULT_OPPONENTS = {"algo_v0": "epsilon_greedy", "clue_v0": "deduction_sheet", "generalized_clue_v0": "scoreboard"}
 
 
 def hyperparameters(algo: str, env_id: str, path: Path = CONFIG) -> dict[str, Any]:
@@ -125,24 +138,40 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
     algorithm = algorithm_class(args.algo)
     settings = hyperparameters(args.algo, args.env, args.config)
     gamma = settings.get("gamma", 0.99)
-    env_kwargs = {**env_kwargs, "action_mask": args.action_mask}
     monitor = output / "monitor"
-    envs = make_envs(
-        args.env,
-        env_kwargs,
-        args.n_envs,
-        args.seed,
-        monitor,
-        args.entropy_reward,
-        gamma,
-        append=args.resume is not None,
-        subprocesses=args.vec_env == "subproc",
-    )
+    multiplayer = args.env in MULTIPLAYER_ENVS
+    snapshots = read_league(output) if multiplayer and args.resume is not None else []
+    if multiplayer:
+        envs = make_seat_envs(
+            args.env,
+            env_kwargs,
+            args.opponents,
+            args.n_envs,
+            args.seed,
+            monitor,
+            snapshots,
+            append=args.resume is not None,
+            subprocesses=args.vec_env == "subproc",
+            torch_threads=getattr(args, "torch_threads", 1),
+        )
+    else:
+        env_kwargs = {**env_kwargs, "action_mask": args.action_mask}
+        envs = make_envs(
+            args.env,
+            env_kwargs,
+            args.n_envs,
+            args.seed,
+            monitor,
+            args.entropy_reward,
+            gamma,
+            append=args.resume is not None,
+            subprocesses=args.vec_env == "subproc",
+        )
     if args.resume is not None:
         model = algorithm.load(args.resume, env=envs, device=device, tensorboard_log=str(output / "tensorboard"))
     else:
         model = algorithm(
-            "MultiInputPolicy",
+            "MlpPolicy" if multiplayer else "MultiInputPolicy",
             envs,
             seed=args.seed,
             device=device,
@@ -159,6 +188,8 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
     checkpoints = CheckpointCallback(save_freq=every, save_path=str(output / "checkpoints"), name_prefix="model")
     start = time.perf_counter()
     callbacks = [checkpoints]
+    if multiplayer and args.league:
+        callbacks.append(league_callback(envs, output, args.league_threshold, args.league_window, snapshots))
     if args.max_minutes is not None:
         callbacks.append(wall_clock_limit(start + 60 * args.max_minutes))
     main_thread = threading.current_thread() is threading.main_thread()  # signal handlers live there only
@@ -187,6 +218,7 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
                 "action_mask": args.action_mask,
                 "entropy_reward": args.entropy_reward,
                 "timesteps": int(model.num_timesteps),
+                **({"opponents": args.opponents, "league": args.league} if multiplayer else {}),
             },
             indent=1,
         )
@@ -259,8 +291,9 @@ def write_comparison(results: list[EvaluationResult], path: Path, title: str) ->
     return text
 
 
-def read_monitors(monitor_dir: Path) -> np.ndarray:
-    """The episode lengths of every monitor log in ``monitor_dir``, in the order they were played.
+def read_monitors(monitor_dir: Path, column: str = "l") -> np.ndarray:
+    """One column of every monitor log in ``monitor_dir`` (default ``l``, the episode lengths), by episode in the
+    order they were played.
 
     Each log is a JSON comment line, then the columns r (return), l (length)
     and t (seconds since its monitor started). A resumed run appends to a log
@@ -273,21 +306,25 @@ def read_monitors(monitor_dir: Path) -> np.ndarray:
         if table.size:
             t = table["t"].astype(float)
             keys.append(np.stack([np.concatenate([[0], np.cumsum(np.diff(t) < 0)]), t], axis=1))
-            lengths.append(table["l"].astype(float))
+            lengths.append(table[column].astype(float))
     if not lengths:
         return np.zeros(0)
     key = np.concatenate(keys)
     return np.concatenate(lengths)[np.lexsort((key[:, 1], key[:, 0]))]
 
 
-def smoothed(lengths: np.ndarray, most: int, share: int) -> tuple[int, np.ndarray, np.ndarray]:
-    """A moving mean of episode lengths over ``min(most, episodes // share)`` episodes (at least 1).
+def smoothed(
+    values: np.ndarray, most: int, share: int, lengths: np.ndarray | None = None
+) -> tuple[int, np.ndarray, np.ndarray]:
+    """A moving mean of per-episode ``values`` over ``min(most, episodes // share)`` episodes (at least 1).
 
-    Returns the window, the timesteps at which each mean ends and the means.
+    Returns the window, the timesteps at which each mean ends (by the
+    episodes' ``lengths``, default the values themselves) and the means.
     """
-    window = max(1, min(most, lengths.size // share))
-    smooth = np.convolve(lengths, np.ones(window) / window, mode="valid")
-    return window, np.cumsum(lengths)[window - 1 :], smooth
+    window = max(1, min(most, values.size // share))
+    smooth = np.convolve(values, np.ones(window) / window, mode="valid")
+    steps = np.cumsum(values if lengths is None else lengths)
+    return window, steps[window - 1 :], smooth
 
 
 def plot_learning_curve(monitor_dir: Path, path: Path, title: str) -> bool:
@@ -310,6 +347,34 @@ def plot_learning_curve(monitor_dir: Path, path: Path, title: str) -> bool:
     return True
 
 
+def plot_seat_curve(monitor_dir: Path, path: Path, title: str, players: int) -> bool:
+    """A multiplayer learner's win rate and mean rank against timesteps (moving means over games, parity
+    marked); False if there are no games yet."""
+    from train.plotting import panel_grid, save
+
+    lengths = read_monitors(monitor_dir)
+    if not lengths.size:
+        return False
+    figure, axes = panel_grid(2, width=5, height=3.4)
+    for ax, column, label, parity in zip(
+        np.ravel(axes),
+        ("won", "rank"),
+        ("win rate", "mean rank (1 = first)"),
+        (1 / players, (players + 1) / 2),
+        strict=True,
+    ):
+        window, steps, smooth = smoothed(read_monitors(monitor_dir, column), most=500, share=10, lengths=lengths)
+        ax.plot(steps, smooth, color="tab:red", label=f"mean of {window} games")
+        ax.axhline(parity, color="grey", linestyle="--", linewidth=1, label="parity")
+        ax.set_xlabel("timesteps")
+        ax.set_ylabel(label)
+        ax.grid(alpha=0.3)
+        ax.legend()
+    figure.suptitle(title)
+    save(figure, path)
+    return True
+
+
 @dataclass
 class TrainingRun:
     """What :func:`run` did: timesteps trained, seconds of training, and the comparison (the policy first)."""
@@ -324,7 +389,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m train", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--env", default=DEFAULT_ENV, choices=deduction_envs.ENV_IDS, help="env id")
+    parser.add_argument(
+        "--env", default=DEFAULT_ENV, choices=[*deduction_envs.ENV_IDS, *MULTIPLAYER_ENVS], help="env id"
+    )
     parser.add_argument("--size", type=parse_size, action="append", default=None, metavar="NAME=N", help="game size")
     parser.add_argument("--algo", default="maskable_ppo", choices=ALGORITHMS, help="algorithm (default maskable_ppo)")
     parser.add_argument("--timesteps", type=int, default=200_000, help="environment steps to train (default 200000)")
@@ -352,7 +419,30 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--eval-secrets", type=int, default=2000, help="play every secret up to this many, else sample")
     parser.add_argument("--eval-time-limit", type=float, default=0.1, help="SO-ISMCTS seconds per decision")
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="hide the progress bar")
+    seats = parser.add_argument_group("multiplayer envs (algo_v0, clue_v0, generalized_clue_v0)")
+    seats.add_argument(
+        "--opponents",
+        type=names,
+        default=None,
+        metavar="NAME[,NAME...]",
+        help="reference agents drawn for the other seats (default: epsilon_greedy, deduction_sheet, scoreboard)",
+    )
+    seats.add_argument("--league", action="store_true", help="add frozen snapshots of the learner to the pool")
+    seats.add_argument(
+        "--league-threshold", type=float, default=0.2, help="mean reward that adds a snapshot (default 0.2; 0 = parity)"
+    )
+    seats.add_argument("--league-window", type=int, default=500, help="games the mean is over (default 500)")
+    seats.add_argument(
+        "--eval-opponents", type=names, default=None, metavar="NAME[,NAME...]", help="agents met at the end"
+    )
+    seats.add_argument("--eval-games", type=int, default=400, help="games against each (default 400)")
+    seats.add_argument("--eval-workers", type=int, default=1, help="processes for the evaluation (default 1)")
     return parser
+
+
+def names(text: str) -> list[str]:
+    """A comma-separated list of names (``a,b``) as a list."""
+    return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[str, int]]:
@@ -366,13 +456,28 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
         path = getattr(args, name)
         if path is not None and not path.exists():
             parser.error(f"--{name}: no {'saved model' if name == 'resume' else 'file'} at {path}")
-    sizes = dict(args.size) if args.size is not None else DEFAULT_SIZES.get(args.env, {})
+    for name in ("league_window", "eval_games", "eval_workers"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if args.env in MULTIPLAYER_ENVS:
+        sizes = _check_multiplayer(args, parser)
+        rules = None
+    else:
+        for name in ("opponents", "eval_opponents"):
+            if getattr(args, name) is not None:
+                parser.error(f"--{name.replace('_', '-')} is for the multiplayer envs ({', '.join(MULTIPLAYER_ENVS)})")
+        if args.league:
+            parser.error(f"--league is for the multiplayer envs ({', '.join(MULTIPLAYER_ENVS)})")
+        sizes = dict(args.size) if args.size is not None else DEFAULT_SIZES.get(args.env, {})
+        try:
+            rules = env_rules(args.env, **sizes)
+        except (TypeError, ValueError) as error:
+            parser.error(str(error))
     try:
-        rules = env_rules(args.env, **sizes)
         hyperparameters(args.algo, args.env, args.config)
     except (TypeError, ValueError) as error:
         parser.error(str(error))
-    if args.action_mask == "consistent" and not rules.queries_name_secrets:
+    if rules is not None and args.action_mask == "consistent" and not rules.queries_name_secrets:
         parser.error(f"--action-mask consistent needs queries that name secrets, which {args.env} lacks")
     if args.max_minutes is not None and not args.max_minutes > 0:
         parser.error(f"--max-minutes must be positive, got {args.max_minutes}")
@@ -390,6 +495,29 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
     if device.type == "cuda" and not torch.cuda.is_available():
         parser.error("--device cuda: this machine has no CUDA device (torch's CPU build, or no GPU)")
     return args, sizes
+
+
+def _check_multiplayer(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, int]:
+    """The checks of a multiplayer run; its sizes (the env's defaults, overridden by ``--size``)."""
+    sizes = {**MULTIPLAYER_ENVS[args.env], **dict(args.size or [])}
+    try:
+        raw_env(args.env, **sizes)
+    except (TypeError, ValueError) as error:
+        parser.error(f"{args.env}: {error}")
+    if args.action_mask != "all":
+        parser.error("--action-mask consistent is for single-player games; multiplayer envs mask legal actions")
+    if args.entropy_reward is not None:
+        parser.error("--entropy-reward shapes single-player envs; multiplayer runs learn from the game's rewards")
+    if args.algo not in ("maskable_ppo", "ppo"):
+        parser.error(f"multiplayer envs train with maskable_ppo or ppo, got {args.algo}")
+    args.opponents = args.opponents or [DEFAULT_OPPONENTS[args.env]]
+    args.eval_opponents = args.eval_opponents or list(DEFAULT_EVAL_OPPONENTS[args.env])
+    for name in ("opponents", "eval_opponents"):
+        try:
+            check_opponents(args.env, getattr(args, name))
+        except ValueError as error:
+            parser.error(f"--{name.replace('_', '-')}: {error}")
+    return sizes
 
 
 #: The settings of a run, written next to its model so that --resume and train.evaluate can read them.
@@ -423,6 +551,8 @@ def run(args: argparse.Namespace, env_kwargs: dict[str, Any], references: bool =
     """
     args.output.mkdir(parents=True, exist_ok=True)
     model, seconds = train(args, env_kwargs)
+    if args.env in MULTIPLAYER_ENVS:
+        return _run_seat(args, env_kwargs, model, seconds)
     sizes = {k: v for k, v in env_kwargs.items() if isinstance(v, int)}
     label = f"{args.algo} on {args.env} {sizes or ''}".strip()
     plot_learning_curve(args.output / "monitor", args.output / "learning_curve.png", label)
@@ -438,6 +568,26 @@ def run(args: argparse.Namespace, env_kwargs: dict[str, Any], references: bool =
         progress=None if args.progress else False,  # --no-progress hides every bar
     )
     print(write_comparison(results, args.output / "comparison.md", f"{label}, {model.num_timesteps} timesteps"))
+    return TrainingRun(model.num_timesteps, seconds, results)
+
+
+def _run_seat(args: argparse.Namespace, env_kwargs: dict[str, Any], model: Any, seconds: float) -> TrainingRun:
+    """A multiplayer run's curves and its evaluation against the reference agents."""
+    players = raw_env(args.env, **env_kwargs).rules.players
+    label = f"{args.algo} on {args.env} {env_kwargs} against {','.join(args.opponents)}"
+    plot_seat_curve(args.output / "monitor", args.output / "learning_curve.png", label, players)
+    results = evaluate_seat_policy(
+        args.output / "model.zip",
+        args.env,
+        env_kwargs,
+        args.eval_opponents,
+        args.eval_games,
+        args.seed,
+        args.algo,
+        args.eval_workers,
+    )
+    title = f"{label}, {model.num_timesteps} timesteps"
+    print(write_seat_evaluation(results, args.output / "comparison.md", title))
     return TrainingRun(model.num_timesteps, seconds, results)
 
 

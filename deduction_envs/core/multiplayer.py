@@ -23,7 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Knowledge", "MultiplayerRules", "Table", "play"]
+__all__ = ["Knowledge", "MultiplayerRules", "Table", "play", "ranks_from_rewards"]
 
 
 @runtime_checkable
@@ -83,6 +83,18 @@ class MultiplayerRules(Protocol):
 
     def rewards(self, state: Any) -> list[float]:
         """Each seat's reward for a finished game."""
+
+
+def ranks_from_rewards(rewards: Sequence[float]) -> list[float]:
+    """Each seat's rank (1 = first) by its final reward, tied seats sharing the mean of their places.
+
+    Every multiplayer game's rewards order the seats as its ranking does
+    (Clue: the winner first, the rest tied; Generalized Clue: linear in rank).
+    """
+    values = np.asarray(rewards, dtype=np.float64)
+    above = (values[None, :] > values[:, None]).sum(axis=1)
+    tied = (values[None, :] == values[:, None]).sum(axis=1)
+    return (1.0 + above + (tied - 1) / 2.0).tolist()
 
 
 Listener = Callable[[Any], None]

@@ -26,7 +26,9 @@ league's pool). ``action_masks()`` gives MaskablePPO the learner's legal
 actions; ``info["action_mask"]`` carries it too. A masked action follows the
 AEC env's policy (the game ends, -1 to the learner). A game the other seats
 end before the learner's first decision (a lucky first accusation) is dealt
-again: the learner has nothing to learn from it. The env is built anew in
+again: the learner has nothing to learn from it. The last step's ``info`` has
+the learner's ``rank`` (1 = first, tied seats sharing the mean of their
+places, by the final rewards) and ``won`` (1.0 if it is alone first). The env is built anew in
 each process of a ``SubprocVecEnv`` from a function that makes it.
 """
 
@@ -38,6 +40,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from deduction_envs.core.multiplayer import ranks_from_rewards
 from deduction_envs.core.rules import check_int
 from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv
 
@@ -112,6 +115,12 @@ class SingleSeatEnv(gym.Env):
         truncated = bool(env.truncations[learner]) and not terminated
         return self._observation(), reward, terminated, truncated, info
 
+    def add_opponent(self, entry: Any) -> None:
+        """Add ``entry`` to the opponents' pool (a league's new snapshot): the pool must have ``add(entry)``."""
+        if not hasattr(self.opponents, "add"):
+            raise TypeError("the opponents are not a pool with add(); give SingleSeatEnv such a pool to grow it")
+        self.opponents.add(entry)
+
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions (all False once the episode is over)."""
         if self._done() or self.env.table.mover != self.learner:
@@ -141,4 +150,8 @@ class SingleSeatEnv(gym.Env):
         return self.env.observe(self.env.possible_agents[self.learner])["observation"]
 
     def _info(self) -> dict:
-        return {"seat": self.learner, "action_mask": self.action_masks()}
+        info = {"seat": self.learner, "action_mask": self.action_masks()}
+        if self._done():  # the learner's place: 1 = first, tied seats sharing (also what Monitor's info_keywords log)
+            rank = ranks_from_rewards(list(self.env.rewards.values()))[self.learner]
+            info["rank"], info["won"] = rank, float(rank == 1.0)
+        return info

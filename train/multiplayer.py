@@ -1,0 +1,323 @@
+"""Training on one seat of a multiplayer env, self-play leagues, and the trained policy against the reference agents.
+
+    python -m train --env algo_v0 --opponents epsilon_greedy
+    python -m train --env clue_v0 --size players=4 --opponents deduction_sheet --timesteps 500000
+    python -m train --env generalized_clue_v0 --opponents scoreboard,random --league
+
+The learner plays one seat of the env's :class:`SingleSeatEnv` (drawn each
+episode); each other seat is an opponent drawn from a pool: the reference
+agents named by ``--opponents`` (:data:`agents.roster.SEAT_AGENTS`) and, with
+``--league``, frozen snapshots of the learner. A snapshot joins the pool when
+the learner's mean reward over its last ``--league-window`` games reaches
+``--league-threshold`` (every game's rewards sum to 0, so 0 is parity);
+reference agents stay in the pool.
+
+:func:`evaluate_seat_policy` seats the trained policy with ``players - 1``
+copies of one reference agent, rotated through the seats over fixed seeds,
+and reports its win rate and mean rank with 95% intervals and the tests
+against parity (``python -m train.evaluate --env clue_v0 ...`` does it for a
+saved model).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.multiplayer import SeatAgent, play_match
+from agents.roster import SEAT_AGENTS, seat_agent
+from agents.sb3_policy import SB3SeatPolicy
+from deduction_envs.core.multiplayer import ranks_from_rewards
+from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv
+from deduction_envs.envs.single_seat import SingleSeatEnv
+
+__all__ = [
+    "DEFAULT_EVAL_OPPONENTS",
+    "MULTIPLAYER_ENVS",
+    "OpponentPool",
+    "SeatEvaluation",
+    "evaluate_seat_policy",
+    "league_callback",
+    "make_seat_envs",
+    "raw_env",
+    "write_seat_evaluation",
+]
+
+#: The multiplayer envs ``python -m train --env`` accepts, with their default sizes.
+MULTIPLAYER_ENVS: dict[str, dict[str, int]] = {
+    "algo_v0": {"players": 2},
+    "clue_v0": {"players": 4},
+    "generalized_clue_v0": {"cards": 12, "hidden": 2, "players": 3},
+}
+
+#: The reference agents the trained policy meets at the end of training (SO-ISMCTS, slow, on request only).
+DEFAULT_EVAL_OPPONENTS: dict[str, tuple[str, ...]] = {
+    "algo_v0": ("random", "epsilon_greedy", "max_entropy"),
+    "clue_v0": ("random", "deduction_sheet", "entropy"),
+    "generalized_clue_v0": ("random", "scoreboard", "interrogation_pattern", "exact"),
+}
+
+#: The file listing a league's snapshots, next to the model.
+LEAGUE_FILE = "league.json"
+
+
+def raw_env(env: str, **kwargs: Any) -> MultiplayerAECEnv:
+    """A raw multiplayer env by its module name (``clue_v0``) with its keyword arguments."""
+    if env not in MULTIPLAYER_ENVS:
+        raise ValueError(f"env must be one of {', '.join(MULTIPLAYER_ENVS)}, got {env!r}")
+    return importlib.import_module(f"deduction_envs.envs.{env}").raw_env(**kwargs)
+
+
+def check_opponents(env: str, names: Sequence[str]) -> list[str]:
+    """``names`` if each is a reference agent of ``env``; else ValueError naming the choices."""
+    names = list(names)
+    if not names:
+        raise ValueError("give at least one opponent")
+    for name in names:
+        seat_agent(env, name)  # raises with the choices
+    return names
+
+
+class OpponentPool:
+    """The opponents of one single-seat env: each episode, every other seat gets an entry drawn uniformly.
+
+    Entries are reference-agent names of ``env`` and paths of saved models
+    (snapshots of the learner, played by :class:`SB3SeatPolicy` sampling from
+    its policy). Each (entry, seat slot) keeps one agent, so the agents of one
+    game are distinct objects. Give every env copy its own pool.
+    """
+
+    def __init__(self, env: str, names: Sequence[str], env_kwargs: dict[str, Any], snapshots: Sequence[str] = ()):
+        self.env, self.env_kwargs = env, dict(env_kwargs)
+        self.entries: list[str] = check_opponents(env, names) + [str(s) for s in snapshots]
+        self._agents: dict[tuple[str, int], SeatAgent] = {}
+        self._encoder = raw_env(env, **env_kwargs)  # the snapshots' observations; the players
+
+    def add(self, entry: str | Path) -> None:
+        """Add a snapshot (a saved model's path) or a reference agent's name."""
+        entry = str(entry)
+        if entry not in SEAT_AGENTS[self.env] and not Path(entry).exists():
+            raise ValueError(f"{entry!r} is neither a reference agent of {self.env} nor a saved model")
+        self.entries.append(entry)
+
+    def __call__(self, rng: np.random.Generator) -> list[SeatAgent]:
+        picks = rng.integers(len(self.entries), size=self._encoder.rules.players - 1)
+        return [self._agent(self.entries[i], slot) for slot, i in enumerate(picks)]
+
+    def _agent(self, entry: str, slot: int) -> SeatAgent:
+        key = (entry, slot)
+        if key not in self._agents:
+            if entry in SEAT_AGENTS[self.env]:
+                self._agents[key] = seat_agent(self.env, entry)
+            else:
+                self._agents[key] = SB3SeatPolicy.load(entry, self._encoder, deterministic=False)
+                self._agents[key].name = f"snapshot {Path(entry).stem}"
+        return self._agents[key]
+
+
+def single_seat_env(
+    env: str, env_kwargs: dict[str, Any], opponents: Sequence[str], snapshots: Sequence[str], torch_threads: int
+) -> SingleSeatEnv:
+    """One learner's env with its own opponent pool (made in each worker of a ``SubprocVecEnv``)."""
+    import torch
+
+    torch.set_num_threads(torch_threads)  # snapshots play in this process: keep to the run's threads
+    pool = OpponentPool(env, opponents, env_kwargs, snapshots)
+    return SingleSeatEnv(raw_env(env, **env_kwargs), pool)
+
+
+def make_seat_envs(
+    env: str,
+    env_kwargs: dict[str, Any],
+    opponents: Sequence[str],
+    n_envs: int,
+    seed: int,
+    monitor_dir: Path,
+    snapshots: Sequence[str] = (),
+    append: bool = False,
+    subprocesses: bool = False,
+    torch_threads: int = 1,
+) -> Any:
+    """``n_envs`` monitored single-seat envs (each with its own pool), as ``train.training.make_envs`` makes
+    single-player ones; the monitors log each game's ``rank`` and ``won`` besides its reward and length."""
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    return make_vec_env(
+        partial(single_seat_env, env, dict(env_kwargs), list(opponents), list(snapshots), torch_threads),
+        n_envs=n_envs,
+        seed=seed,
+        monitor_dir=str(monitor_dir),
+        monitor_kwargs={"override_existing": not append, "info_keywords": ("rank", "won")},
+        vec_env_cls=SubprocVecEnv if subprocesses else DummyVecEnv,
+    )
+
+
+def read_league(folder: Path) -> list[str]:
+    """The snapshots a league run has added so far (none if it has no league file)."""
+    path = folder / LEAGUE_FILE
+    return json.loads(path.read_text())["snapshots"] if path.exists() else []
+
+
+def league_callback(envs: Any, folder: Path, threshold: float, window: int, snapshots: Sequence[str] = ()) -> Any:
+    """An SB3 callback that adds a snapshot of the learner to every env's pool when its mean reward over its
+    last ``window`` games reaches ``threshold``; snapshots go to ``folder/league/`` and are listed in
+    ``folder/league.json`` (which a resumed run reads)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class League(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.snapshots = list(snapshots)
+            self.recent: deque[float] = deque(maxlen=window)
+
+        def _on_step(self) -> bool:
+            for info in self.locals["infos"]:
+                if "episode" in info:
+                    self.recent.append(float(info["episode"]["r"]))
+            if len(self.recent) == window and np.mean(self.recent) >= threshold:
+                path = folder / "league" / f"snapshot_{len(self.snapshots) + 1}_{self.num_timesteps}"
+                self.model.save(path)
+                entry = str(path.with_suffix(".zip"))
+                envs.env_method("add_opponent", entry)
+                self.snapshots.append(entry)
+                (folder / LEAGUE_FILE).write_text(json.dumps({"snapshots": self.snapshots}, indent=1) + "\n")
+                self.logger.record("league/snapshots", len(self.snapshots))
+                print(
+                    f"\nleague: mean reward {np.mean(self.recent):+.3f} over {window} games; "
+                    f"snapshot {len(self.snapshots)} joins the pool",
+                    flush=True,
+                )
+                self.recent.clear()  # the learner must now beat the pool with its snapshot in it
+            return True
+
+    return League()
+
+
+# ---------------------------------------------------------------------- evaluation
+@dataclass(frozen=True)
+class SeatEvaluation:
+    """The trained policy against ``players - 1`` copies of one reference agent, seats rotated.
+
+    ``p_win`` tests (one-sided, binomial) that the policy wins more often
+    than ``1 / players``; ``p_rank`` (one-sided t-test) that its mean rank
+    is better (lower) than ``(players + 1) / 2``, the mean of everyone's ranks,
+    that is, better than its opponents' mean rank in the same games.
+    """
+
+    opponent: str
+    games: int
+    players: int
+    wins: int
+    win_ci: tuple[float, float]
+    p_win: float
+    mean_rank: float
+    rank_ci: tuple[float, float]
+    p_rank: float
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games
+
+
+def _play_part(job: tuple[str, int, int], env: str, env_kwargs: dict, model: str, algo: str, seed: int) -> list:
+    """Games ``[start, start + games)`` against ``opponent``: each game's policy seat and rewards."""
+    import torch
+
+    torch.set_num_threads(1)
+    opponent, start, games = job
+    encoder = raw_env(env, **env_kwargs)
+    policy = SB3SeatPolicy.load(model, encoder, algo)
+    others = [seat_agent(env, opponent) for _ in range(encoder.rules.players - 1)]
+    match = play_match(encoder.rules, [policy, *others], games, seed=seed, start=start)
+    return [(lineup.index(0), game.rewards) for game, lineup in zip(match.games, match.lineups, strict=True)]
+
+
+def evaluate_seat_policy(
+    model: str | Path,
+    env: str,
+    env_kwargs: dict[str, Any],
+    opponents: Sequence[str],
+    games: int,
+    seed: int = 0,
+    algo: str = "maskable_ppo",
+    workers: int = 1,
+) -> list[SeatEvaluation]:
+    """The saved model at ``model`` against each of ``opponents`` (reference-agent names of ``env``).
+
+    Each match is ``games`` games (rounded up to a multiple of the players so
+    that every seat is played equally), game ``g`` seeded ``(seed, g)``, the
+    same games for every model; ``workers`` processes share them.
+    """
+    from scipy.stats import binomtest, t, ttest_1samp
+
+    from train.parallel import run_jobs
+    from train.tournament import chunks, interval
+
+    players = raw_env(env, **env_kwargs).rules.players
+    check_opponents(env, opponents)
+    games = -(-games // players) * players
+    size = max(players, -(-games // (4 * workers)) // players * players) if workers > 1 else games
+    jobs = [(name, start, n) for name in opponents for start, n in chunks(games, size)]
+    parts = run_jobs(_play_part, jobs, workers, "evaluating", env, env_kwargs, str(model), algo, seed)
+    results = []
+    for name in opponents:
+        played = [game for job in jobs if job[0] == name for game in parts[job]]
+        ranks = np.array([ranks_from_rewards(rewards)[seat] for seat, rewards in played])
+        wins = int((ranks == 1.0).sum())
+        parity = (players + 1) / 2
+        if np.ptp(ranks) > 0:
+            p_rank = float(ttest_1samp(ranks, parity, alternative="less").pvalue)
+            half = t.ppf(0.975, ranks.size - 1) * ranks.std(ddof=1) / math.sqrt(ranks.size)
+            rank_ci = (ranks.mean() - half, ranks.mean() + half)
+        else:
+            rank_ci, p_rank = (float(ranks[0]), float(ranks[0])), float(ranks[0] >= parity)
+        results.append(
+            SeatEvaluation(
+                opponent=name,
+                games=len(played),
+                players=players,
+                wins=wins,
+                win_ci=interval(wins, len(played)),
+                p_win=float(binomtest(wins, len(played), 1 / players, alternative="greater").pvalue),
+                mean_rank=float(ranks.mean()),
+                rank_ci=(float(rank_ci[0]), float(rank_ci[1])),
+                p_rank=p_rank,
+            )
+        )
+    return results
+
+
+def write_seat_evaluation(results: Sequence[SeatEvaluation], path: Path | None, title: str) -> str:
+    """The evaluation as a markdown table (written to ``path`` unless None); returns the text."""
+    from train.tournament import format_p
+
+    players = results[0].players if results else 0
+    lines = [
+        f"# {title}",
+        "",
+        f"The policy in one seat, the opponent in the other {players - 1}, seats rotated, game g "
+        f"seeded (seed, g). Parity: win rate {1 / max(players, 1):.3f}, mean rank {(players + 1) / 2:g}.",
+        "",
+        "| opponent | games | win rate [95% CI] | p (wins > parity) | mean rank [95% CI] | p (rank < parity) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r.opponent} | {r.games} | {r.win_rate:.3f} [{r.win_ci[0]:.3f}, {r.win_ci[1]:.3f}] "
+            f"| {format_p(r.p_win)} | {r.mean_rank:.3f} [{r.rank_ci[0]:.3f}, {r.rank_ci[1]:.3f}] "
+            f"| {format_p(r.p_rank)} |"
+        )
+    text = "\n".join(lines) + "\n"
+    if path is not None:
+        path.write_text(text)
+    return text
