@@ -1,11 +1,18 @@
-"""Measure a saved model against exhaustive ISES, SO-ISMCTS and random play on the same secrets.
+"""Measure a saved model against exhaustive ISES, SO-ISMCTS and random play on the same secrets, or, for a
+multiplayer env, against each reference agent with seats rotated.
 
     python -m train.evaluate --model runs/Mastermind-v0/model.zip --env Mastermind-v0 --size pegs=3 --size colors=3
+    python -m train.evaluate --model runs/clue_v0/model.zip --env clue_v0 --size players=4 \
+        --opponents deduction_sheet,entropy --games 1000 --workers 2
 
 Prints and writes (next to the model, or to ``--output``) the comparison
 table of ``python -m train``: mean steps with a 95% confidence interval,
 worst case, solve rate and decision time, over every secret where the game
 has at most ``--eval-secrets`` of them and over the same sample otherwise.
+For ``algo_v0``, ``clue_v0`` and ``generalized_clue_v0``: the policy in one
+seat and copies of each ``--opponents`` agent in the others, game g seeded
+(seed, g), seats rotated; win rate and mean rank with 95% intervals and the
+tests against parity (:func:`train.multiplayer.evaluate_seat_policy`).
 """
 
 from __future__ import annotations
@@ -15,10 +22,19 @@ from pathlib import Path
 
 import deduction_envs
 from agents import EvaluationResult, SB3Policy
-from agents.sb3_policy import ALGORITHMS
+from agents.sb3_policy import ALGORITHMS, SB3SeatPolicy
 from deduction_envs.envs import env_rules
 from train.demo import parse_size
-from train.training import compare, run_settings, write_comparison
+from train.multiplayer import (
+    DEFAULT_EVAL_OPPONENTS,
+    MULTIPLAYER_ENVS,
+    SeatEvaluation,
+    check_opponents,
+    evaluate_seat_policy,
+    raw_env,
+    write_seat_evaluation,
+)
+from train.training import compare, names, run_settings, write_comparison
 
 
 def main(argv: list[str] | None = None) -> list[EvaluationResult]:
@@ -27,16 +43,27 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
     )
     parser.add_argument("--model", type=Path, required=True, help="a model saved by python -m train (model.zip)")
     parser.add_argument("--algo", default="maskable_ppo", choices=ALGORITHMS, help="its algorithm")
-    parser.add_argument("--env", required=True, choices=deduction_envs.ENV_IDS, help="env id it was trained on")
+    parser.add_argument(
+        "--env", required=True, choices=[*deduction_envs.ENV_IDS, *MULTIPLAYER_ENVS], help="env id it was trained on"
+    )
     parser.add_argument("--size", type=parse_size, action="append", default=[], metavar="NAME=N", help="game size")
     parser.add_argument("--action-mask", default="all", choices=("all", "consistent"), help="the mask it trained with")
     parser.add_argument("--eval-secrets", type=int, default=2000, help="play every secret up to this many, else sample")
     parser.add_argument("--eval-time-limit", type=float, default=0.1, help="SO-ISMCTS seconds per decision")
     parser.add_argument("--seed", type=int, default=0, help="seed of sampled secrets (default 0)")
     parser.add_argument("--output", type=Path, default=None, help="folder for comparison.md (default: the model's)")
+    seats = parser.add_argument_group("multiplayer envs")
+    seats.add_argument("--opponents", type=names, default=None, metavar="NAME[,NAME...]", help="reference agents")
+    seats.add_argument("--games", type=int, default=400, help="games against each opponent (default 400)")
+    seats.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     args = parser.parse_args(argv)
-    if args.eval_secrets < 1:
-        parser.error(f"--eval-secrets must be at least 1, got {args.eval_secrets}")
+    for name in ("eval_secrets", "games", "workers"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if args.env in MULTIPLAYER_ENVS:
+        return _evaluate_seat(args, parser)
+    if args.opponents is not None:
+        parser.error(f"--opponents is for the multiplayer envs ({', '.join(MULTIPLAYER_ENVS)})")
     sizes = dict(args.size)
     try:
         env_rules(args.env, **sizes)
@@ -49,6 +76,25 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
     output = args.output or args.model.parent
     output.mkdir(parents=True, exist_ok=True)
     print(write_comparison(results, output / "comparison.md", f"{args.model} on {args.env} {sizes or ''}".strip()))
+    return results
+
+
+def _evaluate_seat(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[SeatEvaluation]:
+    sizes = {**MULTIPLAYER_ENVS[args.env], **dict(args.size)}
+    opponents = args.opponents or list(DEFAULT_EVAL_OPPONENTS[args.env])
+    try:
+        check_opponents(args.env, opponents)
+        SB3SeatPolicy.load(args.model, raw_env(args.env, **sizes), args.algo)  # a mismatch is refused before playing
+        results = evaluate_seat_policy(
+            args.model, args.env, sizes, opponents, args.games, args.seed, args.algo, args.workers
+        )
+    except (TypeError, ValueError, FileNotFoundError) as error:
+        saved = run_settings(args.model) if args.model.exists() else None
+        trained = f" (it was trained on {saved['env']} {saved['sizes'] or ''})".rstrip() if saved else ""
+        parser.error(f"{error}{trained}")
+    output = args.output or args.model.parent
+    output.mkdir(parents=True, exist_ok=True)
+    print(write_seat_evaluation(results, output / "comparison.md", f"{args.model} on {args.env} {sizes}"))
     return results
 
 

@@ -186,6 +186,7 @@ def league_callback(envs: Any, folder: Path, threshold: float, window: int, snap
                     self.recent.append(float(info["episode"]["r"]))
             if len(self.recent) == window and np.mean(self.recent) >= threshold:
                 path = folder / "league" / f"snapshot_{len(self.snapshots) + 1}_{self.num_timesteps}"
+                path.parent.mkdir(parents=True, exist_ok=True)
                 self.model.save(path)
                 entry = str(path.with_suffix(".zip"))
                 envs.env_method("add_opponent", entry)

@@ -1,0 +1,173 @@
+"""Training on one seat of the multiplayer envs: opponents by name, the league, the seat policy, the evaluation."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from agents import RandomSeatAgent, SB3SeatPolicy, play_match
+from agents.roster import SEAT_AGENTS, seat_agent
+from deduction_envs.core.multiplayer import ranks_from_rewards
+from deduction_envs.envs import algo_v0, clue_v0, generalized_clue_v0
+from deduction_envs.envs.single_seat import SingleSeatEnv
+from train import evaluate, multiplayer, training
+
+
+def test_ranks_from_rewards_by_hand():
+    assert ranks_from_rewards([1.0, -0.5, -0.5, -0.5]) == [1.0, 3.0, 3.0, 3.0]  # Clue: the winner, three tied
+    assert ranks_from_rewards([-1 / 3] * 4) == [2.5] * 4  # nobody solved it
+    assert ranks_from_rewards([1.0, -1.0]) == [1.0, 2.0]
+    assert ranks_from_rewards([0.0, 1.0, -1.0]) == [2.0, 1.0, 3.0]  # Generalized Clue, linear in rank
+    assert ranks_from_rewards([0.5, 0.5, -1.0]) == [1.5, 1.5, 3.0]
+
+
+def test_the_roster_makes_fresh_named_agents_and_refuses_unknown_names():
+    for env, makers in SEAT_AGENTS.items():
+        for name in makers:
+            a, b = seat_agent(env, name), seat_agent(env, name)
+            assert a is not b and a.name == name
+    with pytest.raises(ValueError, match="clue_v0's reference agents are random, deduction_sheet"):
+        seat_agent("clue_v0", "scoreboard")
+    with pytest.raises(ValueError, match="env must be one of"):
+        seat_agent("chess_v6", "random")
+
+
+def test_the_last_step_reports_the_learners_rank_and_whether_it_won():
+    env = SingleSeatEnv(algo_v0.raw_env(players=3, probabilities=False), [RandomSeatAgent(), RandomSeatAgent()])
+    rng = np.random.default_rng(0)
+    seen = set()
+    for seed in range(20):
+        _, info = env.reset(seed=seed)
+        assert "rank" not in info
+        done = False
+        while not done:
+            _, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            done = terminated or truncated
+        state = env.env.table.state
+        expected = ranks_from_rewards(env.env.rules.rewards(state))[env.learner]
+        assert info["rank"] == expected and info["won"] == float(env.env.rules.winner(state) == env.learner)
+        seen.add(info["rank"])
+    assert seen == {1.0, 2.0, 3.0}  # Algo ranks by the order of going out
+
+
+def test_a_pool_draws_distinct_agents_per_seat_and_grows_only_by_real_entries(tmp_path):
+    pool = multiplayer.OpponentPool("clue_v0", ["deduction_sheet", "random"], {"players": 4})
+    rng = np.random.default_rng(3)
+    drawn = [pool(rng) for _ in range(40)]
+    assert all(len(agents) == 3 and len({id(a) for a in agents}) == 3 for agents in drawn)
+    assert {a.name for agents in drawn for a in agents} == {"deduction_sheet", "random"}
+    with pytest.raises(ValueError, match="neither a reference agent of clue_v0 nor a saved model"):
+        pool.add(tmp_path / "missing.zip")
+    with pytest.raises(ValueError, match="clue_v0's reference agents are"):
+        multiplayer.OpponentPool("clue_v0", ["scoreboard"], {})
+    env = SingleSeatEnv(clue_v0.raw_env(players=3), [RandomSeatAgent(), RandomSeatAgent()])
+    with pytest.raises(TypeError, match="not a pool with add"):
+        env.add_opponent("random")
+
+
+def tiny_model(env: SingleSeatEnv, steps: int = 64):
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu")
+    return model.learn(steps)
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: algo_v0.raw_env(players=2), lambda: clue_v0.raw_env(players=3), generalized_clue_v0.raw_env]
+)
+def test_the_seat_policy_sees_exactly_the_learners_observation(make):
+    env = SingleSeatEnv(make(), [RandomSeatAgent() for _ in range(make().rules.players - 1)], seat=0)
+    model = tiny_model(env)
+    policy = SB3SeatPolicy(model, make())
+    # The raw env tells the policy its seat's projected events; at each of seat 0's decisions the policy's
+    # rebuilt observation is the env's.
+    raw, rng, decisions = make(), np.random.default_rng(0), 0
+    raw.seat_listeners = {0: policy.observe}
+    for seed in range(3):
+        policy.reset(raw.rules, 0, seed=1)
+        raw.reset(seed=seed)
+        while not raw.terminations["player_0"] and not raw.truncations["player_0"]:
+            seen = raw.observe(raw.agent_selection)
+            if raw.agent_selection == "player_0":
+                np.testing.assert_array_equal(policy.observation(), seen["observation"])
+                action, decisions = policy.act(seen["action_mask"].astype(bool)), decisions + 1
+            else:
+                action = int(rng.choice(np.flatnonzero(seen["action_mask"])))
+            raw.step(action)
+    assert decisions > 3
+
+
+def test_the_seat_policy_refuses_another_game_or_size_and_plays_seeded():
+    env = SingleSeatEnv(clue_v0.raw_env(players=3), [RandomSeatAgent(), RandomSeatAgent()])
+    model = tiny_model(env)
+    with pytest.raises(ValueError, match="trained on another game or size"):
+        SB3SeatPolicy(model, clue_v0.raw_env(players=4))
+    with pytest.raises(ValueError, match="must be a multiplayer env"):
+        SB3SeatPolicy(model, "clue_v0")
+    with pytest.raises(TypeError, match="stable-baselines3 model"):
+        SB3SeatPolicy(object(), clue_v0.raw_env(players=3))
+    policy = SB3SeatPolicy(model, clue_v0.raw_env(players=3))
+    with pytest.raises(ValueError, match="the policy plays"):
+        policy.reset(algo_v0.raw_env().rules, 0)
+    rules = clue_v0.raw_env(players=3).rules
+    sampled = [SB3SeatPolicy(model, clue_v0.raw_env(players=3), deterministic=False) for _ in range(2)]
+    games = [play_match(rules, [p, RandomSeatAgent(), RandomSeatAgent()], 3, seed=2).games for p in sampled]
+    assert games[0] == games[1]
+
+
+def test_training_a_seat_end_to_end_then_evaluating_and_resuming(tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = ["--env", "clue_v0", "--size", "players=3", "--opponents", "deduction_sheet,random", "--output", str(out)]
+    argv += ["--timesteps", "512", "--n-envs", "2", "--no-progress", "--eval-games", "6"]
+    run = training.main([*argv, "--eval-opponents", "random,deduction_sheet"])
+    assert [r.opponent for r in run] == ["random", "deduction_sheet"]
+    assert all(r.games == 6 and r.players == 3 and 0 <= r.wins <= 6 for r in run)
+    assert (out / "learning_curve.png").read_bytes().startswith(b"\x89PNG")
+    assert "| deduction_sheet | 6 |" in (out / "comparison.md").read_text()
+    settings = json.loads((out / "run.json").read_text())
+    assert settings["opponents"] == ["deduction_sheet", "random"] and settings["sizes"] == {"players": 3}
+    monitor = training.read_monitors(out / "monitor", "rank")
+    assert monitor.size and set(monitor) <= {1.0, 2.5, 3.0, 2.0}
+    # train.evaluate plays the same seeded games as the end of training.
+    again = evaluate.main(["--model", str(out / "model.zip"), "--env", "clue_v0", "--size", "players=3",
+                           "--opponents", "random,deduction_sheet", "--games", "6", "--output", str(tmp_path / "e")])  # fmt: skip
+    assert [(r.wins, r.mean_rank) for r in again] == [(r.wins, r.mean_rank) for r in run]
+    capsys.readouterr()
+    training.main([*argv, "--eval-opponents", "random", "--resume", str(out / "model.zip")])
+    assert "trained 1024 timesteps" in capsys.readouterr().out
+
+
+def test_a_league_adds_snapshots_that_play_as_opponents_and_a_resumed_run_keeps_them(tmp_path, capsys):
+    out = tmp_path / "league"
+    argv = ["--env", "algo_v0", "--opponents", "random", "--league", "--league-threshold", "-1"]
+    argv += ["--league-window", "5", "--timesteps", "256", "--n-envs", "2", "--eval-games", "2", "--no-progress"]
+    training.main([*argv, "--output", str(out), "--eval-opponents", "random"])
+    snapshots = multiplayer.read_league(out)
+    assert snapshots and all(p.endswith(".zip") for p in snapshots)
+    assert "joins the pool" in capsys.readouterr().out
+    pool = multiplayer.OpponentPool("algo_v0", ["random"], {"players": 2}, snapshots)
+    names = {a.name for _ in range(30) for a in pool(np.random.default_rng(_))}
+    assert "random" in names and any(n.startswith("snapshot") for n in names)
+    training.main([*argv, "--output", str(out), "--eval-opponents", "random", "--resume", str(out / "model.zip")])
+    assert multiplayer.read_league(out)[: len(snapshots)] == snapshots
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--env", "clue_v0", "--opponents", "scoreboard"], "--opponents: clue_v0's reference agents are"),
+        (["--env", "clue_v0", "--entropy-reward", "1"], "--entropy-reward shapes single-player envs"),
+        (["--env", "clue_v0", "--size", "players=9"], "clue_v0: players must be"),
+        (["--env", "algo_v0", "--action-mask", "consistent"], "multiplayer envs mask legal actions"),
+        (["--env", "algo_v0", "--algo", "dqn"], "multiplayer envs train with maskable_ppo or ppo"),
+        (["--env", "Mastermind-v0", "--opponents", "random"], "--opponents is for the multiplayer envs"),
+        (["--env", "Mastermind-v0", "--league"], "--league is for the multiplayer envs"),
+        (["--env", "algo_v0", "--eval-games", "0"], "--eval-games must be at least 1"),
+    ],
+)
+def test_bad_multiplayer_options_are_clear_errors(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        training.main(argv)
+    assert message in capsys.readouterr().err
