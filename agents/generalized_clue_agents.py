@@ -246,7 +246,9 @@ class GCExact(GCAgent):
       shows each matching card with equal probability), and the best made.
       Where the possible case files outnumber a quarter of the deals, the
       score is the sum of each card's entropy of being hidden instead, which
-      few deals estimate well (the joint entropy would be noise).
+      few deals estimate well (the joint entropy would be noise). With
+      ``listeners`` > 0, that many times the entropy of the public yes/no
+      answer is added: what the other players may learn from the ask.
     * Guesses the most probable case file when its probability reaches
       ``threshold`` (1: only when certain, proved by counting or propagation),
       or when it must.
@@ -255,8 +257,11 @@ class GCExact(GCAgent):
 
     name = "exact"
 
-    def __init__(self, threshold: float = 1.0, samples: int = 1000) -> None:
+    def __init__(self, threshold: float = 1.0, samples: int = 1000, listeners: float = 0.0) -> None:
         super().__init__()
+        if isinstance(listeners, bool) or not isinstance(listeners, int | float) or not listeners >= 0:
+            raise ValueError(f"listeners must be a weight >= 0, got {listeners!r}")
+        self.listeners = float(listeners)
         if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold <= 1:
             raise ValueError(f"threshold must be a probability in (0, 1], got {threshold!r}")
         self.threshold = float(threshold)
@@ -282,7 +287,7 @@ class GCExact(GCAgent):
         candidates = ask_candidates(sheet, targets, rules.hand_sizes, self.rng)
         if not candidates:  # nothing left to learn from anyone still in: ask the first about everything
             return GCMove("ask", tuple(range(rules.cards)), target=targets[0])
-        scores = score_asks(self.knowledge.engine, candidates, self.samples, self.rng, sheet=sheet)
+        scores = score_asks(self.knowledge.engine, candidates, self.samples, self.rng, sheet, self.listeners)
         ties = np.flatnonzero(np.array(scores) <= min(scores) + 1e-9)
         q, cards = candidates[int(self.rng.choice(ties))]
         return GCMove("ask", cards, target=q)

@@ -256,3 +256,35 @@ def test_clue_experiments_quick_run_writes_its_report(tmp_path):
         clue_experiments.main(["--quick", "--output", "results"])  # quick runs never overwrite results/
     with pytest.raises(SystemExit):
         clue_experiments.main(["--games", "0"])
+
+
+def test_ask_scores_and_their_listener_term_match_brute_force():
+    """Generalized Clue's ask scores over every deal of a small game, and the public answer's entropy."""
+    from deduction_envs.core.entropy import binary_entropy_bits
+    from deduction_envs.reasoning.clue_suggestions import score_asks
+
+    knowledge = ClueKnowledge.generalized(7, 2, 2)  # 7 cards, 2 hidden; player 0 holds 3, player 1 holds 2
+    knowledge.add_hand(0, [0, 1, 2])
+    deals = all_deals(knowledge)
+    deals = deals[(deals[:, [0, 1, 2]] == 0).all(axis=1)]
+    asks = [(1, (3,)), (1, (3, 4)), (1, (3, 4, 5, 6)), (1, (3, 4, 5))]
+    expected, yes = [], []
+    for q, cards in asks:
+        joint: dict = defaultdict(float)
+        for deal in deals:
+            case = tuple(int(c) for c in np.flatnonzero(deal == 2))
+            matching = [c for c in cards if deal[c] == q]
+            for card in matching or [None]:
+                joint[card, case] += 1 / max(len(matching), 1)
+        outcomes = defaultdict(list)
+        for (card, _), weight in joint.items():
+            outcomes[card].append(weight)
+        expected.append(sum(sum(w) / len(deals) * entropy_bits(w) for w in outcomes.values()))
+        yes.append(np.mean([any(deal[c] == q for c in cards) for deal in deals]))
+    plain = score_asks(knowledge, asks, samples=20000, rng=1)
+    told = score_asks(knowledge, asks, samples=20000, rng=1, listeners=2.0)
+    np.testing.assert_allclose(plain, expected, atol=0.03)
+    np.testing.assert_allclose(told - plain, 2 * binary_entropy_bits(np.array(yes)), atol=0.03)
+    assert yes[2] == 1 and told[2] == plain[2]  # a list the target surely answers "yes" tells the listeners nothing
+    with pytest.raises(ValueError, match="listeners must be a weight >= 0"):
+        score_asks(knowledge, asks, listeners=-1)

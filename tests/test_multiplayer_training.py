@@ -43,7 +43,7 @@ def test_the_last_step_reports_the_learners_rank_and_whether_it_won():
         assert "rank" not in info
         done = False
         while not done:
-            _, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
             done = terminated or truncated
         state = env.env.table.state
         expected = ranks_from_rewards(env.env.rules.rewards(state))[env.learner]
@@ -131,8 +131,8 @@ def test_training_a_seat_end_to_end_then_evaluating_and_resuming(tmp_path, capsy
     monitor = training.read_monitors(out / "monitor", "rank")
     assert monitor.size and set(monitor) <= {1.0, 2.5, 3.0, 2.0}
     # train.evaluate plays the same seeded games as the end of training.
-    again = evaluate.main(["--model", str(out / "model.zip"), "--env", "clue_v0", "--size", "players=3",
-                           "--opponents", "random,deduction_sheet", "--games", "6", "--output", str(tmp_path / "e")])  # fmt: skip
+    model = ["--model", str(out / "model.zip"), "--env", "clue_v0", "--size", "players=3", "--games", "6"]
+    again = evaluate.main([*model, "--opponents", "random,deduction_sheet", "--output", str(tmp_path / "e")])
     assert [(r.wins, r.mean_rank) for r in again] == [(r.wins, r.mean_rank) for r in run]
     capsys.readouterr()
     training.main([*argv, "--eval-opponents", "random", "--resume", str(out / "model.zip")])

@@ -4,6 +4,7 @@
     python -m train --env TreasureHunt-v0 --timesteps 300000 --entropy-reward 1
     python -m train --env Mastermind-v0 --size pegs=4 --size colors=6 --action-mask consistent --max-minutes 20
     python -m train --resume runs/Mastermind-v0/model.zip --timesteps 50000
+    python -m train --env clue_v0 --size players=4 --opponents deduction_sheet,random   # one seat of a multiplayer env
 
 Ctrl-C (or SIGTERM) stops training and saves what was trained.
 
@@ -14,6 +15,12 @@ the trained policy against exhaustive ISES, SO-ISMCTS and random play on the
 same secrets (every secret where the game has at most ``--eval-secrets``).
 Hyperparameters come from ``train/configs/hyperparameters.toml`` (or
 ``--config``); ``results/training.md`` says how they were found.
+
+With ``--env algo_v0``, ``clue_v0`` or ``generalized_clue_v0`` the policy
+learns one seat against the reference agents named by ``--opponents`` (and,
+with ``--league``, frozen snapshots of itself), and ``comparison.md`` is its
+win rate and mean rank against each ``--eval-opponents`` agent, seats
+rotated: see :mod:`train.multiplayer`.
 """
 
 from __future__ import annotations

@@ -206,6 +206,7 @@ def score_asks(
     samples: int = 1000,
     rng: np.random.Generator | int | None = None,
     sheet: np.ndarray | None = None,
+    listeners: float = 0.0,
 ) -> np.ndarray:
     """Generalized Clue: each ask's expected uncertainty in bits about the case file after the answer.
 
@@ -217,9 +218,15 @@ def score_asks(
     an upper bound of it that few deals estimate well. An ask of no cards
     scores the uncertainty now, on the same scale. ``sheet``: the asker's
     deduction sheet if at hand (its certainties decide which cards may still
-    be hidden), else what propagation proves.
+    be hidden), else what propagation proves. ``listeners`` adds that many
+    times the entropy of the public answer (yes or no, by the asker's
+    deals): the most the other players learn from the ask, so that an ask
+    telling everyone as much as the asker scores worse than one whose answer
+    only the asker can read (the report's sure-to-learn list: a certain yes).
     """
     samples = check_int("samples", samples, low=1)
+    if isinstance(listeners, bool) or not isinstance(listeners, int | float) or not listeners >= 0:
+        raise ValueError(f"listeners must be a weight >= 0, got {listeners!r}")
     deals = knowledge.sample(samples, np.random.default_rng(rng))
     hidden = deals == knowledge.players
     if sheet is None:
@@ -230,7 +237,11 @@ def score_asks(
     if math.comb(possible, hidden_count) <= samples // 4:
         case = hidden @ (1 << np.arange(deals.shape[1], dtype=np.int64))  # each deal's case file as a key
     weights = hidden.astype(np.float64)
-    return np.array([_ask_entropy(deals, weights, case, int(q), tuple(cards)) for q, cards in asks])
+    scores = np.array([_ask_entropy(deals, weights, case, int(q), tuple(cards)) for q, cards in asks])
+    if listeners:
+        yes = np.array([(deals[:, list(cards)] == q).any(axis=1).mean() if cards else 0.0 for q, cards in asks])
+        scores = scores + listeners * binary_entropy_bits(yes)
+    return scores
 
 
 def ask_candidates(
