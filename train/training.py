@@ -177,8 +177,19 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
     if args.resume is not None:
         model = algorithm.load(args.resume, env=envs, device=device, tensorboard_log=str(output / "tensorboard"))
     else:
+        policy: Any = "MlpPolicy" if multiplayer else "MultiInputPolicy"
+        settings = dict(settings)
+        policy_kwargs = dict(settings.pop("policy_kwargs", {}))
+        if getattr(args, "policy", "flat") == "features":
+            from train.policies import policy_for
+
+            sizes = {k: v for k, v in env_kwargs.items() if k != "action_mask"}
+            policy, extra = policy_for(args.algo, game_rules(args.env, sizes).action_features(), not multiplayer)
+            policy_kwargs.update(extra)
+        if policy_kwargs:
+            settings["policy_kwargs"] = policy_kwargs
         model = algorithm(
-            "MlpPolicy" if multiplayer else "MultiInputPolicy",
+            policy,
             envs,
             seed=args.seed,
             device=device,
@@ -222,6 +233,7 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
                 "env": args.env,
                 "sizes": {k: v for k, v in env_kwargs.items() if k != "action_mask"},
                 "algo": args.algo,
+                "policy": getattr(args, "policy", "flat"),
                 "action_mask": args.action_mask,
                 "entropy_reward": args.entropy_reward,
                 "timesteps": int(model.num_timesteps),
@@ -401,6 +413,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--size", type=parse_size, action="append", default=None, metavar="NAME=N", help="game size")
     parser.add_argument("--algo", default="maskable_ppo", choices=ALGORITHMS, help="algorithm (default maskable_ppo)")
+    parser.add_argument(
+        "--policy",
+        default="flat",
+        choices=("flat", "features"),
+        help="flat: one output per action (default); features: each action scored by its features (train.policies)",
+    )
     parser.add_argument("--timesteps", type=int, default=200_000, help="environment steps to train (default 200000)")
     parser.add_argument("--max-minutes", type=float, default=None, help="stop training after this many minutes")
     parser.add_argument("--n-envs", type=int, default=8, help="copies of the env stepped together (default 8)")
@@ -484,6 +502,11 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
         hyperparameters(args.algo, args.env, args.config)
     except (TypeError, ValueError) as error:
         parser.error(str(error))
+    if args.policy == "features":
+        if args.algo not in ("maskable_ppo", "ppo"):
+            parser.error(f"--policy features is for maskable_ppo and ppo, got {args.algo}")
+        if not hasattr(game_rules(args.env, sizes), "action_features"):
+            parser.error(f"--policy features: {args.env} has no action features yet (flat only)")
     if rules is not None and args.action_mask == "consistent" and not rules.queries_name_secrets:
         parser.error(f"--action-mask consistent needs queries that name secrets, which {args.env} lacks")
     if args.max_minutes is not None and not args.max_minutes > 0:
@@ -527,6 +550,11 @@ def _check_multiplayer(args: argparse.Namespace, parser: argparse.ArgumentParser
     return sizes
 
 
+def game_rules(env: str, sizes: dict[str, Any]) -> Any:
+    """The rules of a single-player env id or a multiplayer env name, at ``sizes``."""
+    return raw_env(env, **sizes).rules if env in MULTIPLAYER_ENVS else env_rules(env, **sizes)
+
+
 #: The settings of a run, written next to its model so that --resume and train.evaluate can read them.
 RUN_FILE = "run.json"
 
@@ -542,8 +570,15 @@ def _continue_run(args: argparse.Namespace, sizes: dict[str, int], parser: argpa
     saved = run_settings(args.resume)
     if saved is None:
         return
-    for name, given in (("env", args.env), ("sizes", sizes), ("action_mask", args.action_mask), ("algo", args.algo)):
-        if saved[name] != given:
+    given_settings = (
+        ("env", args.env),
+        ("sizes", sizes),
+        ("action_mask", args.action_mask),
+        ("algo", args.algo),
+        ("policy", args.policy),
+    )
+    for name, given in given_settings:
+        if saved.get(name, "flat" if name == "policy" else None) != given:
             parser.error(f"--resume: the model was trained with {name} {saved[name]!r}, not {given!r}")
     if args.entropy_reward is None and saved["entropy_reward"] is not None:
         args.entropy_reward = saved["entropy_reward"]
