@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from agents import RandomSeatAgent, SB3SeatPolicy, play_match
+from agents import ClueDeductionSheet, RandomSeatAgent, SB3SeatPolicy, play_match
 from agents.roster import SEAT_AGENTS, seat_agent
 from deduction_envs.core.multiplayer import ranks_from_rewards
 from deduction_envs.envs import algo_v0, clue_v0, generalized_clue_v0
@@ -50,6 +50,31 @@ def test_the_last_step_reports_the_learners_rank_and_whether_it_won():
         assert info["rank"] == expected and info["won"] == float(env.env.rules.winner(state) == env.learner)
         seen.add(info["rank"])
     assert seen == {1.0, 2.0, 3.0}  # Algo ranks by the order of going out
+
+
+def test_the_entropy_reward_shapes_the_learners_reward_by_its_own_bits():
+    from deduction_envs.wrappers import EntropyRewardWrapper
+
+    def make():
+        return SingleSeatEnv(clue_v0.raw_env(players=3), [ClueDeductionSheet(), ClueDeductionSheet()], entropy=True)
+
+    plain, shaped = make(), EntropyRewardWrapper(make(), scale=1.0, gamma=1.0)
+    for seed in range(3):
+        _, info = plain.reset(seed=seed)
+        _, shaped_info = shaped.reset(seed=seed)
+        start = info["entropy"]
+        assert start == shaped_info["entropy"] == plain.env.entropy(plain.env.possible_agents[plain.learner])
+        rng, total, bonus, done = np.random.default_rng(seed), 0.0, 0.0, False
+        while not done:
+            legal = np.flatnonzero(plain.action_masks())
+            action = int(rng.choice(legal[legal < 324] if (legal < 324).any() else legal))  # no accusations
+            _, reward, terminated, truncated, info = plain.step(action)
+            _, shaped_reward, *_, shaped_info = shaped.step(action)
+            total, bonus, done = total + reward, bonus + shaped_info["entropy_reward"], terminated or truncated
+            assert shaped_reward == pytest.approx(reward + shaped_info["entropy_reward"])
+        assert terminated and bonus == pytest.approx(start)  # gamma 1: every bit, to a terminal potential of 0
+    with pytest.raises(ValueError, match="entropy must be True or False"):
+        SingleSeatEnv(clue_v0.raw_env(players=3), [ClueDeductionSheet(), ClueDeductionSheet()], entropy=1)
 
 
 def test_a_pool_draws_distinct_agents_per_seat_and_grows_only_by_real_entries(tmp_path):
@@ -141,7 +166,7 @@ def test_training_a_seat_end_to_end_then_evaluating_and_resuming(tmp_path, capsy
 
 def test_a_league_adds_snapshots_that_play_as_opponents_and_a_resumed_run_keeps_them(tmp_path, capsys):
     out = tmp_path / "league"
-    argv = ["--env", "algo_v0", "--opponents", "random", "--league", "--league-threshold", "-1"]
+    argv = ["--env", "algo_v0", "--opponents", "random", "--league", "--league-threshold", "-1", "--entropy-reward", "0.5"]
     argv += ["--league-window", "5", "--timesteps", "256", "--n-envs", "2", "--eval-games", "2", "--no-progress"]
     training.main([*argv, "--output", str(out), "--eval-opponents", "random"])
     snapshots = multiplayer.read_league(out)
@@ -158,7 +183,7 @@ def test_a_league_adds_snapshots_that_play_as_opponents_and_a_resumed_run_keeps_
     ("argv", "message"),
     [
         (["--env", "clue_v0", "--opponents", "scoreboard"], "--opponents: clue_v0's reference agents are"),
-        (["--env", "clue_v0", "--entropy-reward", "1"], "--entropy-reward shapes single-player envs"),
+        (["--env", "clue_v0", "--entropy-reward", "-1"], "--entropy-reward must be a scale >= 0"),
         (["--env", "clue_v0", "--size", "players=9"], "clue_v0: players must be"),
         (["--env", "algo_v0", "--action-mask", "consistent"], "multiplayer envs mask legal actions"),
         (["--env", "algo_v0", "--algo", "dqn"], "multiplayer envs train with maskable_ppo or ppo"),

@@ -125,14 +125,19 @@ class OpponentPool:
 
 
 def single_seat_env(
-    env: str, env_kwargs: dict[str, Any], opponents: Sequence[str], snapshots: Sequence[str], torch_threads: int
+    env: str,
+    env_kwargs: dict[str, Any],
+    opponents: Sequence[str],
+    snapshots: Sequence[str],
+    torch_threads: int,
+    entropy: bool = False,
 ) -> SingleSeatEnv:
     """One learner's env with its own opponent pool (made in each worker of a ``SubprocVecEnv``)."""
     import torch
 
     torch.set_num_threads(torch_threads)  # snapshots play in this process: keep to the run's threads
     pool = OpponentPool(env, opponents, env_kwargs, snapshots)
-    return SingleSeatEnv(raw_env(env, **env_kwargs), pool)
+    return SingleSeatEnv(raw_env(env, **env_kwargs), pool, entropy=entropy)
 
 
 def make_seat_envs(
@@ -146,19 +151,28 @@ def make_seat_envs(
     append: bool = False,
     subprocesses: bool = False,
     torch_threads: int = 1,
+    entropy_reward: float | None = None,
+    gamma: float = 1.0,
 ) -> Any:
     """``n_envs`` monitored single-seat envs (each with its own pool), as ``train.training.make_envs`` makes
-    single-player ones; the monitors log each game's ``rank`` and ``won`` besides its reward and length."""
+    single-player ones; the monitors log each game's ``rank`` and ``won`` besides its reward and length. With
+    ``entropy_reward``, :class:`EntropyRewardWrapper` of that scale shapes the learner's rewards by the bits its
+    own knowledge gains (outside the monitor, which logs the game's rewards)."""
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+    from deduction_envs.wrappers import EntropyRewardWrapper
+
+    shaped = entropy_reward is not None
     return make_vec_env(
-        partial(single_seat_env, env, dict(env_kwargs), list(opponents), list(snapshots), torch_threads),
+        partial(single_seat_env, env, dict(env_kwargs), list(opponents), list(snapshots), torch_threads, shaped),
         n_envs=n_envs,
         seed=seed,
         monitor_dir=str(monitor_dir),
         monitor_kwargs={"override_existing": not append, "info_keywords": ("rank", "won")},
         vec_env_cls=SubprocVecEnv if subprocesses else DummyVecEnv,
+        wrapper_class=EntropyRewardWrapper if shaped else None,
+        wrapper_kwargs={"scale": entropy_reward, "gamma": gamma} if shaped else None,
     )
 
 

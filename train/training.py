@@ -160,6 +160,8 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
             append=args.resume is not None,
             subprocesses=args.vec_env == "subproc",
             torch_threads=getattr(args, "torch_threads", 1),
+            entropy_reward=args.entropy_reward,
+            gamma=gamma,
         )
     else:
         env_kwargs = {**env_kwargs, "action_mask": args.action_mask}
@@ -536,8 +538,6 @@ def _check_multiplayer(args: argparse.Namespace, parser: argparse.ArgumentParser
         parser.error(f"{args.env}: {error}")
     if args.action_mask != "all":
         parser.error("--action-mask consistent is for single-player games; multiplayer envs mask legal actions")
-    if args.entropy_reward is not None:
-        parser.error("--entropy-reward shapes single-player envs; multiplayer runs learn from the game's rewards")
     if args.algo not in ("maskable_ppo", "ppo"):
         parser.error(f"multiplayer envs train with maskable_ppo or ppo, got {args.algo}")
     args.opponents = args.opponents or [DEFAULT_OPPONENTS[args.env]]

@@ -28,7 +28,10 @@ AEC env's policy (the game ends, -1 to the learner). A game the other seats
 end before the learner's first decision (a lucky first accusation) is dealt
 again: the learner has nothing to learn from it. The last step's ``info`` has
 the learner's ``rank`` (1 = first, tied seats sharing the mean of their
-places, by the final rewards) and ``won`` (1.0 if it is alone first). The env is built anew in
+places, by the final rewards) and ``won`` (1.0 if it is alone first). With
+``entropy=True`` every ``info`` has the learner's ``entropy`` in bits (of its
+own knowledge), so that :class:`~deduction_envs.wrappers.EntropyRewardWrapper`
+shapes its rewards by what it learns. The env is built anew in
 each process of a ``SubprocVecEnv`` from a function that makes it.
 """
 
@@ -55,10 +58,13 @@ class SingleSeatEnv(gym.Env):
         env: MultiplayerAECEnv,
         opponents: Sequence[Any] | Callable[[np.random.Generator], Sequence[Any]],
         seat: int | None = None,
+        entropy: bool = False,
     ) -> None:
         if not isinstance(env, MultiplayerAECEnv):
             raise ValueError(f"env must be one of the multiplayer envs, unwrapped (raw_env), got {type(env).__name__}")
-        self.env = env
+        if not isinstance(entropy, bool):
+            raise ValueError(f"entropy must be True or False, got {entropy!r}")
+        self.env, self.entropy = env, entropy
         players = env.rules.players
         self.seat = None if seat is None else check_int("seat", seat, low=0, high=players - 1)
         if not callable(opponents):
@@ -151,6 +157,8 @@ class SingleSeatEnv(gym.Env):
 
     def _info(self) -> dict:
         info = {"seat": self.learner, "action_mask": self.action_masks()}
+        if self.entropy:  # the learner's uncertainty in bits, what EntropyRewardWrapper shapes the reward with
+            info["entropy"] = self.env.entropy(self.env.possible_agents[self.learner])
         if self._done():  # the learner's place: 1 = first, tied seats sharing (also what Monitor's info_keywords log)
             rank = ranks_from_rewards(list(self.env.rewards.values()))[self.learner]
             info["rank"], info["won"] = rank, float(rank == 1.0)
