@@ -166,8 +166,9 @@ def test_training_a_seat_end_to_end_then_evaluating_and_resuming(tmp_path, capsy
 
 def test_a_league_adds_snapshots_that_play_as_opponents_and_a_resumed_run_keeps_them(tmp_path, capsys):
     out = tmp_path / "league"
-    argv = ["--env", "algo_v0", "--opponents", "random", "--league", "--league-threshold", "-1", "--entropy-reward", "0.5"]
-    argv += ["--league-window", "5", "--timesteps", "256", "--n-envs", "2", "--eval-games", "2", "--no-progress"]
+    argv = ["--env", "algo_v0", "--opponents", "random", "--league", "--league-threshold", "-1"]
+    argv += ["--entropy-reward", "0.5", "--league-window", "5", "--timesteps", "256", "--n-envs", "2"]
+    argv += ["--eval-games", "2", "--no-progress"]
     training.main([*argv, "--output", str(out), "--eval-opponents", "random"])
     snapshots = multiplayer.read_league(out)
     assert snapshots and all(p.endswith(".zip") for p in snapshots)
