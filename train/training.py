@@ -186,7 +186,11 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
             from train.policies import policy_for
 
             sizes = {k: v for k, v in env_kwargs.items() if k != "action_mask"}
-            policy, extra = policy_for(args.algo, game_rules(args.env, sizes).action_features(), not multiplayer)
+            features = game_rules(args.env, sizes).action_features()
+            pointers = None
+            if multiplayer and hasattr(raw_env(args.env, **sizes), "observation_pointers"):
+                pointers = raw_env(args.env, **sizes).observation_pointers()
+            policy, extra = policy_for(args.algo, features, not multiplayer, pointers)
             policy_kwargs.update(extra)
         if policy_kwargs:
             settings["policy_kwargs"] = policy_kwargs

@@ -149,6 +149,21 @@ class raw_env(MultiplayerAECEnv):
         posterior = knowledge.posterior if self.probabilities else None
         return encode_view(self.rules, knowledge.view, self.probabilities, posterior)
 
+    def observation_pointers(self) -> np.ndarray:
+        """Per action, the index in the observation vector of its probability of hitting (-1 for stop and
+        reveals), ``(num_actions, 1)`` int64: where a policy that scores actions by their features reads the
+        state-dependent one (``train.policies``). Needs ``probabilities=True``."""
+        if not self.probabilities:
+            raise ValueError("observation_pointers need the probabilities in the observation (probabilities=True)")
+        rules = self.rules
+        width = 3 + 3 * rules.numbers
+        pointers = np.full((rules.num_actions, 1), -1, dtype=np.int64)
+        attacks = np.arange(rules.num_attacks)
+        target, position, number = np.unravel_index(attacks, (rules.players - 1, rules.max_hand, rules.numbers))
+        row = 1 + target  # the observation's seats run clockwise from the observer; target t is seat 1 + t
+        pointers[attacks, 0] = (row * rules.max_hand + position) * width + 3 + 2 * rules.numbers + number
+        return pointers
+
     def render_text(self) -> str:
         """A spectator's view: every hand (``[B3]`` face down, ``B3`` face up), the deck and the last event."""
         state = self.state
