@@ -76,16 +76,25 @@ def test_building_a_move_step_by_step():
     state = rules.state_of_deal(PLACES)
     rules.apply(state, rules.guess_action)
     assert not rules.legal_mask(state)[rules.submit_action]
-    for card in (1, 2):
-        rules.apply(state, card)
-    mask = rules.legal_mask(state)
-    assert mask[rules.submit_action] and np.flatnonzero(mask[:8]).tolist() == [1, 2]  # full: only taking out
-    rules.apply(state, 2)
-    rules.apply(state, 6)
-    step = rules.observe_event(rules.apply(state, 6), 1)
+    step = rules.observe_event(rules.apply(state, 1), 1)
     assert (step.kind, step.card, step.target) == ("step", -1, -1)  # others see only that it is deciding
+    mask = rules.legal_mask(state)
+    assert not mask[1] and mask[[0, 2, 7]].all() and not mask[rules.submit_action]  # a card added stays
     with pytest.raises(ValueError, match="not legal"):
         rules.apply(state, rules.submit_action)  # one card chosen
+    with pytest.raises(ValueError, match="not legal"):
+        rules.apply(state, 1)  # no step takes a card out
+    rules.apply(state, 2)
+    mask = rules.legal_mask(state)
+    assert np.flatnonzero(mask).tolist() == [rules.submit_action]  # the guess is full: only submitting
+    # Asking: every card not yet added, and submit once the list is not empty; a move is at most cards + 2 steps.
+    state = rules.state_of_deal(PLACES)
+    rules.apply(state, rules.cards + 1)
+    for added in range(8):
+        mask = rules.legal_mask(state)
+        assert mask[:8].sum() == 8 - added and mask[rules.submit_action] == (added > 0)
+        rules.apply(state, int(np.flatnonzero(mask[:8])[0]))
+    assert np.flatnonzero(rules.legal_mask(state)).tolist() == [rules.submit_action]
     with pytest.raises(ValueError, match="2 distinct cards"):
         rules.steps(GCMove("guess", (1,)))
     with pytest.raises(ValueError, match="at least one card"):

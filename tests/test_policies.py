@@ -69,8 +69,70 @@ def test_bad_feature_matrices_and_algorithms_are_refused(tmp_path, capsys):
     with pytest.raises(ValueError, match="the features policy is for maskable_ppo or ppo"):
         policy_for("dqn", np.zeros((670, 2)))
     with pytest.raises(SystemExit):
-        training.main(["--env", "algo_v0", "--policy", "features"])
-    assert "algo_v0 has no action features yet" in capsys.readouterr().err
+        training.main(["--env", "generalized_clue_v0", "--policy", "features"])
+    assert "generalized_clue_v0 has no action features yet" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         training.main(["--env", "Mastermind-v0", "--policy", "features", "--algo", "a2c"])
     assert "--policy features is for maskable_ppo and ppo" in capsys.readouterr().err
+
+
+def test_algo_features_and_pointers_read_each_attacks_hit_probability():
+    from agents.algo_agents import attack_probabilities
+    from deduction_envs.envs import algo_v0
+
+    env = algo_v0.raw_env(players=3)
+    rules, pointers = env.rules, env.observation_pointers()
+    features = rules.action_features()
+    for action in range(rules.num_actions):
+        move = rules.decode(action)
+        kind = ("attack", "stop", "reveal").index(move.kind)
+        assert features[action, :3].tolist() == [float(k == kind) for k in range(3)]
+        assert (pointers[action, 0] >= 0) == (move.kind == "attack")
+    rng, checked = np.random.default_rng(0), 0
+    env.reset(seed=1)
+    for agent in env.agent_iter():
+        observation, _, termination, truncation, _ = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        knowledge = env.knowledge[env.possible_agents.index(agent)]
+        hits = attack_probabilities(rules, knowledge.view, knowledge.posterior)
+        legal = observation["action_mask"][: rules.num_attacks].astype(bool)
+        read = observation["observation"][pointers[: rules.num_attacks, 0]]
+        np.testing.assert_allclose(read[legal], hits[legal], rtol=1e-6)
+        checked += legal.any()
+        env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    assert checked > 10
+    with pytest.raises(ValueError, match="need the probabilities"):
+        algo_v0.raw_env(probabilities=False).observation_pointers()
+
+
+def test_a_pointer_heads_logits_move_with_the_pointed_observation_only():
+    features = np.eye(4, dtype=np.float32)
+    head = FeatureHead(3, features, pointers=np.array([[2], [-1], [0], [-1]]))
+    latent, observation = torch.randn(1, 3), torch.zeros(1, 5)
+    base = head(latent, observation)
+    for entry, action in ((2, 0), (0, 2)):
+        moved = observation.clone()
+        moved[0, entry] = 1.0
+        change = (head(latent, moved) - base)[0]
+        expected = torch.zeros(4)
+        expected[action] = head.pointer_weights(latent)[0, 0]
+        torch.testing.assert_close(change, expected)
+    with pytest.raises(ValueError, match="needs the observation"):
+        head(latent)
+
+
+def test_the_algo_feature_policy_trains_and_plays_as_a_seat(tmp_path):
+    from deduction_envs.envs import algo_v0
+
+    out = tmp_path / "algo"
+    argv = ["--env", "algo_v0", "--policy", "features", "--timesteps", "256", "--n-envs", "2", "--no-progress"]
+    training.main([*argv, "--eval-games", "4", "--eval-opponents", "random", "--output", str(out)])
+    env = algo_v0.raw_env()
+    policy = SB3SeatPolicy.load(out / "model.zip", env)
+    assert policy.model.policy.action_net.pointers.shape == (env.rules.num_actions, 1)
+    bad = np.full((env.rules.num_actions, 1), 10**6)
+    policy_class, kwargs = policy_for("maskable_ppo", env.rules.action_features(), pointers=bad)
+    with pytest.raises(ValueError, match="observation_pointers must be"):
+        MaskablePPO(policy_class, SingleSeatEnv(algo_v0.raw_env(), [ClueDeductionSheet()]), policy_kwargs=kwargs)

@@ -20,8 +20,9 @@ is, or the asked player choosing the card to show.
 Action space
 ------------
 ``Discrete(cards + players + 2)``: a list is built in masked sub-steps by the
-same agent. ``a < cards`` is card ``a`` (toggled into or out of the list or
-guess being built; the card to show when answering), ``cards + q`` asks
+same agent. ``a < cards`` is card ``a`` (added to the list or guess being
+built, where it stays, so a move takes at most ``cards + 2`` steps; the card
+to show when answering), ``cards + q`` asks
 player ``q``, ``cards + players`` starts a guess and ``cards + players + 1``
 submits the list or the guess. ``rules.steps(GCMove(...))`` turns a whole move
 into its steps. A masked action ends the game with -1 for its player
@@ -64,7 +65,9 @@ any sizes the knowledge engine handles (at most 62 cards), else ``ValueError``;
 
 Version History
 ---------------
-* v0: first version.
+* v0: first version. Cards are added to a list, not toggled: an early build
+  let a card be taken out again, so a random policy could build one list for
+  thousands of steps (training episodes ran to ``max_cycles``).
 """
 
 from __future__ import annotations

@@ -24,8 +24,9 @@ A list of cards is a compound choice, built in masked sub-steps by the same
 player (as ``DESIGN.md`` asks), so that the action space stays
 ``Discrete(cards + players + 2)``:
 
-* ``a < cards``: card ``a``: toggled in or out of the list being built, or,
-  when answering an ask, the card shown;
+* ``a < cards``: card ``a``: added to the list being built (a card once
+  added stays: no step undoes another, so every move takes at most
+  ``cards + 2`` steps), or, when answering an ask, the card shown;
 * ``cards + q``: ask player ``q`` (then build the list);
 * ``cards + players``: guess (then build the guess, exactly ``hidden`` cards);
 * ``cards + players + 1``: submit the list or the guess.
@@ -55,7 +56,7 @@ class GCPhase(IntEnum):
     """What the player to act must do."""
 
     START = 0  # ask someone or guess
-    ASKING = 1  # build the list to ask about (toggle cards, submit)
+    ASKING = 1  # build the list to ask about (add cards, submit)
     GUESSING = 2  # build the guess
     SHOW = 3  # the asked player chooses the card to show
     OVER = 4
@@ -76,7 +77,7 @@ class GCEvent(NamedTuple):
     ``kind``:
 
     * ``"deal"``: ``hands`` (private: ``()`` for the others in a projection);
-    * ``"step"``: a sub-step of building a move, ``card`` toggled or ``target``
+    * ``"step"``: a sub-step of building a move, ``card`` added or ``target``
       chosen (the others see only that the player is deciding: -1s);
     * ``"ask"``: ``player`` asked ``target`` about ``cards``; ``answered`` yes or no;
     * ``"show"``: ``target`` showed ``card`` to ``player`` (-1 for the others);
@@ -258,14 +259,11 @@ class GeneralizedClueRules:
             if state.turns[state.mover] < self.max_rounds:
                 for q in range(self.players):
                     mask[self.cards + q] = q != state.mover and not state.out[q]
-        elif phase == GCPhase.ASKING:
-            mask[: self.cards] = True
-            mask[self.submit_action] = state.chosen != 0
-        elif phase == GCPhase.GUESSING:
+        elif phase in (GCPhase.ASKING, GCPhase.GUESSING):
             count = state.chosen.bit_count()
-            chosen = [bool(state.chosen >> c & 1) for c in range(self.cards)]
-            mask[: self.cards] = True if count < self.hidden else chosen  # full: only taking a card out
-            mask[self.submit_action] = count == self.hidden
+            if phase == GCPhase.ASKING or count < self.hidden:  # a guess full: only submitting
+                mask[: self.cards] = [not state.chosen >> c & 1 for c in range(self.cards)]
+            mask[self.submit_action] = count != 0 if phase == GCPhase.ASKING else count == self.hidden
         elif phase == GCPhase.SHOW:
             mask[[c for c in state.asked if state.places[c] == state.target]] = True
         return mask
@@ -289,8 +287,8 @@ class GeneralizedClueRules:
         if state.phase == GCPhase.SHOW:
             event = GCEvent("show", state.mover, target=player, cards=state.asked, card=action)
             return self._end_turn(state, event)
-        if action < self.cards:  # a toggle
-            state.chosen ^= 1 << action
+        if action < self.cards:  # a card added
+            state.chosen |= 1 << action
             return GCEvent("step", player, target=state.target, card=action)
         cards = _bits(state.chosen)  # submit
         if state.phase == GCPhase.ASKING:
@@ -348,7 +346,7 @@ class GeneralizedClueRules:
             return f"The cards are dealt; {who} moves first."
         if event.kind == "step":
             if event.card >= 0:
-                return f"{who} toggles card {event.card}."
+                return f"{who} adds card {event.card}."
             return f"{who} chooses whom to ask." if event.target < 0 else f"{who} will ask {names[event.target]}."
         if event.kind == "ask":
             return f"{who} asks {names[event.target]} about {cards}: {'yes' if event.answered else 'no'}."
