@@ -265,6 +265,22 @@ class raw_env(SheetEnv):
         vector[at["in"]] = ~knowledge.out[seats]
         return vector
 
+    def observation_pointers(self) -> np.ndarray:
+        """Per action, indices in the observation vector of its cards' probabilities of being in the case
+        file, ``(num_actions, 6)`` int64 (-1: none): columns 0-2 a suggestion's three cards, 3-5 an
+        accusation's; what a policy that scores actions by their features reads as the state-dependent ones
+        (``train.policies``). Needs ``probabilities=True``."""
+        if not self.probabilities:
+            raise ValueError("observation_pointers need the probabilities in the observation (probabilities=True)")
+        rules = self.rules
+        places = rules.players + 1
+        case = self._slots["probabilities"].start + np.arange(rules.cards) * places + rules.players
+        triples = np.array([rules.triple(t) for t in range(rules.num_triples)])
+        pointers = np.full((rules.num_actions, 6), -1, dtype=np.int64)
+        pointers[: rules.num_triples, :3] = case[triples]
+        pointers[rules.num_triples : 2 * rules.num_triples, 3:] = case[triples]
+        return pointers
+
     def status(self, viewer: CluePlayerKnowledge) -> str:
         return f" ({CluePhase(viewer.phase).name.lower()})"
 
