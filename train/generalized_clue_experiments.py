@@ -16,6 +16,11 @@ dealt from seed ``(--seed, g)`` in every table:
   agents (the report's, with spoofing);
 * mixed (4 players or more): one of each agent, the rest scoreboard agents.
 
+``--head-to-head`` chooses the agents of the head-to-head tables, among them
+the exact agent weighing what its asks tell the listeners
+(``exact(listeners=W)``, :class:`agents.GCExact`), and ``--no-mixed`` leaves
+out the mixed tables.
+
 Per agent: mean rank (1 = first right guess; wrong guessers share the places
 below) with a 95% t interval, first places with a Wilson interval, mean reward
 and a one-sided t-test of it against 0 (rewards sum to 0 at a table, so 0 is
@@ -32,6 +37,8 @@ from __future__ import annotations
 import argparse
 import platform
 import sys
+from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -45,12 +52,16 @@ from train.tournament import chunks, format_p, interval, output_folder, run_tour
 SETTINGS = {"3 x 4": (14, 2, 3), "5 x 5": (27, 2, 5), "8 x 5 (report)": (45, 5, 8)}
 REPORT = "8 x 5 (report)"
 AGENTS = ("exact", "interrogation-pattern", "scoreboard(no spoof)", "scoreboard", "random")
+#: The exact agent's weights of what its asks tell the listeners, offered as agents ``exact(listeners=W)``.
+LISTENERS = (0.5, 1, 2)
+HEAD_TO_HEAD = [*AGENTS[:3], *(f"exact(listeners={w:g})" for w in LISTENERS)]
 
 
 def make_agent(name: str) -> GCAgent:
     """A fresh agent by its name."""
     makers = {
         "exact": GCExact,
+        **{f"exact(listeners={w:g})": partial(GCExact, listeners=w) for w in LISTENERS},
         "interrogation-pattern": lambda: GCScoreboard(patterns=True),
         "scoreboard(no spoof)": lambda: GCScoreboard(spoof=False),
         "scoreboard": GCScoreboard,
@@ -63,10 +74,11 @@ def make_agent(name: str) -> GCAgent:
     return agent
 
 
-def tables(players: int) -> dict[str, list[str]]:
-    """The tables of a setting: their name and the agents seated (in the order rotated)."""
-    out = {f"{a} vs scoreboards": [a] + ["scoreboard"] * (players - 1) for a in AGENTS[:3]}
-    if players >= 4:
+def tables(players: int, head_to_head: Sequence[str] = AGENTS[:3], mixed: bool = True) -> dict[str, list[str]]:
+    """The tables of a setting: their name and the agents seated (in the order rotated): each of
+    ``head_to_head`` against scoreboards, and (``mixed``, 4 players or more) one of each kind."""
+    out = {f"{a} vs scoreboards": [a] + ["scoreboard"] * (players - 1) for a in head_to_head}
+    if mixed and players >= 4:
         out["mixed"] = ["exact", "interrogation-pattern", "scoreboard", "random"] + ["scoreboard"] * (players - 4)
     return out
 
@@ -76,7 +88,7 @@ def play_part(job: tuple[str, str, int, int], seed: int) -> list[dict]:
     setting, table, start, games = job
     cards, hidden, players = SETTINGS[setting]
     rules = GeneralizedClueRules(cards, hidden, players, max_rounds=cards)
-    agents = [make_agent(name) for name in tables(players)[table]]
+    agents = [make_agent(name) for name in tables(players, HEAD_TO_HEAD)[table]]
     out: list[dict] = []
 
     def after(record, lineup) -> None:
@@ -144,7 +156,7 @@ def report(results: dict[tuple[str, str], list[dict]], args: argparse.Namespace,
         lines += [f"## {setting}: {cards} cards, {hidden} hidden, {players} players", ""]
         lines.append(f"The report's worst case n - k - n/p = {bound:.1f} asks.")
         lines.append("")
-        for table, seated in tables(players).items():
+        for table, seated in tables(players, args.head_to_head, args.mixed).items():
             games = results.get((setting, table))
             if not games:
                 continue
@@ -180,7 +192,12 @@ def report(results: dict[tuple[str, str], list[dict]], args: argparse.Namespace,
     return "\n".join(lines) + "\n"
 
 
-def plot(results: dict[tuple[str, str], list[dict]], settings: list[str], path: Path) -> None:
+def plot(
+    results: dict[tuple[str, str], list[dict]],
+    settings: list[str],
+    path: Path,
+    head_to_head: Sequence[str] = AGENTS[:3],
+) -> None:
     """Mean rank with 95% intervals by agent (head-to-head tables) and setting."""
     import matplotlib
 
@@ -189,14 +206,14 @@ def plot(results: dict[tuple[str, str], list[dict]], settings: list[str], path: 
 
     figure, axes = panel_grid(1, width=6.0, height=4.0)
     ax = np.ravel(axes)[0]
-    for k, agent in enumerate(AGENTS[:3]):
+    for k, agent in enumerate(head_to_head):
         xs, ys, errors = [], [], []
         for i, setting in enumerate(settings):
             games = results.get((setting, f"{agent} vs scoreboards"))
             if not games:
                 continue
             rank = np.array([s["rank"] for g in games for s in g["seats"] if s["agent"] == agent])
-            xs.append(i + 0.1 * (k - 1))
+            xs.append(i + 0.1 * (k - (len(head_to_head) - 1) / 2))
             ys.append(rank.mean())
             errors.append(stats.t.ppf(0.975, rank.size - 1) * rank.std(ddof=1) / np.sqrt(rank.size))
         ax.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, linestyle="none", label=f"{agent} vs scoreboards")
@@ -226,6 +243,15 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--chunk", type=int, default=20, help="games per job (default 20)")
     parser.add_argument("--output", type=Path, default=None, help="folder for the report (default results)")
     parser.add_argument("--quick", action="store_true", help="8 games a table, the small setting, to runs/quick/")
+    parser.add_argument(
+        "--head-to-head",
+        nargs="+",
+        default=list(AGENTS[:3]),
+        choices=HEAD_TO_HEAD,
+        metavar="AGENT",
+        help=f"agents seated against scoreboards (default the first three of: {', '.join(HEAD_TO_HEAD)})",
+    )
+    parser.add_argument("--no-mixed", dest="mixed", action="store_false", help="leave out the mixed tables")
     args = parser.parse_args(argv)
     args.argv = sys.argv[1:] if argv is None else list(argv)
     if args.quick:
@@ -237,7 +263,7 @@ def main(argv: list[str] | None = None) -> dict:
     jobs = [
         (setting, table, start, n)
         for setting in args.settings
-        for table in tables(SETTINGS[setting][2])
+        for table in tables(SETTINGS[setting][2], args.head_to_head, args.mixed)
         for start, n in chunks(args.report_games if setting == REPORT else args.games, args.chunk)
     ]
     jobs.sort(key=lambda job: -SETTINGS[job[0]][0])  # the large settings first, so that the workers finish together
@@ -246,7 +272,7 @@ def main(argv: list[str] | None = None) -> dict:
     args.output.mkdir(parents=True, exist_ok=True)
     text = report(results, args, minutes)
     (args.output / "generalized_clue.md").write_text(text)
-    plot(results, args.settings, args.output / "generalized_clue.png")
+    plot(results, args.settings, args.output / "generalized_clue.png", args.head_to_head)
     print(text)
     return results
 

@@ -96,8 +96,15 @@ class OpponentPool:
     game are distinct objects. Give every env copy its own pool.
     """
 
-    def __init__(self, env: str, names: Sequence[str], env_kwargs: dict[str, Any], snapshots: Sequence[str] = ()):
-        self.env, self.env_kwargs = env, dict(env_kwargs)
+    def __init__(
+        self,
+        env: str,
+        names: Sequence[str],
+        env_kwargs: dict[str, Any],
+        snapshots: Sequence[str] = (),
+        algo: str = "maskable_ppo",
+    ) -> None:
+        self.env, self.env_kwargs, self.algo = env, dict(env_kwargs), algo
         self.entries: list[str] = check_opponents(env, names) + [str(s) for s in snapshots]
         self._agents: dict[tuple[str, int], SeatAgent] = {}
         self._encoder = raw_env(env, **env_kwargs)  # the snapshots' observations; the players
@@ -119,7 +126,7 @@ class OpponentPool:
             if entry in SEAT_AGENTS[self.env]:
                 self._agents[key] = seat_agent(self.env, entry)
             else:
-                self._agents[key] = SB3SeatPolicy.load(entry, self._encoder, deterministic=False)
+                self._agents[key] = SB3SeatPolicy.load(entry, self._encoder, self.algo, deterministic=False)
                 self._agents[key].name = f"snapshot {Path(entry).stem}"
         return self._agents[key]
 
@@ -131,12 +138,13 @@ def single_seat_env(
     snapshots: Sequence[str],
     torch_threads: int,
     entropy: bool = False,
+    algo: str = "maskable_ppo",
 ) -> SingleSeatEnv:
     """One learner's env with its own opponent pool (made in each worker of a ``SubprocVecEnv``)."""
     import torch
 
     torch.set_num_threads(torch_threads)  # snapshots play in this process: keep to the run's threads
-    pool = OpponentPool(env, opponents, env_kwargs, snapshots)
+    pool = OpponentPool(env, opponents, env_kwargs, snapshots, algo)
     return SingleSeatEnv(raw_env(env, **env_kwargs), pool, entropy=entropy)
 
 
@@ -153,6 +161,7 @@ def make_seat_envs(
     torch_threads: int = 1,
     entropy_reward: float | None = None,
     gamma: float = 1.0,
+    algo: str = "maskable_ppo",
 ) -> Any:
     """``n_envs`` monitored single-seat envs (each with its own pool), as ``train.training.make_envs`` makes
     single-player ones; the monitors log each game's ``rank`` and ``won`` besides its reward and length. With
@@ -165,7 +174,7 @@ def make_seat_envs(
 
     shaped = entropy_reward is not None
     return make_vec_env(
-        partial(single_seat_env, env, dict(env_kwargs), list(opponents), list(snapshots), torch_threads, shaped),
+        partial(single_seat_env, env, dict(env_kwargs), list(opponents), list(snapshots), torch_threads, shaped, algo),
         n_envs=n_envs,
         seed=seed,
         monitor_dir=str(monitor_dir),

@@ -162,6 +162,7 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
             torch_threads=getattr(args, "torch_threads", 1),
             entropy_reward=args.entropy_reward,
             gamma=gamma,
+            algo=args.algo,
         )
     else:
         env_kwargs = {**env_kwargs, "action_mask": args.action_mask}
