@@ -136,3 +136,34 @@ def test_the_algo_feature_policy_trains_and_plays_as_a_seat(tmp_path):
     policy_class, kwargs = policy_for("maskable_ppo", env.rules.action_features(), pointers=bad)
     with pytest.raises(ValueError, match="observation_pointers must be"):
         MaskablePPO(policy_class, SingleSeatEnv(algo_v0.raw_env(), [ClueDeductionSheet()]), policy_kwargs=kwargs)
+
+
+def test_clue_and_generalized_clue_pointers_read_the_case_file_probability_of_each_actions_cards():
+    from deduction_envs.envs import generalized_clue_v0
+
+    for env in (clue_v0.raw_env(players=4), generalized_clue_v0.raw_env()):
+        pointers, rules, rng = env.observation_pointers(), env.rules, np.random.default_rng(1)
+        env.reset(seed=4)
+        for _ in range(12):
+            agent = env.agent_selection
+            observation = env.observe(agent)["observation"]
+            knowledge = env.knowledge[env.possible_agents.index(agent)]
+            case = knowledge.solution().probabilities[:, rules.players]
+            for action in range(rules.num_actions):
+                cards = [c for c in range(rules.cards) if c in _named_cards(rules, action)]
+                read = sorted(observation[p] for p in pointers[action] if p >= 0)
+                np.testing.assert_allclose(read, sorted(case[cards]), rtol=1e-6)
+            env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+            if env.terminations[agent]:
+                break
+    with pytest.raises(ValueError, match="need the probabilities"):
+        generalized_clue_v0.raw_env(probabilities=False).observation_pointers()
+
+
+def _named_cards(rules, action: int) -> tuple[int, ...]:
+    """The cards whose case-file probability an action's pointers read: a Clue suggestion's or accusation's
+    three, a Generalized Clue card action's one."""
+    if isinstance(rules, ClueRules):
+        move = rules.decode(action)
+        return move.cards if move.kind in ("suggest", "accuse") else ()
+    return (action,) if action < rules.cards else ()

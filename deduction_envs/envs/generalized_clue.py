@@ -47,7 +47,9 @@ own; places are those seats, then the case file. Named pieces of one vector
 * ``request`` (cards) and ``asker`` (seats): an ask the observer must answer;
 * ``phase`` (5: start, asking, guessing, show, over), ``turn`` (seats:
   whose turn it is), ``in`` (seats: not yet guessed) and ``rounds`` (seats:
-  turns taken over ``max_rounds``).
+  turns taken over ``max_rounds``);
+* ``seat`` (players, one-hot): the observer's own seat, since the ask actions
+  name players by their seat (everything else is relative to the observer).
 
 Rewards
 -------
@@ -65,7 +67,9 @@ any sizes the knowledge engine handles (at most 62 cards), else ``ValueError``;
 
 Version History
 ---------------
-* v0: first version. Cards are added to a list, not toggled: an early build
+* v0: first version. The observation's ``seat`` piece was added (the ask
+  actions name absolute seats, which the relative observation did not tell).
+  Cards are added to a list, not toggled: an early build
   let a card be taken out again, so a random policy could build one list for
   thousands of steps (training episodes ran to ``max_cycles``).
 """
@@ -108,6 +112,7 @@ def observation_pieces(rules: GeneralizedClueRules) -> ObservationPieces:
             ("turn", (seats,)),
             ("in", (seats,)),
             ("rounds", (seats,)),
+            ("seat", (seats,)),
         ]
     )
 
@@ -156,7 +161,20 @@ class raw_env(SheetEnv):
         vector[at["turn"].start + relative[knowledge.mover]] = 1
         vector[at["in"]] = ~knowledge.out[seats]
         vector[at["rounds"]] = knowledge.turns[seats] / rules.max_rounds
+        vector[at["seat"].start + me] = 1
         return vector
+
+    def observation_pointers(self) -> np.ndarray:
+        """Per action, the index in the observation vector of its card's probability of being in the case file
+        (card actions; -1 for the others), ``(num_actions, 1)`` int64: the state-dependent feature a policy
+        that scores actions by their features reads (``train.policies``). Needs ``probabilities=True``."""
+        if not self.probabilities:
+            raise ValueError("observation_pointers need the probabilities in the observation (probabilities=True)")
+        rules = self.rules
+        pointers = np.full((rules.num_actions, 1), -1, dtype=np.int64)
+        start = self._slots["probabilities"].start
+        pointers[: rules.cards, 0] = start + np.arange(rules.cards) * (rules.players + 1) + rules.players
+        return pointers
 
     def status(self, viewer: GCPlayerKnowledge) -> str:
         chosen = [c for c in range(self.rules.cards) if viewer.chosen >> c & 1]
