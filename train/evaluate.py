@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import NoReturn
 
 import deduction_envs
 from agents import EvaluationResult, SB3Policy
@@ -70,13 +71,24 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
         policy = SB3Policy.load(args.model, args.algo, action_mask=args.action_mask)
         results = compare(policy, args.env, sizes, args.eval_secrets, args.eval_time_limit, args.seed)
     except (TypeError, ValueError, FileNotFoundError) as error:
-        saved = run_settings(args.model) if args.model.exists() else None
-        trained = f" (it was trained on {saved['env']} {saved['sizes'] or ''})".rstrip() if saved else ""
-        parser.error(f"{error}{trained}")
-    output = args.output or args.model.parent
-    output.mkdir(parents=True, exist_ok=True)
+        refuse(parser, args.model, error)
+    output = output_folder(args)
     print(write_comparison(results, output / "comparison.md", f"{args.model} on {args.env} {sizes or ''}".strip()))
     return results
+
+
+def refuse(parser: argparse.ArgumentParser, model: Path, error: Exception) -> NoReturn:
+    """Exit with ``error``, saying what the model was trained on when its run settings are at hand."""
+    saved = run_settings(model) if model.exists() else None
+    trained = f" (it was trained on {saved['env']} {saved['sizes'] or ''})".rstrip() if saved else ""
+    parser.error(f"{error}{trained}")
+
+
+def output_folder(args: argparse.Namespace) -> Path:
+    """Where comparison.md goes: ``--output``, else the model's folder (made if missing)."""
+    output = args.output or args.model.parent
+    output.mkdir(parents=True, exist_ok=True)
+    return output
 
 
 def _evaluate_seat(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[SeatEvaluation]:
@@ -89,11 +101,8 @@ def _evaluate_seat(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
             args.model, args.env, sizes, opponents, args.games, args.seed, args.algo, args.workers
         )
     except (TypeError, ValueError, FileNotFoundError) as error:
-        saved = run_settings(args.model) if args.model.exists() else None
-        trained = f" (it was trained on {saved['env']} {saved['sizes'] or ''})".rstrip() if saved else ""
-        parser.error(f"{error}{trained}")
-    output = args.output or args.model.parent
-    output.mkdir(parents=True, exist_ok=True)
+        refuse(parser, args.model, error)
+    output = output_folder(args)
     print(write_seat_evaluation(results, output / "comparison.md", f"{args.model} on {args.env} {sizes}"))
     return results
 
