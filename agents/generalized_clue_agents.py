@@ -248,7 +248,11 @@ class GCExact(GCAgent):
       score is the sum of each card's entropy of being hidden instead, which
       few deals estimate well (the joint entropy would be noise). With
       ``listeners`` > 0, that many times the entropy of the public yes/no
-      answer is added: what the other players may learn from the ask.
+      answer is added: what the other players may learn from the ask. At 5
+      players of 5 cards, against scoreboard agents, ``listeners=0.5`` takes
+      the agent from a mean rank of 4.58 (of 5; its asks taught the
+      scoreboards) to 3.10, parity (``results/generalized_clue_listeners``);
+      the default stays 0, the setting of ``results/generalized_clue.md``.
     * Guesses the most probable case file when its probability reaches
       ``threshold`` (1: only when certain, proved by counting or propagation),
       or when it must.
