@@ -69,8 +69,8 @@ def test_bad_feature_matrices_and_algorithms_are_refused(tmp_path, capsys):
     with pytest.raises(ValueError, match="the features policy is for maskable_ppo or ppo"):
         policy_for("dqn", np.zeros((670, 2)))
     with pytest.raises(SystemExit):
-        training.main(["--env", "generalized_clue_v0", "--policy", "features"])
-    assert "generalized_clue_v0 has no action features yet" in capsys.readouterr().err
+        training.main(["--env", "Mastermind-v0", "--policy", "features"])
+    assert "Mastermind-v0 has no action features yet" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         training.main(["--env", "Mastermind-v0", "--policy", "features", "--algo", "a2c"])
     assert "--policy features is for maskable_ppo and ppo" in capsys.readouterr().err
