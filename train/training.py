@@ -187,10 +187,9 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
             from train.policies import policy_for
 
             sizes = {k: v for k, v in env_kwargs.items() if k != "action_mask"}
-            features = game_rules(args.env, sizes).action_features()
-            pointers = None
-            if multiplayer and hasattr(raw_env(args.env, **sizes), "observation_pointers"):
-                pointers = raw_env(args.env, **sizes).observation_pointers()
+            game = raw_env(args.env, **sizes) if multiplayer else None  # its rules, and its observation's pointers
+            features = (game.rules if multiplayer else env_rules(args.env, **sizes)).action_features()
+            pointers = game.observation_pointers() if hasattr(game, "observation_pointers") else None
             policy, extra = policy_for(args.algo, features, not multiplayer, pointers)
             policy_kwargs.update(extra)
         if policy_kwargs:
@@ -481,16 +480,14 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
     """Parsed and checked options, and the env's sizes; a bad option exits with a clear message."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    for name in ("timesteps", "n_envs", "checkpoint_every", "eval_secrets", "torch_threads"):
+    at_least_one = ("timesteps", "n_envs", "checkpoint_every", "eval_secrets", "torch_threads")
+    for name in (*at_least_one, "league_window", "eval_games", "eval_workers"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     for name in ("resume", "config"):
         path = getattr(args, name)
         if path is not None and not path.exists():
             parser.error(f"--{name}: no {'saved model' if name == 'resume' else 'file'} at {path}")
-    for name in ("league_window", "eval_games", "eval_workers"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     if args.env in MULTIPLAYER_ENVS:
         sizes = _check_multiplayer(args, parser)
         rules = None

@@ -193,6 +193,14 @@ class SheetEnv(MultiplayerAECEnv):
         vector[at["record"]] = knowledge.record[:, self._seats[me]].ravel()
         return vector
 
+    def case_file_entries(self) -> np.ndarray:
+        """Per card, the index in the observation vector of its probability of being in the case file (what
+        the subclasses' ``observation_pointers`` point at); needs ``probabilities=True``."""
+        if not self.probabilities:
+            raise ValueError("observation_pointers need the probabilities in the observation (probabilities=True)")
+        places = self.rules.players + 1
+        return self._slots["probabilities"].start + np.arange(self.rules.cards) * places + self.rules.players
+
     # ------------------------------------------------------------------ renders
     def _viewer(self) -> Any:
         """The knowledge of the player to act (the last mover once the game is over)."""
@@ -270,11 +278,7 @@ class raw_env(SheetEnv):
         file, ``(num_actions, 6)`` int64 (-1: none): columns 0-2 a suggestion's three cards, 3-5 an
         accusation's; what a policy that scores actions by their features reads as the state-dependent ones
         (``train.policies``). Needs ``probabilities=True``."""
-        if not self.probabilities:
-            raise ValueError("observation_pointers need the probabilities in the observation (probabilities=True)")
-        rules = self.rules
-        places = rules.players + 1
-        case = self._slots["probabilities"].start + np.arange(rules.cards) * places + rules.players
+        rules, case = self.rules, self.case_file_entries()
         triples = np.array([rules.triple(t) for t in range(rules.num_triples)])
         pointers = np.full((rules.num_actions, 6), -1, dtype=np.int64)
         pointers[: rules.num_triples, :3] = case[triples]

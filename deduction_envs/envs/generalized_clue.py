@@ -168,12 +168,8 @@ class raw_env(SheetEnv):
         """Per action, the index in the observation vector of its card's probability of being in the case file
         (card actions; -1 for the others), ``(num_actions, 1)`` int64: the state-dependent feature a policy
         that scores actions by their features reads (``train.policies``). Needs ``probabilities=True``."""
-        if not self.probabilities:
-            raise ValueError("observation_pointers need the probabilities in the observation (probabilities=True)")
-        rules = self.rules
-        pointers = np.full((rules.num_actions, 1), -1, dtype=np.int64)
-        start = self._slots["probabilities"].start
-        pointers[: rules.cards, 0] = start + np.arange(rules.cards) * (rules.players + 1) + rules.players
+        pointers = np.full((self.rules.num_actions, 1), -1, dtype=np.int64)
+        pointers[: self.rules.cards, 0] = self.case_file_entries()
         return pointers
 
     def status(self, viewer: GCPlayerKnowledge) -> str:
