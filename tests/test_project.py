@@ -45,6 +45,16 @@ def test_readme_lists_every_registered_env():
         assert f"`{env_id}`" in readme
 
 
+def test_the_readme_batched_env_example_runs(capsys):
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("### Many games at once: the batched env", 1)[1].split("\n## ", 1)[0]
+    (example,) = re.findall(r"```python\n(.+?)\n```", section, flags=re.S)
+    namespace: dict = {}
+    exec(compile(example, "README.md", "exec"), namespace)
+    assert namespace["obs"]["information_set"].shape == (256, 25)
+    assert capsys.readouterr().out.startswith("(256, 25)")
+
+
 def test_the_readme_clue_knowledge_example_runs(capsys):
     readme = (ROOT / "README.md").read_text()
     section = readme.split("## The Clue knowledge engine", 1)[1].split("\n## ", 1)[0]

@@ -170,6 +170,15 @@ class DeductionRules(abc.ABC):
         # take() along each axis beats fancy indexing with np.ix_ severalfold.
         return cache[0].take(actions, axis=0).take(secrets, axis=1)
 
+    def feedback_table(self, actions: np.ndarray) -> np.ndarray | None:
+        """The memo of feedback rows, ``(num_actions, num_secrets)``, with the rows of ``actions`` filled (the
+        others may be unfilled: read only those); None for games whose table is too large to memoise."""
+        cache = self._feedback_rows
+        if cache is None:
+            return None
+        self._fill_rows(cache, np.asarray(actions, dtype=np.intp))
+        return cache[0]
+
     def _fill_rows(self, cache: tuple[np.ndarray, np.ndarray], actions: np.ndarray) -> None:
         """Compute the memoised feedback rows of ``actions`` that are not there yet."""
         table, ready = cache
@@ -276,6 +285,13 @@ class DeductionRules(abc.ABC):
         ``information_set`` is the player's knowledge after the update, for
         games that end when the secret is known rather than named.
         """
+
+    def terminal_batch(self, actions: np.ndarray, feedbacks: np.ndarray, sizes: np.ndarray) -> np.ndarray | None:
+        """:meth:`is_terminal` of many games at once: ``actions`` and ``feedbacks`` of one step each, ``sizes``
+        the number of secrets each game still has (uniform knowledge). None (the default) where the rule needs
+        more than that; the batched env (:class:`~deduction_envs.envs.batched_env.BatchedDeductionEnv`) plays
+        only games that give one."""
+        return None
 
     # ----------------------------------------------------------- presentation
     @abc.abstractmethod

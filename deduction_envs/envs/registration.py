@@ -9,7 +9,12 @@ import gymnasium as gym
 from deduction_envs.core.rules import DeductionRules
 from deduction_envs.games import GAMES, make_rules
 
-__all__ = ["ENV_IDS", "env_rules", "register_envs"]
+__all__ = ["BATCHED_GAMES", "ENV_IDS", "env_rules", "register_envs"]
+
+#: The games ``gym.make_vec`` plays in one batched env by default
+#: (:class:`~deduction_envs.envs.batched_env.BatchedDeductionEnv`); the others as N single envs.
+BATCHED_GAMES = ("Mastermind", "SimpleMastermind", "BullsAndCows", "Wordle", "TreasureHunt", "LowMiddleHigh")
+_VECTOR_ENTRY_POINT = "deduction_envs.envs.batched_env:make_batched"
 
 #: The Gymnasium id of every single-player game, ``<Name>-v0``.
 ENV_IDS: tuple[str, ...] = tuple(f"{name}-v0" for name in GAMES)
@@ -21,13 +26,17 @@ def register_envs() -> None:
 
     Safe to call more than once. Size parameters and env options are keyword
     arguments of ``gym.make``; truncation is the env's own (``max_steps``), so
-    no ``TimeLimit`` wrapper is added.
+    no ``TimeLimit`` wrapper is added. The games of :data:`BATCHED_GAMES` have
+    a vector entry point, so ``gym.make_vec`` builds one batched env for them
+    unless ``vectorization_mode`` says otherwise (as for Gymnasium's own envs
+    with one, ``wrappers=`` then needs ``vectorization_mode="sync"``).
     """
     for env_id, name in _GAME_OF.items():
         if env_id not in gym.registry:
             gym.register(
                 id=env_id,
                 entry_point="deduction_envs.envs.deduction_env:DeductionEnv",
+                vector_entry_point=_VECTOR_ENTRY_POINT if name in BATCHED_GAMES else None,
                 kwargs={"rules": name},
             )
     _register_pettingzoo()

@@ -217,6 +217,9 @@ class CodeGame(DeductionRules):
     def is_terminal(self, action: int, feedback: int, information_set: InformationSet) -> bool:
         return feedback == self.solved_feedback
 
+    def terminal_batch(self, actions: np.ndarray, feedbacks: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+        return np.asarray(feedbacks) == self.solved_feedback
+
     # ---------------------------------------------------------- conversions
     def code_of(self, index: int) -> tuple[int, ...]:
         """The symbol values of the code with this index."""

@@ -129,6 +129,9 @@ class LowMiddleHigh(DeductionRules):
     def is_terminal(self, action: int, feedback: int, information_set: InformationSet) -> bool:
         return information_set.size == 1
 
+    def terminal_batch(self, actions: np.ndarray, feedbacks: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+        return np.asarray(sizes) == 1
+
     # ---------------------------------------------------------- conversions
     def format_action(self, action: int) -> str:
         a, b = (int(v) for v in self.cuts[action])

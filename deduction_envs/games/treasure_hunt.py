@@ -133,6 +133,9 @@ class TreasureHunt(DeductionRules):
     def is_terminal(self, action: int, feedback: int, information_set: InformationSet) -> bool:
         return information_set.size == 1
 
+    def terminal_batch(self, actions: np.ndarray, feedbacks: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+        return np.asarray(sizes) == 1
+
     # ---------------------------------------------------------- conversions
     def cell_name(self, cell: int) -> str:
         """The spreadsheet name of a cell index, e.g. ``"B3"``."""

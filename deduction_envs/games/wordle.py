@@ -228,6 +228,9 @@ class Wordle(DeductionRules):
     def is_terminal(self, action: int, feedback: int, information_set: InformationSet) -> bool:
         return feedback == 3**WORD_LENGTH - 1
 
+    def terminal_batch(self, actions: np.ndarray, feedbacks: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+        return np.asarray(feedbacks) == 3**WORD_LENGTH - 1
+
     # ---------------------------------------------------------- conversions
     def format_action(self, action: int) -> str:
         return self.guesses[action]
