@@ -42,7 +42,7 @@ def steps_per_second(env_id: str, n_envs: int, subprocesses: bool, batch_size: i
 
     settings = {**hyperparameters("maskable_ppo", env_id), "n_steps": 1024 // n_envs, "batch_size": batch_size}
     with tempfile.TemporaryDirectory() as folder:
-        envs = make_envs(env_id, {}, n_envs, 0, Path(folder), subprocesses=subprocesses)
+        envs = make_envs(env_id, {}, n_envs, 0, Path(folder), vec_env="subproc" if subprocesses else "dummy")
         model = MaskablePPO("MultiInputPolicy", envs, seed=0, device="cpu", **settings)
         start = time.perf_counter()
         model.learn(timesteps)

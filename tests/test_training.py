@@ -64,9 +64,26 @@ def test_other_algorithms_and_the_entropy_reward_train_too(tmp_path, algo):
     assert results[0].agent == f"{algo.upper()} policy" and results[0].episodes == 9
 
 
+def test_the_batched_env_is_the_default_where_it_plays_the_game(tmp_path):
+    def chosen(*argv: str) -> str:
+        return training.parse_args(list(argv))[0].vec_env
+
+    assert chosen(*TINY) == "batched"
+    assert chosen(*TINY, "--entropy-reward", "1") == "dummy"  # the batched env has no entropy reward yet
+    assert chosen("--env", "FakeCoin-v0") == "dummy"
+    assert chosen(*TINY, "--vec-env", "subproc") == "subproc"
+    argv = [*TINY, "--timesteps", "64", "--n-envs", "2", "--vec-env", "batched", "--action-mask", "consistent"]
+    results = training.main([*argv, "--no-progress", "--output", str(tmp_path)])
+    assert results[0].solve_rate == 1  # every query could win: the batched env's masks reached the policy
+    assert [p.name for p in (tmp_path / "monitor").iterdir()] == ["batched.monitor.csv"]
+    assert training.read_monitors(tmp_path / "monitor").sum() >= 64
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
+        (["--env", "FakeCoin-v0", "--vec-env", "batched"], "--vec-env batched: FakeCoin's information sets"),
+        ([*TINY, "--vec-env", "batched", "--entropy-reward", "1"], "--vec-env batched: it has no entropy reward"),
         (["--env", "Chess-v0"], "invalid choice"),
         (["--algo", "sac"], "invalid choice"),
         (["--timesteps", "0"], "--timesteps must be at least 1"),

@@ -32,6 +32,7 @@ import sys
 import threading
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,7 @@ from agents import ISES, ISMCTS, Agent, EvaluationResult, RandomAgent, SB3Policy
 from agents.sb3_policy import ALGORITHMS, algorithm_class
 from deduction_envs.core.rules import DeductionRules
 from deduction_envs.envs import env_rules
+from deduction_envs.envs.batched_env import batch_refusal
 from deduction_envs.wrappers import EntropyRewardWrapper
 from train.demo import parse_size
 from train.multiplayer import (
@@ -85,9 +87,11 @@ def make_envs(
     entropy_reward: float | None = None,
     gamma: float = 1.0,
     append: bool = False,
-    subprocesses: bool = False,
+    vec_env: str = "dummy",
 ) -> Any:
-    """``n_envs`` monitored copies of the env, stepped in one process or each in its own (``subprocesses``).
+    """``n_envs`` monitored copies of the env: ``vec_env`` ``"batched"`` one batched env
+    (:func:`train.vec_env.batched_vec_env`, the same games as ``"dummy"``, stepped at once), ``"dummy"``
+    copies stepped in one process, ``"subproc"`` each in its own.
 
     One process batches the policy's forward passes over the copies at no
     cost of communication, which is faster for all but costly env steps
@@ -102,6 +106,12 @@ def make_envs(
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+    if vec_env == "batched":
+        if entropy_reward is not None:
+            raise ValueError("the batched env has no entropy reward yet: use vec_env 'dummy'")
+        from train.vec_env import batched_vec_env
+
+        return batched_vec_env(env_id, n_envs, seed, str(monitor_dir), append, **env_kwargs)
     return make_vec_env(
         f"deduction_envs:{env_id}",  # the prefix imports the package, registering the envs in a fresh subprocess
         n_envs=n_envs,
@@ -109,25 +119,26 @@ def make_envs(
         env_kwargs=env_kwargs,
         monitor_dir=str(monitor_dir),
         monitor_kwargs={"override_existing": not append},
-        vec_env_cls=SubprocVecEnv if subprocesses else DummyVecEnv,
+        vec_env_cls=SubprocVecEnv if vec_env == "subproc" else DummyVecEnv,
         wrapper_class=None if entropy_reward is None else EntropyRewardWrapper,
         wrapper_kwargs=None if entropy_reward is None else {"scale": entropy_reward, "gamma": gamma},
     )
 
 
-def _interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
+def stop_when(done: Callable[[], bool]) -> Any:
+    """An SB3 callback that stops training at the first step after ``done()`` turns true."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class StopWhen(BaseCallback):
+        def _on_step(self) -> bool:
+            return not done()
+
+    return StopWhen()
 
 
 def wall_clock_limit(deadline: float) -> Any:
     """An SB3 callback that stops training once ``time.perf_counter()`` passes ``deadline``."""
-    from stable_baselines3.common.callbacks import BaseCallback
-
-    class WallClockLimit(BaseCallback):
-        def _on_step(self) -> bool:
-            return time.perf_counter() < deadline
-
-    return WallClockLimit()
+    return stop_when(lambda: time.perf_counter() >= deadline)
 
 
 def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, float]:
@@ -175,7 +186,7 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
             args.entropy_reward,
             gamma,
             append=args.resume is not None,
-            subprocesses=args.vec_env == "subproc",
+            vec_env=args.vec_env,
         )
     if args.resume is not None:
         model = algorithm.load(args.resume, env=envs, device=device, tensorboard_log=str(output / "tensorboard"))
@@ -216,8 +227,12 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
         callbacks.append(league_callback(envs, output, args.league_threshold, args.league_window, snapshots))
     if args.max_minutes is not None:
         callbacks.append(wall_clock_limit(start + 60 * args.max_minutes))
+    # A scheduler's SIGTERM stops training at the next step and saves, as Ctrl-C does. A flag, not an exception
+    # raised wherever the signal lands (in a numba compile, say), which code in between could swallow or break on.
+    terminated = threading.Event()
+    callbacks.append(stop_when(terminated.is_set))
     main_thread = threading.current_thread() is threading.main_thread()  # signal handlers live there only
-    previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None  # a scheduler's stop saves too
+    previous = signal.signal(signal.SIGTERM, lambda *_: terminated.set()) if main_thread else None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TqdmExperimentalWarning)  # SB3's bar is tqdm.rich, marked experimental
@@ -227,6 +242,8 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
                 progress_bar=args.progress,
                 reset_num_timesteps=args.resume is None,
             )
+        if terminated.is_set():
+            print("\nInterrupted: saving what was trained.")
     except KeyboardInterrupt:
         print("\nInterrupted: saving what was trained.")
     finally:
@@ -429,7 +446,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-minutes", type=float, default=None, help="stop training after this many minutes")
     parser.add_argument("--n-envs", type=int, default=8, help="copies of the env stepped together (default 8)")
     parser.add_argument(
-        "--vec-env", default="dummy", choices=("dummy", "subproc"), help="one process (default) or SubprocVecEnv"
+        "--vec-env",
+        default="auto",
+        choices=("auto", "batched", "dummy", "subproc"),
+        help="batched: one batched env (the default where the game has one and no --entropy-reward); "
+        "dummy: copies in one process (the other default); subproc: SubprocVecEnv",
     )
     parser.add_argument(
         "--torch-threads",
@@ -517,9 +538,10 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
         parser.error(f"--max-minutes must be positive, got {args.max_minutes}")
     if args.entropy_reward is not None and not args.entropy_reward >= 0:
         parser.error(f"--entropy-reward must be a scale >= 0, got {args.entropy_reward}")
-    args.output = args.output or Path("runs") / args.env
     if args.resume is not None:
-        _continue_run(args, sizes, parser)
+        _continue_run(args, sizes, parser)  # may set the run's entropy reward, which the batched env lacks
+    args.vec_env = _vec_env(args, rules, parser)
+    args.output = args.output or Path("runs") / args.env
     try:
         import torch
 
@@ -529,6 +551,19 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
     if device.type == "cuda" and not torch.cuda.is_available():
         parser.error("--device cuda: this machine has no CUDA device (torch's CPU build, or no GPU)")
     return args, sizes
+
+
+def _vec_env(args: argparse.Namespace, rules: Any, parser: argparse.ArgumentParser) -> str:
+    """The vector env to train on: ``--vec-env``, with ``auto`` the batched env where it plays the game (and
+    no entropy reward is asked), else copies in one process."""
+    why = "the multiplayer envs have none" if rules is None else batch_refusal(rules)
+    if why is None and args.entropy_reward is not None:
+        why = "it has no entropy reward yet"
+    if args.vec_env == "auto":
+        return "dummy" if why else "batched"
+    if args.vec_env == "batched" and why:
+        parser.error(f"--vec-env batched: {why}; use --vec-env dummy")
+    return args.vec_env
 
 
 def _check_multiplayer(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, int]:
