@@ -54,11 +54,64 @@ def test_exact_agent_guesses_only_when_certain_and_beats_random():
     rules = GeneralizedClueRules(10, 2, 3, max_rounds=30)
     wins = 0
     for seed in range(6):
-        agents = [GCExact(samples=300), GCRandom(), GCRandom()]
+        agents = [GCExact(samples=300, race=False), GCRandom(), GCRandom()]
         record = play_game(rules, agents, seed=seed)
         assert agents[0].knowledge.correct
         wins += record.winner == 0
     assert wins >= 4
+
+
+def test_the_race_counts_rivals_by_the_public_record_and_guesses_when_waiting_costs_more():
+    rules = GeneralizedClueRules(8, 2, 3)  # hands of 2: a player who knows 6 cards knows the case file
+    assert rules.hand_sizes == (2, 2, 2)
+    agent = GCExact(samples=100)
+    agent.reset(rules, 0, seed=0)
+    agent.observe(GCEvent("deal", 0, hands=((0, 1), (), ()), next_mover=1))
+    for card in (2, 3, 4):  # player 1 learns a card from each yes: 2 + 3 = 5 known, one short
+        agent.observe(GCEvent("ask", 1, target=2, cards=(card, 5, 6, 7), answered=True))
+        agent.observe(GCEvent("show", 1, target=2, card=-1, next_mover=2))
+        agent.observe(GCEvent("ask", 2, target=1, cards=(0,), answered=False, next_mover=0))
+    assert agent.rivals_near() == 0 and not agent._rush(0.99)  # nobody near: no rush, however likely
+    agent.observe(GCEvent("ask", 1, target=2, cards=(5, 6, 7), answered=True))
+    agent.observe(GCEvent("show", 1, target=2, card=-1, next_mover=2))
+    # Player 1 knows 6 cards by the lower bound; player 2 (its asks all answered "no") only its hand.
+    assert agent.rivals_near() == 1
+    # Third place for a wrong guess (-1), first for a right one (+1), second if player 1 goes first (0).
+    assert agent._rush(0.51) and not agent._rush(0.49)
+    agent.observe(GCEvent("guess", 1, cards=(6, 7), hands=((2, 3),), next_mover=2))
+    assert agent.rivals_near() == 0  # player 1 is gone; player 2 knows its hand and player 1's, 4 of 6
+    agent.observe(GCEvent("ask", 2, target=0, cards=(0, 1), answered=True))
+    agent.observe(GCEvent("show", 2, target=0, card=0, next_mover=2))
+    assert agent.rivals_near() == 0
+    agent.observe(GCEvent("ask", 2, target=0, cards=(1,), answered=True))
+    agent.observe(GCEvent("show", 2, target=0, card=1, next_mover=0))
+    assert agent.rivals_near() == 1
+
+
+def test_racing_exact_agents_guess_early_only_with_a_rival_near():
+    rules = GeneralizedClueRules(14, 2, 3, max_rounds=14)  # the tournament's 3 x 4
+    early = 0
+    for seed in range(6):
+        agent = GCExact(samples=200)
+        agents = [GCScoreboard(), GCScoreboard()]
+        agents.insert(seed % 3, agent)  # every seat in turn
+        decisions = []
+        move = agent.move
+
+        def watched(mask, agent=agent, move=move, decisions=decisions):
+            rivals = agent.rivals_near()
+            choice = move(mask)
+            certain = (agent.knowledge.sheet()[:, rules.players] == 1).sum() == rules.hidden
+            decisions.append((choice.kind, certain, rivals, mask[rules.cards : rules.cards + rules.players].any()))
+            return choice
+
+        agent.move = watched
+        play_game(rules, agents, seed=seed)
+        for kind, certain, rivals, may_ask in decisions:
+            if kind == "guess" and not certain and may_ask:
+                assert rivals >= 1  # an uncertain guess it was not forced to make: a rival was near
+                early += 1
+    assert early >= 1  # the race did guess early in some game
 
 
 def test_pattern_agent_records_its_inferences_and_bad_parameters_are_refused():

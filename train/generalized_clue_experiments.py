@@ -17,9 +17,11 @@ dealt from seed ``(--seed, g)`` in every table:
 * mixed (4 players or more): one of each agent, the rest scoreboard agents.
 
 ``--head-to-head`` chooses the agents of the head-to-head tables, among them
-the exact agent weighing what its asks tell the listeners
-(``exact(listeners=W)``, :class:`agents.GCExact`), and ``--no-mixed`` leaves
-out the mixed tables.
+variants of the exact agent (:class:`agents.GCExact`): ``exact(listeners=W)``
+weighing what its asks tell the listeners by W and guessing only when
+certain, ``exact(listeners=W, race)`` also guessing early when waiting would
+cost rank, ``exact(race)`` the same with W = 0; ``exact`` is the default,
+W = 0.5 and the race. ``--no-mixed`` leaves out the mixed tables.
 
 Per agent: mean rank (1 = first right guess; wrong guessers share the places
 below) with a 95% t interval, first places with a Wilson interval, mean reward
@@ -52,16 +54,23 @@ from train.tournament import chunks, format_p, interval, output_folder, run_tour
 SETTINGS = {"3 x 4": (14, 2, 3), "5 x 5": (27, 2, 5), "8 x 5 (report)": (45, 5, 8)}
 REPORT = "8 x 5 (report)"
 AGENTS = ("exact", "interrogation-pattern", "scoreboard(no spoof)", "scoreboard", "random")
-#: The exact agent's weights of what its asks tell the listeners, offered as agents ``exact(listeners=W)``.
-LISTENERS = (0.5, 1, 2)
-HEAD_TO_HEAD = [*AGENTS[:3], *(f"exact(listeners={w:g})" for w in LISTENERS)]
+#: The exact agent's weights of what its asks tell the listeners, offered as agents ``exact(listeners=W)`` (not
+#: racing) and ``exact(listeners=W, race)``; ``exact`` is :class:`agents.GCExact`'s default, listeners 0.5 and race.
+LISTENERS = (0, 0.5, 1, 2)
+HEAD_TO_HEAD = [
+    *AGENTS[:3],
+    "exact(race)",
+    *(f"exact(listeners={w:g}{race})" for w in LISTENERS for race in ("", ", race")),
+]
 
 
 def make_agent(name: str) -> GCAgent:
     """A fresh agent by its name."""
     makers = {
         "exact": GCExact,
-        **{f"exact(listeners={w:g})": partial(GCExact, listeners=w) for w in LISTENERS},
+        **{f"exact(listeners={w:g})": partial(GCExact, listeners=w, race=False) for w in LISTENERS},
+        **{f"exact(listeners={w:g}, race)": partial(GCExact, listeners=w, race=True) for w in LISTENERS},
+        "exact(race)": partial(GCExact, listeners=0, race=True),
         "interrogation-pattern": lambda: GCScoreboard(patterns=True),
         "scoreboard(no spoof)": lambda: GCScoreboard(spoof=False),
         "scoreboard": GCScoreboard,
