@@ -401,3 +401,17 @@ def test_reveal_gives_up_the_episode_and_names_the_secret():
     assert env.reveal() == 42 and env.rules.format_secret(42) == env.rules.format_action(42)
     with pytest.raises(RuntimeError, match="the episode has ended"):
         env.step(1)
+
+
+def test_envs_of_one_configuration_share_one_rules_object_and_its_memo():
+    from deduction_envs.games import make_rules
+
+    first, second = gym.make("Mastermind-v0", pegs=3, colors=4), gym.make("Mastermind-v0", pegs=3, colors=4)
+    rules = first.unwrapped.rules
+    assert second.unwrapped.rules is rules is make_rules("Mastermind", colors=4, pegs=3)
+    assert gym.make("Mastermind-v0", pegs=3, colors=5).unwrapped.rules is not rules
+    first.reset(seed=0)
+    first.step(7)
+    table, ready = rules._feedback_rows
+    assert ready[7]  # the row one env filled is the other's too
+    assert second.unwrapped.rules._feedback_rows[0] is table

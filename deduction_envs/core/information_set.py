@@ -25,6 +25,7 @@ from functools import lru_cache
 from typing import ClassVar
 
 import numpy as np
+from numba import njit
 from numpy.typing import ArrayLike
 
 from deduction_envs.core.entropy import entropy_bits, uniform_entropy_bits
@@ -66,6 +67,37 @@ def _one_hot_components(rules: DeductionRules) -> np.ndarray | None:
         table = _readonly(table)
     _one_hot_tables[rules] = table
     return table
+
+
+#: Rules without a one-hot table whose components of every secret fit in this many bytes keep them in one
+#: table, which a compiled loop counts for the marginals (Black Box's layouts: 2.5 MB).
+COMPONENT_TABLE_BYTES = 64 << 20
+
+_component_tables: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _component_table(rules: DeductionRules) -> np.ndarray | None:
+    """Every secret's components, ``(num_secrets, len(secret_nvec))``, or None if too large."""
+    try:
+        return _component_tables[rules]
+    except KeyError:
+        pass
+    table = None
+    itemsize = np.min_scalar_type(max(rules.secret_nvec) - 1).itemsize
+    if rules.num_secrets * len(rules.secret_nvec) * itemsize <= COMPONENT_TABLE_BYTES:
+        components = rules.secret_components(np.arange(rules.num_secrets))
+        table = _readonly(np.ascontiguousarray(components, dtype=np.min_scalar_type(max(rules.secret_nvec) - 1)))
+    _component_tables[rules] = table
+    return table
+
+
+@njit(cache=True)
+def _count_components(table: np.ndarray, secrets: np.ndarray, offsets: np.ndarray, counts: np.ndarray) -> None:
+    """``counts[offsets[j] + v]`` += 1 for each of ``secrets`` whose component ``j`` is ``v``."""
+    for i in range(secrets.size):
+        row = table[secrets[i]]
+        for j in range(row.size):
+            counts[offsets[j] + row[j]] += 1
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -262,6 +294,11 @@ class EnumeratedInformationSet(InformationSet):
             if self._one_hot is not None:
                 # take() gathers rows several times faster than fancy indexing.
                 marginals = self._one_hot.take(self._candidates, axis=0).sum(axis=0, dtype=np.float64)
+            elif (table := _component_table(self.rules)) is not None:
+                nvec = self.rules.secret_nvec
+                counts = np.zeros(sum(nvec), dtype=np.int64)
+                _count_components(table, self._candidates, _component_offsets(nvec), counts)
+                marginals = counts.astype(np.float64)
             else:
                 nvec = self.rules.secret_nvec
                 components = self.rules.secret_components(self._candidates)
@@ -287,7 +324,7 @@ class TabularInformationSet(InformationSet):
             or flat; uniform by default. Normalised on construction.
     """
 
-    __slots__ = ("_support", "_table")
+    __slots__ = ("_entropy", "_support", "_table")
 
     def __init__(self, rules: DeductionRules, table: ArrayLike | None = None) -> None:
         n = rules.num_secrets
@@ -307,6 +344,7 @@ class TabularInformationSet(InformationSet):
         self.rules = rules
         self._table = _readonly(weights)
         self._support: np.ndarray | None = None
+        self._entropy: float | None = None
 
     @property
     def table(self) -> np.ndarray:
@@ -327,7 +365,9 @@ class TabularInformationSet(InformationSet):
         return self._table[self.support]
 
     def entropy(self) -> float:
-        return entropy_bits(self._table)
+        if self._entropy is None:  # once per set (sets are immutable); the table was checked when made
+            self._entropy = float(entropy_bits(self._table, check=False))
+        return self._entropy
 
     def _restrict(self, keep: np.ndarray) -> TabularInformationSet:
         weights = np.zeros_like(self._table)
@@ -337,6 +377,7 @@ class TabularInformationSet(InformationSet):
         new.rules = self.rules
         new._table = _readonly(weights / weights.sum())
         new._support = _readonly(kept)
+        new._entropy = None
         return new
 
     def __repr__(self) -> str:

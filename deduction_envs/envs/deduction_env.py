@@ -19,6 +19,9 @@ __all__ = ["MAX_STEPS", "DeductionEnv"]
 #: The longest episode an env accepts (the observation keeps a slot for every step).
 MAX_STEPS = 10_000
 
+#: Information sets after a first query an env keeps (the oldest dropped first).
+FIRST_STEPS = 256
+
 ObsType = dict[str, np.ndarray]
 
 
@@ -140,6 +143,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         # Information sets are immutable, so every episode can start from this one.
         self._initial_knowledge = make_information_set(rules, information_set)
         self._initial_entropy = max(self._initial_knowledge.entropy(), 1e-12)
+        self._first_steps: dict[tuple[int, int], InformationSet] = {}
 
         self._encoder = ObservationEncoder(rules, max_steps, self._initial_entropy)
         self.action_space = spaces.Discrete(rules.num_actions)
@@ -228,7 +232,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
             return self._observation(), -1.0, False, truncated, info
         rules = self._rules
         feedback = int(rules.feedback_at(self._knowledge, action, self._secret))
-        self._knowledge = knowledge = self._knowledge.update(action, feedback)
+        self._knowledge = knowledge = self._update(action, feedback)
         self._entropy = knowledge.entropy()
         if self._mask_varies:
             self._mask = None
@@ -286,6 +290,21 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
                 f"action {index} ({self._rules.format_action(index)}) is masked: {why} (see action_masks())"
             )
         return index
+
+    def _update(self, action: int, feedback: int) -> InformationSet:
+        """The information set after ``action`` answered ``feedback``. Every episode starts from the same set, so
+        the sets after a first query are kept (immutable; up to FIRST_STEPS of them): random play's costliest
+        step, over every secret, is then paid once per answer rather than once per episode."""
+        if self._knowledge is not self._initial_knowledge:
+            return self._knowledge.update(action, feedback)
+        key = (action, feedback)
+        knowledge = self._first_steps.get(key)
+        if knowledge is None:
+            knowledge = self._initial_knowledge.update(action, feedback)
+            if len(self._first_steps) >= FIRST_STEPS:
+                self._first_steps.pop(next(iter(self._first_steps)))
+            self._first_steps[key] = knowledge
+        return knowledge
 
     def _legal_actions(self) -> np.ndarray:
         if self._mask is None:

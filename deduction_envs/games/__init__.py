@@ -7,6 +7,7 @@ registered name to its rules class; :func:`make_rules` builds one by name.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 
 from deduction_envs.core.rules import DeductionRules
 from deduction_envs.games.black_box import BlackBox
@@ -46,8 +47,17 @@ GAMES: dict[str, type[DeductionRules]] = {
 }
 
 
+#: The one rules object of each configuration in this process, so that every env, sub-env, evaluation chunk
+#: and agent built by name shares its caches (the feedback memo above all: Wordle's takes seconds to fill).
+_SHARED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
 def make_rules(game: str, **sizes: int) -> DeductionRules:
-    """The rules of ``game`` (a name in :data:`GAMES`) at the given sizes."""
+    """The rules of ``game`` (a name in :data:`GAMES`) at the given sizes.
+
+    Rules are immutable, so equal configurations get the same object while
+    any holder keeps it alive: one feedback memo per configuration.
+    """
     try:
         cls = GAMES[game]
     except KeyError:
@@ -56,4 +66,5 @@ def make_rules(game: str, **sizes: int) -> DeductionRules:
     unknown = sorted(set(sizes) - set(accepted))
     if unknown:
         raise TypeError(f"{game} has no size parameter {', '.join(map(repr, unknown))}; it accepts {accepted}")
-    return cls(**sizes)
+    rules = cls(**sizes)
+    return _SHARED.setdefault(rules, rules)

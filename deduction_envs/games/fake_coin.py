@@ -193,18 +193,41 @@ class FakeCoin(DeductionRules):
 
     # ----------------------------------------------------------- knowledge
     def coin_classes(self, information_set: InformationSet) -> np.ndarray:
-        """The knowledge class of every coin, as an index into :data:`CLASSES` (0 U, 1 H, 2 L, 3 G)."""
-        possible = np.zeros(self.num_secrets, dtype=bool)
-        possible[information_set.support] = True
-        heavy, light = possible[0::2], possible[1::2]
-        return np.where(heavy & light, 0, np.where(heavy, 1, np.where(light, 2, 3))).astype(np.intp)
+        """The knowledge class of every coin, as an index into :data:`CLASSES` (0 U, 1 H, 2 L, 3 G); read-only."""
+        key = information_set.support.tobytes()
+        classes = self._memo.get(key)
+        if classes is None:
+            possible = np.zeros(self.num_secrets, dtype=bool)
+            possible[information_set.support] = True
+            heavy, light = possible[0::2], possible[1::2]
+            classes = np.where(heavy & light, 0, np.where(heavy, 1, np.where(light, 2, 3))).astype(np.intp)
+            classes.flags.writeable = False
+            self._remember(key, classes)
+        return classes
+
+    @cached_property
+    def _memo(self) -> dict:
+        """Knowledge classes by support, and each class pattern's pans and legal weighings (rebuilt on unpickling:
+        :meth:`__getstate__` leaves cached properties out)."""
+        return {}
+
+    def _remember(self, key: object, value: object) -> None:
+        if len(self._memo) >= 100_000:  # random play visits few states; a bound all the same
+            self._memo.clear()
+        self._memo[key] = value
 
     def legal_actions(self, information_set: InformationSet) -> np.ndarray | None:
         if not self.canonical:
             return None
-        available = np.bincount(self.coin_classes(information_set), minlength=4)
-        needed = self._coins_needed
-        return (needed <= available).all(axis=1)
+        classes = self.coin_classes(information_set)
+        key = ("legal", classes.tobytes())
+        legal = self._memo.get(key)
+        if legal is None:
+            available = np.bincount(classes, minlength=4)
+            legal = (self._coins_needed <= available).all(axis=1)
+            legal.flags.writeable = False
+            self._remember(key, legal)
+        return legal
 
     @cached_property
     def _coins_needed(self) -> np.ndarray:
@@ -261,8 +284,12 @@ class FakeCoin(DeductionRules):
     def feedback_at(self, information_set: InformationSet, action: int, secrets: np.ndarray) -> np.ndarray:
         if not self.canonical:
             return self.feedback(action, secrets)
-        secrets = np.asarray(secrets, dtype=np.intp)
-        return self._answers(self._pans_at(information_set, np.array([action]))[0], secrets)
+        key = ("pans", self.coin_classes(information_set).tobytes(), int(action))
+        pans = self._memo.get(key)
+        if pans is None:
+            pans = self._pans_at(information_set, np.array([action]))[0]
+            self._remember(key, pans)
+        return self._answers(pans, np.asarray(secrets, dtype=np.intp))
 
     def feedback_matrix_at(
         self, information_set: InformationSet, actions: np.ndarray, secrets: np.ndarray
