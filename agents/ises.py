@@ -8,8 +8,10 @@ most. Two modes:
   possible, in one vectorised pass
   (:meth:`~deduction_envs.core.information_set.InformationSet.feedback_outcomes`).
   For tabular information sets the feedback is weighted by the table's
-  probabilities. The first move depends only on the rules, so it is computed
-  once per game and size and then reused.
+  probabilities. A decision depends only on the rules and the information
+  set, so each is computed once per process and then reused: the first move
+  of every game, and every node of the decision tree when all secrets are
+  played.
 * ``"sampled"``: the paper's Algorithm 1. Sample ``state_samples`` secrets
   from the information set and ``action_samples`` queries; score each query
   by the mean, over the sampled secrets, of the entropy of the (whole)
@@ -32,6 +34,7 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from agents.base import Agent
+from deduction_envs.core.information_set import InformationSet
 from deduction_envs.core.rules import DeductionRules, check_int
 
 __all__ = ["ISES"]
@@ -39,8 +42,18 @@ __all__ = ["ISES"]
 #: Entropies closer than this (bits) count as a tie.
 TIE_TOLERANCE = 1e-9
 
-# The first move of exhaustive ISES for each rules object and representation.
-_first_moves: dict[tuple[DeductionRules, str], int] = {}
+#: Exhaustive ISES's decision in each information set met in this process, by rules and set: the decision is
+#: a function of them, so playing every secret pays for each node of the decision tree once. Cleared when its
+#: keys pass DECISION_MEMO_BYTES.
+_decisions: dict[tuple, int] = {}
+DECISION_MEMO_BYTES = 256 << 20
+_memo_bytes = 0
+
+
+def _decision_key(rules: DeductionRules, knowledge: InformationSet) -> tuple:
+    support = knowledge.support.tobytes()
+    weights = b"" if knowledge.uniform else knowledge.probabilities().tobytes()
+    return rules, type(knowledge).__name__, support, weights
 
 
 class ISES(Agent):
@@ -90,12 +103,17 @@ class ISES(Agent):
     def act(self) -> int:
         if self.mode == "sampled":
             return self._act_sampled()
-        if not self.history:
-            key = (self.rules, type(self.information_set).__name__)
-            if key not in _first_moves:
-                _first_moves[key] = self._act_exhaustive()
-            return _first_moves[key]
-        return self._act_exhaustive()
+        global _memo_bytes
+        key = _decision_key(self.rules, self.information_set)
+        move = _decisions.get(key)
+        if move is None:
+            move = self._act_exhaustive()
+            if _memo_bytes > DECISION_MEMO_BYTES:
+                _decisions.clear()
+                _memo_bytes = 0
+            _decisions[key] = move
+            _memo_bytes += len(key[2]) + len(key[3])
+        return move
 
     def _act_exhaustive(self) -> int:
         actions = self.legal_actions()
