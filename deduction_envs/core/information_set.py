@@ -100,6 +100,41 @@ def _count_components(table: np.ndarray, secrets: np.ndarray, offsets: np.ndarra
             counts[offsets[j] + row[j]] += 1
 
 
+def _clogc_table(n: int) -> np.ndarray:
+    """``c * log2(c)`` for c = 0 .. n (0 for c = 0), the whole table for n, cached for the largest n met."""
+    global _clogc
+    if _clogc.size <= n:
+        c = np.arange(max(n + 1, 2 * _clogc.size), dtype=np.float64)
+        _clogc = _readonly(c * np.log2(np.maximum(c, 1.0)))
+    return _clogc
+
+
+_clogc = np.zeros(1)
+
+
+@njit(cache=True)
+def _partition_entropies(table, actions, candidates, feedbacks, clogc, out) -> None:
+    """``out[i]``: the expected entropy (bits) after query ``actions[i]`` over equally likely ``candidates``,
+    ``sum over answers of (c / n) log2 c`` with ``c`` the candidates giving that answer (rows of ``table``)."""
+    n = candidates.size
+    counts = np.zeros(feedbacks, dtype=np.int64)
+    seen = np.empty(min(n, feedbacks), dtype=np.int64)
+    for i in range(actions.size):
+        row = table[actions[i]]
+        k = 0
+        for j in range(n):
+            f = row[candidates[j]]
+            if counts[f] == 0:
+                seen[k] = f
+                k += 1
+            counts[f] += 1
+        total = 0.0
+        for t in range(k):
+            total += clogc[counts[seen[t]]]
+            counts[seen[t]] = 0
+        out[i] = total / n
+
+
 def _readonly(array: np.ndarray) -> np.ndarray:
     array.flags.writeable = False
     return array
@@ -191,7 +226,21 @@ class InformationSet(abc.ABC):
         return probability, entropy
 
     def expected_entropy(self, actions: ArrayLike) -> np.ndarray:
-        """The expected entropy in bits after each query (exhaustive over the set)."""
+        """The expected entropy in bits after each query (exhaustive over the set).
+
+        For a uniform set of a game whose feedback is memoised and does not depend on knowledge, a compiled
+        loop counts each query's answer classes over the candidates alone (``sum(c log2 c) / n`` from a
+        lookup table), touching only the classes that occur; otherwise :meth:`feedback_outcomes`.
+        """
+        actions = np.atleast_1d(np.asarray(actions, dtype=np.intp))
+        rules = self.rules
+        if self.uniform and not rules.knowledge_dependent_actions:
+            table = rules.feedback_table(actions)
+            if table is not None:
+                n = self.size
+                out = np.empty(actions.size, dtype=np.float64)
+                _partition_entropies(table, actions, self.support, rules.num_feedbacks, _clogc_table(n), out)
+                return out
         probability, entropy = self.feedback_outcomes(actions)
         return (probability * entropy).sum(axis=1)
 
