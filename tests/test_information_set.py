@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deduction_envs.core import (
@@ -159,3 +159,24 @@ def test_soundness_and_monotonicity_on_random_plays(play):
         assert set(updated.support) <= set(knowledge.support)
         assert updated.entropy() <= knowledge.entropy() + 1e-12
         knowledge = updated
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    game=st.sampled_from([("Mastermind", {"pegs": 3, "colors": 4}), ("BullsAndCows", {"digits": 3, "symbols": 5})]),
+    seed=st.integers(0, 2**32 - 1),
+    queries=st.integers(0, 3),
+)
+def test_the_compiled_expected_entropy_equals_the_generic_one(game, seed, queries):
+    from deduction_envs.games import make_rules
+
+    rules = make_rules(game[0], **game[1])
+    rng = np.random.default_rng(seed)
+    knowledge = make_information_set(rules)
+    secret = int(rng.integers(rules.num_secrets))
+    for _ in range(queries):  # a set reached by play
+        action = int(rng.integers(rules.num_actions))
+        knowledge = knowledge.update(action, int(rules.feedback(action, np.array([secret]))[0]))
+    actions = np.arange(rules.num_actions)
+    probability, entropy = knowledge.feedback_outcomes(actions)
+    np.testing.assert_allclose(knowledge.expected_entropy(actions), (probability * entropy).sum(axis=1), atol=1e-12)
