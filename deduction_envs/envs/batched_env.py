@@ -35,9 +35,8 @@ from numba import njit
 from deduction_envs.core.entropy import uniform_entropy_bits
 from deduction_envs.core.information_set import _readonly
 from deduction_envs.core.rules import DeductionRules, check_int
-from deduction_envs.envs.deduction_env import MAX_STEPS
+from deduction_envs.envs.deduction_env import checked_arguments
 from deduction_envs.envs.observation import ObservationEncoder
-from deduction_envs.games import make_rules
 
 __all__ = ["BATCH_BYTES", "BatchedDeductionEnv", "batch_refusal"]
 
@@ -102,26 +101,13 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         render_mode: None = None,
         **sizes: Any,
     ) -> None:
-        if isinstance(rules, str):
-            rules = make_rules(rules, **sizes)
-        elif sizes:
-            raise TypeError(f"size parameters {sorted(sizes)} go with a game name, not with a rules object")
-        elif not isinstance(rules, DeductionRules):
-            raise TypeError(f"rules must be a DeductionRules object or a game name, got {type(rules).__name__}")
         self.num_envs = check_int("num_envs", num_envs, low=1)
+        rules, max_steps = checked_arguments(rules, sizes, max_steps, action_mask, illegal_action)
         refusal = batch_refusal(rules)
         if refusal:
             raise ValueError(f"the batched env cannot play this game: {refusal}; use vectorization_mode='sync'")
         if information_set not in (None, "enumerated"):
             raise ValueError(f"information_set must be None or 'enumerated' (batched), got {information_set!r}")
-        max_steps = check_int("max_steps", rules.default_max_steps if max_steps is None else max_steps, low=1,
-                              high=MAX_STEPS)  # fmt: skip
-        if action_mask not in ("all", "consistent"):
-            raise ValueError(f"action_mask must be 'all' or 'consistent', got {action_mask!r}")
-        if illegal_action not in ("waste", "raise"):
-            raise ValueError(f"illegal_action must be 'waste' or 'raise', got {illegal_action!r}")
-        if action_mask == "consistent" and not rules.queries_name_secrets:
-            raise ValueError(f"action_mask='consistent' needs queries that name secrets, which {rules.name} lacks")
         try:
             self.autoreset_mode = AutoresetMode(autoreset_mode)
         except ValueError:

@@ -25,6 +25,29 @@ FIRST_STEPS = 256
 ObsType = dict[str, np.ndarray]
 
 
+def checked_arguments(
+    rules: DeductionRules | str, sizes: dict[str, Any], max_steps: int | None, action_mask: str, illegal_action: str
+) -> tuple[DeductionRules, int]:
+    """The rules (built from a game name and ``sizes``) and the step limit of an env's arguments, each checked
+    with a clear error (the single env's and the batched env's arguments alike)."""
+    if isinstance(rules, str):
+        rules = make_rules(rules, **sizes)
+    elif sizes:
+        raise TypeError(f"size parameters {sorted(sizes)} go with a game name, not with a rules object")
+    elif not isinstance(rules, DeductionRules):
+        raise TypeError(f"rules must be a DeductionRules object or a game name, got {type(rules).__name__}")
+    if max_steps is None:
+        max_steps = rules.default_max_steps
+    max_steps = check_int("max_steps", max_steps, low=1, high=MAX_STEPS)
+    if action_mask not in ("all", "consistent"):
+        raise ValueError(f"action_mask must be 'all' or 'consistent', got {action_mask!r}")
+    if illegal_action not in ("waste", "raise"):
+        raise ValueError(f"illegal_action must be 'waste' or 'raise', got {illegal_action!r}")
+    if action_mask == "consistent" and not rules.queries_name_secrets:
+        raise ValueError(f"action_mask='consistent' needs queries that name secrets, which {rules.name} lacks")
+    return rules, max_steps
+
+
 class DeductionEnv(gym.Env[ObsType, np.int64]):
     """A single-player deduction game: find the hidden secret in as few queries as possible.
 
@@ -115,21 +138,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         render_mode: str | None = None,
         **sizes: Any,
     ) -> None:
-        if isinstance(rules, str):
-            rules = make_rules(rules, **sizes)
-        elif sizes:
-            raise TypeError(f"size parameters {sorted(sizes)} go with a game name, not with a rules object")
-        elif not isinstance(rules, DeductionRules):
-            raise TypeError(f"rules must be a DeductionRules object or a game name, got {type(rules).__name__}")
-        if max_steps is None:
-            max_steps = rules.default_max_steps
-        max_steps = check_int("max_steps", max_steps, low=1, high=MAX_STEPS)
-        if action_mask not in ("all", "consistent"):
-            raise ValueError(f"action_mask must be 'all' or 'consistent', got {action_mask!r}")
-        if illegal_action not in ("waste", "raise"):
-            raise ValueError(f"illegal_action must be 'waste' or 'raise', got {illegal_action!r}")
-        if action_mask == "consistent" and not rules.queries_name_secrets:
-            raise ValueError(f"action_mask='consistent' needs queries that name secrets, which {rules.name} lacks")
+        rules, max_steps = checked_arguments(rules, sizes, max_steps, action_mask, illegal_action)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
 
