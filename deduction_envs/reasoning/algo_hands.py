@@ -20,8 +20,8 @@ walk's state is how many positions of each opponent are filled, at most
 ``prod(len(hand) + 1)`` states, so the number of assignments is a dynamic
 programme over cards, and forward and backward counts give the probability
 of every card at every position exactly, in ``O(N * states * opponents)``
-numpy work; the backward counts are computed only when probabilities are
-asked for. Sampling walks the forward counts backwards.
+compiled work (numba); the backward counts are computed only when
+probabilities are asked for. Sampling walks the forward counts backwards.
 """
 
 from __future__ import annotations
@@ -29,10 +29,56 @@ from __future__ import annotations
 from functools import cached_property
 
 import numpy as np
+from numba import njit
 
 from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, AlgoState, PlayerView
 
 __all__ = ["AlgoHandPosterior", "AlgoKnowledge"]
+
+
+@njit(cache=True)
+def _forward_pass(moves: np.ndarray, strides: np.ndarray, skips: np.ndarray, forward: np.ndarray) -> None:
+    """``forward[c + 1]`` from ``forward[c]`` for every card: card ``c`` lies elsewhere (if it may) or fills the
+    next position of an opponent ``j`` (``moves[j, c, s]``), moving state ``s`` to ``s + strides[j]``. A state
+    whose hand ``j`` is full has no move, so ``s + stride`` never wraps into another hand's count."""
+    states = forward.shape[1]
+    for c in range(skips.size):
+        before, after = forward[c], forward[c + 1]
+        for s in range(states):
+            after[s] = before[s] if skips[c] else 0
+        for j in range(moves.shape[0]):
+            stride = strides[j]
+            for s in range(states - stride):
+                if moves[j, c, s]:
+                    after[s + stride] += before[s]
+
+
+@njit(cache=True)
+def _backward_pass(moves: np.ndarray, strides: np.ndarray, skips: np.ndarray, backward: np.ndarray) -> None:
+    """``backward[c]`` from ``backward[c + 1]``, last card first: the walks that finish from each state."""
+    states = backward.shape[1]
+    for c in range(skips.size - 1, -1, -1):
+        after, before = backward[c + 1], backward[c]
+        for s in range(states):
+            before[s] = after[s] if skips[c] else 0
+        for j in range(moves.shape[0]):
+            stride = strides[j]
+            for s in range(states - stride):
+                if moves[j, c, s]:
+                    before[s] += after[s + stride]
+
+
+@njit(cache=True)
+def _position_ways(
+    forward: np.ndarray, backward: np.ndarray, moves: np.ndarray, stride: int, filled: np.ndarray, ways: np.ndarray
+) -> None:
+    """``ways[i, c]``: the walks that put card ``c`` in position ``i`` of one opponent's hand: they reach a state
+    ``s`` with ``i`` of its positions filled before ``c``, put ``c`` next (``moves[c, s]``), and still finish."""
+    cards, states = moves.shape
+    for c in range(cards):
+        for s in range(states - stride):
+            if moves[c, s]:
+                ways[filled[s], c] += forward[c, s] * backward[c + 1, s + stride]
 
 
 class AlgoHandPosterior:
@@ -68,7 +114,11 @@ class AlgoHandPosterior:
             seen |= known
             if q in self.players:
                 placed |= known
-        cards = np.arange(n)
+        # Unseen cards of each colour; a face-down position takes those of its colour whose number no missed
+        # attack has excluded.
+        unseen = np.ones(n, dtype=bool)
+        unseen[list(seen)] = False
+        of_colour = [unseen & (np.arange(n) % 2 == colour) for colour in (0, 1)]
         self._accepts = []
         for q in self.players:
             hand = view.hands[q]
@@ -77,18 +127,20 @@ class AlgoHandPosterior:
                 if known >= 0:
                     accept[known, i] = True
                 else:
-                    accept[:, i] = (cards % 2 == colour) & ~np.isin(cards // 2, list(excluded))
-                    accept[list(seen), i] = False
+                    accept[:, i] = of_colour[colour]
+                    for number in excluded:
+                        accept[2 * number : 2 * number + 2, i] = False
             self._accepts.append(accept)
         self._skips = np.ones(n, dtype=bool)
         self._skips[list(placed)] = False
-        # _moves[j][c, s]: from state s, card c may fill opponent j's next position.
-        self._moves = [accept[:, filled] for accept, filled in zip(self._accepts, self._filled, strict=True)]
+        # _moves[j, c, s]: from state s, card c may fill opponent j's next position.
+        self._moves = np.zeros((len(self.players), n, self._states), dtype=bool)
+        for j, (accept, filled) in enumerate(zip(self._accepts, self._filled, strict=True)):
+            self._moves[j] = accept[:, filled]
 
         self._forward = np.zeros((n + 1, self._states), dtype=np.int64)
         self._forward[0, 0] = 1
-        for c in range(n):
-            self._forward[c + 1] = self._step(self._forward[c], c)
+        _forward_pass(self._moves, self._strides, self._skips, self._forward)
         self.count = int(self._forward[n, self._final])
         if self.count == 0:
             raise ValueError(f"no deal agrees with player {view.player}'s view: it contradicts itself")
@@ -96,27 +148,10 @@ class AlgoHandPosterior:
     @cached_property
     def _backward(self) -> np.ndarray:
         """``[c, s]``: the walks that finish from state ``s`` before card ``c`` (for probabilities only)."""
-        n = self.deck_size
-        backward = np.zeros((n + 1, self._states), dtype=np.int64)
-        backward[n, self._final] = 1
-        for c in range(n - 1, -1, -1):
-            backward[c] = self._step_back(backward[c + 1], c)
+        backward = np.zeros((self.deck_size + 1, self._states), dtype=np.int64)
+        backward[self.deck_size, self._final] = 1
+        _backward_pass(self._moves, self._strides, self._skips, backward)
         return backward
-
-    def _step(self, counts: np.ndarray, c: int) -> np.ndarray:
-        """Walks after card ``c`` from ``counts`` before it: ``c`` lies elsewhere or fills a next position."""
-        after = counts * self._skips[c]
-        for moves, stride in zip(self._moves, self._strides, strict=True):
-            # A state whose hand j is full has no move, so s + stride never wraps into another hand's count.
-            after[stride:] += (counts * moves[c])[: self._states - stride]
-        return after
-
-    def _step_back(self, counts: np.ndarray, c: int) -> np.ndarray:
-        """Walks that finish from each state before card ``c``, given ``counts`` after it."""
-        before = counts * self._skips[c]
-        for moves, stride in zip(self._moves, self._strides, strict=True):
-            before[: self._states - stride] += moves[c, : self._states - stride] * counts[stride:]
-        return before
 
     def card_probabilities(self, player: int) -> np.ndarray:
         """``(positions, cards)``: the probability that each position of ``player``'s hand holds each card.
@@ -131,14 +166,9 @@ class AlgoHandPosterior:
             table[np.arange(len(cards)), list(cards)] = 1.0
             return table
         j = self.players.index(player)
-        stride = int(self._strides[j])
-        n = self.deck_size
-        # ways[c, s]: walks that reach state s before card c, put c in j's next position, and still finish.
-        after = np.zeros((n, self._states), dtype=np.int64)
-        after[:, : self._states - stride] = self._backward[1:, stride:]
-        ways = self._forward[:n] * after * self._moves[j]
-        positions = np.eye(len(hand.known) + 1, dtype=np.int64)[self._filled[j]]  # state -> its filled count
-        return (ways @ positions)[:, :-1].T / self.count
+        ways = np.zeros((len(hand.known) + 1, self.deck_size), dtype=np.int64)
+        _position_ways(self._forward, self._backward, self._moves[j], int(self._strides[j]), self._filled[j], ways)
+        return ways[:-1] / self.count
 
     def number_probabilities(self, player: int) -> np.ndarray:
         """``(positions, numbers)``: the probability of each number at each position of ``player``'s hand."""
