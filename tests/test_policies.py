@@ -69,9 +69,6 @@ def test_bad_feature_matrices_and_algorithms_are_refused(tmp_path, capsys):
     with pytest.raises(ValueError, match="the features policy is for maskable_ppo or ppo"):
         policy_for("dqn", np.zeros((670, 2)))
     with pytest.raises(SystemExit):
-        training.main(["--env", "Mastermind-v0", "--policy", "features"])
-    assert "Mastermind-v0 has no action features yet" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
         training.main(["--env", "Mastermind-v0", "--policy", "features", "--algo", "a2c"])
     assert "--policy features is for maskable_ppo and ppo" in capsys.readouterr().err
 
@@ -167,3 +164,27 @@ def _named_cards(rules, action: int) -> tuple[int, ...]:
         move = rules.decode(action)
         return move.cards if move.kind in ("suggest", "accuse") else ()
     return (action,) if action < rules.cards else ()
+
+
+def test_single_player_rules_give_one_hot_features_of_their_components():
+    from deduction_envs.games import GAMES, make_rules
+
+    for name in GAMES:
+        rules = make_rules(name)
+        features = rules.action_features()
+        assert features.shape == (rules.num_actions, sum(rules.action_nvec)) and features.dtype == np.float32
+        assert (features.sum(axis=1) == len(rules.action_nvec)).all()  # one column per component
+        assert np.unique(features, axis=0).shape[0] == rules.num_actions  # no two queries alike
+    rules = make_rules("Mastermind", pegs=2, colors=3)
+    code = rules.parse_action("BC")
+    np.testing.assert_array_equal(rules.action_features()[code], [0, 1, 0, 0, 0, 1])  # B at peg 1, C at peg 2
+
+
+def test_a_single_player_game_trains_and_evaluates_with_the_features_policy(tmp_path):
+    argv = ["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--policy", "features",
+            "--timesteps", "128", "--n-envs", "2", "--eval-time-limit", "0.005", "--no-progress",
+            "--output", str(tmp_path)]  # fmt: skip
+    results = training.main(argv)
+    assert results[0].agent == "MaskablePPO policy" and results[0].episodes == 9
+    model = MaskablePPO.load(tmp_path / "model.zip")
+    assert model.policy.action_net.features_t.shape == (6, 9)  # the head scores the 9 codes by their 6 features

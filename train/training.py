@@ -530,8 +530,6 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
     if args.policy == "features":
         if args.algo not in ("maskable_ppo", "ppo"):
             parser.error(f"--policy features is for maskable_ppo and ppo, got {args.algo}")
-        if not hasattr(game_rules(args.env, sizes), "action_features"):
-            parser.error(f"--policy features: {args.env} has no action features yet (flat only)")
     if rules is not None and args.action_mask == "consistent" and not rules.queries_name_secrets:
         parser.error(f"--action-mask consistent needs queries that name secrets, which {args.env} lacks")
     if args.max_minutes is not None and not args.max_minutes > 0:
@@ -585,11 +583,6 @@ def _check_multiplayer(args: argparse.Namespace, parser: argparse.ArgumentParser
         except ValueError as error:
             parser.error(f"--{name.replace('_', '-')}: {error}")
     return sizes
-
-
-def game_rules(env: str, sizes: dict[str, Any]) -> Any:
-    """The rules of a single-player env id or a multiplayer env name, at ``sizes``."""
-    return raw_env(env, **sizes).rules if env in MULTIPLAYER_ENVS else env_rules(env, **sizes)
 
 
 #: The settings of a run, written next to its model so that --resume and train.evaluate can read them.
