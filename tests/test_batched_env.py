@@ -202,3 +202,30 @@ def test_the_sb3_adapter_plays_the_games_of_dummy_vec_env():
         from train.vec_env import SB3BatchedVecEnv
 
         SB3BatchedVecEnv(BatchedDeductionEnv(2, "Mastermind", pegs=2, colors=2))
+
+
+@pytest.mark.parametrize("mask", ["all", "consistent"])
+def test_the_adapters_entropy_reward_is_the_wrappers_and_the_monitor_logs_the_games_own(tmp_path, mask):
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from deduction_envs.wrappers import EntropyRewardWrapper
+    from train.training import read_monitors
+    from train.vec_env import batched_vec_env
+
+    sizes = {"pegs": 3, "colors": 3, "action_mask": mask, "max_steps": 5}
+    ours = batched_vec_env("Mastermind-v0", 4, 3, str(tmp_path), False, 0.5, 0.9, **sizes)
+    theirs = make_vec_env("deduction_envs:Mastermind-v0", n_envs=4, seed=3, env_kwargs=sizes, vec_env_cls=DummyVecEnv,
+                          wrapper_class=EntropyRewardWrapper, wrapper_kwargs={"scale": 0.5, "gamma": 0.9})  # fmt: skip
+    ours.reset(), theirs.reset()
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        actions = rng.integers(27, size=4)  # masked ones too, under the consistent mask: wasted steps
+        _, rewards, dones, _ = ours.step(actions)
+        _, expected, expected_dones, _ = theirs.step(actions)
+        np.testing.assert_array_equal(dones, expected_dones)
+        np.testing.assert_array_equal(rewards, expected)  # the same float64 sum, cast to float32 alike
+    logged = read_monitors(tmp_path, "r")
+    assert logged.size > 4 and (logged == np.round(logged)).all()  # -1 a query: the shaping is not logged
+    with pytest.raises(ValueError, match="scale must be a number >= 0"):
+        batched_vec_env("Mastermind-v0", 2, 0, None, False, -1.0, **{"pegs": 2, "colors": 2})

@@ -69,7 +69,7 @@ def test_the_batched_env_is_the_default_where_it_plays_the_game(tmp_path):
         return training.parse_args(list(argv))[0].vec_env
 
     assert chosen(*TINY) == "batched"
-    assert chosen(*TINY, "--entropy-reward", "1") == "dummy"  # the batched env has no entropy reward yet
+    assert chosen(*TINY, "--entropy-reward", "1") == "batched"
     assert chosen("--env", "FakeCoin-v0") == "dummy"
     assert chosen(*TINY, "--vec-env", "subproc") == "subproc"
     argv = [*TINY, "--timesteps", "64", "--n-envs", "2", "--vec-env", "batched", "--action-mask", "consistent"]
@@ -83,7 +83,6 @@ def test_the_batched_env_is_the_default_where_it_plays_the_game(tmp_path):
     ("argv", "message"),
     [
         (["--env", "FakeCoin-v0", "--vec-env", "batched"], "--vec-env batched: FakeCoin's information sets"),
-        ([*TINY, "--vec-env", "batched", "--entropy-reward", "1"], "--vec-env batched: it has no entropy reward"),
         (["--env", "Chess-v0"], "invalid choice"),
         (["--algo", "sac"], "invalid choice"),
         (["--timesteps", "0"], "--timesteps must be at least 1"),

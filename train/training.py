@@ -107,11 +107,9 @@ def make_envs(
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     if vec_env == "batched":
-        if entropy_reward is not None:
-            raise ValueError("the batched env has no entropy reward yet: use vec_env 'dummy'")
         from train.vec_env import batched_vec_env
 
-        return batched_vec_env(env_id, n_envs, seed, str(monitor_dir), append, **env_kwargs)
+        return batched_vec_env(env_id, n_envs, seed, str(monitor_dir), append, entropy_reward, gamma, **env_kwargs)
     return make_vec_env(
         f"deduction_envs:{env_id}",  # the prefix imports the package, registering the envs in a fresh subprocess
         n_envs=n_envs,
@@ -449,7 +447,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--vec-env",
         default="auto",
         choices=("auto", "batched", "dummy", "subproc"),
-        help="batched: one batched env (the default where the game has one and no --entropy-reward); "
+        help="batched: one batched env (the default where the game has one); "
         "dummy: copies in one process (the other default); subproc: SubprocVecEnv",
     )
     parser.add_argument(
@@ -552,11 +550,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
 
 
 def _vec_env(args: argparse.Namespace, rules: Any, parser: argparse.ArgumentParser) -> str:
-    """The vector env to train on: ``--vec-env``, with ``auto`` the batched env where it plays the game (and
-    no entropy reward is asked), else copies in one process."""
+    """The vector env to train on: ``--vec-env``, with ``auto`` the batched env where it plays the game, else
+    copies in one process."""
     why = "the multiplayer envs have none" if rules is None else batch_refusal(rules)
-    if why is None and args.entropy_reward is not None:
-        why = "it has no entropy reward yet"
     if args.vec_env == "auto":
         return "dummy" if why else "batched"
     if args.vec_env == "batched" and why:

@@ -23,26 +23,35 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.monitor import ResultsWriter
-from stable_baselines3.common.vec_env import VecEnv, VecMonitor
+from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper, VecMonitor
 
 from deduction_envs.envs.batched_env import BatchedDeductionEnv
+from deduction_envs.wrappers.entropy_reward import EntropyRewardWrapper, entropy_shaping
 
-__all__ = ["SB3BatchedVecEnv", "batched_vec_env"]
+__all__ = ["SB3BatchedVecEnv", "Shaped", "batched_vec_env"]
 
 
 class SB3BatchedVecEnv(VecEnv):
     """A :class:`BatchedDeductionEnv` (made with ``autoreset_mode=SAME_STEP``) as an SB3 ``VecEnv``."""
 
-    def __init__(self, batched: BatchedDeductionEnv) -> None:
+    def __init__(self, batched: BatchedDeductionEnv, entropy_reward: float | None = None, gamma: float = 1.0) -> None:
         if batched.autoreset_mode != AutoresetMode.SAME_STEP:
             raise ValueError("SB3 resets finished games in the same step: make the env with autoreset_mode=SAME_STEP")
+        if entropy_reward is not None:
+            EntropyRewardWrapper.check(entropy_reward, gamma)
         self.batched = batched
+        self.entropy_reward, self.gamma = entropy_reward, gamma
         super().__init__(batched.num_envs, batched.single_observation_space, batched.single_action_space)
         self._actions: np.ndarray | None = None
+        self._entropy = np.zeros(batched.num_envs)
+        #: The entropy shaping of the last step (zeros without ``entropy_reward``), which :class:`Shaped` adds to
+        #: the rewards outside the monitor, so that the monitor logs the game's own.
+        self.shaping = np.zeros(batched.num_envs)
 
     def reset(self) -> dict[str, np.ndarray]:
         seeds = None if all(s is None for s in self._seeds) else list(self._seeds)
-        observation, _ = self.batched.reset(seed=seeds)
+        observation, info = self.batched.reset(seed=seeds)
+        self._entropy = info["entropy"].copy()
         self._reset_seeds()
         self._reset_options()
         self.reset_infos = [{} for _ in range(self.num_envs)]
@@ -54,6 +63,13 @@ class SB3BatchedVecEnv(VecEnv):
     def step_wait(self) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, list[dict]]:
         observation, rewards, terminated, truncated, info = self.batched.step(self._actions)
         dones = terminated | truncated
+        if self.entropy_reward is not None:  # EntropyRewardWrapper's shaping, for every game at once
+            after = info["entropy"].copy()
+            if dones.any():
+                after[dones] = info["final_info"]["entropy"][dones]
+            self.shaping = entropy_shaping(self._entropy, after, scale=self.entropy_reward, gamma=self.gamma,
+                                           terminal=terminated)  # fmt: skip
+            self._entropy = info["entropy"].copy()  # the new games' own where one ended
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero(dones):
             infos[i]["terminal_observation"] = info["final_obs"][i]
@@ -92,19 +108,44 @@ class SB3BatchedVecEnv(VecEnv):
         return list(indices) if isinstance(indices, Iterable) else [indices]
 
 
+class Shaped(VecEnvWrapper):
+    """Adds the adapter's entropy shaping (:attr:`SB3BatchedVecEnv.shaping`) to the rewards it passes on."""
+
+    def __init__(self, venv: VecEnv, adapter: SB3BatchedVecEnv) -> None:
+        super().__init__(venv)
+        self.adapter = adapter
+
+    def reset(self) -> Any:
+        return self.venv.reset()
+
+    def step_wait(self) -> Any:
+        observation, rewards, dones, infos = self.venv.step_wait()
+        return observation, (rewards + self.adapter.shaping).astype(np.float32), dones, infos
+
+
 def batched_vec_env(
-    env_id: str, n_envs: int, seed: int, monitor_dir: str | None = None, append: bool = False, **env_kwargs: Any
+    env_id: str,
+    n_envs: int,
+    seed: int,
+    monitor_dir: str | None = None,
+    append: bool = False,
+    entropy_reward: float | None = None,
+    gamma: float = 1.0,
+    **env_kwargs: Any,
 ) -> VecEnv:
     """``n_envs`` games of ``env_id`` in one batched env, as an SB3 ``VecEnv`` seeded like ``make_vec_env``'s,
-    with a ``VecMonitor`` logging episodes to ``monitor_dir/batched.monitor.csv`` (appended to with ``append``)."""
+    with a ``VecMonitor`` logging episodes to ``monitor_dir/batched.monitor.csv`` (appended to with ``append``)
+    and, with ``entropy_reward``, :class:`EntropyRewardWrapper`'s shaping of that scale and ``gamma`` added to
+    the rewards after the monitor has logged the game's own (as ``python -m train`` wraps single envs)."""
     game = env_id.split(":")[-1].removesuffix("-v0")
     batched = BatchedDeductionEnv(n_envs, game, autoreset_mode=AutoresetMode.SAME_STEP, **env_kwargs)
-    venv: VecEnv = SB3BatchedVecEnv(batched)
-    venv.seed(seed)
+    adapter = SB3BatchedVecEnv(batched, entropy_reward, gamma)
+    adapter.seed(seed)
+    venv: VecEnv = adapter
     if monitor_dir is not None:
         venv = VecMonitor(venv)
         # VecMonitor would start its log afresh; a resumed run (append) adds to it.
         venv.results_writer = ResultsWriter(
             f"{monitor_dir}/batched", header={"t_start": venv.t_start, "env_id": env_id}, override_existing=not append
         )
-    return venv
+    return venv if entropy_reward is None else Shaped(venv, adapter)
