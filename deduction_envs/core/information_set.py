@@ -100,6 +100,22 @@ def _count_components(table: np.ndarray, secrets: np.ndarray, offsets: np.ndarra
             counts[offsets[j] + row[j]] += 1
 
 
+#: Enumerated sets at least this large are narrowed by :func:`_filter`.
+COMPILED_FILTER_SIZE = 4096
+
+
+@njit(cache=True)
+def _filter(row: np.ndarray, candidates: np.ndarray, feedback: int) -> np.ndarray:
+    """The ``candidates`` whose entry in ``row`` (one query's feedback against every secret) is ``feedback``."""
+    kept = np.empty(candidates.size, dtype=candidates.dtype)
+    k = 0
+    for i in range(candidates.size):
+        if row[candidates[i]] == feedback:
+            kept[k] = candidates[i]
+            k += 1
+    return kept[:k].copy()
+
+
 def _clogc_table(n: int) -> np.ndarray:
     """``c * log2(c)`` for c = 0 .. n (0 for c = 0), the whole table for n, cached for the largest n met."""
     global _clogc
@@ -329,9 +345,18 @@ class EnumeratedInformationSet(InformationSet):
         return self._of(self._candidates[keep])
 
     def update(self, action: int, feedback: int) -> EnumeratedInformationSet:
-        # The hot path of every env step: one filter, no weights.
+        # The hot path of every env step: one filter, no weights. Large sets (Black Box's first ones hold
+        # hundreds of thousands of layouts) take one compiled pass over the memo row; small ones numpy's, whose
+        # calls cost less than the compiled one's.
         candidates = self._candidates
-        kept = candidates[self.rules.feedback_at(self, action, candidates) == feedback]
+        rules = self.rules
+        if candidates.size >= COMPILED_FILTER_SIZE and not rules.knowledge_dependent_actions:
+            table = rules.feedback_table(np.array([action]))
+            kept = None if table is None else _filter(table[action], candidates, feedback)
+        else:
+            kept = None
+        if kept is None:
+            kept = candidates[rules.feedback_at(self, action, candidates) == feedback]
         if kept.size == 0:
             return super().update(action, feedback)  # raises with the full message
         return self._of(kept)
