@@ -229,3 +229,13 @@ def test_the_adapters_entropy_reward_is_the_wrappers_and_the_monitor_logs_the_ga
     assert logged.size > 4 and (logged == np.round(logged)).all()  # -1 a query: the shaping is not logged
     with pytest.raises(ValueError, match="scale must be a number >= 0"):
         batched_vec_env("Mastermind-v0", 2, 0, None, False, -1.0, **{"pegs": 2, "colors": 2})
+
+
+def test_the_registry_batches_exactly_the_games_the_batched_env_plays():
+    from deduction_envs.envs.batched_env import batch_refusal
+    from deduction_envs.games import GAMES, make_rules
+
+    assert set(BATCHED_GAMES) == {name for name in GAMES if batch_refusal(make_rules(name)) is None}
+    for name in GAMES:
+        spec = gym.spec(f"{name}-v0")
+        assert (spec.vector_entry_point is not None) == (name in BATCHED_GAMES)
