@@ -316,13 +316,10 @@ class GCExact(GCAgent):
         rivals = self.rivals_near()
         if rivals == 0:
             return False
-        players = self.rules.players
+        rules = self.rules
         place = 1 + int(self.knowledge.out.sum())
-
-        def reward(rank: int) -> float:
-            return 1.0 - 2.0 * (min(rank, players) - 1) / (players - 1)
-
-        return chance * reward(place) + (1 - chance) * reward(players) > reward(place + rivals)
+        right, wrong = rules.rank_reward(place), rules.rank_reward(rules.players)
+        return chance * right + (1 - chance) * wrong > rules.rank_reward(min(place + rivals, rules.players))
 
     def _best_ask(self, targets: list[int], sheet: np.ndarray) -> GCMove:
         rules = self.rules

@@ -107,7 +107,8 @@ def test_tabular_prior_is_renormalised_over_the_survivors():
 @pytest.mark.parametrize("rules", GAMES, ids=repr)
 def test_component_marginals_are_the_mean_one_hot_code(rules, one_hot_budget, monkeypatch):
     monkeypatch.setattr(information_set, "ONE_HOT_TABLE_BYTES", one_hot_budget)
-    monkeypatch.setattr(information_set, "_one_hot_tables", {})
+    monkeypatch.setattr(information_set, "COMPONENT_TABLE_BYTES", one_hot_budget)  # "bincount": neither table
+    monkeypatch.setattr(information_set, "_per_rules", {"one_hot": {}, "components": {}})
     knowledge = EnumeratedInformationSet(rules).update(1, int(rules.feedback(1, rules.num_secrets - 1)))
     codes = rules.codes[knowledge.candidates]
     expected = np.concatenate(

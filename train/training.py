@@ -240,13 +240,13 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
                 progress_bar=args.progress,
                 reset_num_timesteps=args.resume is None,
             )
-        if terminated.is_set():
-            print("\nInterrupted: saving what was trained.")
     except KeyboardInterrupt:
-        print("\nInterrupted: saving what was trained.")
+        terminated.set()
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+    if terminated.is_set():
+        print("\nInterrupted: saving what was trained.")
     model.save(output / "model")
     (output / RUN_FILE).write_text(
         json.dumps(

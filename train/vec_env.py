@@ -17,7 +17,6 @@ own vector info is not split into dicts, which would cost more than the step).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -85,27 +84,20 @@ class SB3BatchedVecEnv(VecEnv):
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
         value = getattr(self.batched, attr_name)  # AttributeError for a name it lacks, as has_attr expects
-        return [value] * len(self._get_indices(indices))
+        return [value] * len(list(self._get_indices(indices)))
 
     def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
         raise AttributeError(f"the batched env's games share their attributes; {attr_name!r} cannot be set per game")
 
     def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> list[Any]:
-        rows = self._get_indices(indices)
+        rows = list(self._get_indices(indices))
         if method_name == "action_masks":
             masks = self.action_masks()
             return [masks[i] for i in rows]
         raise AttributeError(f"the batched env has no per-game method {method_name!r} (only action_masks)")
 
     def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
-        return [False] * len(self._get_indices(indices))
-
-    def _get_indices(self, indices: Any) -> Sequence[int]:
-        if indices is None:
-            return range(self.num_envs)
-        if isinstance(indices, int):
-            return [indices]
-        return list(indices) if isinstance(indices, Iterable) else [indices]
+        return [False] * len(list(self._get_indices(indices)))
 
 
 class Shaped(VecEnvWrapper):

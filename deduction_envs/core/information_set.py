@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import abc
 import weakref
-from functools import lru_cache
+from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
@@ -29,7 +29,7 @@ from numba import njit
 from numpy.typing import ArrayLike
 
 from deduction_envs.core.entropy import entropy_bits, uniform_entropy_bits
-from deduction_envs.core.rules import MAX_ENUMERABLE_SECRETS, DeductionRules
+from deduction_envs.core.rules import MAX_ENUMERABLE_SECRETS, DeductionRules, component_offsets, one_hot
 
 __all__ = [
     "EnumeratedInformationSet",
@@ -39,56 +39,52 @@ __all__ = [
 ]
 
 
-@lru_cache(maxsize=64)
-def _component_offsets(nvec: tuple[int, ...]) -> np.ndarray:
-    return np.concatenate(([0], np.cumsum(nvec[:-1]))).astype(np.intp)
-
-
 #: Rules whose one-hot component table fits in this many bytes get one, which
 #: turns marginals into a single row sum.
 ONE_HOT_TABLE_BYTES = 16 << 20
 
-_one_hot_tables: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_per_rules: dict[str, weakref.WeakKeyDictionary] = {"one_hot": weakref.WeakKeyDictionary(),
+                                                   "components": weakref.WeakKeyDictionary()}  # fmt: skip
+
+
+def _table_of(
+    kind: str, rules: DeductionRules, build: Callable[[DeductionRules], np.ndarray | None]
+) -> np.ndarray | None:
+    """The ``kind`` table of ``rules``, built once per rules object (None when too large, remembered too)."""
+    store = _per_rules[kind]
+    try:
+        return store[rules]
+    except KeyError:
+        table = store[rules] = build(rules)
+        return table
 
 
 def _one_hot_components(rules: DeductionRules) -> np.ndarray | None:
     """Secret x (component, value) indicator table, or None if it is too large."""
-    try:
-        return _one_hot_tables[rules]
-    except KeyError:
-        pass
-    width = sum(rules.secret_nvec)
-    table = None
-    if rules.num_secrets * width * np.dtype(np.float32).itemsize <= ONE_HOT_TABLE_BYTES:
-        secrets = np.arange(rules.num_secrets)
-        flat = rules.secret_components(secrets) + _component_offsets(rules.secret_nvec)
-        table = np.zeros((rules.num_secrets, width), dtype=np.float32)
-        table[secrets[:, None], flat] = 1.0
-        table = _readonly(table)
-    _one_hot_tables[rules] = table
-    return table
+
+    def build(rules: DeductionRules) -> np.ndarray | None:
+        if rules.num_secrets * sum(rules.secret_nvec) * np.dtype(np.float32).itemsize > ONE_HOT_TABLE_BYTES:
+            return None
+        return _readonly(one_hot(rules.secret_components(np.arange(rules.num_secrets)), rules.secret_nvec))
+
+    return _table_of("one_hot", rules, build)
 
 
 #: Rules without a one-hot table whose components of every secret fit in this many bytes keep them in one
 #: table, which a compiled loop counts for the marginals (Black Box's layouts: 2.5 MB).
 COMPONENT_TABLE_BYTES = 64 << 20
 
-_component_tables: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
 
 def _component_table(rules: DeductionRules) -> np.ndarray | None:
     """Every secret's components, ``(num_secrets, len(secret_nvec))``, or None if too large."""
-    try:
-        return _component_tables[rules]
-    except KeyError:
-        pass
-    table = None
-    itemsize = np.min_scalar_type(max(rules.secret_nvec) - 1).itemsize
-    if rules.num_secrets * len(rules.secret_nvec) * itemsize <= COMPONENT_TABLE_BYTES:
-        components = rules.secret_components(np.arange(rules.num_secrets))
-        table = _readonly(np.ascontiguousarray(components, dtype=np.min_scalar_type(max(rules.secret_nvec) - 1)))
-    _component_tables[rules] = table
-    return table
+
+    def build(rules: DeductionRules) -> np.ndarray | None:
+        dtype = np.min_scalar_type(max(rules.secret_nvec) - 1)
+        if rules.num_secrets * len(rules.secret_nvec) * dtype.itemsize > COMPONENT_TABLE_BYTES:
+            return None
+        return _readonly(np.ascontiguousarray(rules.secret_components(np.arange(rules.num_secrets)), dtype=dtype))
+
+    return _table_of("components", rules, build)
 
 
 @njit(cache=True)
@@ -274,7 +270,7 @@ class InformationSet(abc.ABC):
         """
         nvec = self.rules.secret_nvec
         components = self.rules.secret_components(self.support)
-        flat = (components + _component_offsets(nvec)).ravel()
+        flat = (components + component_offsets(nvec)).ravel()
         weights = np.repeat(self.probabilities(), len(nvec))
         return np.bincount(flat, weights=weights, minlength=sum(nvec))
 
@@ -350,12 +346,12 @@ class EnumeratedInformationSet(InformationSet):
         # calls cost less than the compiled one's.
         candidates = self._candidates
         rules = self.rules
+        table = None
         if candidates.size >= COMPILED_FILTER_SIZE and not rules.knowledge_dependent_actions:
             table = rules.feedback_table(np.array([action]))
-            kept = None if table is None else _filter(table[action], candidates, feedback)
+        if table is not None:
+            kept = _filter(table[action], candidates, feedback)
         else:
-            kept = None
-        if kept is None:
             kept = candidates[rules.feedback_at(self, action, candidates) == feedback]
         if kept.size == 0:
             return super().update(action, feedback)  # raises with the full message
@@ -371,12 +367,12 @@ class EnumeratedInformationSet(InformationSet):
             elif (table := _component_table(self.rules)) is not None:
                 nvec = self.rules.secret_nvec
                 counts = np.zeros(sum(nvec), dtype=np.int64)
-                _count_components(table, self._candidates, _component_offsets(nvec), counts)
+                _count_components(table, self._candidates, component_offsets(nvec), counts)
                 marginals = counts.astype(np.float64)
             else:
                 nvec = self.rules.secret_nvec
                 components = self.rules.secret_components(self._candidates)
-                flat = (components + _component_offsets(nvec)).ravel()
+                flat = (components + component_offsets(nvec)).ravel()
                 marginals = np.bincount(flat, minlength=sum(nvec)).astype(np.float64)
             marginals /= self.size
             self._marginals = _readonly(marginals)

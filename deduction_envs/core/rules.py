@@ -19,7 +19,7 @@ from __future__ import annotations
 import abc
 import math
 from collections.abc import Sequence
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
@@ -33,7 +33,9 @@ __all__ = [
     "MAX_ENUMERABLE_SECRETS",
     "Step",
     "check_int",
+    "component_offsets",
     "int_field",
+    "one_hot",
     "search_step_limit",
 ]
 
@@ -47,6 +49,24 @@ FEEDBACK_CACHE_BYTES = 64 << 20
 
 #: One query and its answer, as kept in an episode's history.
 Step = tuple[int, int]
+
+
+@lru_cache(maxsize=64)
+def component_offsets(nvec: tuple[int, ...]) -> np.ndarray:
+    """Where each component's values start when the components of ``nvec`` are laid end to end (read-only)."""
+    offsets = np.concatenate(([0], np.cumsum(nvec[:-1]))).astype(np.intp)
+    offsets.flags.writeable = False
+    return offsets
+
+
+def one_hot(components: np.ndarray, nvec: tuple[int, ...]) -> np.ndarray:
+    """``(rows, sum(nvec))`` float32: each row's components (``(rows, len(nvec))``) as one-hot codes laid end to
+    end, component after component."""
+    components = np.asarray(components, dtype=np.intp)
+    rows = np.arange(components.shape[0])
+    table = np.zeros((rows.size, sum(nvec)), dtype=np.float32)
+    table[rows[:, None], components + component_offsets(tuple(nvec))] = 1.0
+    return table
 
 
 def search_step_limit(num_secrets: int) -> int:
@@ -271,12 +291,7 @@ class DeductionRules(abc.ABC):
         position; Low-Middle-High's two cuts; Treasure Hunt's rectangle bounds; Black Box's entry position;
         Fake Coin's counts of each knowledge class on each pan (canonical) or each coin's pan (concrete).
         A query's score is then a sum over its components, learnt once for every query that shares one."""
-        actions = np.arange(self.num_actions)
-        offsets = np.concatenate([[0], np.cumsum(self.action_nvec[:-1])]).astype(np.intp)
-        columns = np.asarray(self.action_components(actions), dtype=np.intp) + offsets
-        features = np.zeros((self.num_actions, sum(self.action_nvec)), dtype=np.float32)
-        features[actions[:, None], columns] = 1.0
-        return features
+        return one_hot(self.action_components(np.arange(self.num_actions)), self.action_nvec)
 
     def guess_actions(self, secrets: np.ndarray) -> np.ndarray | None:
         """The query that names each secret, or None if queries are not guesses.

@@ -34,13 +34,14 @@ from numba import njit
 
 from deduction_envs.core.entropy import uniform_entropy_bits
 from deduction_envs.core.information_set import _readonly
-from deduction_envs.core.rules import DeductionRules, check_int
+from deduction_envs.core.rules import DeductionRules, check_int, component_offsets
 from deduction_envs.envs.deduction_env import checked_arguments
 from deduction_envs.envs.observation import ObservationEncoder
 
 __all__ = ["BATCH_BYTES", "BatchedDeductionEnv", "batch_refusal"]
 
-#: The most memory the candidate matrix (games x secrets, bool) and its float32 copy may take.
+#: The memory bound of a batch, at 5 bytes a (game, secret) cell: the candidate matrix takes 1 (bool); the
+#: bound was set for a float32 copy the first version kept, and is conservative now.
 BATCH_BYTES = 1 << 30
 
 
@@ -136,13 +137,12 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         self.action_space = batch_space(self.single_action_space, n)
 
         # Each secret's components as columns of the marginals (a component's values after the previous ones').
-        offsets = np.concatenate([[0], np.cumsum(rules.secret_nvec[:-1])]).astype(np.int64)
+        offsets = component_offsets(tuple(rules.secret_nvec))
         self._components = np.ascontiguousarray(rules.secret_components(np.arange(secrets)) + offsets, dtype=np.int64)
         self._fresh_marginals = np.bincount(self._components.ravel(), minlength=sum(rules.secret_nvec)) / secrets
         self._log2 = _log2_table(secrets)
         self._action_parts = rules.action_components(np.arange(rules.num_actions)).astype(np.int64)
         self._slot = ObservationEncoder.slot_size(rules)
-        self._action_width = len(rules.action_nvec)
         self._feedback_parts = rules.feedback_components(np.arange(rules.num_feedbacks))
         if action_mask == "consistent":
             every = np.arange(secrets)
@@ -224,27 +224,32 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         truncated[playing] = ~terminated[playing] & (self._steps[playing] >= self.max_steps)
         ended = terminated | truncated
         observation = self._observation()
-        info = self._info(np.ones(n, dtype=bool))
+        # What only a step tells; the candidates, entropy and mask come from _info, after any restart.
+        step_info: dict[str, Any] = {}
         stepped = np.zeros(n, dtype=bool)
         stepped[asked] = True
-        self._add(info, "feedback", stepped, self._full(asked, feedback, np.int64))
+        feedbacks = np.zeros(n, dtype=np.int64)
+        feedbacks[asked] = feedback
+        self._add(step_info, "feedback", stepped, feedbacks)
         wasted = np.zeros(n, dtype=bool)
         wasted[playing[~legal]] = True
-        self._add(info, "illegal_action", wasted, wasted.copy())
-        self._add(info, "secret_known", terminated, terminated & (self._sizes == 1))
+        self._add(step_info, "illegal_action", wasted, wasted.copy())
+        self._add(step_info, "secret_known", terminated, terminated & (self._sizes == 1))
+        every = np.ones(n, dtype=bool)
         if self.autoreset_mode == AutoresetMode.SAME_STEP and ended.any():
             # As SyncVectorEnv: the ended games' last observation and info aside, then the new games' own.
             final_obs = np.full(n, None, dtype=object)
             for i in np.flatnonzero(ended):
                 final_obs[i] = {key: value[i] for key, value in observation.items()}
-            final_info = _select(info, ended)
+            final_info = _select({**self._info(every), **step_info}, ended)
             self._start_games(np.flatnonzero(ended))
             observation = self._observation()
-            info = {**_select(info, ~ended), **self._info(np.ones(n, dtype=bool))}
+            info = {**self._info(every), **_select(step_info, ~ended)}
             self._add(info, "final_obs", ended, final_obs)
             self._add(info, "final_info", ended, final_info)
         else:
             self._autoreset = ended
+            info = {**self._info(every), **step_info}
         return observation, rewards, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
@@ -320,11 +325,6 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         self._add(info, "entropy", which, self._log2[sizes])
         self._add(info, "action_mask", which, mask)
         return info
-
-    def _full(self, games: np.ndarray, values: np.ndarray, dtype: type) -> np.ndarray:
-        out = np.zeros(self.num_envs, dtype=dtype)
-        out[games] = values
-        return out
 
     @staticmethod
     def _add(info: dict[str, Any], key: str, which: np.ndarray, values: Any) -> None:

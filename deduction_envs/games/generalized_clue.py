@@ -254,7 +254,11 @@ class GeneralizedClueRules:
 
     def rewards(self, state: GCState) -> list[float]:
         """+1 for first place to -1 for last, linear in rank (ties share the mean)."""
-        return [1.0 - 2.0 * (r - 1.0) / (self.players - 1) for r in self.ranks(state)]
+        return [self.rank_reward(r) for r in self.ranks(state)]
+
+    def rank_reward(self, rank: float) -> float:
+        """The reward of finishing at ``rank`` (1 first, ``players`` last): +1 to -1, linear."""
+        return 1.0 - 2.0 * (rank - 1.0) / (self.players - 1)
 
     def legal_mask(self, state: GCState) -> np.ndarray:
         """Bool mask over actions of what the player to act may do now (all False once the game is over)."""
