@@ -71,8 +71,9 @@ class SB3Policy(Agent):
         except (KeyError, TypeError, AttributeError):
             raise ValueError("the model was not trained on a deduction env's Dict observation") from None
         max_steps, rest = divmod(history, ObservationEncoder.slot_size(rules))
-        self._encoder = ObservationEncoder(rules, max_steps, self.information_set.entropy())
-        if rest or self._encoder.space["information_set"].shape != space["information_set"].shape:
+        query_features = "query_features" in space.spaces  # the env's option, read from what the model saw
+        self._encoder = ObservationEncoder(rules, max_steps, self.information_set.entropy(), query_features)
+        if rest or self._encoder.space != space:
             raise ValueError(f"the model was trained on another game or size than {rules!r}")
         if self.model.action_space.n != rules.num_actions:
             raise ValueError(f"the model has {self.model.action_space.n} actions; {rules!r} has {rules.num_actions}")

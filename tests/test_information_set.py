@@ -181,3 +181,6 @@ def test_the_compiled_expected_entropy_equals_the_generic_one(game, seed, querie
     actions = np.arange(rules.num_actions)
     probability, entropy = knowledge.feedback_outcomes(actions)
     np.testing.assert_allclose(knowledge.expected_entropy(actions), (probability * entropy).sum(axis=1), atol=1e-12)
+    # The compiled loop's largest answer class is the generic path's likeliest answer.
+    _, likeliest = knowledge.answer_statistics(actions)
+    np.testing.assert_allclose(likeliest, probability.max(axis=1), atol=1e-12)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gymnasium as gym
 import numpy as np
 import pytest
 import torch
@@ -114,7 +115,7 @@ def test_a_pointer_heads_logits_move_with_the_pointed_observation_only():
         moved[0, entry] = 1.0
         change = (head(latent, moved) - base)[0]
         expected = torch.zeros(4)
-        expected[action] = head.pointer_weights(latent)[0, 0]
+        expected[action] = head.state_weights(latent)[0, 0]
         torch.testing.assert_close(change, expected)
     with pytest.raises(ValueError, match="needs the observation"):
         head(latent)
@@ -188,3 +189,47 @@ def test_a_single_player_game_trains_and_evaluates_with_the_features_policy(tmp_
     assert results[0].agent == "MaskablePPO policy" and results[0].episodes == 9
     model = MaskablePPO.load(tmp_path / "model.zip")
     assert model.policy.action_net.features_t.shape == (6, 9)  # the head scores the 9 codes by their 6 features
+
+
+def test_a_query_feature_heads_logits_move_with_each_actions_own_row_only():
+    head = FeatureHead(3, np.eye(4, dtype=np.float32), query_features=2)
+    latent = torch.randn(1, 3)
+    observation = {"query_features": torch.zeros(1, 4, 2)}
+    base = head(latent, observation)
+    for action, column in ((1, 0), (3, 1)):
+        moved = {"query_features": observation["query_features"].clone()}
+        moved["query_features"][0, action, column] = 1.0
+        expected = torch.zeros(4)
+        expected[action] = head.state_weights(latent)[0, column]
+        torch.testing.assert_close((head(latent, moved) - base)[0], expected)
+    with pytest.raises(ValueError, match="needs the observation"):
+        head(latent)
+    with pytest.raises(ValueError, match="not both"):
+        FeatureHead(3, np.eye(4, dtype=np.float32), pointers=np.zeros((4, 1)), query_features=2)
+
+
+def test_the_query_features_option_trains_evaluates_and_resumes_only_with_itself(tmp_path, capsys):
+    argv = ["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--policy", "features",
+            "--query-features", "--timesteps", "128", "--n-envs", "2", "--eval-time-limit", "0.005",
+            "--no-progress", "--output", str(tmp_path)]  # fmt: skip
+    results = training.main(argv)
+    assert results[0].agent == "MaskablePPO policy" and results[0].episodes == 9
+    model = MaskablePPO.load(tmp_path / "model.zip")
+    assert model.policy.action_net.state_weights.out_features == 3  # reads the 3 features of every query
+    # The network's input leaves the (9, 3) matrix out: the head reads it per query.
+    assert "query_features" not in model.policy.features_extractor.extractors
+    from agents import SB3Policy, evaluate
+
+    result = evaluate(SB3Policy(model), "Mastermind-v0", {"pegs": 2, "colors": 3}, progress=False)
+    assert result.episodes == 9 and result.mean_steps == results[0].mean_steps  # the loaded model plays the same
+    plain = ["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--policy", "features",
+             "--resume", str(tmp_path / "model.zip"), "--output", str(tmp_path / "more")]  # fmt: skip
+    with pytest.raises(SystemExit):
+        training.parse_args(plain)
+    assert "trained with query_features True" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        training.parse_args(["--env", "algo_v0", "--query-features"])
+    assert "single-player" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="needs a Dict observation"):
+        policy, kwargs = policy_for("maskable_ppo", np.eye(9, dtype=np.float32), True)
+        MaskablePPO(policy, gym.make("Mastermind-v0", pegs=2, colors=3), policy_kwargs={**kwargs, "query_features": 2})

@@ -22,41 +22,70 @@ from typing import Any
 
 import numpy as np
 import torch
+from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.policies import ActorCriticPolicy
+from stable_baselines3.common.torch_layers import CombinedExtractor
 from torch import nn
 
-__all__ = ["FeatureHead", "FeaturePolicy", "MaskableFeaturePolicy", "policy_for"]
+__all__ = ["QUERY_KEY", "FeatureHead", "FeaturePolicy", "KnowledgeExtractor", "MaskableFeaturePolicy", "policy_for"]
+
+
+#: The key of a Dict observation whose (actions, m) matrix holds state-dependent features of every action
+#: (``DeductionEnv(query_features=True)``).
+QUERY_KEY = "query_features"
 
 
 class FeatureHead(nn.Module):
-    """``logits = features @ w(latent)``, plus, with ``pointers``, ``sum_j observation[pointers[:, j]] * v_j(latent)``.
+    """``logits = features @ w(latent)``, plus ``sum_j q[:, j] * v_j(latent)`` over state-dependent features ``q``.
 
-    ``features`` is a fixed (actions, k) matrix; ``pointers`` an (actions, m)
-    matrix of indices into the observation vector (-1: none), which gives each
-    action m state-dependent features read from the observation (Algo: an
-    attack's probability to hit).
+    ``features`` is a fixed (actions, k) matrix. The state-dependent features
+    ``q`` (actions, m) come from the observation in one of two ways:
+    ``pointers``, an (actions, m) matrix of indices into a Box observation
+    (-1: none; Algo: an attack's probability to hit), or ``query_features``
+    = m, the width of the Dict observation's :data:`QUERY_KEY` matrix.
     """
 
-    def __init__(self, latent: int, features: np.ndarray, pointers: np.ndarray | None = None) -> None:
+    def __init__(
+        self, latent: int, features: np.ndarray, pointers: np.ndarray | None = None, query_features: int = 0
+    ) -> None:
         super().__init__()
+        if pointers is not None and query_features:
+            raise ValueError("a head reads pointers into a Box observation or a Dict's query features, not both")
         self.weights = nn.Linear(latent, features.shape[1])
         self.register_buffer("features_t", torch.as_tensor(np.ascontiguousarray(features.T), dtype=torch.float32))
         pointers = None if pointers is None else torch.as_tensor(np.asarray(pointers), dtype=torch.long)
         self.register_buffer("pointers", pointers)  # None registers no buffer, and reads as None
-        if pointers is not None:
-            self.pointer_weights = nn.Linear(latent, pointers.shape[1])
+        width = pointers.shape[1] if pointers is not None else query_features
+        self.state_weights = nn.Linear(latent, width) if width else None
 
-    def forward(self, latent: torch.Tensor, observation: torch.Tensor | None = None) -> torch.Tensor:
+    @property
+    def reads_observation(self) -> bool:
+        """Whether :meth:`forward` needs the observation."""
+        return self.state_weights is not None
+
+    def forward(self, latent: torch.Tensor, observation: Any = None) -> torch.Tensor:
         logits = self.weights(latent) @ self.features_t
+        if self.state_weights is None:
+            return logits
+        if observation is None:
+            raise ValueError("a head with state-dependent features needs the observation")
         if self.pointers is not None:
-            if observation is None:
-                raise ValueError("a head with pointers needs the observation")
             flat = observation.reshape(observation.shape[0], -1).float()
             padded = torch.nn.functional.pad(flat, (0, 1))  # index -1 reads the appended 0
             read = padded[:, self.pointers]  # (batch, actions, m)
-            logits = logits + (read * self.pointer_weights(latent)[:, None, :]).sum(dim=-1)
-        return logits
+        else:
+            read = observation[QUERY_KEY].float()
+        return logits + (read @ self.state_weights(latent)[:, :, None]).squeeze(-1)
+
+
+class KnowledgeExtractor(CombinedExtractor):
+    """SB3's ``CombinedExtractor`` over a Dict observation without its :data:`QUERY_KEY` entry, which the
+    :class:`FeatureHead` reads per action instead (flattened into the network it would be actions x m inputs)."""
+
+    def __init__(self, observation_space: spaces.Dict, **kwargs: Any) -> None:
+        kept = {key: space for key, space in observation_space.spaces.items() if key != QUERY_KEY}
+        super().__init__(spaces.Dict(kept), **kwargs)
 
 
 class _FeatureHeadMixin:
@@ -64,7 +93,12 @@ class _FeatureHeadMixin:
     ``observation_pointers`` (actions x m)."""
 
     def __init__(
-        self, *args: Any, action_features: Any = None, observation_pointers: Any = None, **kwargs: Any
+        self,
+        *args: Any,
+        action_features: Any = None,
+        observation_pointers: Any = None,
+        query_features: int = 0,
+        **kwargs: Any,
     ) -> None:
         actions = args[1].n
         features = np.asarray(action_features, dtype=np.float32)
@@ -82,18 +116,26 @@ class _FeatureHeadMixin:
                     f"observation_pointers must be an (actions, m) matrix of indices into the observation "
                     f"(-1 to {size - 1}) with a row per action ({actions}), got shape {pointers.shape}"
                 )
+        if query_features:
+            space = getattr(args[0], "spaces", {}).get(QUERY_KEY)
+            if space is None or space.shape != (actions, query_features):
+                raise ValueError(
+                    f"query_features={query_features} needs a Dict observation with a {QUERY_KEY!r} entry of shape "
+                    f"({actions}, {query_features}) (DeductionEnv(query_features=True)), got {args[0]}"
+                )
         self.action_features, self.observation_pointers = features, pointers
+        self.query_features = int(query_features)
         self._observation: torch.Tensor | None = None
         super().__init__(*args, **kwargs)
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)
         latent = self.mlp_extractor.latent_dim_pi
-        self.action_net = FeatureHead(latent, self.action_features, self.observation_pointers)
+        self.action_net = FeatureHead(latent, self.action_features, self.observation_pointers, self.query_features)
         if self.ortho_init:
             self.action_net.weights.apply(lambda m: self.init_weights(m, gain=0.01))
-            if self.observation_pointers is not None:
-                self.action_net.pointer_weights.apply(lambda m: self.init_weights(m, gain=0.01))
+            if self.action_net.state_weights is not None:
+                self.action_net.state_weights.apply(lambda m: self.init_weights(m, gain=0.01))
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     # The pointers read the observation in the call that scores the actions: every path to the head passes
@@ -107,7 +149,7 @@ class _FeatureHeadMixin:
         return super().get_distribution(obs, *args, **kwargs)
 
     def _get_action_dist_from_latent(self, latent_pi: torch.Tensor) -> Any:
-        if self.observation_pointers is None:
+        if not self.action_net.reads_observation:
             return super()._get_action_dist_from_latent(latent_pi)
         return self.action_dist.proba_distribution(action_logits=self.action_net(latent_pi, self._observation))
 
@@ -116,6 +158,7 @@ class _FeatureHeadMixin:
             **super()._get_constructor_parameters(),
             "action_features": self.action_features,
             "observation_pointers": self.observation_pointers,
+            "query_features": self.query_features,
         }
 
 
@@ -128,24 +171,32 @@ class MaskableFeaturePolicy(_FeatureHeadMixin, MaskableActorCriticPolicy):
 
 
 def policy_for(
-    algo: str, features: np.ndarray, dict_observations: bool = False, pointers: np.ndarray | None = None
+    algo: str,
+    features: np.ndarray,
+    dict_observations: bool = False,
+    pointers: np.ndarray | None = None,
+    query_features: int = 0,
 ) -> tuple[type, dict[str, Any]]:
     """The feature policy class of ``algo`` (``maskable_ppo``, ``ppo``) and its kwargs for ``features``
     (and ``pointers`` into a Box observation, as ``algo_v0``'s ``observation_pointers()``).
 
     ``dict_observations``: the env's observations are a ``Dict`` (the
-    single-player envs), read with SB3's ``CombinedExtractor`` (no pointers).
+    single-player envs), read with :class:`KnowledgeExtractor` (no pointers);
+    ``query_features``: the width of its :data:`QUERY_KEY` entry, which the
+    head reads per action (0: the env has none).
     """
     classes = {"maskable_ppo": MaskableFeaturePolicy, "ppo": FeaturePolicy}
     if algo not in classes:
         raise ValueError(f"the features policy is for {' or '.join(classes)}, got {algo!r}")
     if pointers is not None and dict_observations:
         raise ValueError("observation pointers index a Box observation, not a Dict")
+    if query_features and not dict_observations:
+        raise ValueError("query features are an entry of a Dict observation")
     kwargs: dict[str, Any] = {"action_features": np.asarray(features, dtype=np.float32)}
     if pointers is not None:
         kwargs["observation_pointers"] = np.asarray(pointers, dtype=np.int64)
+    if query_features:
+        kwargs["query_features"] = int(query_features)
     if dict_observations:
-        from stable_baselines3.common.torch_layers import CombinedExtractor
-
-        kwargs["features_extractor_class"] = CombinedExtractor
+        kwargs["features_extractor_class"] = KnowledgeExtractor
     return classes[algo], kwargs

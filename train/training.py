@@ -46,6 +46,7 @@ from agents.sb3_policy import ALGORITHMS, algorithm_class
 from deduction_envs.core.rules import DeductionRules
 from deduction_envs.envs import env_rules
 from deduction_envs.envs.batched_env import batch_refusal
+from deduction_envs.envs.observation import QUERY_FEATURES
 from deduction_envs.wrappers import EntropyRewardWrapper
 from train.demo import parse_size
 from train.multiplayer import (
@@ -68,6 +69,8 @@ else:  # pragma: no cover - Python 3.10
 CONFIG = Path(__file__).with_name("configs") / "hyperparameters.toml"
 DEFAULT_ENV = "Mastermind-v0"
 DEFAULT_SIZES = {"Mastermind-v0": {"pegs": 3, "colors": 3}}
+#: Keyword arguments of a single-player env that are options of a run, not sizes of the game.
+ENV_OPTIONS = ("action_mask", "query_features")
 #: The opponents of a multiplayer run without --opponents.
 DEFAULT_OPPONENTS = {"algo_v0": "epsilon_greedy", "clue_v0": "deduction_sheet", "generalized_clue_v0": "scoreboard"}
 
@@ -175,6 +178,8 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
         )
     else:
         env_kwargs = {**env_kwargs, "action_mask": args.action_mask}
+        if getattr(args, "query_features", False):
+            env_kwargs["query_features"] = True
         envs = make_envs(
             args.env,
             env_kwargs,
@@ -195,11 +200,12 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
         if getattr(args, "policy", "flat") == "features":
             from train.policies import policy_for
 
-            sizes = {k: v for k, v in env_kwargs.items() if k != "action_mask"}
+            sizes = {k: v for k, v in env_kwargs.items() if k not in ENV_OPTIONS}
             game = raw_env(args.env, **sizes) if multiplayer else None  # its rules, and its observation's pointers
             features = (game.rules if multiplayer else env_rules(args.env, **sizes)).action_features()
             pointers = game.observation_pointers() if hasattr(game, "observation_pointers") else None
-            policy, extra = policy_for(args.algo, features, not multiplayer, pointers)
+            query = len(QUERY_FEATURES) if env_kwargs.get("query_features") else 0
+            policy, extra = policy_for(args.algo, features, not multiplayer, pointers, query)
             policy_kwargs.update(extra)
         if policy_kwargs:
             settings["policy_kwargs"] = policy_kwargs
@@ -252,10 +258,11 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
         json.dumps(
             {
                 "env": args.env,
-                "sizes": {k: v for k, v in env_kwargs.items() if k != "action_mask"},
+                "sizes": {k: v for k, v in env_kwargs.items() if k not in ENV_OPTIONS},
                 "algo": args.algo,
                 "policy": getattr(args, "policy", "flat"),
                 "action_mask": args.action_mask,
+                "query_features": bool(getattr(args, "query_features", False)),
                 "entropy_reward": args.entropy_reward,
                 "timesteps": int(model.num_timesteps),
                 **({"opponents": args.opponents, "league": args.league} if multiplayer else {}),
@@ -440,6 +447,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("flat", "features"),
         help="flat: one output per action (default); features: each action scored by its features (train.policies)",
     )
+    parser.add_argument(
+        "--query-features",
+        action="store_true",
+        help="observe every query's state-dependent features (could be the secret, expected gain, likeliest "
+        "answer; DeductionEnv(query_features=True)), read per query by --policy features",
+    )
     parser.add_argument("--timesteps", type=int, default=200_000, help="environment steps to train (default 200000)")
     parser.add_argument("--max-minutes", type=float, default=None, help="stop training after this many minutes")
     parser.add_argument("--n-envs", type=int, default=8, help="copies of the env stepped together (default 8)")
@@ -528,6 +541,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
     if args.policy == "features":
         if args.algo not in ("maskable_ppo", "ppo"):
             parser.error(f"--policy features is for maskable_ppo and ppo, got {args.algo}")
+    if args.query_features and args.env in MULTIPLAYER_ENVS:
+        parser.error("--query-features is for the single-player games")
     if rules is not None and args.action_mask == "consistent" and not rules.queries_name_secrets:
         parser.error(f"--action-mask consistent needs queries that name secrets, which {args.env} lacks")
     if args.max_minutes is not None and not args.max_minutes > 0:
@@ -553,6 +568,8 @@ def _vec_env(args: argparse.Namespace, rules: Any, parser: argparse.ArgumentPars
     """The vector env to train on: ``--vec-env``, with ``auto`` the batched env where it plays the game, else
     copies in one process."""
     why = "the multiplayer envs have none" if rules is None else batch_refusal(rules)
+    if not why and args.query_features:
+        why = "it has no query features"
     if args.vec_env == "auto":
         return "dummy" if why else "batched"
     if args.vec_env == "batched" and why:
@@ -602,10 +619,14 @@ def _continue_run(args: argparse.Namespace, sizes: dict[str, int], parser: argpa
         ("action_mask", args.action_mask),
         ("algo", args.algo),
         ("policy", args.policy),
+        ("query_features", args.query_features),
     )
+    defaults = {"policy": "flat", "query_features": False}  # runs saved before these settings existed
     for name, given in given_settings:
-        if saved.get(name, "flat" if name == "policy" else None) != given:
-            parser.error(f"--resume: the model was trained with {name} {saved[name]!r}, not {given!r}")
+        if saved.get(name, defaults.get(name)) != given:
+            parser.error(
+                f"--resume: the model was trained with {name} {saved.get(name, defaults.get(name))!r}, not {given!r}"
+            )
     if args.entropy_reward is None and saved["entropy_reward"] is not None:
         args.entropy_reward = saved["entropy_reward"]
         print(f"resuming with the run's --entropy-reward {args.entropy_reward:g}")

@@ -125,9 +125,10 @@ _clogc = np.zeros(1)
 
 
 @njit(cache=True)
-def _partition_entropies(table, actions, candidates, feedbacks, clogc, out) -> None:
+def _partition_entropies(table, actions, candidates, feedbacks, clogc, out, largest) -> None:
     """``out[i]``: the expected entropy (bits) after query ``actions[i]`` over equally likely ``candidates``,
-    ``sum over answers of (c / n) log2 c`` with ``c`` the candidates giving that answer (rows of ``table``)."""
+    ``sum over answers of (c / n) log2 c`` with ``c`` the candidates giving that answer (rows of ``table``);
+    ``largest[i]``: the largest ``c``."""
     n = candidates.size
     counts = np.zeros(feedbacks, dtype=np.int64)
     seen = np.empty(min(n, feedbacks), dtype=np.int64)
@@ -141,10 +142,14 @@ def _partition_entropies(table, actions, candidates, feedbacks, clogc, out) -> N
                 k += 1
             counts[f] += 1
         total = 0.0
+        most = 0
         for t in range(k):
-            total += clogc[counts[seen[t]]]
+            c = counts[seen[t]]
+            total += clogc[c]
+            most = max(most, c)
             counts[seen[t]] = 0
         out[i] = total / n
+        largest[i] = most
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -238,7 +243,12 @@ class InformationSet(abc.ABC):
         return probability, entropy
 
     def expected_entropy(self, actions: ArrayLike) -> np.ndarray:
-        """The expected entropy in bits after each query (exhaustive over the set).
+        """The expected entropy in bits after each query (exhaustive over the set)."""
+        return self.answer_statistics(actions)[0]
+
+    def answer_statistics(self, actions: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """For each query: the expected entropy in bits after it, and the probability of its likeliest answer
+        (the share of the set in its largest answer class, for a uniform set).
 
         For a uniform set of a game whose feedback is memoised and does not depend on knowledge, a compiled
         loop counts each query's answer classes over the candidates alone (``sum(c log2 c) / n`` from a
@@ -251,10 +261,12 @@ class InformationSet(abc.ABC):
             if table is not None:
                 n = self.size
                 out = np.empty(actions.size, dtype=np.float64)
-                _partition_entropies(table, actions, self.support, rules.num_feedbacks, _clogc_table(n), out)
-                return out
+                largest = np.empty(actions.size, dtype=np.int64)
+                clogc = _clogc_table(n)
+                _partition_entropies(table, actions, self.support, rules.num_feedbacks, clogc, out, largest)
+                return out, largest / n
         probability, entropy = self.feedback_outcomes(actions)
-        return (probability * entropy).sum(axis=1)
+        return (probability * entropy).sum(axis=1), probability.max(axis=1, initial=0.0)
 
     def __contains__(self, secret: object) -> bool:
         support = self.support

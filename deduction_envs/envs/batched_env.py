@@ -76,6 +76,8 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
             ``info["final_info"]``).
         render_mode: None (a batch has no picture; render one sub-env with
             ``gym.make``).
+        query_features: False only: the batch does not compute the single
+            env's optional ``"query_features"`` observation (a clear error).
 
     Observations are the sub-envs' ``Dict`` batched (``"information_set"``
     ``(N, features)`` float32, ``"history"`` ``(N, slots)`` int64); actions an
@@ -100,9 +102,12 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         illegal_action: Literal["waste", "raise"] = "waste",
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: None = None,
+        query_features: bool = False,
         **sizes: Any,
     ) -> None:
         self.num_envs = check_int("num_envs", num_envs, low=1)
+        if query_features:
+            raise ValueError("the batched env has no query_features observation; use vectorization_mode='sync'")
         rules, max_steps = checked_arguments(rules, sizes, max_steps, action_mask, illegal_action)
         refusal = batch_refusal(rules)
         if refusal:

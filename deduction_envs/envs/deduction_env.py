@@ -87,6 +87,15 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
       then the feedback's components, each plus one, and is all zeros until
       used.
 
+    With ``query_features=True`` a third entry, ``"query_features"``:
+    ``Box(0, 1, (N, 3), float32)``, state-dependent features of every query
+    computed from the information set alone: whether it could be the secret,
+    its expected information gain as a share of the current entropy, and the
+    probability of its likeliest answer (rows of masked queries are 0; see
+    :class:`~deduction_envs.envs.observation.ObservationEncoder`). Off by
+    default: they hand a policy much of what ISES computes, so results with
+    them are reported apart from results without.
+
     ## Rewards
     -1 for every query, so the return is minus the number of queries (the
     paper scores by steps taken).
@@ -114,6 +123,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
       None.
     * ``illegal_action``: ``"waste"`` (default) or ``"raise"`` (strict), what a
       masked action does (see Action Space).
+    * ``query_features``: add the ``"query_features"`` observation (default False).
     * ``render_mode``: None, ``"ansi"`` (text), ``"human"`` (the text printed
       after every reset and step; no pygame needed) or ``"rgb_array"``.
 
@@ -135,10 +145,13 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         action_mask: Literal["all", "consistent"] = "all",
         information_set: Literal["enumerated", "tabular"] | None = None,
         illegal_action: Literal["waste", "raise"] = "waste",
+        query_features: bool = False,
         render_mode: str | None = None,
         **sizes: Any,
     ) -> None:
         rules, max_steps = checked_arguments(rules, sizes, max_steps, action_mask, illegal_action)
+        if not isinstance(query_features, (bool, np.bool_)):
+            raise ValueError(f"query_features must be True or False, got {query_features!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
 
@@ -154,7 +167,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         self._initial_entropy = max(self._initial_knowledge.entropy(), 1e-12)
         self._first_steps: dict[tuple[int, int], InformationSet] = {}
 
-        self._encoder = ObservationEncoder(rules, max_steps, self._initial_entropy)
+        self._encoder = ObservationEncoder(rules, max_steps, self._initial_entropy, bool(query_features))
         self.action_space = spaces.Discrete(rules.num_actions)
         self.observation_space = self._encoder.space
 
