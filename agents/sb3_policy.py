@@ -19,7 +19,7 @@ import numpy as np
 from agents.base import Agent
 from agents.multiplayer import SeatAgent
 from deduction_envs.core.rules import DeductionRules
-from deduction_envs.envs.observation import ObservationEncoder
+from deduction_envs.envs.observation import QUERY_KEY, ObservationEncoder
 
 __all__ = ["SB3Policy", "SB3SeatPolicy"]
 
@@ -71,7 +71,7 @@ class SB3Policy(Agent):
         except (KeyError, TypeError, AttributeError):
             raise ValueError("the model was not trained on a deduction env's Dict observation") from None
         max_steps, rest = divmod(history, ObservationEncoder.slot_size(rules))
-        query_features = "query_features" in space.spaces  # the env's option, read from what the model saw
+        query_features = QUERY_KEY in space.spaces  # the env's option, read from what the model saw
         self._encoder = ObservationEncoder(rules, max_steps, self.information_set.entropy(), query_features)
         if rest or self._encoder.space != space:
             raise ValueError(f"the model was trained on another game or size than {rules!r}")

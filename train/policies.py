@@ -28,12 +28,9 @@ from stable_baselines3.common.policies import ActorCriticPolicy
 from stable_baselines3.common.torch_layers import CombinedExtractor
 from torch import nn
 
+from deduction_envs.envs.observation import QUERY_KEY  # the Dict entry of per-query features the head reads
+
 __all__ = ["QUERY_KEY", "FeatureHead", "FeaturePolicy", "KnowledgeExtractor", "MaskableFeaturePolicy", "policy_for"]
-
-
-#: The key of a Dict observation whose (actions, m) matrix holds state-dependent features of every action
-#: (``DeductionEnv(query_features=True)``).
-QUERY_KEY = "query_features"
 
 
 class FeatureHead(nn.Module):
@@ -138,8 +135,8 @@ class _FeatureHeadMixin:
                 self.action_net.state_weights.apply(lambda m: self.init_weights(m, gain=0.01))
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
-    # The pointers read the observation in the call that scores the actions: every path to the head passes
-    # through one of these two (get_distribution calls the base class's extract_features directly).
+    # The state-dependent features read the observation in the call that scores the actions: every path to the
+    # head passes through one of these two (get_distribution calls the base class's extract_features directly).
     def extract_features(self, obs: Any, *args: Any, **kwargs: Any) -> Any:
         self._observation = obs
         return super().extract_features(obs, *args, **kwargs)

@@ -16,10 +16,11 @@ from gymnasium import spaces
 from deduction_envs.core.information_set import InformationSet
 from deduction_envs.core.rules import DeductionRules
 
-__all__ = ["QUERY_FEATURES", "ObservationEncoder", "query_features"]
+__all__ = ["QUERY_FEATURES", "QUERY_KEY", "ObservationEncoder", "query_features"]
 
 
-#: The columns of the optional ``"query_features"`` observation, one row per query.
+#: The key of the optional observation entry of per-query features, and its columns (one row per query).
+QUERY_KEY = "query_features"
 QUERY_FEATURES = ("could_be_secret", "expected_gain", "likeliest_answer")
 
 #: Query features of the first few information sets of an episode (the same in every episode) kept per encoder.
@@ -60,7 +61,7 @@ class ObservationEncoder:
         }
         if self.query_features:
             shape = (rules.num_actions, len(QUERY_FEATURES))
-            entries["query_features"] = spaces.Box(0.0, 1.0, shape, dtype=np.float32)
+            entries[QUERY_KEY] = spaces.Box(0.0, 1.0, shape, dtype=np.float32)
         self.space = spaces.Dict(entries)
         # Every episode starts from the same knowledge: the features of its first steps are kept, by history.
         self._memo: dict[tuple[int, ...], np.ndarray] = {}
@@ -96,7 +97,7 @@ class ObservationEncoder:
         features[-1] = entropy / self.initial_entropy
         observation = {"information_set": features, "history": self._codes + 1}
         if self.query_features:
-            observation["query_features"] = self._query_features(knowledge, entropy)
+            observation[QUERY_KEY] = self._query_features(knowledge, entropy)
         return observation
 
     def _query_features(self, knowledge: InformationSet, entropy: float) -> np.ndarray:
