@@ -7,9 +7,11 @@ import pickle
 import numpy as np
 import pytest
 from conftest import all_codes, reference_score
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from deduction_envs.core.rules import MAX_ENUMERABLE_SECRETS
-from deduction_envs.games import BullsAndCows, Mastermind, SimpleMastermind, make_rules
+from deduction_envs.games import BullsAndCows, Mastermind, SimpleMastermind, make_rules, score_codes
 
 SMALL_GAMES = [
     Mastermind(pegs=2, colors=3),
@@ -103,6 +105,40 @@ def test_uncached_feedback_on_a_million_codes_matches_the_reference():
     # The whole-row path (no gather) agrees with the gathered one, and so does one secret alone.
     np.testing.assert_array_equal(rules._compute_feedback(action, None)[secrets], got)
     assert rules.feedback(action, int(secrets[0])) == got[0]
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    pegs=st.integers(1, 7),
+    symbols=st.integers(2, 9),
+    whites=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_score_codes_matches_the_reference_on_random_codes(pegs, symbols, whites, seed):
+    rng = np.random.default_rng(seed)
+    guesses = rng.integers(symbols, size=(int(rng.integers(1, 6)), pegs))
+    secrets = rng.integers(symbols, size=(int(rng.integers(1, 40)), pegs))
+    got = score_codes(guesses, secrets, symbols, whites=whites)
+    for i, guess in enumerate(guesses):
+        for j, secret in enumerate(secrets):
+            black, white = reference_score(tuple(guess), tuple(secret))
+            assert got[i, j] == (black * (pegs + 1) + white if whites else black)
+
+
+@pytest.mark.parametrize(
+    ("guesses", "secrets", "symbols", "message"),
+    [
+        ([[0, 1, 2]], [[0, 1, 2, 3]], 4, "guesses have 3 pegs and secrets 4"),
+        ([[0, 1, 4]], [[0, 1, 2]], 4, r"guesses must hold symbols 0..3, got 0..4"),
+        ([[0, 1, 2]], [[-1, 1, 2]], 4, r"secrets must hold symbols 0..3, got -1..2"),
+        ([[0.5, 1, 2]], [[0, 1, 2]], 4, "guesses must be integer codes"),
+        ([[[0]]], [[0]], 4, r"guesses must be integer codes of shape \(count, pegs\)"),
+        ([[0]], [[0]], 0, r"symbols must be an integer in \[1, 255\], got 0"),
+    ],
+)
+def test_score_codes_refuses_bad_codes_clearly(guesses, secrets, symbols, message):
+    with pytest.raises(ValueError, match=message):
+        score_codes(guesses, secrets, symbols)
 
 
 def test_cached_rows_give_the_same_answers_as_direct_computation():

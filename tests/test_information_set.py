@@ -184,3 +184,37 @@ def test_the_compiled_expected_entropy_equals_the_generic_one(game, seed, querie
     # The compiled loop's largest answer class is the generic path's likeliest answer.
     _, likeliest = knowledge.answer_statistics(actions)
     np.testing.assert_allclose(likeliest, probability.max(axis=1), atol=1e-12)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    game=st.sampled_from([("Mastermind", {"pegs": 3, "colors": 4}), ("BullsAndCows", {"digits": 3, "symbols": 5})]),
+    seed=st.integers(0, 2**32 - 1),
+    queries=st.integers(0, 3),
+    block=st.integers(1, 5000),
+)
+def test_games_without_a_feedback_memo_count_answer_classes_block_by_block(game, seed, queries, block):
+    from deduction_envs.core import information_set
+    from deduction_envs.core.information_set import EnumeratedInformationSet
+    from deduction_envs.games import make_rules
+
+    rules = make_rules(game[0], **game[1])
+    unmemoised = type(rules)(**game[1])
+    vars(unmemoised)["_feedback_rows"] = None  # as for a game whose table is over the memo's budget
+    rng = np.random.default_rng(seed)
+    knowledge = make_information_set(rules)
+    secret = int(rng.integers(rules.num_secrets))
+    for _ in range(queries):
+        action = int(rng.integers(rules.num_actions))
+        knowledge = knowledge.update(action, int(rules.feedback(action, np.array([secret]))[0]))
+    actions = rng.permutation(rules.num_actions)[: int(rng.integers(1, rules.num_actions))]
+    expected = knowledge.answer_statistics(actions)
+    default = information_set.BLOCK_CELLS
+    try:
+        information_set.BLOCK_CELLS = block  # blocks of every size, down to one query at a time
+        got = EnumeratedInformationSet(unmemoised, knowledge.support).answer_statistics(actions)
+    finally:
+        information_set.BLOCK_CELLS = default
+    assert unmemoised.feedback_table(actions) is None
+    np.testing.assert_array_equal(got[0], expected[0])
+    np.testing.assert_array_equal(got[1], expected[1])

@@ -39,6 +39,9 @@ __all__ = [
 ]
 
 
+#: Cells (queries x candidates) of feedback the rules score at once for a game without a feedback memo.
+BLOCK_CELLS = 1 << 21
+
 #: Rules whose one-hot component table fits in this many bytes get one, which
 #: turns marginals into a single row sum.
 ONE_HOT_TABLE_BYTES = 16 << 20
@@ -250,21 +253,34 @@ class InformationSet(abc.ABC):
         """For each query: the expected entropy in bits after it, and the probability of its likeliest answer
         (the share of the set in its largest answer class, for a uniform set).
 
-        For a uniform set of a game whose feedback is memoised and does not depend on knowledge, a compiled
-        loop counts each query's answer classes over the candidates alone (``sum(c log2 c) / n`` from a
-        lookup table), touching only the classes that occur; otherwise :meth:`feedback_outcomes`.
+        For a uniform set of a game whose feedback does not depend on knowledge, a compiled loop counts each
+        query's answer classes over the candidates alone (``sum(c log2 c) / n`` from a lookup table),
+        touching only the classes that occur: over the feedback memo's rows, or, where the game has no memo,
+        over blocks of rows the rules score for the candidates; otherwise :meth:`feedback_outcomes`.
         """
         actions = np.atleast_1d(np.asarray(actions, dtype=np.intp))
         rules = self.rules
         if self.uniform and not rules.knowledge_dependent_actions:
+            n, support = self.size, self.support
+            out = np.empty(actions.size, dtype=np.float64)
+            largest = np.empty(actions.size, dtype=np.int64)
+            clogc = _clogc_table(n)
             table = rules.feedback_table(actions)
             if table is not None:
-                n = self.size
-                out = np.empty(actions.size, dtype=np.float64)
-                largest = np.empty(actions.size, dtype=np.int64)
-                clogc = _clogc_table(n)
-                _partition_entropies(table, actions, self.support, rules.num_feedbacks, clogc, out, largest)
-                return out, largest / n
+                _partition_entropies(table, actions, support, rules.num_feedbacks, clogc, out, largest)
+            else:
+                # No memo (the table is too large): the rules score a block of queries at a time, near 2^21
+                # cells, and the same loop counts each block's rows.
+                chunk = max(1, BLOCK_CELLS // n)
+                columns = np.arange(n)
+                for start in range(0, actions.size, chunk):
+                    block = rules.feedback_matrix(actions[start : start + chunk], support)
+                    rows = np.arange(block.shape[0])
+                    end = start + rows.size
+                    _partition_entropies(
+                        block, rows, columns, rules.num_feedbacks, clogc, out[start:end], largest[start:end]
+                    )
+            return out, largest / n
         probability, entropy = self.feedback_outcomes(actions)
         return (probability * entropy).sum(axis=1), probability.max(axis=1, initial=0.0)
 

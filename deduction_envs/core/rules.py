@@ -182,10 +182,7 @@ class DeductionRules(abc.ABC):
         secrets = np.asarray(secrets, dtype=np.intp)
         cache = self._feedback_rows
         if cache is None:
-            matrix = np.empty((actions.size, secrets.size), dtype=self.feedback_dtype)
-            for row, action in enumerate(actions):
-                matrix[row] = self._compute_feedback(int(action), secrets)
-            return matrix
+            return self._compute_feedback_matrix(actions, secrets)
         self._fill_rows(cache, actions)
         # take() along each axis beats fancy indexing with np.ix_ severalfold.
         return cache[0].take(actions, axis=0).take(secrets, axis=1)
@@ -208,14 +205,19 @@ class DeductionRules(abc.ABC):
             ready[missing] = True
 
     def _compute_feedback_rows(self, actions: np.ndarray) -> np.ndarray:
-        """Feedback of each of ``actions`` against every secret, ``(len(actions), num_secrets)``.
+        """Feedback of each of ``actions`` against every secret, ``(len(actions), num_secrets)`` (no cache)."""
+        return self._compute_feedback_matrix(actions, None)
 
-        One :meth:`_compute_feedback` call per action; a game whose kernel is
-        vectorised over queries too may override it.
+    def _compute_feedback_matrix(self, actions: np.ndarray, secrets: np.ndarray | None) -> np.ndarray:
+        """Feedback of each of ``actions`` (rows) against each of ``secrets`` (columns; None: every secret in
+        index order), no cache.
+
+        One :meth:`_compute_feedback` call per action; a game whose kernel is vectorised over queries too
+        may override it.
         """
-        rows = np.empty((actions.size, self.num_secrets), dtype=self.feedback_dtype)
+        rows = np.empty((actions.size, self.num_secrets if secrets is None else secrets.size), self.feedback_dtype)
         for row, action in enumerate(actions):
-            rows[row] = self._compute_feedback(int(action), None)
+            rows[row] = self._compute_feedback(int(action), secrets)
         return rows
 
     @cached_property

@@ -47,6 +47,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
+from numba import njit
+from numpy.typing import ArrayLike
 
 from deduction_envs.core.raster import Canvas, palette
 from deduction_envs.core.rules import MAX_ENUMERABLE_SECRETS, DeductionRules, Step, check_int, int_field
@@ -70,27 +72,65 @@ def symbol_counts(codes: np.ndarray, symbols: int) -> np.ndarray:
     return np.stack([np.equal(codes, s).sum(axis=0, dtype=np.uint8) for s in range(symbols)])
 
 
-def score_codes(
-    guesses: np.ndarray,
-    secrets: np.ndarray,
-    guess_counts: np.ndarray | None = None,
-    secret_counts: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """Black and white pegs of ``guesses`` scored against ``secrets``.
+@njit(cache=True, boundscheck=False, error_model="numpy")
+def _score(guess_codes, guess_counts, secret_codes, secret_counts, whites, out) -> None:
+    """The one feedback kernel of the code-breaking family: ``out[i, j]`` is the feedback index of guess ``i``
+    against secret ``j``.
 
-    This is the one feedback kernel of the code-breaking family. Codes are
-    position-major: axis 0 is the peg, and the remaining axes broadcast, so
-    one guess ``(P, 1)`` against secrets ``(P, M)`` gives ``(M,)``, and guesses
-    ``(P, A, 1)`` against secrets ``(P, 1, M)`` give ``(A, M)``. (Reducing over
-    the leading axis is several times faster in numpy than over a short last
-    one.) Whites are scored only when the codes' :func:`symbol_counts` are
-    given, since ``white = sum_s min(count_guess(s), count_secret(s)) - black``.
+    Guesses are code-major, ``(A, P)`` codes and ``(A, S)`` :func:`symbol_counts`; secrets position-major,
+    ``(P, M)`` and ``(S, M)``, so that every inner loop runs over contiguous secrets (and compiles to vector
+    instructions). ``white = sum_s min(count_guess(s), count_secret(s)) - black``.
     """
-    black = np.equal(guesses, secrets).sum(axis=0, dtype=np.uint8)
-    if guess_counts is None or secret_counts is None:
-        return black, None
-    common = np.minimum(guess_counts, secret_counts).sum(axis=0, dtype=np.uint8)
-    return black, common - black
+    pegs, n = secret_codes.shape
+    common = np.empty(n, dtype=np.uint8)
+    for i in range(guess_codes.shape[0]):
+        row = out[i]
+        row[:] = 0
+        for p in range(pegs):
+            symbol = guess_codes[i, p]
+            secret_pegs = secret_codes[p]
+            for j in range(n):
+                row[j] += np.uint8(secret_pegs[j] == symbol)
+        if whites:
+            common[:] = 0
+            for s in range(secret_counts.shape[0]):
+                count = guess_counts[i, s]
+                secret_count = secret_counts[s]
+                for j in range(n):
+                    c = secret_count[j]
+                    common[j] += c if c < count else count
+            for j in range(n):
+                row[j] = row[j] * (pegs + 1) + common[j] - row[j]
+
+
+def score_codes(guesses: ArrayLike, secrets: ArrayLike, symbols: int, *, whites: bool = True) -> np.ndarray:
+    """Feedback index of every guess (rows) against every secret (columns).
+
+    ``guesses`` ``(A, P)`` and ``secrets`` ``(M, P)`` hold symbol values ``0..symbols-1``; the index is
+    ``black * (P + 1) + white``, or ``black`` when ``whites`` is false.
+    """
+    symbols = check_int("symbols", symbols, low=1, high=255)
+    guesses, secrets = np.atleast_2d(guesses), np.atleast_2d(secrets)
+    for name, codes in (("guesses", guesses), ("secrets", secrets)):
+        if codes.ndim != 2 or not np.issubdtype(codes.dtype, np.integer):
+            raise ValueError(f"{name} must be integer codes of shape (count, pegs), got {codes.dtype} {codes.shape}")
+        if codes.size and (codes.min() < 0 or codes.max() >= symbols):
+            raise ValueError(f"{name} must hold symbols 0..{symbols - 1}, got {codes.min()}..{codes.max()}")
+    if guesses.shape[1] != secrets.shape[1]:
+        raise ValueError(f"guesses have {guesses.shape[1]} pegs and secrets {secrets.shape[1]}")
+    guesses, secrets = guesses.astype(np.uint8), secrets.astype(np.uint8)
+    pegs = guesses.shape[1]
+    out = np.empty((guesses.shape[0], secrets.shape[0]), dtype=np.min_scalar_type((pegs + 1) ** 2 - 1))
+    by_peg = np.ascontiguousarray(secrets.T)
+    _score(
+        guesses,
+        np.ascontiguousarray(symbol_counts(guesses.T, symbols).T),
+        by_peg,
+        symbol_counts(by_peg, symbols),
+        whites,
+        out,
+    )
+    return out
 
 
 class CodeGame(DeductionRules):
@@ -188,23 +228,21 @@ class CodeGame(DeductionRules):
     def _counts_by_symbol(self) -> np.ndarray:
         return symbol_counts(self._codes_by_peg, self.num_symbols)
 
+    @cached_property
+    def _guess_counts(self) -> np.ndarray:
+        return np.ascontiguousarray(self._counts_by_symbol.T)
+
     def _compute_feedback(self, action: int, secrets: np.ndarray | None) -> np.ndarray:
-        codes = self._codes_by_peg
-        guess = codes[:, action : action + 1]
-        if not self.count_whites:
-            black, _ = score_codes(guess, codes if secrets is None else np.take(codes, secrets, axis=1))
-            return black
-        counts = self._counts_by_symbol
-        black, white = score_codes(
-            guess,
-            codes if secrets is None else np.take(codes, secrets, axis=1),
-            counts[:, action : action + 1],
-            counts if secrets is None else np.take(counts, secrets, axis=1),
-        )
-        feedback = black.astype(self.feedback_dtype)
-        feedback *= self.code_length + 1
-        feedback += white
-        return feedback
+        return self._compute_feedback_matrix(np.array([action]), secrets)[0]
+
+    def _compute_feedback_matrix(self, actions: np.ndarray, secrets: np.ndarray | None) -> np.ndarray:
+        codes, counts = self._codes_by_peg, self._counts_by_symbol
+        if secrets is not None:
+            codes, counts = codes.take(secrets, axis=1), counts.take(secrets, axis=1)
+        out = np.empty((actions.size, codes.shape[1]), dtype=self.feedback_dtype)
+        guesses = self.codes.take(actions, axis=0)
+        _score(guesses, self._guess_counts.take(actions, axis=0), codes, counts, self.count_whites, out)
+        return out
 
     def secret_components(self, secrets: np.ndarray) -> np.ndarray:
         return self.codes[secrets]
