@@ -51,9 +51,7 @@ _memo_bytes = 0
 
 
 def _decision_key(rules: DeductionRules, knowledge: InformationSet) -> tuple:
-    support = knowledge.support.tobytes()
-    weights = b"" if knowledge.uniform else knowledge.probabilities().tobytes()
-    return rules, type(knowledge).__name__, support, weights
+    return rules, type(knowledge).__name__, knowledge.key
 
 
 class ISES(Agent):
@@ -112,7 +110,7 @@ class ISES(Agent):
                 _decisions.clear()
                 _memo_bytes = 0
             _decisions[key] = move
-            _memo_bytes += len(key[2]) + len(key[3])
+            _memo_bytes += len(key[2])
         return move
 
     def _act_exhaustive(self) -> int:

@@ -284,6 +284,13 @@ class InformationSet(abc.ABC):
         probability, entropy = self.feedback_outcomes(actions)
         return (probability * entropy).sum(axis=1), probability.max(axis=1, initial=0.0)
 
+    @property
+    def key(self) -> bytes:
+        """The set's content as bytes: two sets of the same rules and class hold the same secrets with the same
+        probabilities exactly when their keys are equal (a dictionary key for memos of sets)."""
+        support = self.support.astype(np.int64, copy=False).tobytes()
+        return support if self.uniform else support + self.probabilities().tobytes()
+
     def __contains__(self, secret: object) -> bool:
         support = self.support
         i = np.searchsorted(support, secret)
@@ -422,7 +429,7 @@ class TabularInformationSet(InformationSet):
             or flat; uniform by default. Normalised on construction.
     """
 
-    __slots__ = ("_entropy", "_support", "_table")
+    __slots__ = ("_entropy", "_marginals", "_support", "_table")
 
     def __init__(self, rules: DeductionRules, table: ArrayLike | None = None) -> None:
         n = rules.num_secrets
@@ -443,6 +450,7 @@ class TabularInformationSet(InformationSet):
         self._table = _readonly(weights)
         self._support: np.ndarray | None = None
         self._entropy: float | None = None
+        self._marginals: np.ndarray | None = None
 
     @property
     def table(self) -> np.ndarray:
@@ -476,7 +484,13 @@ class TabularInformationSet(InformationSet):
         new._table = _readonly(weights / weights.sum())
         new._support = _readonly(kept)
         new._entropy = None
+        new._marginals = None
         return new
+
+    def component_marginals(self) -> np.ndarray:
+        if self._marginals is None:  # once per set, as the entropy
+            self._marginals = _readonly(super().component_marginals())
+        return self._marginals
 
     def __repr__(self) -> str:
         return f"TabularInformationSet({self.rules!r}, size={self.size})"

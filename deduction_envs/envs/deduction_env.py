@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+import weakref
 from typing import Any, ClassVar, Literal, SupportsFloat
 
 import gymnasium as gym
@@ -22,7 +23,105 @@ MAX_STEPS = 10_000
 #: Information sets after a first query an env keeps (the oldest dropped first).
 FIRST_STEPS = 256
 
+#: Games with at most this many secrets keep every information set their env meets, with its legal queries and
+#: the answers to the queries asked there: episodes of a small game keep revisiting the same few sets.
+SMALL_GAME_SECRETS = 256
+
+#: Entries (sets, answers and moves between sets) an env keeps for a small game; past it they are dropped and
+#: built again as they are met.
+SMALL_GAME_ENTRIES = 200_000
+
 ObsType = dict[str, np.ndarray]
+
+
+class _Node:
+    """An information set an env has met, with what the env derived from it (each computed once)."""
+
+    __slots__ = ("answers", "children", "knowledge", "mask")
+
+    def __init__(self, knowledge: InformationSet) -> None:
+        self.knowledge = knowledge
+        self.mask: np.ndarray | None = None
+        #: Feedback of a query asked here against every secret (games whose queries depend on knowledge only).
+        self.answers: dict[int, np.ndarray] = {}
+        #: The node after a (query, feedback) from here.
+        self.children: dict[tuple[int, int], _Node] = {}
+
+    def __reduce__(self) -> tuple:
+        return _Node, (self.knowledge,)  # a pickled env takes its set, not the graph below it
+
+
+class _KnowledgeGraph:
+    """The information sets the envs of one game configuration have met in this process, as a graph from the
+    initial one, each with its legal queries: shared, like the rules' feedback memo, by every env built for
+    the configuration.
+
+    Every episode starts from the same set, so the sets after a first query (random play's costliest step,
+    over every secret) are kept, up to FIRST_STEPS of them. A small game (at most SMALL_GAME_SECRETS secrets)
+    keeps every set met, one node per set however it was reached, with the answers to the queries asked there
+    when they depend on knowledge: its episodes keep revisiting the same few sets.
+    """
+
+    def __init__(self, rules: DeductionRules, kind: str | None, consistent: bool) -> None:
+        self.rules, self.consistent = rules, consistent
+        self.small = rules.num_secrets <= SMALL_GAME_SECRETS
+        self.root = _Node(make_information_set(rules, kind))
+        self._answers = self.small and rules.knowledge_dependent_actions
+        self._secrets = np.arange(rules.num_secrets)
+        self._nodes: dict[bytes, _Node] = {}
+        self._entries = 0
+        self._key = (kind, consistent)
+
+    def __reduce__(self) -> tuple:
+        return _knowledge_graph, (self.rules, *self._key)  # the unpickling process's own graph
+
+    def mask(self, node: _Node) -> np.ndarray:
+        if node.mask is None:
+            node.mask = self.rules.action_mask(node.knowledge, self.consistent)
+        return node.mask
+
+    def feedback(self, node: _Node, action: int, secret: int) -> int:
+        if not self._answers:
+            return int(self.rules.feedback_at(node.knowledge, action, secret))
+        row = node.answers.get(action)
+        if row is None:
+            row = node.answers[action] = self.rules.feedback_at(node.knowledge, action, self._secrets)
+            self._entries += 1
+        return int(row[secret])
+
+    def child(self, node: _Node, action: int, feedback: int) -> _Node:
+        """The node after ``action`` answered ``feedback`` at ``node`` (the root, or any node of a small game)."""
+        child = node.children.get((action, feedback))
+        if child is not None:
+            return child
+        knowledge = node.knowledge.update(action, feedback)
+        if not self.small:  # the root's children only, the oldest dropped first
+            if len(node.children) >= FIRST_STEPS:
+                node.children.pop(next(iter(node.children)))
+            child = node.children[action, feedback] = _Node(knowledge)
+            return child
+        if self._entries >= SMALL_GAME_ENTRIES:  # start again from a new root with the same knowledge
+            fresh = _Node(self.root.knowledge)
+            node = fresh if node is self.root else node
+            self.root, self._nodes, self._entries = fresh, {}, 0
+        # Different histories reach the same set: one node for it.
+        child = self._nodes.get(key := knowledge.key)
+        if child is None:
+            child = self._nodes[key] = _Node(knowledge)
+        node.children[action, feedback] = child
+        self._entries += 2
+        return child
+
+
+_graphs: weakref.WeakKeyDictionary[DeductionRules, dict[tuple, _KnowledgeGraph]] = weakref.WeakKeyDictionary()
+
+
+def _knowledge_graph(rules: DeductionRules, kind: str | None, consistent: bool) -> _KnowledgeGraph:
+    graphs = _graphs.setdefault(rules, {})
+    graph = graphs.get((kind, consistent))
+    if graph is None:
+        graph = graphs[kind, consistent] = _KnowledgeGraph(rules, kind, consistent)
+    return graph
 
 
 def checked_arguments(
@@ -163,9 +262,10 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         self._mask_varies = action_mask == "consistent" or rules.knowledge_dependent_actions
         self.render_mode = render_mode
         # Information sets are immutable, so every episode can start from this one.
-        self._initial_knowledge = make_information_set(rules, information_set)
-        self._initial_entropy = max(self._initial_knowledge.entropy(), 1e-12)
-        self._first_steps: dict[tuple[int, int], InformationSet] = {}
+        self._graph = _knowledge_graph(rules, information_set, action_mask == "consistent")
+        # Where this episode is in the graph; None once it has left the part kept.
+        self._node: _Node | None = None
+        self._initial_entropy = max(self._graph.root.knowledge.entropy(), 1e-12)
 
         self._encoder = ObservationEncoder(rules, max_steps, self._initial_entropy, bool(query_features))
         self.action_space = spaces.Discrete(rules.num_actions)
@@ -177,7 +277,6 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         self._history: list[Step] = []
         self._steps = 0  # queries asked, wasted ones included
         self._mask: np.ndarray | None = None
-        self._initial_mask: np.ndarray | None = None  # every episode starts from the same knowledge
         self._done = False
 
     # ------------------------------------------------------------ public view
@@ -230,14 +329,13 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         else:
             secret = check_int("options['secret']", secret, low=0, high=self._rules.num_secrets - 1)
         self._secret = int(secret)
-        self._knowledge = self._initial_knowledge
+        self._node = self._graph.root
+        self._knowledge = self._node.knowledge
         self._entropy = self._knowledge.entropy()
         self._history = []
         self._steps = 0
         self._encoder.reset()
-        if self._initial_mask is None:
-            self._initial_mask = self._legal_actions()
-        self._mask = self._initial_mask
+        self._mask = None
         self._done = False
         if self.render_mode == "human":
             self.render()
@@ -253,7 +351,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
             info["illegal_action"] = True
             return self._observation(), -1.0, False, truncated, info
         rules = self._rules
-        feedback = int(rules.feedback_at(self._knowledge, action, self._secret))
+        feedback = self._feedback(action)
         self._knowledge = knowledge = self._update(action, feedback)
         self._entropy = knowledge.entropy()
         if self._mask_varies:
@@ -313,24 +411,25 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
             )
         return index
 
+    def _feedback(self, action: int) -> int:
+        if self._node is None:
+            return int(self._rules.feedback_at(self._knowledge, action, self._secret))
+        return self._graph.feedback(self._node, action, self._secret)
+
     def _update(self, action: int, feedback: int) -> InformationSet:
-        """The information set after ``action`` answered ``feedback``. Every episode starts from the same set, so
-        the sets after a first query are kept (immutable; up to FIRST_STEPS of them): random play's costliest
-        step, over every secret, is then paid once per answer rather than once per episode."""
-        if self._knowledge is not self._initial_knowledge:
+        """The information set after ``action`` answered ``feedback``."""
+        if self._node is None:
             return self._knowledge.update(action, feedback)
-        key = (action, feedback)
-        knowledge = self._first_steps.get(key)
-        if knowledge is None:
-            knowledge = self._initial_knowledge.update(action, feedback)
-            if len(self._first_steps) >= FIRST_STEPS:
-                self._first_steps.pop(next(iter(self._first_steps)))
-            self._first_steps[key] = knowledge
-        return knowledge
+        child = self._graph.child(self._node, action, feedback)
+        self._node = child if self._graph.small else None
+        return child.knowledge
 
     def _legal_actions(self) -> np.ndarray:
         if self._mask is None:
-            self._mask = self._rules.action_mask(self.information_set, self._action_mask_mode == "consistent")
+            if self._node is None:
+                self._mask = self._rules.action_mask(self.information_set, self._action_mask_mode == "consistent")
+            else:
+                self._mask = self._graph.mask(self._node)
         return self._mask
 
     def _observation(self) -> ObsType:
