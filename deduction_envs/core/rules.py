@@ -199,7 +199,10 @@ class DeductionRules(abc.ABC):
     def _fill_rows(self, cache: tuple[np.ndarray, np.ndarray], actions: np.ndarray) -> None:
         """Compute the memoised feedback rows of ``actions`` that are not there yet."""
         table, ready = cache
-        missing = np.unique(actions[~ready[actions]])
+        filled = ready[actions]
+        if filled.all():  # the usual case, and cheaper to tell than what is missing
+            return
+        missing = np.unique(actions[~filled])
         if missing.size:
             table[missing] = self._compute_feedback_rows(missing)
             ready[missing] = True

@@ -40,8 +40,8 @@ from deduction_envs.envs.observation import ObservationEncoder
 
 __all__ = ["BATCH_BYTES", "BatchedDeductionEnv", "batch_refusal"]
 
-#: The memory bound of a batch, at 5 bytes a (game, secret) cell: the candidate matrix takes 1 (bool); the
-#: bound was set for a float32 copy the first version kept, and is conservative now.
+#: The memory bound of a batch, at 5 bytes a (game, secret) cell: the candidate matrix (bool) and each game's
+#: list of its candidates (int32).
 BATCH_BYTES = 1 << 30
 
 
@@ -144,7 +144,8 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         # Each secret's components as columns of the marginals (a component's values after the previous ones').
         offsets = component_offsets(tuple(rules.secret_nvec))
         self._components = np.ascontiguousarray(rules.secret_components(np.arange(secrets)) + offsets, dtype=np.int64)
-        self._fresh_marginals = np.bincount(self._components.ravel(), minlength=sum(rules.secret_nvec)) / secrets
+        fresh = np.bincount(self._components.ravel(), minlength=sum(rules.secret_nvec)) / secrets
+        self._fresh_marginals = np.append(fresh, 1.0).astype(np.float32)  # and the entropy's share, 1
         self._log2 = _log2_table(secrets)
         self._action_parts = rules.action_components(np.arange(rules.num_actions)).astype(np.int64)
         self._slot = ObservationEncoder.slot_size(rules)
@@ -161,6 +162,7 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         self._rngs: list[np.random.Generator] = [seeding.np_random()[0] for _ in range(n)]
         self._secrets = np.zeros(n, dtype=np.int64)
         self._candidates = np.zeros((n, secrets), dtype=bool)  # the information sets
+        self._members = np.zeros((n, secrets), dtype=np.int32)  # the same, listed: game i's first sizes[i] entries
         self._sizes = np.zeros(n, dtype=np.int64)
         self._steps = np.zeros(n, dtype=np.int64)  # queries asked, wasted ones included
         self._recorded = np.zeros(n, dtype=np.int64)  # answered queries, in the history
@@ -296,13 +298,8 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         if games.size == 0:
             return
         self._secrets[games] = [self._rngs[i].integers(self.rules.num_secrets) for i in games]
-        self._candidates[games] = True
-        self._sizes[games] = self.rules.num_secrets
-        self._steps[games] = 0
-        self._recorded[games] = 0
-        self._codes[games] = -1
-        self._features[games, :-1] = self._fresh_marginals
-        self._features[games, -1] = 1.0
+        _restart(games, self._candidates, self._members, self._sizes, self._steps, self._recorded, self._codes,
+                 self._features, self._fresh_marginals)  # fmt: skip
 
     def _answer(self, games: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """Feed back each query to its game's secret, narrow the candidates, record it, update the features."""
@@ -310,13 +307,9 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
             return np.zeros(0, dtype=np.int64)
         table = self.rules.feedback_table(actions)
         feedback = np.empty(games.size, dtype=np.int64)
-        _narrow(table, games, actions, self._secrets, self._candidates, self._components, self._sizes,
-                self._features, self._log2, self._initial_entropy, feedback)  # fmt: skip
-        start = self._recorded[games] * self._slot
-        self._recorded[games] += 1
-        columns = start[:, None] + np.arange(self._slot)
-        parts = np.concatenate([self._action_parts[actions], self._feedback_parts[feedback]], axis=1)
-        self._codes[games[:, None], columns] = parts
+        _narrow(table, games, actions, self._secrets, self._candidates, self._members, self._components,
+                self._sizes, self._features, self._log2, self._initial_entropy, feedback)  # fmt: skip
+        _record(games, actions, feedback, self._action_parts, self._feedback_parts, self._recorded, self._codes)
         return feedback
 
     def _observation(self) -> dict[str, np.ndarray]:
@@ -368,10 +361,11 @@ def _select(info: dict[str, Any], which: np.ndarray) -> dict[str, Any]:
 
 
 @njit(cache=True)
-def _narrow(table, games, actions, secrets, candidates, components, sizes, features, log2, initial, feedback):
+def _narrow(table, games, actions, secrets, candidates, members, components, sizes, features, log2, initial, feedback):
     """Game ``games[i]`` asks ``actions[i]``: its feedback (into ``feedback[i]``) from the memo ``table``, its
-    candidates narrowed to the secrets that answer alike, its size and its features (marginals, then the
-    entropy over ``initial``) rewritten. One pass over the candidates of each game."""
+    candidates (the first ``sizes[game]`` of its ``members``, and its row of ``candidates``) narrowed to the
+    secrets that answer alike, its size and its features (marginals, then the entropy over ``initial``)
+    rewritten. One pass over the game's candidates."""
     width = features.shape[1] - 1
     counts = np.zeros(width, dtype=np.int64)
     for i in range(games.size):
@@ -379,16 +373,47 @@ def _narrow(table, games, actions, secrets, candidates, components, sizes, featu
         answer = row[secrets[game]]
         feedback[i] = answer
         counts[:] = 0
-        size = 0
-        for s in range(row.size):
-            if candidates[game, s]:
-                if row[s] == answer:
-                    size += 1
-                    for j in range(components.shape[1]):
-                        counts[components[s, j]] += 1
-                else:
-                    candidates[game, s] = False
-        sizes[game] = size
+        listed = members[game]
+        kept = 0
+        for t in range(sizes[game]):
+            s = listed[t]
+            if row[s] == answer:
+                listed[kept] = s
+                kept += 1
+                for j in range(components.shape[1]):
+                    counts[components[s, j]] += 1
+            else:
+                candidates[game, s] = False
+        sizes[game] = kept
         for k in range(width):
-            features[game, k] = counts[k] / size
-        features[game, width] = log2[size] / initial
+            features[game, k] = counts[k] / kept
+        features[game, width] = log2[kept] / initial
+
+
+@njit(cache=True)
+def _record(games, actions, feedback, action_parts, feedback_parts, recorded, codes):
+    """Write each game's answered query into its history: the query's components, then the feedback's."""
+    width, answer_width = action_parts.shape[1], feedback_parts.shape[1]
+    for i in range(games.size):
+        game = games[i]
+        start = recorded[game] * (width + answer_width)
+        for k in range(width):
+            codes[game, start + k] = action_parts[actions[i], k]
+        for k in range(answer_width):
+            codes[game, start + width + k] = feedback_parts[feedback[i], k]
+        recorded[game] += 1
+
+
+@njit(cache=True)
+def _restart(games, candidates, members, sizes, steps, recorded, codes, features, fresh):
+    """Start the games ``games`` again: every secret a candidate, no step, no history, the features ``fresh``."""
+    for game in games:
+        secrets = candidates.shape[1]
+        for s in range(secrets):
+            candidates[game, s] = True
+            members[game, s] = s
+        sizes[game] = secrets
+        steps[game] = 0
+        recorded[game] = 0
+        codes[game, :] = -1
+        features[game, :] = fresh
