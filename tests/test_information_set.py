@@ -218,3 +218,33 @@ def test_games_without_a_feedback_memo_count_answer_classes_block_by_block(game,
     assert unmemoised.feedback_table(actions) is None
     np.testing.assert_array_equal(got[0], expected[0])
     np.testing.assert_array_equal(got[1], expected[1])
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    game=st.sampled_from(
+        [
+            ("Mastermind", {"pegs": 3, "colors": 4}),
+            ("BullsAndCows", {"digits": 3, "symbols": 5}),
+            ("Wordle", {}),
+            ("BlackBox", {"size": 4, "atoms": 2}),
+            ("LowMiddleHigh", {}),
+        ]
+    ),
+    seed=st.integers(0, 2**32 - 1),
+    queries=st.integers(1, 4),
+)
+def test_marginals_counted_during_an_update_equal_those_of_a_fresh_set(game, seed, queries):
+    from deduction_envs.core.information_set import EnumeratedInformationSet
+    from deduction_envs.games import make_rules
+
+    rules = make_rules(game[0], **game[1])
+    rng = np.random.default_rng(seed)
+    knowledge = EnumeratedInformationSet(rules)
+    secret = int(rng.integers(rules.num_secrets))
+    for _ in range(queries):
+        action = int(rng.integers(rules.num_actions))
+        knowledge = knowledge.update(action, int(rules.feedback(action, np.array([secret]))[0]))
+        fresh = EnumeratedInformationSet(rules, knowledge.support)
+        np.testing.assert_array_equal(knowledge.component_marginals(), fresh.component_marginals())
+        assert secret in knowledge

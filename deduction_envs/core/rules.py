@@ -52,8 +52,10 @@ Step = tuple[int, int]
 
 
 @lru_cache(maxsize=64)
+@lru_cache(maxsize=64)
 def component_offsets(nvec: tuple[int, ...]) -> np.ndarray:
-    """Where each component's values start when the components of ``nvec`` are laid end to end (read-only)."""
+    """Where each component's values start when the components of ``nvec`` (a tuple) are laid end to end
+    (read-only; one array per ``nvec``, as every env step asks)."""
     offsets = np.concatenate(([0], np.cumsum(nvec[:-1]))).astype(np.intp)
     offsets.flags.writeable = False
     return offsets
@@ -166,15 +168,23 @@ class DeductionRules(abc.ABC):
         whose whole feedback table is small, each action's row over all
         secrets is computed once and then looked up.
         """
-        cache = self._feedback_rows
-        if cache is None:
+        row = self.feedback_row(action)
+        if row is None:
             secrets = np.asarray(secrets)
             if secrets.ndim == 0:
                 return self._compute_feedback(action, secrets.reshape(1))[0]
             return self._compute_feedback(action, secrets)
+        return row[secrets]
+
+    def feedback_row(self, action: int) -> np.ndarray | None:
+        """The memo's row of query ``action``, its feedback against every secret (computed the first time), or
+        None for games whose table is too large to memoise. Read it, do not write it."""
+        cache = self._feedback_rows
+        if cache is None:
+            return None
         if not cache[1][action]:  # the scalar check keeps the env's step cheap
             self._fill_rows(cache, np.array([action]))
-        return cache[0][action][secrets]
+        return cache[0][action]
 
     def feedback_matrix(self, actions: np.ndarray, secrets: np.ndarray) -> np.ndarray:
         """Feedback of every query in ``actions`` (rows) against every secret in ``secrets`` (columns)."""
