@@ -94,9 +94,9 @@ def _component_table(rules: DeductionRules) -> np.ndarray | None:
 def _count_components(table: np.ndarray, secrets: np.ndarray, offsets: np.ndarray, counts: np.ndarray) -> None:
     """``counts[offsets[j] + v]`` += 1 for each of ``secrets`` whose component ``j`` is ``v``."""
     for i in range(secrets.size):
-        row = table[secrets[i]]
-        for j in range(row.size):
-            counts[offsets[j] + row[j]] += 1
+        secret = secrets[i]
+        for j in range(table.shape[1]):  # indexed, not a row view, which costs a reference count per secret
+            counts[offsets[j] + table[secret, j]] += 1
 
 
 @njit(cache=True)
@@ -105,15 +105,15 @@ def _narrow(row, candidates, feedback, components, offsets, counts):
     with their components counted on the way as :func:`_count_components` counts them (into zeroed
     ``counts``): one pass for the update and the marginals."""
     kept = np.empty(candidates.size, dtype=candidates.dtype)
+    width = components.shape[1]
     k = 0
     for i in range(candidates.size):
         secret = candidates[i]
         if row[secret] == feedback:
             kept[k] = secret
             k += 1
-            parts = components[secret]
-            for j in range(parts.size):
-                counts[offsets[j] + parts[j]] += 1
+            for j in range(width):
+                counts[offsets[j] + components[secret, j]] += 1
     return kept[:k].copy()
 
 
