@@ -105,7 +105,8 @@ def encode_view(
                 ones.append(cell + 2)
             if card >= 0:
                 ones.append(cell + 3 + card // 2)
-            ones.extend(cell + 3 + n + e for e in excluded)
+            if excluded:
+                ones.extend(cell + 3 + n + e for e in excluded)
         if posterior is not None and hand.colours:
             start = row * k * width
             cells = out[start : start + len(hand.colours) * width].reshape(-1, width)

@@ -81,6 +81,20 @@ def _position_ways(
                 ways[filled[s], c] += forward[c, s] * backward[c + 1, s + stride]
 
 
+_COLOUR_MASKS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _colour_masks(deck: int) -> tuple[np.ndarray, np.ndarray]:
+    """The cards of each colour in a deck of ``deck`` cards (card ``c`` has colour ``c % 2``), read-only."""
+    masks = _COLOUR_MASKS.get(deck)
+    if masks is None:
+        cards = np.arange(deck)
+        masks = _COLOUR_MASKS[deck] = (cards % 2 == 0, cards % 2 == 1)
+        for mask in masks:
+            mask.flags.writeable = False
+    return masks
+
+
 class AlgoHandPosterior:
     """The consistent assignments of a :class:`~deduction_envs.games.algo.PlayerView`, counted exactly.
 
@@ -100,11 +114,17 @@ class AlgoHandPosterior:
         # Opponents with a face-down card; every other card the player can place is "seen".
         self.players = [q for q, hand in enumerate(view.hands) if q != view.player and any(k < 0 for k in hand.known)]
         sizes = [len(view.hands[q].known) for q in self.players]
-        self._strides = np.cumprod([1, *(s + 1 for s in sizes)])[:-1].astype(np.int64)
-        self._states = int(np.prod([s + 1 for s in sizes])) if sizes else 1
-        index = np.arange(self._states)
-        self._filled = [(index // stride) % (size + 1) for stride, size in zip(self._strides, sizes, strict=True)]
-        self._final = int(sum(stride * size for stride, size in zip(self._strides, sizes, strict=True)))
+        # A state counts the positions filled in each of those hands, mixed radix (Python ints: numpy's calls
+        # cost more than the arithmetic on lists this short).
+        strides, states = [], 1
+        for size in sizes:
+            strides.append(states)
+            states *= size + 1
+        self._strides = np.array(strides, dtype=np.int64)
+        self._states = states
+        index = np.arange(states)
+        self._filled = [(index // stride) % (size + 1) for stride, size in zip(strides, sizes, strict=True)]
+        self._final = sum(stride * size for stride, size in zip(strides, sizes, strict=True))
 
         # accepts[j][c, i]: opponent j's position i may hold card c. skips[c]: card c may lie elsewhere.
         seen = set(view.own) | ({view.drawn} if view.drawn >= 0 else set())
@@ -118,7 +138,7 @@ class AlgoHandPosterior:
         # attack has excluded.
         unseen = np.ones(n, dtype=bool)
         unseen[list(seen)] = False
-        of_colour = [unseen & (np.arange(n) % 2 == colour) for colour in (0, 1)]
+        of_colour = [unseen & colour_cards for colour_cards in _colour_masks(n)]
         self._accepts = []
         for q in self.players:
             hand = view.hands[q]
@@ -172,6 +192,12 @@ class AlgoHandPosterior:
 
     def number_probabilities(self, player: int) -> np.ndarray:
         """``(positions, numbers)``: the probability of each number at each position of ``player``'s hand."""
+        if player not in self.players:  # certain: one number per position
+            hand = self.view.hands[player]
+            cards = self.view.own if player == self.view.player else hand.known
+            table = np.zeros((len(cards), self.numbers))
+            table[np.arange(len(cards)), np.array(cards) // 2] = 1.0
+            return table
         cards = self.card_probabilities(player)
         return cards.reshape(len(cards), self.numbers, 2).sum(axis=2)
 
