@@ -31,7 +31,8 @@ class Agent(abc.ABC):
         self._rules: DeductionRules | None = None
         self._knowledge: InformationSet | None = None
         self.history: list[tuple[int, int]] = []
-        self.rng = np.random.default_rng()
+        self._seed: int | None = None
+        self._rng: np.random.Generator | None = None
 
     @property
     def rules(self) -> DeductionRules:
@@ -54,7 +55,15 @@ class Agent(abc.ABC):
         self._rules = rules
         self._knowledge = make_information_set(rules)
         self.history = []
-        self.rng = np.random.default_rng(seed)
+        self._seed, self._rng = seed, None
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The agent's own random generator, seeded by :meth:`reset` (made on first use: most agents never
+        draw, and making one costs more than an exhaustive decision from a remembered state)."""
+        if self._rng is None:
+            self._rng = np.random.default_rng(self._seed)
+        return self._rng
 
     def legal_actions(self) -> np.ndarray:
         """The queries the rules allow given the agent's knowledge, ascending."""

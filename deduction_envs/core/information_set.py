@@ -47,7 +47,8 @@ BLOCK_CELLS = 1 << 21
 ONE_HOT_TABLE_BYTES = 16 << 20
 
 _per_rules: dict[str, weakref.WeakKeyDictionary] = {"one_hot": weakref.WeakKeyDictionary(),
-                                                   "components": weakref.WeakKeyDictionary()}  # fmt: skip
+                                                   "components": weakref.WeakKeyDictionary(),
+                                                   "initial": weakref.WeakKeyDictionary()}  # fmt: skip
 
 
 def _table_of(
@@ -507,10 +508,17 @@ class TabularInformationSet(InformationSet):
 
 
 def make_information_set(rules: DeductionRules, kind: str | None = None) -> InformationSet:
-    """A fresh information set over all secrets; ``kind`` defaults to the game's own."""
+    """The information set over all secrets, before any query; ``kind`` defaults to the game's own.
+
+    Sets are immutable, so one per rules and kind is made and shared (with what it computes once, such as
+    its marginals) by every env and agent that starts a game.
+    """
     kind = rules.information_set_kind if kind is None else kind
-    if kind == "enumerated":
-        return EnumeratedInformationSet(rules)
-    if kind == "tabular":
-        return TabularInformationSet(rules)
-    raise ValueError(f"information_set must be 'enumerated' or 'tabular' (None: the game's own), got {kind!r}")
+    if kind not in ("enumerated", "tabular"):
+        raise ValueError(f"information_set must be 'enumerated' or 'tabular' (None: the game's own), got {kind!r}")
+    initial = _per_rules["initial"].setdefault(rules, {})
+    knowledge = initial.get(kind)
+    if knowledge is None:
+        make = EnumeratedInformationSet if kind == "enumerated" else TabularInformationSet
+        knowledge = initial[kind] = make(rules)
+    return knowledge
