@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
+import numpy as np
 from hypothesis import settings
 
 settings.register_profile("default", deadline=None, max_examples=60)
@@ -25,3 +26,17 @@ def all_codes(length: int, symbols: int, distinct: bool) -> list[tuple[int, ...]
     if distinct:
         return list(itertools.permutations(range(symbols), length))
     return list(itertools.product(range(symbols), repeat=length))
+
+
+def assert_same(a, b) -> None:
+    """Two env outputs (observations, infos, whole trajectories: nested dicts, tuples and arrays) are equal."""
+    if isinstance(a, dict):
+        assert a.keys() == b.keys()
+        for key in a:
+            assert_same(a[key], b[key])
+    elif isinstance(a, (tuple, list)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            assert_same(x, y)
+    else:
+        np.testing.assert_array_equal(a, b)

@@ -10,6 +10,7 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
+from conftest import assert_same
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from hypothesis import given
 from hypothesis import strategies as st
@@ -81,19 +82,6 @@ def play(env, actions, seed):
         if terminated or truncated:
             break
     return trajectory
-
-
-def assert_same(a, b):
-    if isinstance(a, dict):
-        assert a.keys() == b.keys()
-        for key in a:
-            assert_same(a[key], b[key])
-    elif isinstance(a, (tuple, list)):
-        assert len(a) == len(b)
-        for x, y in zip(a, b, strict=True):
-            assert_same(x, y)
-    else:
-        np.testing.assert_array_equal(a, b)
 
 
 @pytest.mark.parametrize("env_id", deduction_envs.ENV_IDS)

@@ -162,6 +162,18 @@ def test_soundness_and_monotonicity_on_random_plays(play):
         knowledge = updated
 
 
+def played_set(rules, seed: int, queries: int):
+    """The information set after ``queries`` random queries against a random secret (seeded), the secret, and
+    the generator, for tests that want a set reached by play."""
+    rng = np.random.default_rng(seed)
+    knowledge = make_information_set(rules)
+    secret = int(rng.integers(rules.num_secrets))
+    for _ in range(queries):
+        action = int(rng.integers(rules.num_actions))
+        knowledge = knowledge.update(action, int(rules.feedback(action, np.array([secret]))[0]))
+    return knowledge, secret, rng
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     game=st.sampled_from([("Mastermind", {"pegs": 3, "colors": 4}), ("BullsAndCows", {"digits": 3, "symbols": 5})]),
@@ -172,12 +184,7 @@ def test_the_compiled_expected_entropy_equals_the_generic_one(game, seed, querie
     from deduction_envs.games import make_rules
 
     rules = make_rules(game[0], **game[1])
-    rng = np.random.default_rng(seed)
-    knowledge = make_information_set(rules)
-    secret = int(rng.integers(rules.num_secrets))
-    for _ in range(queries):  # a set reached by play
-        action = int(rng.integers(rules.num_actions))
-        knowledge = knowledge.update(action, int(rules.feedback(action, np.array([secret]))[0]))
+    knowledge, _, _ = played_set(rules, seed, queries)
     actions = np.arange(rules.num_actions)
     probability, entropy = knowledge.feedback_outcomes(actions)
     np.testing.assert_allclose(knowledge.expected_entropy(actions), (probability * entropy).sum(axis=1), atol=1e-12)
@@ -201,12 +208,7 @@ def test_games_without_a_feedback_memo_count_answer_classes_block_by_block(game,
     rules = make_rules(game[0], **game[1])
     unmemoised = type(rules)(**game[1])
     vars(unmemoised)["_feedback_rows"] = None  # as for a game whose table is over the memo's budget
-    rng = np.random.default_rng(seed)
-    knowledge = make_information_set(rules)
-    secret = int(rng.integers(rules.num_secrets))
-    for _ in range(queries):
-        action = int(rng.integers(rules.num_actions))
-        knowledge = knowledge.update(action, int(rules.feedback(action, np.array([secret]))[0]))
+    knowledge, _, rng = played_set(rules, seed, queries)
     actions = rng.permutation(rules.num_actions)[: int(rng.integers(1, rules.num_actions))]
     expected = knowledge.answer_statistics(actions)
     default = information_set.BLOCK_CELLS
@@ -239,12 +241,8 @@ def test_marginals_counted_during_an_update_equal_those_of_a_fresh_set(game, see
     from deduction_envs.games import make_rules
 
     rules = make_rules(game[0], **game[1])
-    rng = np.random.default_rng(seed)
-    knowledge = EnumeratedInformationSet(rules)
-    secret = int(rng.integers(rules.num_secrets))
-    for _ in range(queries):
-        action = int(rng.integers(rules.num_actions))
-        knowledge = knowledge.update(action, int(rules.feedback(action, np.array([secret]))[0]))
+    for played in range(1, queries + 1):
+        knowledge, secret, _ = played_set(rules, seed, played)
         fresh = EnumeratedInformationSet(rules, knowledge.support)
         np.testing.assert_array_equal(knowledge.component_marginals(), fresh.component_marginals())
         assert secret in knowledge

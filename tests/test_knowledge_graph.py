@@ -8,6 +8,7 @@ import pickle
 import gymnasium as gym
 import numpy as np
 import pytest
+from conftest import assert_same
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -47,19 +48,6 @@ def play(env: DeductionEnv, seed: int, steps: int) -> list:
         if result[2] or result[3]:
             out.append(env.reset())
     return out
-
-
-def assert_same(a, b) -> None:
-    if isinstance(a, dict):
-        assert a.keys() == b.keys()
-        for key in a:
-            assert_same(a[key], b[key])
-    elif isinstance(a, (tuple, list)):
-        assert len(a) == len(b)
-        for x, y in zip(a, b, strict=True):
-            assert_same(x, y)
-    else:
-        np.testing.assert_array_equal(a, b)
 
 
 @settings(max_examples=12, deadline=None)
