@@ -27,8 +27,8 @@ FIRST_STEPS = 256
 #: the answers to the queries asked there: episodes of a small game keep revisiting the same few sets.
 SMALL_GAME_SECRETS = 256
 
-#: Entries (sets, answers and moves between sets) an env keeps for a small game; past it they are dropped and
-#: built again as they are met.
+#: Entries (sets, answers and moves between sets) the envs of a small game keep, about 280 bytes each (56 MB);
+#: past it they are dropped and built again as they are met.
 SMALL_GAME_ENTRIES = 200_000
 
 ObsType = dict[str, np.ndarray]
@@ -97,7 +97,7 @@ class _KnowledgeGraph:
         knowledge = node.knowledge.update(action, feedback)
         if not self.small:  # the root's children only, the oldest dropped first
             if len(node.children) >= FIRST_STEPS:
-                node.children.pop(next(iter(node.children)))
+                node.children.pop(next(iter(node.children)), None)  # None: another thread's env may have
             child = node.children[action, feedback] = _Node(knowledge)
             return child
         if self._entries >= SMALL_GAME_ENTRIES:  # start again from a new root with the same knowledge
@@ -261,7 +261,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         # Masks that never change are built once; the others after every step.
         self._mask_varies = action_mask == "consistent" or rules.knowledge_dependent_actions
         self.render_mode = render_mode
-        # Information sets are immutable, so every episode can start from this one.
+        # Every episode starts at the graph's root, the game's initial information set (immutable).
         self._graph = _knowledge_graph(rules, information_set, action_mask == "consistent")
         # Where this episode is in the graph; None once it has left the part kept.
         self._node: _Node | None = None
