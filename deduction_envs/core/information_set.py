@@ -101,11 +101,12 @@ def _count_components(table: np.ndarray, secrets: np.ndarray, offsets: np.ndarra
 
 
 @njit(cache=True)
-def _narrow(row, candidates, feedback, components, offsets, counts):
+def _narrow(row, candidates, feedback, components, offsets, values):
     """The ``candidates`` whose entry in ``row`` (one query's feedback against every secret) is ``feedback``,
-    with their components counted on the way as :func:`_count_components` counts them (into zeroed
-    ``counts``): one pass for the update and the marginals."""
+    and their marginals over ``values`` component values, counted on the way as :func:`_count_components`
+    counts them: one pass for the update and the marginals."""
     kept = np.empty(candidates.size, dtype=candidates.dtype)
+    counts = np.zeros(values, dtype=np.int64)
     width = components.shape[1]
     k = 0
     for i in range(candidates.size):
@@ -115,7 +116,7 @@ def _narrow(row, candidates, feedback, components, offsets, counts):
             k += 1
             for j in range(width):
                 counts[offsets[j] + components[secret, j]] += 1
-    return kept[:k].copy()
+    return kept[:k].copy(), counts / max(k, 1)
 
 
 def _clogc_table(n: int) -> np.ndarray:
@@ -395,12 +396,11 @@ class EnumeratedInformationSet(InformationSet):
                 return super().update(action, feedback)  # raises with the full message
             return self._of(kept)
         nvec = rules.secret_nvec
-        counts = np.zeros(sum(nvec), dtype=np.int64)
-        kept = _narrow(row, candidates, feedback, components, component_offsets(nvec), counts)
+        kept, marginals = _narrow(row, candidates, feedback, components, component_offsets(nvec), sum(nvec))
         if kept.size == 0:
             return super().update(action, feedback)
         new = self._of(kept)
-        new._marginals = _readonly(counts / kept.size)
+        new._marginals = _readonly(marginals)
         return new
 
     def component_marginals(self) -> np.ndarray:

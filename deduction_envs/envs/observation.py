@@ -26,6 +26,9 @@ QUERY_FEATURES = ("could_be_secret", "expected_gain", "likeliest_answer")
 #: Query features of the first few information sets of an episode (the same in every episode) kept per encoder.
 QUERY_FEATURE_MEMO = 256
 
+#: An encoder keeps every query's components (for the history) when there are at most this many entries.
+ACTION_ROWS = 1 << 20
+
 
 class ObservationEncoder:
     """Encodes (information set, history) as the env's ``Dict`` observation.
@@ -67,6 +70,9 @@ class ObservationEncoder:
         self._memo: dict[tuple[int, ...], np.ndarray] = {}
         # Looked up every step rather than recomputed.
         self._feedback_rows = rules.feedback_components(np.arange(rules.num_feedbacks))
+        # Every query's components, looked up each step, where the table is small (most games).
+        small = rules.num_actions * len(rules.action_nvec) <= ACTION_ROWS
+        self._action_rows = rules.action_components(np.arange(rules.num_actions)) if small else None
         # Components of each step, -1 where unused: the observation is this plus one.
         self._codes = np.full(max_steps * self._slot_size, -1, dtype=np.int64)
         self._length = 0
@@ -85,7 +91,8 @@ class ObservationEncoder:
         """Add one answered query to the history."""
         start = self._length * self._slot_size
         middle = start + self._action_width
-        self._codes[start:middle] = self.rules.action_components(action)
+        rows = self._action_rows
+        self._codes[start:middle] = rows[action] if rows is not None else self.rules.action_components(action)
         self._codes[middle : start + self._slot_size] = self._feedback_rows[feedback]
         self._length += 1
 
