@@ -52,10 +52,8 @@ Step = tuple[int, int]
 
 
 @lru_cache(maxsize=64)
-@lru_cache(maxsize=64)
 def component_offsets(nvec: tuple[int, ...]) -> np.ndarray:
-    """Where each component's values start when the components of ``nvec`` (a tuple) are laid end to end
-    (read-only; one array per ``nvec``, as every env step asks)."""
+    """Where each component's values start when the components of ``nvec`` are laid end to end (read-only)."""
     offsets = np.concatenate(([0], np.cumsum(nvec[:-1]))).astype(np.intp)
     offsets.flags.writeable = False
     return offsets

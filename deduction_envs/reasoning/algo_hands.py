@@ -182,7 +182,7 @@ class AlgoHandPosterior:
         hand = self.view.hands[player]
         table = np.zeros((len(hand.known), self.deck_size))
         if player not in self.players:
-            cards = self.view.own if player == self.view.player else hand.known
+            cards = self._certain_cards(player)
             table[np.arange(len(cards)), list(cards)] = 1.0
             return table
         j = self.players.index(player)
@@ -190,11 +190,14 @@ class AlgoHandPosterior:
         _position_ways(self._forward, self._backward, self._moves[j], int(self._strides[j]), self._filled[j], ways)
         return ways[:-1] / self.count
 
+    def _certain_cards(self, player: int) -> tuple[int, ...]:
+        """The cards of a hand the player knows whole: its own, or one with no card face down."""
+        return self.view.own if player == self.view.player else self.view.hands[player].known
+
     def number_probabilities(self, player: int) -> np.ndarray:
         """``(positions, numbers)``: the probability of each number at each position of ``player``'s hand."""
         if player not in self.players:  # certain: one number per position
-            hand = self.view.hands[player]
-            cards = self.view.own if player == self.view.player else hand.known
+            cards = self._certain_cards(player)
             table = np.zeros((len(cards), self.numbers))
             table[np.arange(len(cards)), np.array(cards) // 2] = 1.0
             return table
