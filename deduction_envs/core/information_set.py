@@ -507,15 +507,22 @@ class TabularInformationSet(InformationSet):
         return f"TabularInformationSet({self.rules!r}, size={self.size})"
 
 
+def information_set_kind(rules: DeductionRules, kind: object = None) -> str:
+    """``kind`` checked (``"enumerated"`` or ``"tabular"``), or the game's own for None; a clear ValueError
+    for anything else."""
+    kind = rules.information_set_kind if kind is None else kind
+    if not isinstance(kind, str) or kind not in ("enumerated", "tabular"):
+        raise ValueError(f"information_set must be 'enumerated' or 'tabular' (None: the game's own), got {kind!r}")
+    return kind
+
+
 def make_information_set(rules: DeductionRules, kind: str | None = None) -> InformationSet:
     """The information set over all secrets, before any query; ``kind`` defaults to the game's own.
 
     Sets are immutable, so one per rules and kind is made and shared (with what it computes once, such as
     its marginals) by every env and agent that starts a game.
     """
-    kind = rules.information_set_kind if kind is None else kind
-    if kind not in ("enumerated", "tabular"):
-        raise ValueError(f"information_set must be 'enumerated' or 'tabular' (None: the game's own), got {kind!r}")
+    kind = information_set_kind(rules, kind)
     initial = _per_rules["initial"].setdefault(rules, {})
     knowledge = initial.get(kind)
     if knowledge is None:

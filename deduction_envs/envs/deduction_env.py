@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from deduction_envs.core.information_set import InformationSet, make_information_set
+from deduction_envs.core.information_set import InformationSet, information_set_kind, make_information_set
 from deduction_envs.core.rules import DeductionRules, Step, check_int
 from deduction_envs.envs.observation import ObservationEncoder
 from deduction_envs.games import make_rules
@@ -117,6 +117,7 @@ _graphs: weakref.WeakKeyDictionary[DeductionRules, dict[tuple, _KnowledgeGraph]]
 
 
 def _knowledge_graph(rules: DeductionRules, kind: str | None, consistent: bool) -> _KnowledgeGraph:
+    kind = information_set_kind(rules, kind)  # checked before it is a key
     graphs = _graphs.setdefault(rules, {})
     graph = graphs.get((kind, consistent))
     if graph is None:
