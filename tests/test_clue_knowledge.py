@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import itertools
 import math
+from dataclasses import replace
 from unittest import mock
 
 import numpy as np
@@ -19,6 +20,7 @@ from deduction_envs.reasoning import (
     ClueKnowledge,
     ContradictionError,
     clue_counting,
+    clue_facts,
     clue_knowledge,
     clue_sampling,
     clue_types,
@@ -388,6 +390,50 @@ def test_classic_games_stay_sound(players, seed):
         assert np.all(sheet[np.arange(21), places] != 0)
         assert np.all((sheet == 1).sum(axis=1) <= 1)
         assert np.all(places[np.flatnonzero(sheet.max(axis=1) == 1)] == sheet.argmax(axis=1)[sheet.max(axis=1) == 1])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game=games(), reads=st.lists(st.booleans(), min_size=7, max_size=7), small=st.booleans())
+def test_a_trusted_store_read_at_any_time_reaches_the_python_rules_facts(game, reads, small):
+    """A seat's store (events one by one, propagated whenever it is read, its clause table made room in) ends
+    with the facts the Python rules give for every true event at once; so does add_trusted."""
+    knowledge, deals, events = game
+    alive, true = np.ones(len(deals), dtype=bool), []
+    for happening in events:  # those some deal agrees with, with all the others kept
+        if (alive & holds(deals, happening)).any():
+            alive &= holds(deals, happening)
+            true.append(happening)
+    store = knowledge.trusted_facts()
+    if small:
+        store._clauses = store._clauses[:1]  # every second clause makes room
+    model = knowledge._model
+    batch = knowledge.copy()
+    trusted = [(kind, place, clue_facts.card_mask(tuple(cards))) for kind, place, cards in true]
+    for (kind, place, mask), read in zip(trusted, reads, strict=False):
+        store.add(kind, place, mask)
+        if read:
+            store.masks()
+    everything = clue_facts._Facts((0,) * model.places, (0,) * model.places)
+    for kind, place, mask in trusted:
+        everything = _with_event(everything, model, kind, place, mask)
+    expected = clue_knowledge._propagate_python(model, everything)
+    store.masks()
+    assert store.facts() == expected
+    batch.add_trusted(trusted)
+    assert batch._facts == expected
+
+
+def _with_event(facts, model, kind, place, mask):
+    """The facts and one trusted event, unpropagated (as add_trusted documents the kinds)."""
+    if kind == "hand":
+        return facts.holding(place, mask).lacking(place, model.full & ~mask)
+    if kind in ("holds", "right"):
+        return facts.holding(place, mask)
+    if kind == "none":
+        return facts.lacking(place, mask)
+    if kind == "one_of":
+        return replace(facts, at_least=facts.at_least | {(place, mask)})
+    return replace(facts, not_all=facts.not_all | {(place, mask)})
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

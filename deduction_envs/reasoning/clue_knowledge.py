@@ -23,12 +23,13 @@ accusation was wrong (the case file is not exactly those cards) or right.
 
 Algorithms
 ----------
-1. *Propagation* (unit rules, to a fixed point) keeps the certain facts: a card
-   held somewhere is held nowhere else; a card that can be in one place only is
-   there; a place whose known cards fill its size holds nothing else, and one
-   whose possible cards are just enough holds them all (per category for the
-   case file); a clause with one possible card left becomes a fact. What is
-   left are *free* cards and clauses over them.
+1. *Propagation* (:mod:`~deduction_envs.reasoning.clue_facts`; unit rules, to
+   a fixed point) keeps the certain facts: a card held somewhere is held
+   nowhere else; a card that can be in one place only is there; a place whose
+   known cards fill its size holds nothing else, and one whose possible cards
+   are just enough holds them all (per category for the case file); a clause
+   with one possible card left becomes a fact. What is left are *free* cards
+   and clauses over them.
 2. *Exact counting* (:mod:`~deduction_envs.reasoning.clue_counting`): because
    each constraint concerns one place, a deal is a path of valid hands, place
    after place, through the sets of free cards still to deal, and forward and
@@ -54,7 +55,6 @@ Algorithms
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import time
@@ -62,7 +62,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from numba import njit
 
 from deduction_envs.core.entropy import entropy_bits, sampled_entropy_bits
 from deduction_envs.core.rules import check_int
@@ -73,7 +72,16 @@ from deduction_envs.reasoning.clue_counting import (
     WorkLimitExceeded,
     answer_weights,
     count_exactly,
-    popcount,
+)
+from deduction_envs.reasoning.clue_facts import (
+    TrustedFacts,
+    _bit_matrix,
+    _bits,
+    _Contradiction,
+    _Facts,
+    _Model,
+    _propagate,
+    _propagate_python,  # noqa: F401 (the reference the tests compare the compiled propagation with)
 )
 from deduction_envs.reasoning.clue_sampling import TRACKED_ENTRIES, RelaxedCounts, SwapChain, relaxed_feasible
 from deduction_envs.reasoning.clue_types import TypeCounts, count_by_types
@@ -97,12 +105,6 @@ class ContradictionError(ValueError):
     """An event that no deal agrees with, given what is already known."""
 
 
-class _Contradiction(Exception):
-    """Raised inside propagation with the reason; turned into a ContradictionError naming the event."""
-
-
-def _bits(mask: int) -> list[int]:
-    return [b for b in range(mask.bit_length()) if mask >> b & 1]
 
 
 def _combinations(hands: np.ndarray, cards: np.ndarray, required: int) -> np.ndarray:
@@ -116,247 +118,6 @@ def _combinations(hands: np.ndarray, cards: np.ndarray, required: int) -> np.nda
     return np.sort(np.concatenate([np.tile(fixed, (hands.size, 1)), free], axis=1), axis=1)
 
 
-def _bit_matrix(masks: Sequence[int], cards: int) -> np.ndarray:
-    """``(cards, len(masks))`` bool: bit ``c`` of each mask (int64 holds them: a deck has at most MAX_CARDS)."""
-    return (np.array(masks, dtype=np.int64)[None, :] >> np.arange(cards)[:, None]) & 1 == 1
-
-
-@dataclass(frozen=True)
-class _Model:
-    """The deck and the table: everything fixed before play."""
-
-    names: tuple[str, ...]
-    players: int
-    sizes: tuple[int, ...]  # cards per place; the case file is the last place
-    category_masks: tuple[int, ...]
-    case_counts: tuple[int, ...]
-
-    @property
-    def cards(self) -> int:
-        return len(self.names)
-
-    @property
-    def case_file(self) -> int:
-        return self.players
-
-    @property
-    def places(self) -> int:
-        return self.players + 1
-
-    @property
-    def full(self) -> int:
-        return (1 << self.cards) - 1
-
-    def place_name(self, place: int) -> str:
-        return "the case file" if place == self.case_file else f"player {place}"
-
-    def card_list(self, mask: int) -> str:
-        return ", ".join(self.names[b] for b in _bits(mask))
-
-    @functools.cached_property
-    def group_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every count a place must meet, as (place, mask, count) arrays for the compiled propagation."""
-        rows = [(p, mask, count) for p in range(self.places) for mask, count, _ in self.groups(p)]
-        return tuple(np.array(column, dtype=np.int64) for column in zip(*rows, strict=True))
-
-    def groups(self, place: int) -> list[tuple[int, int, str]]:
-        """(mask, count, what) triples whose counts a place must meet."""
-        if place != self.case_file:
-            return [(self.full, self.sizes[place], "cards")]
-        return [
-            (mask, count, f"cards of category {j}")
-            for j, (mask, count) in enumerate(zip(self.category_masks, self.case_counts, strict=True))
-        ]
-
-
-@dataclass(frozen=True)
-class _Facts:
-    """Certain facts per place and the clauses still open; immutable, so copies share it."""
-
-    required: tuple[int, ...]
-    forbidden: tuple[int, ...]
-    at_least: frozenset[tuple[int, int]] = frozenset()
-    not_all: frozenset[tuple[int, int]] = frozenset()
-
-    def holding(self, place: int, mask: int) -> _Facts:
-        required = list(self.required)
-        required[place] |= mask
-        return replace(self, required=tuple(required))
-
-    def lacking(self, place: int, mask: int) -> _Facts:
-        forbidden = list(self.forbidden)
-        forbidden[place] |= mask
-        return replace(self, forbidden=tuple(forbidden))
-
-
-@njit(cache=True)
-def _propagate_masks(required, forbidden, full, group_place, group_mask, group_count, clause_place, clause_mask,
-                     clause_at_least, alive):  # fmt: skip
-    """:func:`_propagate` on int64 masks, in place: False at a contradiction (the Python version then says why)."""
-    places = required.size
-    while True:
-        changed = False
-        placed = 0
-        for p in range(places):
-            if placed & required[p] or required[p] & forbidden[p]:
-                return False
-            placed |= required[p]
-        allowed = np.zeros(places, dtype=np.int64)
-        anywhere = 0
-        for p in range(places):
-            extra = placed & ~required[p] & ~forbidden[p]
-            if extra:
-                forbidden[p] |= extra
-                changed = True
-            allowed[p] = full & ~forbidden[p]
-            anywhere |= allowed[p]
-        if full & ~anywhere:
-            return False
-        for p in range(places):
-            elsewhere = 0
-            for q in range(places):
-                if q != p:
-                    elsewhere |= allowed[q]
-            only = allowed[p] & ~elsewhere & ~required[p]
-            if only:
-                required[p] |= only
-                changed = True
-        for g in range(group_place.size):
-            p, mask, count = group_place[g], group_mask[g], group_count[g]
-            held = popcount(required[p] & mask)
-            possible = popcount(full & ~forbidden[p] & mask)
-            if held > count or possible < count:
-                return False
-            if held == count and mask & ~required[p] & ~forbidden[p]:
-                forbidden[p] |= mask & ~required[p]
-                changed = True
-            elif possible == count and held < count:
-                required[p] |= mask & ~forbidden[p]
-                changed = True
-        for c in range(clause_place.size):
-            if not alive[c]:
-                continue
-            p = clause_place[c]
-            # A not-all clause is an at-least clause with "held" and "not held" swapped.
-            inside, outside = (required, forbidden) if clause_at_least[c] else (forbidden, required)
-            cards = clause_mask[c]
-            if cards & inside[p]:  # satisfied
-                alive[c] = False
-                changed = True
-                continue
-            left = cards & ~outside[p]
-            if left == 0:
-                return False
-            if popcount(left) == 1:
-                inside[p] |= left
-                alive[c] = False
-                changed = True
-            elif left != cards:
-                clause_mask[c] = left
-                changed = True
-        if not changed:
-            return True
-
-
-def _propagate(model: _Model, facts: _Facts) -> _Facts:
-    """Apply the unit rules until nothing changes; raise _Contradiction with the reason if they fail.
-
-    Compiled on int64 masks (a deck has at most :data:`MAX_CARDS` cards); the
-    Python rules below are the reference, and say why when the masks meet a contradiction.
-    """
-    clauses = [(p, c, True) for p, c in facts.at_least] + [(p, c, False) for p, c in facts.not_all]
-    required = np.array(facts.required, dtype=np.int64)
-    forbidden = np.array(facts.forbidden, dtype=np.int64)
-    clause_mask = np.array([c for _, c, _ in clauses], dtype=np.int64)
-    alive = np.ones(len(clauses), dtype=np.bool_)
-    consistent = _propagate_masks(
-        required,
-        forbidden,
-        model.full,
-        *model.group_arrays,
-        np.array([p for p, _, _ in clauses], dtype=np.int64),
-        clause_mask,
-        np.array([a for _, _, a in clauses], dtype=np.bool_),
-        alive,
-    )
-    if not consistent:
-        return _propagate_python(model, facts)  # raises, naming the reason
-    at_least = frozenset((p, int(m)) for (p, _, a), m, ok in zip(clauses, clause_mask, alive, strict=True) if ok and a)
-    not_all = frozenset(
-        (p, int(m)) for (p, _, a), m, ok in zip(clauses, clause_mask, alive, strict=True) if ok and not a
-    )
-    return _Facts(tuple(required.tolist()), tuple(forbidden.tolist()), at_least, not_all)
-
-
-def _propagate_python(model: _Model, facts: _Facts) -> _Facts:
-    """The unit rules in Python (see :func:`_propagate`)."""
-    required, forbidden = list(facts.required), list(facts.forbidden)
-    at_least, not_all = set(facts.at_least), set(facts.not_all)
-    full, places = model.full, range(model.places)
-    while True:
-        before = (tuple(required), tuple(forbidden), frozenset(at_least), frozenset(not_all))
-        placed = 0
-        for p in places:
-            if placed & required[p]:
-                raise _Contradiction(f"{model.card_list(placed & required[p])} would be in two places")
-            placed |= required[p]
-        for p in places:
-            if required[p] & forbidden[p]:
-                cards = model.card_list(required[p] & forbidden[p])
-                raise _Contradiction(f"{model.place_name(p)} would both hold and not hold {cards}")
-        for p in places:
-            forbidden[p] |= placed & ~required[p]
-        allowed = [full & ~forbidden[p] for p in places]
-        nowhere = full
-        for mask in allowed:
-            nowhere &= ~mask
-        if nowhere:
-            raise _Contradiction(f"{model.card_list(nowhere)} could be nowhere")
-        for p in places:
-            elsewhere = 0
-            for q in places:
-                if q != p:
-                    elsewhere |= allowed[q]
-            required[p] |= allowed[p] & ~elsewhere
-        for p in places:
-            for mask, count, what in model.groups(p):
-                held = (required[p] & mask).bit_count()
-                possible = (full & ~forbidden[p] & mask).bit_count()
-                if held > count:
-                    raise _Contradiction(f"{model.place_name(p)} would hold {held} {what}, not {count}")
-                if possible < count:
-                    raise _Contradiction(f"{model.place_name(p)} could hold only {possible} {what}, not {count}")
-                if held == count:
-                    forbidden[p] |= mask & ~required[p]
-                elif possible == count:
-                    required[p] |= mask & ~forbidden[p]
-        for p, cards in list(at_least):
-            live = cards & ~forbidden[p]
-            if cards & required[p] or live != cards:
-                at_least.discard((p, cards))
-            if cards & required[p]:
-                continue
-            if not live:
-                raise _Contradiction(f"{model.place_name(p)} would hold none of {model.card_list(cards)}")
-            if live.bit_count() == 1:
-                required[p] |= live
-            elif live != cards:
-                at_least.add((p, live))
-        for p, cards in list(not_all):
-            rest = cards & ~required[p]
-            if cards & forbidden[p] or rest != cards:
-                not_all.discard((p, cards))
-            if cards & forbidden[p]:
-                continue
-            if not rest:
-                raise _Contradiction(f"{model.place_name(p)} would hold all of {model.card_list(cards)}")
-            if rest.bit_count() == 1:
-                forbidden[p] |= rest
-            elif rest != cards:
-                not_all.add((p, rest))
-        after = (tuple(required), tuple(forbidden), frozenset(at_least), frozenset(not_all))
-        if after == before:
-            return _Facts(*after)
 
 
 def _free_problem(model: _Model, facts: _Facts, first: Sequence[int] = ()) -> tuple[FreeProblem, list[int]]:
@@ -574,6 +335,7 @@ class ClueKnowledge:
         self._model = _Model(names, len(hands), (*hands, sum(counts)), masks, counts)
         self._facts = _Facts((0,) * self._model.places, (0,) * self._model.places)
         self._events: tuple[Callable[[], str], ...] = ()  # descriptions, written when asked for
+        self._trusted: tuple[_Facts, TrustedFacts] | None = None  # the facts and a store of them, never fed
         self._solution: ClueSolution | None = None
         self._over_budget: str | None = None  # why exact counting failed for the current state
         self.work_limit = float(work_limit)
@@ -683,6 +445,10 @@ class ClueKnowledge:
                 f"{description()}: contradicts what is known; no deal agrees with it and the "
                 f"{len(self._events)} earlier events"
             )
+        self._keep(facts, describers)
+
+    def _keep(self, facts: _Facts, describers: Sequence[Callable[[], str]]) -> None:
+        """Keep propagated ``facts``, with the events that made them."""
         self._events = (*self._events, *describers)
         if facts != self._facts:  # an event that tells nothing new keeps the answers
             self._facts = facts
@@ -699,28 +465,33 @@ class ClueKnowledge:
         file). The fast path of a game's own knowledge; people's input goes
         through the ``add_*`` methods, which check it.
         """
-        facts, model = self._facts, self._model
-        required, forbidden = list(facts.required), list(facts.forbidden)
-        at_least, not_all = set(facts.at_least), set(facts.not_all)
-        describers = []
+        store = self.trusted_facts()
         for kind, place, mask in events:
-            if kind == "hand":
-                required[place] |= mask
-                forbidden[place] |= model.full & ~mask
-            elif kind in ("holds", "right"):
-                required[place] |= mask
-            elif kind == "none":
-                forbidden[place] |= mask
-            elif kind == "one_of":
-                at_least.add((place, mask))
-            elif kind == "wrong":
-                not_all.add((place, mask))
-            else:
-                raise ValueError(f"an event's kind is hand, holds, none, one_of, right or wrong, got {kind!r}")
-            describers.append(lambda kind=kind, place=place, mask=mask: f"{kind}: {model.place_name(place)}, "
-                              f"{model.card_list(mask)}")  # fmt: skip
-        facts = _Facts(tuple(required), tuple(forbidden), frozenset(at_least), frozenset(not_all))
-        self._commit(facts, describers, check=False)
+            store.add(kind, place, mask)
+        self.take_trusted(store)
+
+    def trusted_facts(self) -> TrustedFacts:
+        """This knowledge's facts as a mutable :class:`~deduction_envs.reasoning.clue_facts.TrustedFacts`, to be
+        fed a game's events one by one and handed back with :meth:`take_trusted`."""
+        if self._trusted is None or self._trusted[0] is not self._facts:  # copies are cheaper than a new store
+            self._trusted = (self._facts, TrustedFacts(self._model, self._facts))
+        return self._trusted[1].copy()
+
+    def take_trusted(self, store: TrustedFacts) -> None:
+        """Keep the facts of ``store``, made by :meth:`trusted_facts` of this knowledge (or of the one it was
+        copied from, with no event added to either since) and fed since; its new events become this
+        knowledge's events."""
+        model = self._model
+        describers = [
+            lambda kind=kind, place=place, mask=mask: f"{kind}: {model.place_name(place)}, {model.card_list(mask)}"
+            for kind, place, mask in store.take_new()
+        ]
+        try:
+            store.masks()
+        except _Contradiction as error:
+            description = "; ".join(describe() for describe in describers)
+            raise ContradictionError(f"{description}: contradicts what is known, since {error}") from None
+        self._keep(store.facts(), describers)
 
     def _hand(self, player: int, cards: Iterable[Card]) -> Constraint:
         player = self._player(player)

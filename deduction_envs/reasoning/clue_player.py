@@ -15,9 +15,9 @@ It also keeps the public record the observation needs: per seat and card how
 often it was suggested, passed on and refuted; the cards this seat has shown
 to each player; the pending suggestion; whose turn it is, the phase, who is
 out. Events are trusted (they come from the rules), so they are added without
-validation or the satisfiability search (``ClueKnowledge.add_trusted``), and
-they are folded into the engine in one batch when an answer is asked for, not
-one by one.
+validation or the satisfiability search (``ClueKnowledge.add_trusted``), as
+int64 masks that are propagated when read and handed to the engine only when
+an answer is asked for.
 
 Answers (:meth:`CluePlayerKnowledge.solution`) are exact when counting fits
 the work budget, else estimated from a fixed number of sampled deals (seeded
@@ -33,6 +33,7 @@ import numpy as np
 
 from deduction_envs.core.rules import check_int
 from deduction_envs.games.clue import ClueEvent, CluePhase, ClueRules, ClueState
+from deduction_envs.reasoning.clue_facts import card_mask
 from deduction_envs.reasoning.clue_knowledge import ClueKnowledge, ClueSolution
 
 __all__ = ["RECORD", "CluePlayerKnowledge", "SeatKnowledge", "blank_engine"]
@@ -41,7 +42,7 @@ __all__ = ["RECORD", "CluePlayerKnowledge", "SeatKnowledge", "blank_engine"]
 RECORD = ("shown", "suggested", "passed", "refuted")
 
 
-def _count(row: np.ndarray, cards: list[int]) -> None:
+def _count(row: np.ndarray, cards: tuple[int, ...]) -> None:
     for card in cards:  # three scalar increments are cheaper than one fancy-indexed one
         row[card] += 1
 
@@ -53,12 +54,14 @@ def blank_engine(categories: tuple, hand_sizes: tuple[int, ...], hidden: int, wo
 
 
 class SeatKnowledge:
-    """What Clue's and Generalized Clue's seats share: a :class:`ClueKnowledge` fed in batches, answers cached.
+    """What Clue's and Generalized Clue's seats share: a :class:`ClueKnowledge` fed event by event, answers cached.
 
-    Subclasses turn events into facts (``self._pending.append((kind, place,
-    mask))``, see :meth:`ClueKnowledge.add_trusted`) and append every event to
-    :attr:`events`; the facts are folded into the engine when an answer is
-    asked for.
+    Subclasses turn events into facts (``self._facts.add(kind, place, mask)``,
+    see :meth:`ClueKnowledge.add_trusted`) and append every event to
+    :attr:`events`. The facts are kept as int64 masks
+    (:class:`~deduction_envs.reasoning.clue_facts.TrustedFacts`), propagated
+    when read (:meth:`fact_masks`, what an observation without counting
+    needs), and handed to the engine only when it is asked for.
 
     Args:
         engine: an empty knowledge of the table (copied).
@@ -72,7 +75,7 @@ class SeatKnowledge:
         self.player = player
         self.samples = check_int("samples", samples, low=1)
         self._engine = engine.copy()
-        self._pending: list[tuple] = []
+        self._facts = engine.trusted_facts()  # fed by update; the engine takes them when asked for
         self._solution: ClueSolution | None = None
         self._changes = -1  # the engine's count of changes when the solution was made
         self.events: list = []
@@ -80,10 +83,14 @@ class SeatKnowledge:
     @property
     def engine(self) -> ClueKnowledge:
         """The seat's :class:`ClueKnowledge`, with every event so far."""
-        if self._pending:
-            self._engine.add_trusted(self._pending)
-            self._pending = []
+        if self._facts.new:
+            self._engine.take_trusted(self._facts)
         return self._engine
+
+    def fact_masks(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(required, forbidden)``: per place (the players, then the case file), the cards propagation proves
+        held and not held, as int64 bit masks (read-only); no counting, no engine."""
+        return self._facts.masks()
 
     def solution(self) -> ClueSolution:
         """Probabilities and case-file distribution: exact within the work budget, else from ``samples`` deals."""
@@ -140,6 +147,7 @@ class CluePlayerKnowledge(SeatKnowledge):
         self.asker = -1
         self.refuter = -1
         self.out = np.zeros(players, dtype=bool)
+        self._outs = 0  # players out
         self.winner: int | None = None
 
     # ------------------------------------------------------------------ events
@@ -147,39 +155,40 @@ class CluePlayerKnowledge(SeatKnowledge):
         """Take the next event projected for this seat (the deal first)."""
         me = self.player
         self.events.append(event)
-        kind, actor, cards = event.kind, event.player, list(event.cards)
-        mask = sum(1 << c for c in cards)
+        kind, actor, cards = event.kind, event.player, event.cards
         if kind == "deal":
             self.hand = event.hands[me]
             self.mover = actor
-            self._pending.append(("hand", me, sum(1 << c for c in self.hand)))
+            self._facts.add("hand", me, card_mask(self.hand))
         elif kind == "suggest":
+            mask = card_mask(cards)
             _count(self.suggested[actor], cards)
             for q in event.passed:
                 _count(self.passed[q], cards)
                 if q != me:
-                    self._pending.append(("none", q, mask))
+                    self._facts.add("none", q, mask)
             if event.refuter >= 0:  # pending until the card is shown
                 self.suggestion, self.asker, self.refuter = event.cards, actor, event.refuter
                 _count(self.refuted[event.refuter], cards)
                 self.phase = CluePhase.SHOW
                 if me not in (actor, event.refuter):
-                    self._pending.append(("one_of", event.refuter, mask))
+                    self._facts.add("one_of", event.refuter, mask)
             else:
                 self.phase = CluePhase.AFTER
         elif kind == "show":
             if me == event.asker:
-                self._pending.append(("holds", event.refuter, 1 << event.card))
+                self._facts.add("holds", event.refuter, 1 << event.card)
             elif me == event.refuter:
                 self.shown[event.asker, event.card] = 1
             self.phase, self.suggestion, self.asker, self.refuter = CluePhase.AFTER, (), -1, -1
         elif kind == "accuse":
-            self._pending.append(("right" if event.correct else "wrong", self.rules.players, mask))
+            self._facts.add("right" if event.correct else "wrong", self.rules.players, card_mask(cards))
             if event.correct:
                 self.winner, self.phase = actor, CluePhase.OVER
             else:
                 self.out[actor] = True
-                if self.out.all():
+                self._outs += 1
+                if self._outs == self.rules.players:
                     self.phase = CluePhase.OVER
         if event.next_mover >= 0:
             self.mover, self.phase = event.next_mover, CluePhase.START
@@ -196,7 +205,7 @@ class CluePlayerKnowledge(SeatKnowledge):
         engine = blank_engine(self.rules.categories, self.rules.hand_sizes, 1, self._engine.work_limit).copy()
         facts = []
         for event in self.events:
-            mask = sum(1 << c for c in event.cards)
+            mask = card_mask(event.cards)
             if event.kind == "suggest":
                 facts.extend(("none", q, mask) for q in event.passed)
                 if event.refuter >= 0:

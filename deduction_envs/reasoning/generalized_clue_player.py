@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from deduction_envs.games.generalized_clue import GCEvent, GCPhase, GCState, GeneralizedClueRules
+from deduction_envs.reasoning.clue_facts import card_mask
 from deduction_envs.reasoning.clue_player import SeatKnowledge, blank_engine
 
 __all__ = ["GC_RECORD", "GCPlayerKnowledge"]
@@ -67,10 +68,10 @@ class GCPlayerKnowledge(SeatKnowledge):
         """Take the next event projected for this seat (the deal first)."""
         me = self.player
         self.events.append(event)
-        mask = sum(1 << c for c in event.cards)
+        mask = card_mask(event.cards)
         if event.kind == "deal":
             self.hand, self.mover = event.hands[me], event.player
-            self._pending.append(("hand", me, sum(1 << c for c in self.hand)))
+            self._facts.add("hand", me, card_mask(self.hand))
         elif event.kind == "step":
             if event.player == me:
                 if event.card >= 0:
@@ -83,15 +84,15 @@ class GCPlayerKnowledge(SeatKnowledge):
             self.asked[target, list(event.cards)] += 1
             (self.yes if event.answered else self.no)[target, list(event.cards)] += 1
             if not event.answered:
-                self._pending.append(("none", target, mask))
+                self._facts.add("none", target, mask)
             else:
                 if me not in (event.player, target):
-                    self._pending.append(("one_of", target, mask))
+                    self._facts.add("one_of", target, mask)
                 self.phase, self.target, self.asked_cards, self.asker = GCPhase.SHOW, target, event.cards, event.player
             self.chosen = 0
         elif event.kind == "show":
             if me == event.player:
-                self._pending.append(("holds", event.target, 1 << event.card))
+                self._facts.add("holds", event.target, 1 << event.card)
             elif me == event.target:
                 self.shown[event.player, event.card] = 1
         elif event.kind == "guess":
@@ -99,7 +100,7 @@ class GCPlayerKnowledge(SeatKnowledge):
             self.guesses.append((event.player, event.cards, hand))
             self.out[event.player] = True
             if event.player != me:
-                self._pending.append(("hand", event.player, sum(1 << c for c in hand)))
+                self._facts.add("hand", event.player, card_mask(hand))
             else:
                 self.correct = bool(event.correct)
             if self.out.all():
