@@ -81,11 +81,13 @@ import math
 from typing import Any, ClassVar
 
 import numpy as np
+from numba import njit
 from pettingzoo import AECEnv
 
 from deduction_envs.core.raster import Canvas
 from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, ObservationPieces, wrap
 from deduction_envs.games.clue import CluePhase, ClueRules
+from deduction_envs.reasoning.clue_facts import card_mask
 from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
 
 __all__ = ["SheetEnv", "env", "observation_pieces", "raw_env", "sheet_pieces", "sheet_pixels"]
@@ -161,8 +163,11 @@ class SheetEnv(MultiplayerAECEnv):
         self._seats = [[(me + i) % players for i in range(players)] for me in range(players)]
         self._places = [[*seats, players] for seats in self._seats]
         self._relative = [{seat: i for i, seat in enumerate(seats)} for seats in self._seats]
+        self._place_arrays = [np.array(places, dtype=np.int64) for places in self._places]
+        self._seat_arrays = [np.array(seats, dtype=np.int64) for seats in self._seats]
         self._slots = dict(pieces.slices)
         self._slots["record"] = slice(self._slots[record[0]].start, self._slots[record[1]].stop)  # adjacent pieces
+        self._starts = np.array([self._slots[name].start for name in ("hand", "held", "not_held", "record")])
         super().__init__(rules, probabilities, max_cycles, render_mode, strict)
 
     def observation_size(self) -> int:
@@ -179,18 +184,18 @@ class SheetEnv(MultiplayerAECEnv):
         """A new observation vector with the seat's hand, facts, probabilities, entropy and record in it."""
         me, at = knowledge.player, self._slots
         vector = np.zeros(self.pieces.size, dtype=np.float32)
-        vector[at["hand"].start + np.array(knowledge.hand, dtype=np.int64)] = 1
-        places = self._places[me]
         if self.probabilities:
+            places = self._places[me]
             sheet = knowledge.sheet()[:, places]
-            held, lacked = sheet == 1, sheet == 0
+            vector[at["held"]] = (sheet == 1).ravel()
+            vector[at["not_held"]] = (sheet == 0).ravel()
             vector[at["probabilities"]] = knowledge.solution().probabilities[:, places].ravel()
             vector[at["entropy"]] = knowledge.entropy() / self._max_entropy
+            required = forbidden = None
         else:  # what propagation proves, without counting
-            held, lacked = (facts[:, places] for facts in knowledge.engine.facts())
-        vector[at["held"]] = held.ravel()
-        vector[at["not_held"]] = lacked.ravel()
-        vector[at["record"]] = knowledge.record[:, self._seats[me]].ravel()
+            required, forbidden = knowledge.fact_masks()
+        _write_sheet(vector, self._starts, card_mask(knowledge.hand), required, forbidden, self._place_arrays[me],
+                     knowledge.record, self._seat_arrays[me])  # fmt: skip
         return vector
 
     def case_file_entries(self) -> np.ndarray:
@@ -261,8 +266,8 @@ class raw_env(SheetEnv):
         me, at = knowledge.player, self._slots
         seats = self._seats[me]
         vector = self.encode_sheet(knowledge)
-        if knowledge.suggestion:
-            vector[at["suggestion"].start + np.array(knowledge.suggestion)] = 1
+        for card in knowledge.suggestion:  # a few scalar writes cost less than one fancy-indexed write
+            vector[at["suggestion"].start + card] = 1
         relative = self._relative[me]
         if knowledge.asker >= 0:
             vector[at["asker"].start + relative[knowledge.asker]] = 1
@@ -270,7 +275,10 @@ class raw_env(SheetEnv):
             vector[at["refuter"].start + relative[knowledge.refuter]] = 1
         vector[at["phase"].start + int(knowledge.phase)] = 1
         vector[at["turn"].start + relative[knowledge.mover]] = 1
-        vector[at["in"]] = ~knowledge.out[seats]
+        out, start = knowledge.out, at["in"].start
+        for i, seat in enumerate(seats):
+            if not out[seat]:
+                vector[start + i] = 1
         return vector
 
     def observation_pointers(self) -> np.ndarray:
@@ -287,6 +295,36 @@ class raw_env(SheetEnv):
 
     def status(self, viewer: CluePlayerKnowledge) -> str:
         return f" ({CluePhase(viewer.phase).name.lower()})"
+
+
+@njit(cache=True)
+def _write_sheet(vector, starts, hand, required, forbidden, places, record, seats):  # fmt: skip
+    """Write into a zeroed observation ``vector`` from ``starts`` (hand, held, not held, record): the cards of
+    the ``hand`` mask; if ``required`` is not None, the bit matrices (cards x places, in the observer's order)
+    of the ``required`` and ``forbidden`` masks; the ``record`` (what x seat x card) with the seats in the
+    observer's order."""
+    card = 0
+    while hand:
+        if hand & 1:
+            vector[starts[0] + card] = 1
+        hand >>= 1
+        card += 1
+    if required is not None:
+        columns = places.size
+        for i in range(columns):
+            for start, masks in ((starts[1], required), (starts[2], forbidden)):
+                mask, card = masks[places[i]], 0
+                while mask:
+                    if mask & 1:
+                        vector[start + card * columns + i] = 1
+                    mask >>= 1
+                    card += 1
+    at = starts[3]
+    for what in range(record.shape[0]):
+        for seat in seats:
+            for card in range(record.shape[2]):
+                vector[at] = record[what, seat, card]
+                at += 1
 
 
 def sheet_pixels(sheet: np.ndarray, probabilities: np.ndarray, cell: int = 16) -> np.ndarray:

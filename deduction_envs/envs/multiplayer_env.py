@@ -112,6 +112,7 @@ class MultiplayerAECEnv(AECEnv):
         self.render_mode = render_mode
         self.strict = strict
         self.possible_agents = [f"player_{p}" for p in range(rules.players)]
+        self._seat_of = {agent: p for p, agent in enumerate(self.possible_agents)}
         size = self.observation_size()
         self.observation_spaces = {
             agent: spaces.Dict(
@@ -190,21 +191,27 @@ class MultiplayerAECEnv(AECEnv):
         return both
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        player = self.possible_agents.index(agent)
+        player = self._seat(agent)
         acting = player == self.table.mover and not self.table.over
         mask = self.table.legal_mask() if acting else np.zeros(self.rules.num_actions, dtype=bool)
         return {"observation": self.encode(self.knowledge[player]), "action_mask": mask.astype(np.int8)}
 
     def entropy(self, agent: str) -> float:
         """Bits of ``agent``'s uncertainty about the hidden cards, from its knowledge."""
-        return self.knowledge[self.possible_agents.index(agent)].entropy()
+        return self.knowledge[self._seat(agent)].entropy()
+
+    def _seat(self, agent: str) -> int:
+        seat = self._seat_of.get(agent)
+        if seat is None:
+            raise ValueError(f"unknown agent {agent!r}; the agents are {', '.join(self.possible_agents)}")
+        return seat
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action is None or isinstance(action, bool) or not self.action_spaces[agent].contains(action):
+        if not (0 <= action < self.rules.num_actions if type(action) is int else self._in_space(agent, action)):
             raise ValueError(
                 f"{agent}'s action must be an integer in [0, {self.rules.num_actions - 1}] "
                 f"(the action space), got {action!r}"
@@ -230,6 +237,10 @@ class MultiplayerAECEnv(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _in_space(self, agent: str, action: Any) -> bool:
+        """Whether ``action``, not a plain int, is in the action space (a numpy integer, not a bool)."""
+        return action is not None and not isinstance(action, bool) and self.action_spaces[agent].contains(action)
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:

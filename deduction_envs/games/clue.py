@@ -115,10 +115,11 @@ def deal(
     each category ``j``; the rest are shuffled and dealt one at a time from
     player 0, so hands have the sizes :func:`deal_sizes` gives.
     """
-    starts = np.cumsum([0, *category_sizes])
-    places = np.full(int(starts[-1]), -1, dtype=np.int64)
-    for start, size, hidden in zip(starts[:-1], category_sizes, case_file_sizes, strict=True):
+    places = np.full(sum(category_sizes), -1, dtype=np.int64)
+    start = 0
+    for size, hidden in zip(category_sizes, case_file_sizes, strict=True):
         places[start + rng.choice(size, size=hidden, replace=False)] = players
+        start += size
     rest = rng.permutation(np.flatnonzero(places < 0))
     places[rest] = np.arange(rest.size) % players
     return places
@@ -331,14 +332,20 @@ class ClueRules:
 
     def decode(self, action: int) -> ClueMove:
         """The move of a flat action index."""
-        action = check_int("action", action, low=0, high=self.num_actions - 1)
-        if action < self.num_triples:
-            return ClueMove("suggest", self.triple(action))
-        if action < 2 * self.num_triples:
-            return ClueMove("accuse", self.triple(action - self.num_triples))
-        if action == self.end_action:
-            return ClueMove("end")
-        return ClueMove("show", card=action - self.end_action - 1)
+        if type(action) is not int or not 0 <= action < self.num_actions:  # the check, only where it may fail
+            action = check_int("action", action, low=0, high=self.num_actions - 1)
+        return self._moves[action]
+
+    @cached_property
+    def _moves(self) -> tuple[ClueMove, ...]:
+        """Every action's move, by index."""
+        triples = [self.triple(t) for t in range(self.num_triples)]
+        return (
+            *(ClueMove("suggest", cards) for cards in triples),
+            *(ClueMove("accuse", cards) for cards in triples),
+            ClueMove("end"),
+            *(ClueMove("show", card=card) for card in range(self.cards)),
+        )
 
     def format_move(self, move: ClueMove) -> str:
         names = self.card_names
@@ -385,9 +392,11 @@ class ClueRules:
 
     def state_of_deal(self, places: Sequence[int], first: int = 0) -> ClueState:
         """A new game of the deal ``places`` (each card's place, ``players`` for the case file)."""
-        places = tuple(int(p) for p in places)
-        hands = tuple(tuple(c for c, place in enumerate(places) if place == p) for p in range(self.players))
-        return ClueState(places, hands, mover=first, out=[False] * self.players)
+        places = tuple(places.tolist() if isinstance(places, np.ndarray) else (int(p) for p in places))
+        hands: list[list[int]] = [[] for _ in range(self.players + 1)]  # and the case file
+        for card, place in enumerate(places):
+            hands[place].append(card)
+        return ClueState(places, tuple(map(tuple, hands[:-1])), mover=first, out=[False] * self.players)
 
     def deal_event(self, state: ClueState) -> ClueEvent:
         return ClueEvent("deal", state.mover, hands=state.hands)
