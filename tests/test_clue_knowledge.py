@@ -190,6 +190,18 @@ def test_every_answer_equals_brute_force_enumeration(counter, game, seed):
         check_against_brute_force(game, seed)
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game=games(), seed=st.integers(0, 2**32 - 1))
+def test_counting_by_types_with_tables_of_choices_enlarged_is_still_exact(game, seed):
+    """A place's table of choices starts with one row here, so every place with two or more choices fills
+    it and enumerates again into a larger one."""
+    with (
+        mock.patch.object(clue_knowledge, "_count", clue_types.count_by_types),
+        mock.patch.object(clue_types, "FIRST_CHOICE_ROWS", 1),
+    ):
+        check_against_brute_force(game, seed)
+
+
 def check_against_brute_force(game, seed):
     knowledge, deals, events = game
     rng = np.random.default_rng(seed)

@@ -433,11 +433,12 @@ class ClueRules:
         """Bool mask over actions of what the player to act may do now (all False once the game is over)."""
         if state.phase == CluePhase.SHOW:
             mask = np.zeros(self.num_actions, dtype=bool)
-            mask[[self.end_action + 1 + c for c in self._matching(state, state.refuter)]] = True
+            for card in self._matching(state, state.refuter):
+                mask[self.end_action + 1 + card] = True
             return mask
         if state.phase == CluePhase.START:
             rooms = self.allowed_rooms(state)
-            if not rooms.all():
+            if rooms is not self._every_room and not rooms.all():  # a board's rule (no board: the constant)
                 return self._start_mask(rooms)
         return self._phase_masks[state.phase].copy()
 

@@ -36,6 +36,9 @@ MAX_TYPE_STATES = 400_000
 #: A state-choice pair costs about a quarter of what the bitmask programme spends on a hand (17 ns and 75 ns
 #: measured), so ``work_limit``, given in hands, allows four times as many pairs.
 PAIRS_PER_HAND = 4
+#: Rows of a place's first table of choices: most places have a few, so a small table, enlarged (and the
+#: choices enumerated again) when full; a table as large as the limit allows cost tens of microseconds to allocate.
+FIRST_CHOICE_ROWS = 256
 
 
 @njit(cache=True)
@@ -170,16 +173,22 @@ def _choices(problem: FreeProblem, place: int, types: list[list[int]], limit: in
         )
 
     categories = problem.categories[place]
-    out = np.zeros((min(limit, 1 << 20) + 1, len(types)), dtype=np.int64)
-    found = _enumerate(
+    arguments = (
         caps,
         problem.sizes[place],
         cover(problem.at_least[place]),
         cover(problem.not_all[place]),
         cover([mask for mask, _ in categories]),
         np.array([count for _, count in categories], dtype=np.int64),
-        out,
     )
+    most = min(limit, 1 << 20) + 1  # one more than the limit: finding it says the limit is passed
+    rows = min(most, FIRST_CHOICE_ROWS)
+    while True:
+        out = np.empty((rows, len(types)), dtype=np.int64)
+        found = _enumerate(*arguments, out)
+        if found >= 0 or rows == most:
+            break
+        rows = min(most, 16 * rows)
     if found < 0 or found > limit:
         raise WorkLimitExceeded(f"a place has more than {limit} ways to take cards by type")
     return out[:found].copy()
@@ -224,10 +233,14 @@ class TypeCounts:
         full = int(self.counts @ self.strides)
         ways, after = self._ways(0, full)
         hands, weights = [np.zeros(0, dtype=np.int64)], [np.zeros(0)]
+        subsets: dict[tuple[int, int], np.ndarray] = {}  # (type, k): its k-card subsets, met again and again
         for j in np.flatnonzero(ways > 0):
             masks = np.zeros(1, dtype=np.int64)
-            for cards, k in zip(self.types, self.choices[0][j], strict=True):
-                masks = (masks[:, None] | subset_masks(cards, int(k))[None, :]).ravel()
+            for t, k in enumerate(self.choices[0][j].tolist()):
+                if k:  # taking no card of a type leaves the hands as they are
+                    if (t, k) not in subsets:
+                        subsets[t, k] = subset_masks(self.types[t], k)
+                    masks = (masks[:, None] | subsets[t, k][None, :]).ravel()
             hands.append(masks)
             weights.append(np.full(masks.size, self.backward[1][after[j]]))
         return np.concatenate(hands), np.concatenate(weights)
