@@ -263,14 +263,21 @@ class GCExact(GCAgent):
       (3 x 4) and from 3.10 to 2.69 of 5 (5 x 5), mean reward above 0 at
       p = 0.035 and 0.03, guessing wrong in 26% and 28% of games
       (``results/generalized_clue_race``).
+    * With ``pad``, pads every ask with the cards it knows another player
+      holds, its own hand among them: the target cannot hold them, so the
+      answer tells it as much, while a listener who does not know where they
+      are learns less from a yes (the report pads its asks with half of those).
     * Answers by re-showing a card already shown, to the asker first.
     """
 
     name = "exact"
 
-    def __init__(self, threshold: float = 1.0, samples: int = 1000, listeners: float = 0.5, race: bool = True) -> None:
+    def __init__(
+        self, threshold: float = 1.0, samples: int = 1000, listeners: float = 0.5, race: bool = True, pad: bool = False
+    ) -> None:
         super().__init__()
         self.race = bool(race)
+        self.pad = bool(pad)
         if isinstance(listeners, bool) or not isinstance(listeners, int | float) or not listeners >= 0:
             raise ValueError(f"listeners must be a weight >= 0, got {listeners!r}")
         self.listeners = float(listeners)
@@ -329,4 +336,7 @@ class GCExact(GCAgent):
         scores = score_asks(self.knowledge.engine, candidates, self.samples, self.rng, sheet, self.listeners)
         ties = np.flatnonzero(np.array(scores) <= min(scores) + 1e-9)
         q, cards = candidates[int(self.rng.choice(ties))]
+        if self.pad:
+            elsewhere = np.flatnonzero((np.delete(sheet[:, : rules.players], q, axis=1) == 1).any(axis=1))
+            cards = tuple(sorted({*cards, *(int(c) for c in elsewhere)}))
         return GCMove("ask", cards, target=q)

@@ -160,3 +160,30 @@ def test_the_one_so_ismcts_plays_generalized_clue_too():
     first = play_game(rules, [SOISMCTS(iterations=10), GCScoreboard()], seed=0)
     assert sorted(first.rewards) == [-1.0, 1.0] or first.rewards == (0.0, 0.0)
     assert play_game(rules, [SOISMCTS(iterations=10), GCScoreboard()], seed=0) == first  # seeded
+
+
+def test_padded_asks_add_the_cards_held_elsewhere_and_nothing_the_target_may_hold():
+    """Twins that saw the same events choose the same ask; the padded one adds every card it knows another
+    player holds (its hand, a card shown to it), so its answer tells it the same."""
+    rules = GeneralizedClueRules(12, 2, 3)
+    events = [
+        GCEvent("deal", 0, hands=((0, 1, 2, 3), (), ()), next_mover=0),
+        GCEvent("ask", 0, target=2, cards=(5, 6), answered=True),
+        GCEvent("show", 0, target=2, card=6, next_mover=1),
+        GCEvent("ask", 1, target=2, cards=(7, 8), answered=False, next_mover=2),
+        GCEvent("ask", 2, target=1, cards=(9,), answered=True),
+        GCEvent("show", 2, target=1, card=-1, next_mover=0),
+    ]
+    moves = []
+    for pad in (False, True):
+        agent = GCExact(samples=200, pad=pad)
+        agent.reset(rules, 0, seed=5)
+        for event in events:
+            agent.observe(event)
+        mask = np.zeros(rules.num_actions, dtype=bool)
+        mask[rules.cards + 1 : rules.cards + 3] = True  # may ask player 1 or 2
+        moves.append(agent.move(mask))
+    plain, padded = moves
+    assert plain.kind == padded.kind == "ask" and plain.target == padded.target
+    held_elsewhere = {0, 1, 2, 3} | ({6} if padded.target != 2 else set())  # card 6 is player 2's
+    assert set(padded.cards) == set(plain.cards) | held_elsewhere

@@ -21,7 +21,8 @@ variants of the exact agent (:class:`agents.GCExact`): ``exact(listeners=W)``
 weighing what its asks tell the listeners by W and guessing only when
 certain, ``exact(listeners=W, race)`` also guessing early when waiting would
 cost rank, ``exact(race)`` the same with W = 0; ``exact`` is the default,
-W = 0.5 and the race. ``--no-mixed`` leaves out the mixed tables.
+W = 0.5 and the race; ``exact(pad)`` the default with its asks padded with the
+cards it knows another player holds. ``--no-mixed`` leaves out the mixed tables.
 
 Per agent: mean rank (1 = first right guess; wrong guessers share the places
 below) with a 95% t interval, first places with a Wilson interval, mean reward
@@ -60,6 +61,7 @@ LISTENERS = (0, 0.5, 1, 2)
 HEAD_TO_HEAD = [
     *AGENTS[:3],
     "exact(race)",
+    "exact(pad)",
     *(f"exact(listeners={w:g}{race})" for w in LISTENERS for race in ("", ", race")),
 ]
 
@@ -71,6 +73,7 @@ def make_agent(name: str) -> GCAgent:
         **{f"exact(listeners={w:g})": partial(GCExact, listeners=w, race=False) for w in LISTENERS},
         **{f"exact(listeners={w:g}, race)": partial(GCExact, listeners=w, race=True) for w in LISTENERS},
         "exact(race)": partial(GCExact, listeners=0, race=True),
+        "exact(pad)": partial(GCExact, pad=True),
         "interrogation-pattern": lambda: GCScoreboard(patterns=True),
         "scoreboard(no spoof)": lambda: GCScoreboard(spoof=False),
         "scoreboard": GCScoreboard,
