@@ -8,10 +8,11 @@ import math
 import gymnasium as gym
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deduction_envs import DeductionEnv
+from deduction_envs.core.information_set import EnumeratedInformationSet
 from deduction_envs.games import BlackBox
 
 
@@ -124,6 +125,32 @@ def test_a_layout_told_apart_from_every_other_ends_with_the_secret_known():
         if terminated:
             break
     assert terminated and info["secret_known"] is True and info["candidates"] == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    board=st.sampled_from([(4, 2), (4, 3), (5, 2)]),
+    rays=st.lists(st.integers(0, 19), max_size=6),
+    secret=st.integers(0, 10**6),
+    traced=st.integers(0, 20),
+)
+def test_the_end_rule_agrees_with_every_ray_traced_by_hand(board, rays, secret, traced):
+    """indistinguishable(set) is whether no ray answers two of its layouts differently, whatever rows of the
+    memo are traced yet (a fresh rules object, so some rows are and some are not)."""
+    size, atoms = board
+    rules = BlackBox(size=size, atoms=atoms)
+    rules.feedback_table(np.arange(min(traced, rules.num_actions)))  # trace the first few rows only
+    knowledge = EnumeratedInformationSet(rules)
+    secret %= rules.num_secrets
+    for ray in rays:
+        ray %= rules.num_actions
+        knowledge = knowledge.update(ray, int(rules.feedback(ray, np.array([secret]))[0]))
+    support = knowledge.support
+    alike = all(
+        len({reference_answer(size, rules.layouts[layout].tolist(), ray) for layout in support}) == 1
+        for ray in range(rules.num_actions)
+    )
+    assert rules.indistinguishable(knowledge) == alike
 
 
 def test_the_default_board_traces_each_ray_once_for_every_layout():

@@ -103,19 +103,21 @@ def _count_components(table: np.ndarray, secrets: np.ndarray, offsets: np.ndarra
 @njit(cache=True)
 def _narrow(row, candidates, feedback, components, offsets, values):
     """The ``candidates`` whose entry in ``row`` (one query's feedback against every secret) is ``feedback``,
-    and their marginals over ``values`` component values, counted on the way as :func:`_count_components`
-    counts them: one pass for the update and the marginals."""
+    and their marginals over ``values`` component values, counted as :func:`_count_components` counts them:
+    one compiled call for the update and the marginals (the filter without a branch, which large sets
+    mispredict; then the count over the kept only)."""
     kept = np.empty(candidates.size, dtype=candidates.dtype)
+    k = 0
+    for i in range(candidates.size):  # without a branch: write each candidate, move on past the kept ones
+        secret = candidates[i]
+        kept[k] = secret
+        k += row[secret] == feedback
     counts = np.zeros(values, dtype=np.int64)
     width = components.shape[1]
-    k = 0
-    for i in range(candidates.size):
-        secret = candidates[i]
-        if row[secret] == feedback:
-            kept[k] = secret
-            k += 1
-            for j in range(width):
-                counts[offsets[j] + components[secret, j]] += 1
+    for i in range(k):
+        secret = kept[i]
+        for j in range(width):
+            counts[offsets[j] + components[secret, j]] += 1
     return kept[:k].copy(), counts / max(k, 1)
 
 

@@ -103,6 +103,20 @@ def trace_rays(size: int, entry: int, masks: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
+def _split_by_a_row(table: np.ndarray, traced: np.ndarray, support: np.ndarray) -> bool:
+    """Whether a traced row of the feedback memo answers two layouts of ``support`` differently (the first 64
+    layouts looked at first: they usually tell)."""
+    for stop in (min(64, support.size), support.size):
+        for action in range(table.shape[0]):
+            if traced[action]:
+                first = table[action, support[0]]
+                for i in range(1, stop):
+                    if table[action, support[i]] != first:
+                        return True
+    return False
+
+
+@njit(cache=True)
 def _atom(bits: np.uint64, size: int, row: int, col: int) -> bool:
     """Whether an atom sits at (row, col); False outside the grid."""
     if row < 0 or row >= size or col < 0 or col >= size:
@@ -251,6 +265,13 @@ class BlackBox(DeductionRules):
         support = information_set.support
         if support.size == 1:
             return True
+        cache = self._feedback_rows
+        if cache is not None:  # the memo's rows traced so far, in one compiled pass (every row, once played)
+            table, traced = cache
+            if _split_by_a_row(table, traced, support):
+                return False
+            if traced.all():
+                return True
         # A few layouts usually tell that rays still split them; only then trace them all.
         for sample in (support[:64], support):
             for action in range(self.num_actions):
