@@ -45,7 +45,7 @@ def _bits(mask: int) -> list[int]:
 
 
 def _bit_matrix(masks: Sequence[int], cards: int) -> np.ndarray:
-    """``(cards, len(masks))`` bool: bit ``c`` of each mask (int64 holds them: a deck has at most MAX_CARDS)."""
+    """``(cards, len(masks))`` bool: bit ``c`` of each mask (int64 holds them: a deck has at most 62 cards)."""
     return (np.array(masks, dtype=np.int64)[None, :] >> np.arange(cards)[:, None]) & 1 == 1
 
 
@@ -335,7 +335,7 @@ class TrustedFacts:
         self._propagated = False
 
     def _make_room(self) -> None:
-        """Drop the dead clauses; grow the table if it is still over half full."""
+        """A table of the live clauses only, with as many free rows again (at least 8 rows in all)."""
         live = self._clauses[self._clauses[:, 2] != DEAD]
         table = np.full((max(8, 2 * len(live)), 3), DEAD, dtype=np.int64)
         table[: len(live)] = live

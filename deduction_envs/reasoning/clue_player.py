@@ -82,14 +82,16 @@ class SeatKnowledge:
 
     @property
     def engine(self) -> ClueKnowledge:
-        """The seat's :class:`ClueKnowledge`, with every event so far."""
+        """The seat's :class:`ClueKnowledge`, with every event so far (it takes its facts from the seat's, so
+        events go through :meth:`update`; a fact added to the engine directly would be lost at the next)."""
         if self._facts.new:
             self._engine.take_trusted(self._facts)
         return self._engine
 
     def fact_masks(self) -> tuple[np.ndarray, np.ndarray]:
         """``(required, forbidden)``: per place (the players, then the case file), the cards propagation proves
-        held and not held, as int64 bit masks (read-only); no counting, no engine."""
+        held and not held, as int64 bit masks (the seat's own arrays: read them, do not write them); no
+        counting, no engine."""
         return self._facts.masks()
 
     def solution(self) -> ClueSolution:
