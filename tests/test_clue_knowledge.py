@@ -344,6 +344,22 @@ def test_auto_samples_beyond_the_budget_and_agrees_with_exact():
         sampled.solve("exact")
 
 
+def test_the_samplers_table_is_kept_for_the_same_facts_and_dropped_when_they_change():
+    """Draws from a kept table equal draws from a new one; an event makes a new one, for a copy too."""
+    knowledge = ClueKnowledge.classic(players=3, work_limit=10)
+    knowledge.add_hand(0, ["Miss Scarlet", "Knife", "Rope", "Kitchen", "Hall", "Study"])
+    first = knowledge.sample(200, rng=7, method="sample")
+    assert len(knowledge._relaxed) == 1
+    np.testing.assert_array_equal(knowledge.sample(200, rng=7, method="sample"), first)
+    fresh = ClueKnowledge.classic(players=3, work_limit=10)
+    fresh.add_hand(0, ["Miss Scarlet", "Knife", "Rope", "Kitchen", "Hall", "Study"])
+    np.testing.assert_array_equal(fresh.sample(200, rng=7, method="sample"), first)
+    other = knowledge.copy()
+    other.add_holds(1, "Mr. Green")
+    assert (other.sample(200, rng=7, method="sample")[:, other.card("Mr. Green")] == 1).all()
+    assert (knowledge.sample(200, rng=7, method="sample")[:, knowledge.card("Mr. Green")] != 1).any()
+
+
 @pytest.mark.parametrize(
     ("method", "tracked", "counter"),
     [("exact", None, "types"), ("exact", None, "bitmasks"), ("sample", None, None), ("sample", 0, None)],

@@ -336,6 +336,8 @@ class ClueKnowledge:
         self._facts = _Facts((0,) * self._model.places, (0,) * self._model.places)
         self._events: tuple[Callable[[], str], ...] = ()  # descriptions, written when asked for
         self._trusted: tuple[_Facts, TrustedFacts] | None = None  # the facts and a store of them, never fed
+        #: The sampler's relaxed counts of the current facts, by table budget (None: too large to count).
+        self._relaxed: dict[float, RelaxedCounts | None] = {}
         self._solution: ClueSolution | None = None
         self._over_budget: str | None = None  # why exact counting failed for the current state
         self.work_limit = float(work_limit)
@@ -454,6 +456,7 @@ class ClueKnowledge:
             self._facts = facts
             self._solution = None
             self._over_budget = None
+            self._relaxed = {}
             self.changes += 1
 
     def add_trusted(self, events: Iterable[tuple[str, int, int]]) -> None:
@@ -657,9 +660,13 @@ class ClueKnowledge:
         problem, cards = _free_problem(self._model, self._facts)
         # A short budget cannot afford a large table: about 10 ns an entry, a quarter of the time.
         entries = TRACKED_ENTRIES if seconds is None else min(TRACKED_ENTRIES, seconds * 2.5e7)
-        try:
-            relaxed = RelaxedCounts(problem, entries)
-        except MemoryError:  # a table too large to count even relaxed: a chain of swaps, approximately uniform
+        if entries not in self._relaxed:  # kept until the facts change: solve() and sample() often both draw
+            try:
+                self._relaxed[entries] = RelaxedCounts(problem, entries)
+            except MemoryError:
+                self._relaxed[entries] = None
+        relaxed = self._relaxed[entries]
+        if relaxed is None:  # a table too large to count even relaxed: a chain of swaps, approximately uniform
             drawn = SwapChain(problem).sample(rng, samples if seconds is None else min(samples, CHAIN_SAMPLES))
         else:
             left = None if seconds is None else seconds - (time.perf_counter() - start)
