@@ -265,16 +265,16 @@ class BlackBox(DeductionRules):
         support = information_set.support
         if support.size == 1:
             return True
+        untraced = range(self.num_actions)
         cache = self._feedback_rows
         if cache is not None:  # the memo's rows traced so far, in one compiled pass (every row, once played)
             table, traced = cache
             if _split_by_a_row(table, traced, support):
                 return False
-            if traced.all():
-                return True
+            untraced = np.flatnonzero(~traced)  # the rows just checked are not asked again
         # A few layouts usually tell that rays still split them; only then trace them all.
         for sample in (support[:64], support):
-            for action in range(self.num_actions):
+            for action in untraced:
                 answers = self.feedback(action, sample)
                 if (answers != answers[0]).any():
                     return False

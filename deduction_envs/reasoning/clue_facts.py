@@ -280,7 +280,6 @@ def _propagate_python(model: _Model, facts: _Facts) -> _Facts:
             return _Facts(*after)
 
 
-
 #: Trusted events' kinds (see :meth:`TrustedFacts.add`).
 TRUSTED_KINDS = ("hand", "holds", "none", "one_of", "right", "wrong")
 

@@ -105,8 +105,6 @@ class ContradictionError(ValueError):
     """An event that no deal agrees with, given what is already known."""
 
 
-
-
 def _combinations(hands: np.ndarray, cards: np.ndarray, required: int) -> np.ndarray:
     """The case files of ``hands`` (masks over the free ``cards``, each as many), with the ``required`` cards:
     ``(hands, case-file size)`` card ids, each row sorted."""
@@ -116,8 +114,6 @@ def _combinations(hands: np.ndarray, cards: np.ndarray, required: int) -> np.nda
     held = (hands[:, None] >> np.arange(cards.size)) & 1 == 1
     free = np.broadcast_to(cards, held.shape)[held].reshape(hands.size, -1)
     return np.sort(np.concatenate([np.tile(fixed, (hands.size, 1)), free], axis=1), axis=1)
-
-
 
 
 def _free_problem(model: _Model, facts: _Facts, first: Sequence[int] = ()) -> tuple[FreeProblem, list[int]]:
