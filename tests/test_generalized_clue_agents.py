@@ -153,6 +153,26 @@ def test_generalized_clue_experiments_quick_run_writes_its_report(tmp_path):
         generalized_clue_experiments.main(["--quick", "--output", "results"])
 
 
+def test_paired_tables_play_the_same_deals_with_the_same_seeds(tmp_path):
+    from train import generalized_clue_experiments
+
+    results = generalized_clue_experiments.main(["--games", "4", "--workers", "1", "--settings", "3 x 4", "--no-mixed",
+                                                 "--head-to-head", "exact", "scoreboard", "--paired",
+                                                 "--output", str(tmp_path)])  # fmt: skip
+    report = (tmp_path / "generalized_clue.md").read_text()
+    paired = report[report.index("**Paired with the scoreboards alone**") :].splitlines()
+    # A scoreboard in place of a scoreboard changes nothing, in any seat of any game (all 3 x 4 are its): the
+    # pairing is the same deal and seeds, seat by seat.
+    assert next(line for line in paired if line.startswith("| scoreboard | 12 |")).endswith("| 0 / 12 / 0 |")
+    alone, games = results[("3 x 4", "scoreboards alone")], results[("3 x 4", "exact vs scoreboards")]
+    difference = [s["reward"] - other["seats"][s["seat"]]["reward"] for game, other in zip(games, alone, strict=True)
+                  for s in game["seats"] if s["agent"] == "exact"]  # fmt: skip
+    row = next(line for line in paired if line.startswith("| exact | 4 |"))
+    assert f"| {np.mean(difference):+.4f} |" in row
+    assert row.endswith(f"| {sum(d > 0 for d in difference)} / {sum(d == 0 for d in difference)} / "
+                        f"{sum(d < 0 for d in difference)} |")  # fmt: skip
+
+
 def test_the_one_so_ismcts_plays_generalized_clue_too():
     from agents import SOISMCTS
 

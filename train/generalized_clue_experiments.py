@@ -24,6 +24,17 @@ cost rank, ``exact(race)`` the same with W = 0; ``exact`` is the default,
 W = 0.5 and the race; ``exact(pad)`` the default with its asks padded with the
 cards it knows another player holds. ``--no-mixed`` leaves out the mixed tables.
 
+``--paired`` also plays a table of scoreboards alone on the same deals, with
+the same seeds for every seat, and compares each head-to-head agent with the
+scoreboard that sat in its seat there: game by game, the difference of their
+rewards (and ranks). Among scoreboards alone who finishes where is set mostly
+by the seat (at 8 x 5 each is certain after its 35th ask, so they finish in
+seat order), which the unpaired table's reward carries as noise (its standard
+deviation about 0.7); the paired difference leaves it out and keeps only what
+putting the agent in that seat changed. Reported: its mean with a 95% t
+interval, a one-sided paired t-test of the reward difference against 0, and
+the games the agent did better, the same and worse.
+
 Per agent: mean rank (1 = first right guess; wrong guessers share the places
 below) with a 95% t interval, first places with a Wilson interval, mean reward
 and a one-sided t-test of it against 0 (rewards sum to 0 at a table, so 0 is
@@ -59,7 +70,7 @@ AGENTS = ("exact", "interrogation-pattern", "scoreboard(no spoof)", "scoreboard"
 #: racing) and ``exact(listeners=W, race)``; ``exact`` is :class:`agents.GCExact`'s default, listeners 0.5 and race.
 LISTENERS = (0, 0.5, 1, 2)
 HEAD_TO_HEAD = [
-    *AGENTS[:3],
+    *AGENTS[:4],
     "exact(race)",
     "exact(pad)",
     *(f"exact(listeners={w:g}{race})" for w in LISTENERS for race in ("", ", race")),
@@ -86,12 +97,21 @@ def make_agent(name: str) -> GCAgent:
     return agent
 
 
-def tables(players: int, head_to_head: Sequence[str] = AGENTS[:3], mixed: bool = True) -> dict[str, list[str]]:
+#: The table of scoreboards alone that ``--paired`` compares the head-to-head tables with.
+ALONE = "scoreboards alone"
+
+
+def tables(
+    players: int, head_to_head: Sequence[str] = AGENTS[:3], mixed: bool = True, paired: bool = False
+) -> dict[str, list[str]]:
     """The tables of a setting: their name and the agents seated (in the order rotated): each of
-    ``head_to_head`` against scoreboards, and (``mixed``, 4 players or more) one of each kind."""
+    ``head_to_head`` against scoreboards, (``mixed``, 4 players or more) one of each kind, and (``paired``)
+    scoreboards alone."""
     out = {f"{a} vs scoreboards": [a] + ["scoreboard"] * (players - 1) for a in head_to_head}
     if mixed and players >= 4:
         out["mixed"] = ["exact", "interrogation-pattern", "scoreboard", "random"] + ["scoreboard"] * (players - 4)
+    if paired:
+        out[ALONE] = ["scoreboard"] * players
     return out
 
 
@@ -100,7 +120,7 @@ def play_part(job: tuple[str, str, int, int], seed: int) -> list[dict]:
     setting, table, start, games = job
     cards, hidden, players = SETTINGS[setting]
     rules = GeneralizedClueRules(cards, hidden, players, max_rounds=cards)
-    agents = [make_agent(name) for name in tables(players, HEAD_TO_HEAD)[table]]
+    agents = [make_agent(name) for name in tables(players, HEAD_TO_HEAD, paired=True)[table]]
     out: list[dict] = []
 
     def after(record, lineup) -> None:
@@ -113,6 +133,7 @@ def play_part(job: tuple[str, str, int, int], seed: int) -> list[dict]:
                 {
                     "agent": agent.name,
                     "index": index,
+                    "seat": seat,
                     "reward": record.rewards[seat],
                     "rank": 1 + (1 - record.rewards[seat]) * (players - 1) / 2,
                     "first": record.winner == seat,
@@ -146,6 +167,28 @@ def summary(rows: list[dict], players: int) -> str:
     )
 
 
+def paired_summary(games: list[dict], alone: list[dict], agent: str, players: int) -> str:
+    """How ``agent`` did against the scoreboard in its seat at the table of scoreboards alone, deal by deal
+    (game ``g`` of both tables is the same deal with the same seeds)."""
+    reward = np.array(
+        [
+            s["reward"] - other["seats"][s["seat"]]["reward"]
+            for game, other in zip(games, alone, strict=True)
+            for s in game["seats"]
+            if s["agent"] == agent
+        ]
+    )
+    n = reward.size
+    rank = -reward * (players - 1) / 2  # rank = 1 + (1 - reward) (players - 1) / 2
+    half = stats.t.ppf(0.975, n - 1) * rank.std(ddof=1) / np.sqrt(n) if n > 1 else float("nan")
+    p = stats.ttest_1samp(reward, 0.0, alternative="greater").pvalue if n > 1 and reward.std() > 0 else float("nan")
+    better, worse = int((reward > 0).sum()), int((reward < 0).sum())
+    return (
+        f"| {agent} | {n} | {rank.mean():+.3f} ± {half:.3f} | {reward.mean():+.4f} | {format_p(p)} "
+        f"| {better} / {n - better - worse} / {worse} |"
+    )
+
+
 def report(results: dict[tuple[str, str], list[dict]], args: argparse.Namespace, minutes: float) -> str:
     command = ("python -m train.generalized_clue_experiments " + " ".join(args.argv)).strip()
     lines = [
@@ -168,7 +211,7 @@ def report(results: dict[tuple[str, str], list[dict]], args: argparse.Namespace,
         lines += [f"## {setting}: {cards} cards, {hidden} hidden, {players} players", ""]
         lines.append(f"The report's worst case n - k - n/p = {bound:.1f} asks.")
         lines.append("")
-        for table, seated in tables(players, args.head_to_head, args.mixed).items():
+        for table, seated in tables(players, args.head_to_head, args.mixed, args.paired).items():
             games = results.get((setting, table))
             if not games:
                 continue
@@ -200,6 +243,21 @@ def report(results: dict[tuple[str, str], list[dict]], args: argparse.Namespace,
                 right = sum(s["inferences_right"] for s in pattern)
                 lines.append("")
                 lines.append(f"Interrogation-pattern inferences right: {right} of {inferred} ({right / inferred:.1%}).")
+            lines.append("")
+        alone = results.get((setting, ALONE))
+        if alone:
+            lines += [
+                f"**Paired with the {ALONE}** (the same deals and seeds; the agent against the scoreboard that sat "
+                "in its seat there; rank difference negative = better; p: one-sided paired t-test of the reward "
+                "difference; games better / same / worse)",
+                "",
+                "| agent | games | rank difference | reward difference | p | better / same / worse |",
+                "|---|---:|---|---:|---:|---|",
+            ]
+            for agent in args.head_to_head:
+                games = results.get((setting, f"{agent} vs scoreboards"))
+                if games:
+                    lines.append(paired_summary(games, alone, agent, players))
             lines.append("")
     return "\n".join(lines) + "\n"
 
@@ -264,6 +322,12 @@ def main(argv: list[str] | None = None) -> dict:
         help=f"agents seated against scoreboards (default the first three of: {', '.join(HEAD_TO_HEAD)})",
     )
     parser.add_argument("--no-mixed", dest="mixed", action="store_false", help="leave out the mixed tables")
+    parser.add_argument(
+        "--paired",
+        action="store_true",
+        help="also play scoreboards alone on the same deals, and compare each head-to-head agent with the "
+        "scoreboard in its seat there, game by game",
+    )
     args = parser.parse_args(argv)
     args.argv = sys.argv[1:] if argv is None else list(argv)
     if args.quick:
@@ -275,7 +339,7 @@ def main(argv: list[str] | None = None) -> dict:
     jobs = [
         (setting, table, start, n)
         for setting in args.settings
-        for table in tables(SETTINGS[setting][2], args.head_to_head, args.mixed)
+        for table in tables(SETTINGS[setting][2], args.head_to_head, args.mixed, args.paired)
         for start, n in chunks(args.report_games if setting == REPORT else args.games, args.chunk)
     ]
     jobs.sort(key=lambda job: -SETTINGS[job[0]][0])  # the large settings first, so that the workers finish together
