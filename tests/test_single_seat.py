@@ -106,6 +106,46 @@ def test_generalized_clue_sub_steps_and_a_pool_of_opponents():
         assert terminated or env.env.truncations[env.env.possible_agents[env.learner]]
 
 
+def test_a_shadow_hears_the_learners_events_and_can_be_followed():
+    shadow = ClueDeductionSheet()
+    heard = []
+    observe = shadow.observe
+    shadow.observe = lambda event: (heard.append((shadow.seat, event)), observe(event))
+    env = SingleSeatEnv(clue_v0.raw_env(players=4, probabilities=False), [ClueDeductionSheet() for _ in range(3)],
+                        shadow=shadow)  # fmt: skip
+    wrong = wins = 0
+    for seed in range(16):
+        heard.clear()
+        env.reset(seed=seed)
+        learner = env.learner
+        assert shadow.seat == learner
+        while True:
+            action = env.shadow_action()
+            assert env.action_masks()[action]
+            _, _, terminated, truncated, _ = env.step(action)
+            if terminated or truncated:
+                break
+        state = env.env.table.state
+        wins += state.winner == learner
+        wrong += bool(state.out[learner])  # accused wrongly: its knowledge missed an event
+        assert heard and {seat for seat, _ in heard} == {learner}
+        for _, event in heard:
+            if event.kind == "deal":
+                assert all(hand == () for q, hand in enumerate(event.hands) if q != learner)
+            if event.kind == "show" and learner not in (event.player, event.asker):
+                assert event.card == -1
+    assert wrong == 0 and wins > 0
+    with pytest.raises(RuntimeError, match="reset"):
+        env.shadow_action()
+    with pytest.raises(RuntimeError, match="no shadow"):
+        clue_env(players=3).shadow_action()
+    agents = [ClueDeductionSheet(), ClueDeductionSheet()]
+    with pytest.raises(ValueError, match="must not be one of the opponents"):
+        SingleSeatEnv(clue_v0.raw_env(players=3), agents, shadow=agents[0])
+    with pytest.raises(ValueError, match="SeatAgent"):
+        SingleSeatEnv(clue_v0.raw_env(players=3), agents, shadow="deduction_sheet")
+
+
 def test_maskable_ppo_learns_through_it_under_subprocesses():
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import SubprocVecEnv

@@ -218,6 +218,10 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
             tensorboard_log=str(output / "tensorboard"),
             **settings,
         )
+        if getattr(args, "imitate", None) is not None:
+            from train.imitation import imitate
+
+            imitate(args, env_kwargs, model)
     # On-policy algorithms train in whole rollouts: ask for whole ones, so the bar ends at 100%, not past it.
     rollout = getattr(model, "n_steps", 1) * args.n_envs
     timesteps = -(-args.timesteps // rollout) * rollout
@@ -265,6 +269,7 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
                 "query_features": bool(getattr(args, "query_features", False)),
                 "entropy_reward": args.entropy_reward,
                 "timesteps": int(model.num_timesteps),
+                **({"imitated": args.imitate} if getattr(args, "imitate", None) else {}),
                 **({"opponents": args.opponents, "league": args.league} if multiplayer else {}),
             },
             indent=1,
@@ -500,6 +505,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     seats.add_argument("--eval-games", type=int, default=400, help="games against each (default 400)")
     seats.add_argument("--eval-workers", type=int, default=1, help="processes for the evaluation (default 1)")
+    seats.add_argument(
+        "--imitate",
+        default=None,
+        metavar="NAME",
+        help="first fit the new policy to this reference agent's play in the learner's seat (train.imitation); "
+        "with --timesteps 0 the policy only imitates",
+    )
+    seats.add_argument("--imitate-games", type=int, default=500, help="games of the agent to imitate (default 500)")
+    seats.add_argument("--imitate-epochs", type=int, default=10, help="passes over them (default 10)")
+    seats.add_argument("--imitate-workers", type=int, default=1, help="processes playing them (default 1)")
+    seats.add_argument(
+        "--imitate-demos",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="fit to the demonstrations an earlier --imitate run saved (its demonstrations.npz) instead of new games",
+    )
     return parser
 
 
@@ -512,8 +534,18 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
     """Parsed and checked options, and the env's sizes; a bad option exits with a clear message."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    at_least_one = ("timesteps", "n_envs", "checkpoint_every", "eval_secrets", "torch_threads")
-    for name in (*at_least_one, "league_window", "eval_games", "eval_workers"):
+    at_least_one = ("n_envs", "checkpoint_every", "eval_secrets", "torch_threads")
+    if args.timesteps < (0 if args.imitate is not None else 1):  # --imitate alone: a policy that only imitates
+        parser.error(f"--timesteps must be at least {0 if args.imitate is not None else 1}, got {args.timesteps}")
+    for name in (
+        *at_least_one,
+        "league_window",
+        "eval_games",
+        "eval_workers",
+        "imitate_games",
+        "imitate_epochs",
+        "imitate_workers",
+    ):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     for name in ("resume", "config"):
@@ -524,6 +556,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
         sizes = _check_multiplayer(args, parser)
         rules = None
     else:
+        if args.imitate is not None:
+            parser.error(f"--imitate is for the multiplayer envs ({', '.join(MULTIPLAYER_ENVS)})")
         for name in ("opponents", "eval_opponents"):
             if getattr(args, name) is not None:
                 parser.error(f"--{name.replace('_', '-')} is for the multiplayer envs ({', '.join(MULTIPLAYER_ENVS)})")
@@ -595,6 +629,18 @@ def _check_multiplayer(args: argparse.Namespace, parser: argparse.ArgumentParser
             check_opponents(args.env, getattr(args, name))
         except ValueError as error:
             parser.error(f"--{name.replace('_', '-')}: {error}")
+    if args.imitate is not None:
+        if args.resume is not None:
+            parser.error("--imitate starts a new policy; it cannot be given with --resume")
+        try:
+            check_opponents(args.env, [args.imitate])
+        except ValueError as error:
+            parser.error(f"--imitate: {error}")
+    if args.imitate_demos is not None:
+        if args.imitate is None:
+            parser.error("--imitate-demos needs --imitate NAME (the agent whose demonstrations they are)")
+        if not args.imitate_demos.exists():
+            parser.error(f"--imitate-demos: no file at {args.imitate_demos}")
     return sizes
 
 

@@ -33,6 +33,13 @@ places, by the final rewards) and ``won`` (1.0 if it is alone first). With
 own knowledge), so that :class:`~deduction_envs.wrappers.EntropyRewardWrapper`
 shapes its rewards by what it learns. The env is built anew in
 each process of a ``SubprocVecEnv`` from a function that makes it.
+
+``shadow``, a :class:`~agents.multiplayer.SeatAgent`, sits in the learner's
+seat without playing it: reset at that seat each episode, it sees exactly the
+learner's events, and :meth:`shadow_action` is what it would do at the
+learner's decision (an expert's labels for behaviour cloning). Step the
+env with that action to follow the expert; an agent that plans over several
+decisions (a Generalized Clue move's sub-steps) expects to be followed.
 """
 
 from __future__ import annotations
@@ -59,16 +66,22 @@ class SingleSeatEnv(gym.Env):
         opponents: Sequence[Any] | Callable[[np.random.Generator], Sequence[Any]],
         seat: int | None = None,
         entropy: bool = False,
+        shadow: Any | None = None,
     ) -> None:
         if not isinstance(env, MultiplayerAECEnv):
             raise ValueError(f"env must be one of the multiplayer envs, unwrapped (raw_env), got {type(env).__name__}")
         if not isinstance(entropy, bool):
             raise ValueError(f"entropy must be True or False, got {entropy!r}")
         self.env, self.entropy = env, entropy
+        if shadow is not None and not all(callable(getattr(shadow, m, None)) for m in ("reset", "observe", "act")):
+            raise ValueError(f"shadow must be a SeatAgent (reset, observe, act), got {type(shadow).__name__}")
+        self.shadow = shadow
         players = env.rules.players
         self.seat = None if seat is None else check_int("seat", seat, low=0, high=players - 1)
         if not callable(opponents):
             self._check_opponents(opponents)
+            if shadow is not None and any(agent is shadow for agent in opponents):
+                raise ValueError("the shadow must not be one of the opponents (each agent keeps one seat's knowledge)")
         self.opponents = opponents
         first = env.possible_agents[0]
         self.observation_space = env.observation_space(first)["observation"]
@@ -95,15 +108,16 @@ class SingleSeatEnv(gym.Env):
         pool = self.opponents(rng) if callable(self.opponents) else self.opponents
         others = [s for s in range(players) if s != self.learner]
         self.seated = dict(zip(others, self._check_opponents(pool), strict=True))
-        for seat, agent in self.seated.items():
+        watching = {**self.seated, **({} if self.shadow is None else {self.learner: self.shadow})}
+        for seat, agent in watching.items():
             agent.reset(env.rules, seat, int(rng.integers(2**63)))
-        env.seat_listeners = {seat: agent.observe for seat, agent in self.seated.items()}
+        env.seat_listeners = {seat: agent.observe for seat, agent in watching.items()}
         for _ in range(100):
             env.reset(seed=int(rng.integers(2**63)))
             self._advance()
             if not self._done():
                 return self._observation(), self._info()
-            for seat, agent in self.seated.items():  # over before the learner's first decision: deal again
+            for seat, agent in watching.items():  # over before the learner's first decision: deal again
                 agent.reset(env.rules, seat, int(rng.integers(2**63)))
         raise RuntimeError("100 games in a row ended before the learner's first decision")
 
@@ -132,6 +146,14 @@ class SingleSeatEnv(gym.Env):
         if self._done() or self.env.table.mover != self.learner:
             return np.zeros(self.action_space.n, dtype=bool)
         return self.env.table.legal_mask().copy()
+
+    def shadow_action(self) -> int:
+        """What the ``shadow`` agent would do at the learner's decision now."""
+        if self.shadow is None:
+            raise RuntimeError("this env has no shadow agent: give SingleSeatEnv(shadow=...)")
+        if self._done():
+            raise RuntimeError("the episode is over: call reset()")
+        return int(self.shadow.act(self.action_masks()))
 
     def render(self) -> Any:
         return self.env.render()

@@ -1,0 +1,243 @@
+"""Behaviour cloning: a reference agent's decisions in the learner's seat, and a policy fitted to them.
+
+    python -m train --env clue_v0 --policy features --opponents deduction_sheet --imitate entropy
+
+Before reinforcement learning, ``--imitate NAME`` plays ``--imitate-games``
+games in which the reference agent ``NAME`` decides for the learner's seat of
+the env's :class:`~deduction_envs.envs.single_seat.SingleSeatEnv` (its
+``shadow``: it sees exactly the learner's events), against opponents drawn
+as in training, and records each decision's observation, mask, action and
+discounted return. The new model's policy is then fitted to them: the
+masked log-likelihood of the agent's actions, and the value head to the
+returns (so that PPO starts from a critic that knows what the imitated play
+earns), over ``--imitate-epochs`` passes, a tenth of the games held out to
+measure how often the policy's likeliest action is the agent's.
+
+A policy so started is the agent's imitation, not something reinforcement
+learning found on its own: the results say which.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.roster import seat_agent
+from deduction_envs.core.rules import check_int
+from deduction_envs.envs.single_seat import SingleSeatEnv
+from train.parallel import run_jobs
+
+__all__ = ["Demonstrations", "demonstrations", "fit"]
+
+
+@dataclass(frozen=True)
+class Demonstrations:
+    """An expert's decisions: ``observations[i]``, the legal ``masks[i]``, its ``actions[i]``, the discounted
+    ``returns[i]`` from there on, and ``games[i]``, the game the decision was made in."""
+
+    observations: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    returns: np.ndarray
+    games: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.actions.size)
+
+    @staticmethod
+    def join(parts: list[Demonstrations]) -> Demonstrations:
+        """The decisions of ``parts`` in order."""
+        return Demonstrations(*(np.concatenate([getattr(p, f) for p in parts]) for f in Demonstrations.__annotations__))
+
+    def save(self, path: Path) -> None:
+        """Write the decisions to ``path`` (a compressed ``.npz``)."""
+        np.savez_compressed(path, **{f: getattr(self, f) for f in Demonstrations.__annotations__})
+
+    @staticmethod
+    def load(path: Path) -> Demonstrations:
+        """Decisions written by :meth:`save`."""
+        with np.load(path) as data:
+            missing = set(Demonstrations.__annotations__) - set(data.files)
+            if missing:
+                raise ValueError(f"{path} holds no demonstrations (it lacks {', '.join(sorted(missing))})")
+            return Demonstrations(*(data[f] for f in Demonstrations.__annotations__))
+
+
+def _play(job: tuple[int, int], env: str, env_kwargs: dict, expert: str, opponents: list, seed: int, gamma: float):
+    """Games ``[start, start + games)`` with ``expert`` deciding for the learner; episode ``g`` seeded ``(seed, g)``."""
+    from train.multiplayer import OpponentPool, raw_env
+
+    start, games = job
+    view = SingleSeatEnv(
+        raw_env(env, **env_kwargs), OpponentPool(env, opponents, env_kwargs), shadow=seat_agent(env, expert)
+    )
+    columns: dict[str, list] = {"observations": [], "masks": [], "actions": [], "returns": [], "games": []}
+    for game in range(start, start + games):
+        observation, _ = view.reset(seed=int(np.random.SeedSequence((seed, game)).generate_state(1)[0]))
+        rewards = []
+        while True:
+            mask = view.action_masks()
+            action = view.shadow_action()
+            columns["observations"].append(observation)
+            columns["masks"].append(mask)
+            columns["actions"].append(action)
+            columns["games"].append(game)
+            observation, reward, terminated, truncated, _ = view.step(action)
+            rewards.append(reward)
+            if terminated or truncated:
+                break
+        value = 0.0
+        returns = []
+        for reward in reversed(rewards):
+            value = reward + gamma * value
+            returns.append(value)
+        columns["returns"].extend(reversed(returns))
+    return Demonstrations(
+        np.asarray(columns["observations"], dtype=np.float32),
+        np.asarray(columns["masks"], dtype=bool),
+        np.asarray(columns["actions"], dtype=np.int64),
+        np.asarray(columns["returns"], dtype=np.float32),
+        np.asarray(columns["games"], dtype=np.int64),
+    )
+
+
+def demonstrations(
+    env: str,
+    env_kwargs: dict[str, Any],
+    expert: str,
+    opponents: list[str],
+    games: int,
+    seed: int = 0,
+    gamma: float = 0.99,
+    workers: int = 1,
+) -> Demonstrations:
+    """``games`` games of the reference agent ``expert`` in the learner's seat of ``env`` (drawn each game)
+    against ``opponents`` (names, drawn per seat each game as in training), over ``workers`` processes."""
+    seat_agent(env, expert)  # an unknown name is refused here, before any worker starts
+    check_int("games", games, low=1)
+    check_int("workers", workers, low=1)
+    size = max(1, -(-games // (8 * workers)))
+    jobs = [(start, min(size, games - start)) for start in range(0, games, size)]
+    desc = f"{expert}'s games in the learner's seat"
+    parts = run_jobs(_play, jobs, workers, desc, env, dict(env_kwargs), expert, list(opponents), seed, gamma)
+    return Demonstrations.join([parts[job] for job in jobs])
+
+
+def fit(
+    model: Any, demos: Demonstrations, epochs: int = 10, batch_size: int = 256, holdout: float = 0.1, seed: int = 0
+) -> dict[str, Any]:
+    """Fit ``model``'s policy (a MaskablePPO or PPO model) to ``demos``: the masked log-likelihood of the
+    expert's actions plus the value loss against the returns, with the model's own optimizer. A ``holdout``
+    share of the games is kept out of the fit; returns, per epoch, the loss and how often the policy's likeliest
+    legal action is the expert's, on the fitted and the held-out decisions."""
+    import torch
+    from tqdm import tqdm
+
+    check_int("epochs", epochs, low=1)
+    check_int("batch_size", batch_size, low=1)
+    if not 0 <= holdout < 1:
+        raise ValueError(f"holdout must be a share in [0, 1), got {holdout!r}")
+    if len(demos) == 0:
+        raise ValueError("no decisions to imitate")
+    policy = model.policy
+    masked = hasattr(policy, "action_dist") and "Maskable" in type(policy.action_dist).__name__
+    games = np.unique(demos.games)
+    rng = np.random.default_rng(seed)
+    held = rng.choice(games, round(holdout * games.size), replace=False)
+    test = np.isin(demos.games, held)
+    train = np.flatnonzero(~test)
+    device = policy.device
+
+    def tensors(index: np.ndarray) -> tuple:
+        return (
+            torch.as_tensor(demos.observations[index], device=device),
+            torch.as_tensor(demos.actions[index], device=device),
+            demos.masks[index],
+            torch.as_tensor(demos.returns[index], device=device),
+        )
+
+    def evaluate(observations, actions, masks):
+        if masked:
+            return policy.evaluate_actions(observations, actions, action_masks=masks)
+        return policy.evaluate_actions(observations, actions)
+
+    def agreement(index: np.ndarray) -> float:
+        if index.size == 0:
+            return float("nan")
+        with torch.no_grad():
+            observations, _, masks, _ = tensors(index)
+            if masked:
+                distribution = policy.get_distribution(observations, action_masks=masks)
+            else:
+                distribution = policy.get_distribution(observations)
+            logits = distribution.distribution.logits.cpu().numpy()
+        logits = np.where(masks, logits, -np.inf)  # the likeliest legal action, for a policy without masks too
+        return float((logits.argmax(axis=1) == demos.actions[index]).mean())
+
+    history = []
+    policy.set_training_mode(True)
+    for epoch in tqdm(range(epochs), desc="imitation epochs"):
+        order = rng.permutation(train)
+        losses = []
+        for begin in range(0, order.size, batch_size):
+            observations, actions, masks, returns = tensors(order[begin : begin + batch_size])
+            values, log_prob, _ = evaluate(observations, actions, masks)
+            loss = -log_prob.mean() + model.vf_coef * torch.nn.functional.mse_loss(values.flatten(), returns)
+            policy.optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), model.max_grad_norm)
+            policy.optimizer.step()
+            losses.append(loss.item())
+        policy.set_training_mode(False)
+        history.append(
+            {
+                "epoch": epoch + 1,
+                "loss": float(np.mean(losses)),
+                "agreement_fitted": agreement(train),
+                "agreement_held_out": agreement(np.flatnonzero(test)),
+            }
+        )
+        policy.set_training_mode(True)
+    policy.set_training_mode(False)
+    return {
+        "decisions": len(demos),
+        "games": int(games.size),
+        "held_out_games": int(held.size),
+        "epochs": history,
+    }
+
+
+def imitate(args: Any, env_kwargs: dict[str, Any], model: Any) -> None:
+    """``python -m train --imitate``: collect the demonstrations (or read ``--imitate-demos``), fit ``model`` to
+    them, write ``imitation.json`` and the demonstrations (``demonstrations.npz``)."""
+    if getattr(args, "imitate_demos", None) is not None:
+        demos = Demonstrations.load(args.imitate_demos)
+        shapes = demos.observations.shape[1:], demos.masks.shape[1]
+        if shapes != (model.observation_space.shape, model.action_space.n):
+            raise ValueError(f"{args.imitate_demos} is of another env or size than this run's")
+    else:
+        demos = demonstrations(
+            args.env,
+            env_kwargs,
+            args.imitate,
+            args.opponents,
+            args.imitate_games,
+            args.seed,
+            model.gamma,
+            args.imitate_workers,
+        )
+        demos.save(Path(args.output, "demonstrations.npz"))
+    report = fit(model, demos, args.imitate_epochs, seed=args.seed)
+    report = {"expert": args.imitate, "opponents": args.opponents, **report}
+    Path(args.output, "imitation.json").write_text(json.dumps(report, indent=1) + "\n")
+    last = report["epochs"][-1]
+    print(
+        f"imitated {args.imitate}: {report['decisions']:,} decisions of {report['games']:,} games; the policy's "
+        f"likeliest action is the agent's in {last['agreement_fitted']:.1%} of the fitted decisions, "
+        f"{last['agreement_held_out']:.1%} of the held-out games' decisions",
+        flush=True,
+    )
