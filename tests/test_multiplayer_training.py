@@ -237,6 +237,7 @@ def test_fitting_a_policy_to_an_expert_makes_the_experts_actions_its_own(tmp_pat
     # about 1 in 3 to 2 in 3 and more.
     assert last["loss"] < first["loss"] - 1 and first["agreement_fitted"] < 0.5 < 0.6 < last["agreement_fitted"]
     assert json.loads((out / "run.json").read_text())["imitated"] == "epsilon_greedy"
+    assert (out / "imitation.png").stat().st_size > 10_000
     assert "0 timesteps" in capsys.readouterr().out
     demos = Demonstrations.load(out / "demonstrations.npz")
     assert len(demos) == report["decisions"]

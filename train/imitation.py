@@ -31,7 +31,7 @@ from deduction_envs.core.rules import check_int
 from deduction_envs.envs.single_seat import SingleSeatEnv
 from train.parallel import run_jobs
 
-__all__ = ["Demonstrations", "demonstrations", "fit"]
+__all__ = ["Demonstrations", "demonstrations", "fit", "plot_fit"]
 
 
 @dataclass(frozen=True)
@@ -211,6 +211,21 @@ def fit(
     }
 
 
+def plot_fit(report: dict[str, Any], path: Path, title: str) -> None:
+    """The fit by epoch (a :func:`fit` report): the loss, and how often the likeliest action is the expert's."""
+    from train.plotting import panel_grid, save
+
+    epochs = [e["epoch"] for e in report["epochs"]]
+    figure, (loss, agreement) = panel_grid(2)
+    loss.plot(epochs, [e["loss"] for e in report["epochs"]], marker=".")
+    loss.set(xlabel="epoch", ylabel="loss (policy + value)", title=title)
+    for key, label in (("agreement_fitted", "fitted games"), ("agreement_held_out", "held-out games")):
+        agreement.plot(epochs, [e[key] for e in report["epochs"]], marker=".", label=label)
+    agreement.set(xlabel="epoch", ylabel="likeliest action = the expert's", ylim=(0, 1))
+    agreement.legend()
+    save(figure, path)
+
+
 def imitate(args: Any, env_kwargs: dict[str, Any], model: Any) -> None:
     """``python -m train --imitate``: collect the demonstrations (or read ``--imitate-demos``), fit ``model`` to
     them, write ``imitation.json`` and the demonstrations (``demonstrations.npz``)."""
@@ -234,6 +249,7 @@ def imitate(args: Any, env_kwargs: dict[str, Any], model: Any) -> None:
     report = fit(model, demos, args.imitate_epochs, seed=args.seed)
     report = {"expert": args.imitate, "opponents": args.opponents, **report}
     Path(args.output, "imitation.json").write_text(json.dumps(report, indent=1) + "\n")
+    plot_fit(report, Path(args.output, "imitation.png"), f"{args.env}: imitating {args.imitate}")
     last = report["epochs"][-1]
     print(
         f"imitated {args.imitate}: {report['decisions']:,} decisions of {report['games']:,} games; the policy's "
