@@ -163,14 +163,17 @@ def test_paired_tables_play_the_same_deals_with_the_same_seeds(tmp_path):
     paired = report[report.index("**Paired with the scoreboards alone**") :].splitlines()
     # A scoreboard in place of a scoreboard changes nothing, in any seat of any game (all 3 x 4 are its): the
     # pairing is the same deal and seeds, seat by seat.
-    assert next(line for line in paired if line.startswith("| scoreboard | 12 |")).endswith("| 0 / 12 / 0 |")
+    row = next(line for line in paired if line.startswith("| scoreboard | 12 |"))
+    assert row.endswith("| 0 / 12 / 0 | 1: +0.000 (0/0), 2: +0.000 (0/0), 3: +0.000 (0/0) |")
     alone, games = results[("3 x 4", "scoreboards alone")], results[("3 x 4", "exact vs scoreboards")]
     difference = [s["reward"] - other["seats"][s["seat"]]["reward"] for game, other in zip(games, alone, strict=True)
                   for s in game["seats"] if s["agent"] == "exact"]  # fmt: skip
     row = next(line for line in paired if line.startswith("| exact | 4 |"))
     assert f"| {np.mean(difference):+.4f} |" in row
-    assert row.endswith(f"| {sum(d > 0 for d in difference)} / {sum(d == 0 for d in difference)} / "
-                        f"{sum(d < 0 for d in difference)} |")  # fmt: skip
+    assert f"| {sum(d > 0 for d in difference)} / {sum(d == 0 for d in difference)} / " \
+           f"{sum(d < 0 for d in difference)} |" in row  # fmt: skip
+    seats = [s["seat"] for game in games for s in game["seats"] if s["agent"] == "exact"]
+    assert sorted(seats) == [0, 0, 1, 2]  # rotated: game g seats the first agent in seat -g mod 3
 
 
 def test_the_one_so_ismcts_plays_generalized_clue_too():

@@ -183,9 +183,16 @@ def paired_summary(games: list[dict], alone: list[dict], agent: str, players: in
     half = stats.t.ppf(0.975, n - 1) * rank.std(ddof=1) / np.sqrt(n) if n > 1 else float("nan")
     p = stats.ttest_1samp(reward, 0.0, alternative="greater").pvalue if n > 1 and reward.std() > 0 else float("nan")
     better, worse = int((reward > 0).sum()), int((reward < 0).sum())
+    seats = np.array([s["seat"] for game in games for s in game["seats"] if s["agent"] == agent])
+    by_seat = ", ".join(
+        f"{seat + 1}: {reward[seats == seat].mean():+.3f} ({int((reward[seats == seat] > 0).sum())}/"
+        f"{int((reward[seats == seat] < 0).sum())})"
+        for seat in range(players)
+        if (seats == seat).any()
+    )
     return (
         f"| {agent} | {n} | {rank.mean():+.3f} ± {half:.3f} | {reward.mean():+.4f} | {format_p(p)} "
-        f"| {better} / {n - better - worse} / {worse} |"
+        f"| {better} / {n - better - worse} / {worse} | {by_seat} |"
     )
 
 
@@ -249,10 +256,11 @@ def report(results: dict[tuple[str, str], list[dict]], args: argparse.Namespace,
             lines += [
                 f"**Paired with the {ALONE}** (the same deals and seeds; the agent against the scoreboard that sat "
                 "in its seat there; rank difference negative = better; p: one-sided paired t-test of the reward "
-                "difference; games better / same / worse)",
+                "difference; games better / same / worse; by seat (1 moves first): the mean reward difference "
+                "(games better / worse))",
                 "",
-                "| agent | games | rank difference | reward difference | p | better / same / worse |",
-                "|---|---:|---|---:|---:|---|",
+                "| agent | games | rank difference | reward difference | p | better / same / worse | by seat |",
+                "|---|---:|---|---:|---:|---|---|",
             ]
             for agent in args.head_to_head:
                 games = results.get((setting, f"{agent} vs scoreboards"))
