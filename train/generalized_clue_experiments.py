@@ -170,20 +170,24 @@ def summary(rows: list[dict], players: int) -> str:
 def paired_summary(games: list[dict], alone: list[dict], agent: str, players: int) -> str:
     """How ``agent`` did against the scoreboard in its seat at the table of scoreboards alone, deal by deal
     (game ``g`` of both tables is the same deal with the same seeds)."""
-    reward = np.array(
-        [
-            s["reward"] - other["seats"][s["seat"]]["reward"]
-            for game, other in zip(games, alone, strict=True)
-            for s in game["seats"]
-            if s["agent"] == agent
-        ]
+    seats, reward = (
+        np.array(
+            [
+                (s["seat"], s["reward"] - other["seats"][s["seat"]]["reward"])
+                for game, other in zip(games, alone, strict=True)
+                for s in game["seats"]
+                if s["agent"] == agent
+            ],
+            dtype=float,
+        )
+        .reshape(-1, 2)
+        .T
     )
     n = reward.size
     rank = -reward * (players - 1) / 2  # rank = 1 + (1 - reward) (players - 1) / 2
     half = stats.t.ppf(0.975, n - 1) * rank.std(ddof=1) / np.sqrt(n) if n > 1 else float("nan")
     p = stats.ttest_1samp(reward, 0.0, alternative="greater").pvalue if n > 1 and reward.std() > 0 else float("nan")
     better, worse = int((reward > 0).sum()), int((reward < 0).sum())
-    seats = np.array([s["seat"] for game in games for s in game["seats"] if s["agent"] == agent])
     by_seat = ", ".join(
         f"{seat + 1}: {reward[seats == seat].mean():+.3f} ({int((reward[seats == seat] > 0).sum())}/"
         f"{int((reward[seats == seat] < 0).sum())})"

@@ -90,12 +90,10 @@ def _play(job: tuple[int, int], env: str, env_kwargs: dict, expert: str, opponen
             rewards.append(reward)
             if terminated or truncated:
                 break
-        value = 0.0
-        returns = []
-        for reward in reversed(rewards):
-            value = reward + gamma * value
-            returns.append(value)
-        columns["returns"].extend(reversed(returns))
+        returns, later = np.zeros(len(rewards)), 0.0
+        for i in reversed(range(len(rewards))):  # the discounted return from each decision on
+            later = returns[i] = rewards[i] + gamma * later
+        columns["returns"].extend(returns)
     return Demonstrations(
         np.asarray(columns["observations"], dtype=np.float32),
         np.asarray(columns["masks"], dtype=bool),
@@ -160,32 +158,26 @@ def fit(
             torch.as_tensor(demos.returns[index], device=device),
         )
 
-    def evaluate(observations, actions, masks):
-        if masked:
-            return policy.evaluate_actions(observations, actions, action_masks=masks)
-        return policy.evaluate_actions(observations, actions)
+    def masking(masks: np.ndarray) -> dict[str, np.ndarray]:  # a maskable policy takes them, PPO's does not
+        return {"action_masks": masks} if masked else {}
 
     def agreement(index: np.ndarray) -> float:
         if index.size == 0:
             return float("nan")
         with torch.no_grad():
             observations, _, masks, _ = tensors(index)
-            if masked:
-                distribution = policy.get_distribution(observations, action_masks=masks)
-            else:
-                distribution = policy.get_distribution(observations)
-            logits = distribution.distribution.logits.cpu().numpy()
+            logits = policy.get_distribution(observations, **masking(masks)).distribution.logits.cpu().numpy()
         logits = np.where(masks, logits, -np.inf)  # the likeliest legal action, for a policy without masks too
         return float((logits.argmax(axis=1) == demos.actions[index]).mean())
 
     history = []
-    policy.set_training_mode(True)
     for epoch in tqdm(range(epochs), desc="imitation epochs"):
+        policy.set_training_mode(True)
         order = rng.permutation(train)
         losses = []
         for begin in range(0, order.size, batch_size):
             observations, actions, masks, returns = tensors(order[begin : begin + batch_size])
-            values, log_prob, _ = evaluate(observations, actions, masks)
+            values, log_prob, _ = policy.evaluate_actions(observations, actions, **masking(masks))
             loss = -log_prob.mean() + model.vf_coef * torch.nn.functional.mse_loss(values.flatten(), returns)
             policy.optimizer.zero_grad()
             loss.backward()
@@ -201,8 +193,6 @@ def fit(
                 "agreement_held_out": agreement(np.flatnonzero(test)),
             }
         )
-        policy.set_training_mode(True)
-    policy.set_training_mode(False)
     return {
         "decisions": len(demos),
         "games": int(games.size),
