@@ -193,6 +193,7 @@ def test_a_league_adds_snapshots_that_play_as_opponents_and_a_resumed_run_keeps_
         (["--env", "algo_v0", "--eval-games", "0"], "--eval-games must be at least 1"),
         (["--env", "algo_v0", "--timesteps", "0"], "--timesteps must be at least 1"),
         (["--env", "Mastermind-v0", "--imitate", "random"], "--imitate is for the multiplayer envs"),
+        (["--env", "Mastermind-v0", "--imitate-demos", "x.npz"], "--imitate-demos is for the multiplayer envs"),
         (["--env", "algo_v0", "--imitate", "entropy"], "--imitate: algo_v0's reference agents are"),
         (["--env", "algo_v0", "--imitate", "random", "--imitate-games", "0"], "--imitate-games must be at least 1"),
         (["--env", "algo_v0", "--imitate-demos", "x.npz"], "--imitate-demos needs --imitate NAME"),

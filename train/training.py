@@ -556,8 +556,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
         sizes = _check_multiplayer(args, parser)
         rules = None
     else:
-        if args.imitate is not None:
-            parser.error(f"--imitate is for the multiplayer envs ({', '.join(MULTIPLAYER_ENVS)})")
+        for name in ("imitate", "imitate_demos"):
+            if getattr(args, name) is not None:
+                parser.error(f"--{name.replace('_', '-')} is for the multiplayer envs ({', '.join(MULTIPLAYER_ENVS)})")
         for name in ("opponents", "eval_opponents"):
             if getattr(args, name) is not None:
                 parser.error(f"--{name.replace('_', '-')} is for the multiplayer envs ({', '.join(MULTIPLAYER_ENVS)})")
