@@ -198,6 +198,10 @@ def test_a_league_adds_snapshots_that_play_as_opponents_and_a_resumed_run_keeps_
         (["--env", "algo_v0", "--imitate", "random", "--imitate-games", "0"], "--imitate-games must be at least 1"),
         (["--env", "algo_v0", "--imitate-demos", "x.npz"], "--imitate-demos needs --imitate NAME"),
         (["--env", "algo_v0", "--imitate", "random", "--imitate-demos", "none.npz"], "--imitate-demos: no file"),
+        (["--env", "algo_v0", "--imitate-learning-rate", "1e-3"], "--imitate-learning-rate needs --imitate NAME"),
+        (["--env", "algo_v0", "--imitate", "random", "--imitate-learning-rate", "0"], "must be positive, got 0.0"),
+        (["--env", "algo_v0", "--imitate", "random", "--imitate-learning-rate", "nan"], "must be positive, got nan"),
+        (["--env", "Mastermind-v0", "--imitate-learning-rate", "1e-3"], "--imitate-learning-rate is for the multi"),
     ],
 )
 def test_bad_multiplayer_options_are_clear_errors(argv, message, capsys):
@@ -248,3 +252,28 @@ def test_fitting_a_policy_to_an_expert_makes_the_experts_actions_its_own(tmp_pat
         training.main(["--env", "algo_v0", "--size", "players=3", "--imitate", "random", "--timesteps", "0",
                        "--imitate-demos", str(out / "demonstrations.npz"), "--output", str(tmp_path / "x"),
                        "--no-progress"])  # fmt: skip
+
+
+def test_the_fit_runs_at_its_own_learning_rate_and_ppo_after_it_at_the_configs(tmp_path):
+    """--imitate-learning-rate sets the fit's rate only: the PPO updates that follow use the config's."""
+    from sb3_contrib import MaskablePPO
+
+    from train.imitation import Demonstrations, fit
+
+    config = tmp_path / "slow.toml"
+    config.write_text("[maskable_ppo]\nlearning_rate = 1e-5\nn_steps = 32\nbatch_size = 64\n")
+    out = tmp_path / "ft"
+    argv = ["--env", "algo_v0", "--opponents", "random", "--imitate", "epsilon_greedy", "--imitate-games", "6"]
+    argv += ["--imitate-epochs", "2", "--imitate-learning-rate", "2e-3", "--config", str(config)]
+    argv += ["--timesteps", "64", "--n-envs", "2", "--eval-games", "2", "--no-progress", "--output", str(out)]
+    training.main(argv)
+    assert json.loads((out / "imitation.json").read_text())["learning_rate"] == 2e-3
+    model = MaskablePPO.load(out / "model.zip")
+    assert {g["lr"] for g in model.policy.optimizer.param_groups} == {1e-5}  # PPO's updates set its own again
+    demos = Demonstrations.load(out / "demonstrations.npz")
+    assert fit(model, demos, 1)["learning_rate"] == 1e-5  # default: the model's
+    fit(model, demos, 1, learning_rate=5e-4)
+    assert {g["lr"] for g in model.policy.optimizer.param_groups} == {5e-4}  # the optimizer's steps took it
+    for bad in (0, -1e-3, float("inf"), True, "1e-3"):
+        with pytest.raises(ValueError, match="learning_rate must be a positive number"):
+            fit(model, demos, 1, learning_rate=bad)

@@ -126,12 +126,20 @@ def demonstrations(
 
 
 def fit(
-    model: Any, demos: Demonstrations, epochs: int = 10, batch_size: int = 256, holdout: float = 0.1, seed: int = 0
+    model: Any,
+    demos: Demonstrations,
+    epochs: int = 10,
+    batch_size: int = 256,
+    holdout: float = 0.1,
+    seed: int = 0,
+    learning_rate: float | None = None,
 ) -> dict[str, Any]:
     """Fit ``model``'s policy (a MaskablePPO or PPO model) to ``demos``: the masked log-likelihood of the
-    expert's actions plus the value loss against the returns, with the model's own optimizer. A ``holdout``
-    share of the games is kept out of the fit; returns, per epoch, the loss and how often the policy's likeliest
-    legal action is the expert's, on the fitted and the held-out decisions."""
+    expert's actions plus the value loss against the returns, with the model's own optimizer, at
+    ``learning_rate`` (default the model's initial rate; the algorithm sets its own rate again at its first
+    update, so PPO after the fit may learn more slowly than the fit). A ``holdout`` share of the games is kept
+    out of the fit; returns, per epoch, the loss and how often the policy's likeliest legal action is the
+    expert's, on the fitted and the held-out decisions."""
     import torch
     from tqdm import tqdm
 
@@ -141,7 +149,12 @@ def fit(
         raise ValueError(f"holdout must be a share in [0, 1), got {holdout!r}")
     if len(demos) == 0:
         raise ValueError("no decisions to imitate")
+    rate = model.lr_schedule(1.0) if learning_rate is None else learning_rate
+    if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0 < rate < float("inf"):
+        raise ValueError(f"learning_rate must be a positive number, got {learning_rate!r}")
     policy = model.policy
+    for group in policy.optimizer.param_groups:
+        group["lr"] = float(rate)
     masked = hasattr(policy, "action_dist") and "Maskable" in type(policy.action_dist).__name__
     games = np.unique(demos.games)
     rng = np.random.default_rng(seed)
@@ -197,6 +210,7 @@ def fit(
         "decisions": len(demos),
         "games": int(games.size),
         "held_out_games": int(held.size),
+        "learning_rate": float(rate),
         "epochs": history,
     }
 
@@ -236,7 +250,7 @@ def imitate(args: Any, env_kwargs: dict[str, Any], model: Any) -> None:
             args.imitate_workers,
         )
         demos.save(Path(args.output, "demonstrations.npz"))
-    report = fit(model, demos, args.imitate_epochs, seed=args.seed)
+    report = fit(model, demos, args.imitate_epochs, seed=args.seed, learning_rate=args.imitate_learning_rate)
     report = {"expert": args.imitate, "opponents": args.opponents, **report}
     Path(args.output, "imitation.json").write_text(json.dumps(report, indent=1) + "\n")
     plot_fit(report, Path(args.output, "imitation.png"), f"{args.env}: imitating {args.imitate}")

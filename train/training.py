@@ -516,6 +516,14 @@ def build_parser() -> argparse.ArgumentParser:
     seats.add_argument("--imitate-epochs", type=int, default=10, help="passes over them (default 10)")
     seats.add_argument("--imitate-workers", type=int, default=1, help="processes playing them (default 1)")
     seats.add_argument(
+        "--imitate-learning-rate",
+        type=float,
+        default=None,
+        metavar="LR",
+        help="the fit's learning rate (default the algorithm's); PPO after it keeps the config's, so a config with "
+        "a smaller rate fine-tunes the imitation without moving far from it",
+    )
+    seats.add_argument(
         "--imitate-demos",
         type=Path,
         default=None,
@@ -556,7 +564,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
         sizes = _check_multiplayer(args, parser)
         rules = None
     else:
-        for name in ("imitate", "imitate_demos"):
+        for name in ("imitate", "imitate_demos", "imitate_learning_rate"):
             if getattr(args, name) is not None:
                 parser.error(f"--{name.replace('_', '-')} is for the multiplayer envs ({', '.join(MULTIPLAYER_ENVS)})")
         for name in ("opponents", "eval_opponents"):
@@ -637,6 +645,11 @@ def _check_multiplayer(args: argparse.Namespace, parser: argparse.ArgumentParser
             check_opponents(args.env, [args.imitate])
         except ValueError as error:
             parser.error(f"--imitate: {error}")
+    if args.imitate_learning_rate is not None:
+        if args.imitate is None:
+            parser.error("--imitate-learning-rate needs --imitate NAME")
+        if not 0 < args.imitate_learning_rate < float("inf"):
+            parser.error(f"--imitate-learning-rate must be positive, got {args.imitate_learning_rate}")
     if args.imitate_demos is not None:
         if args.imitate is None:
             parser.error("--imitate-demos needs --imitate NAME (the agent whose demonstrations they are)")
