@@ -267,17 +267,32 @@ class GCExact(GCAgent):
       holds, its own hand among them: the target cannot hold them, so the
       answer tells it as much, while a listener who does not know where they
       are learns less from a yes (the report pads its asks with half of those).
+    * With ``sure``, asks only lists sure to show it a card it does not know
+      (the target's unknown cards, at least as many as are not the target's
+      plus one), the best scored of them: every ask then moves it one card
+      on, and every answer is a public yes. At 8 x 5 against scoreboards,
+      who are certain after exactly ``n - k - hand`` asks, the default's
+      best-scored asks taught it less than a card (certain after 36) or
+      told three listeners enough to be certain after 34, in 2 of 84 games
+      of a diagnostic; a round lost there costs a place, or a gamble.
     * Answers by re-showing a card already shown, to the asker first.
     """
 
     name = "exact"
 
     def __init__(
-        self, threshold: float = 1.0, samples: int = 1000, listeners: float = 0.5, race: bool = True, pad: bool = False
+        self,
+        threshold: float = 1.0,
+        samples: int = 1000,
+        listeners: float = 0.5,
+        race: bool = True,
+        pad: bool = False,
+        sure: bool = False,
     ) -> None:
         super().__init__()
         self.race = bool(race)
         self.pad = bool(pad)
+        self.sure = bool(sure)
         if isinstance(listeners, bool) or not isinstance(listeners, int | float) or not listeners >= 0:
             raise ValueError(f"listeners must be a weight >= 0, got {listeners!r}")
         self.listeners = float(listeners)
@@ -328,9 +343,18 @@ class GCExact(GCAgent):
         right, wrong = rules.rank_reward(place), rules.rank_reward(rules.players)
         return chance * right + (1 - chance) * wrong > rules.rank_reward(min(place + rivals, rules.players))
 
+    def _sure_to_learn(self, sheet: np.ndarray, target: int, cards: tuple[int, ...]) -> bool:
+        """Whether asking ``target`` about ``cards`` is sure to show a card the sheet does not place: all of
+        them unknown for the target, and more of them than the target's unknown cards that are not its own."""
+        unknown = sheet[:, target] == -1
+        left = self.rules.hand_sizes[target] - int((sheet[:, target] == 1).sum())
+        return left > 0 and bool(unknown[list(cards)].all()) and len(cards) > int(unknown.sum()) - left
+
     def _best_ask(self, targets: list[int], sheet: np.ndarray) -> GCMove:
         rules = self.rules
         candidates = ask_candidates(sheet, targets, rules.hand_sizes, self.rng)
+        if self.sure:
+            candidates = [ask for ask in candidates if self._sure_to_learn(sheet, *ask)] or candidates
         if not candidates:  # nothing left to learn from anyone still in: ask the first about everything
             return GCMove("ask", tuple(range(rules.cards)), target=targets[0])
         scores = score_asks(self.knowledge.engine, candidates, self.samples, self.rng, sheet, self.listeners)

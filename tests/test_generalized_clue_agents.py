@@ -210,3 +210,23 @@ def test_padded_asks_add_the_cards_held_elsewhere_and_nothing_the_target_may_hol
     assert plain.kind == padded.kind == "ask" and plain.target == padded.target
     held_elsewhere = {0, 1, 2, 3} | ({6} if padded.target != 2 else set())  # card 6 is player 2's
     assert set(padded.cards) == set(plain.cards) | held_elsewhere
+
+
+def test_sure_asks_each_show_a_new_card_so_the_agent_keeps_the_scoreboards_pace():
+    """``sure``: every ask is answered yes with a card the agent did not know, so it is certain within
+    n - k - (its hand) asks, as the scoreboard without spoofing is; the default's best-scored asks need not be."""
+    no_answers = {True: 0, False: 0}
+    for sizes in ((14, 2, 3), (20, 3, 4)):
+        rules = GeneralizedClueRules(*sizes, max_rounds=100)
+        for sure in (True, False):
+            for seed in range(6):
+                agent = GCExact(samples=200, race=False, sure=sure)
+                play_game(rules, [agent] + [GCScoreboard() for _ in range(rules.players - 1)], seed=seed)
+                asks = [e for e in agent.knowledge.events if e.kind == "ask" and e.player == agent.seat]
+                shown = [e.card for e in agent.knowledge.events if e.kind == "show" and e.player == agent.seat]
+                no_answers[sure] += sum(not e.answered for e in asks)
+                if sure:
+                    assert all(e.answered for e in asks) and len(set(shown)) == len(shown) == len(asks)
+                    assert agent.certain_after <= rules.cards - rules.hidden - len(agent.knowledge.hand)
+                    assert agent.knowledge.correct
+    assert no_answers[True] == 0 < no_answers[False]  # without it, some best-scored asks are answered no

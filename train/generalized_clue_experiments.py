@@ -22,7 +22,8 @@ weighing what its asks tell the listeners by W and guessing only when
 certain, ``exact(listeners=W, race)`` also guessing early when waiting would
 cost rank, ``exact(race)`` the same with W = 0; ``exact`` is the default,
 W = 0.5 and the race; ``exact(pad)`` the default with its asks padded with the
-cards it knows another player holds. ``--no-mixed`` leaves out the mixed tables.
+cards it knows another player holds; ``exact(sure)`` the default asking only
+lists sure to show it a card it does not know. ``--no-mixed`` leaves out the mixed tables.
 
 ``--paired`` also plays a table of scoreboards alone on the same deals, with
 the same seeds for every seat, and compares each head-to-head agent with the
@@ -73,6 +74,7 @@ HEAD_TO_HEAD = [
     *AGENTS[:4],
     "exact(race)",
     "exact(pad)",
+    "exact(sure)",
     *(f"exact(listeners={w:g}{race})" for w in LISTENERS for race in ("", ", race")),
 ]
 
@@ -85,6 +87,7 @@ def make_agent(name: str) -> GCAgent:
         **{f"exact(listeners={w:g}, race)": partial(GCExact, listeners=w, race=True) for w in LISTENERS},
         "exact(race)": partial(GCExact, listeners=0, race=True),
         "exact(pad)": partial(GCExact, pad=True),
+        "exact(sure)": partial(GCExact, sure=True),
         "interrogation-pattern": lambda: GCScoreboard(patterns=True),
         "scoreboard(no spoof)": lambda: GCScoreboard(spoof=False),
         "scoreboard": GCScoreboard,
