@@ -15,7 +15,7 @@ import numpy as np
 from agents.multiplayer import SeatAgent, reshown_card
 from deduction_envs.core.rules import check_int
 from deduction_envs.games.generalized_clue import GCMove, GCPhase
-from deduction_envs.reasoning.clue_suggestions import ask_candidates, score_asks
+from deduction_envs.reasoning.clue_suggestions import ask_candidates, score_asks, sure_to_learn
 
 __all__ = ["GCAgent", "GCExact", "GCRandom", "GCScoreboard", "Scoreboard"]
 
@@ -343,18 +343,12 @@ class GCExact(GCAgent):
         right, wrong = rules.rank_reward(place), rules.rank_reward(rules.players)
         return chance * right + (1 - chance) * wrong > rules.rank_reward(min(place + rivals, rules.players))
 
-    def _sure_to_learn(self, sheet: np.ndarray, target: int, cards: tuple[int, ...]) -> bool:
-        """Whether asking ``target`` about ``cards`` is sure to show a card the sheet does not place: all of
-        them unknown for the target, and more of them than the target's unknown cards that are not its own."""
-        unknown = sheet[:, target] == -1
-        left = self.rules.hand_sizes[target] - int((sheet[:, target] == 1).sum())
-        return left > 0 and bool(unknown[list(cards)].all()) and len(cards) > int(unknown.sum()) - left
-
     def _best_ask(self, targets: list[int], sheet: np.ndarray) -> GCMove:
         rules = self.rules
         candidates = ask_candidates(sheet, targets, rules.hand_sizes, self.rng)
         if self.sure:
-            candidates = [ask for ask in candidates if self._sure_to_learn(sheet, *ask)] or candidates
+            sure = [(q, cards) for q, cards in candidates if sure_to_learn(sheet, q, cards, rules.hand_sizes)]
+            candidates = sure or candidates
         if not candidates:  # nothing left to learn from anyone still in: ask the first about everything
             return GCMove("ask", tuple(range(rules.cards)), target=targets[0])
         scores = score_asks(self.knowledge.engine, candidates, self.samples, self.rng, sheet, self.listeners)

@@ -47,7 +47,7 @@ from deduction_envs.core.entropy import binary_entropy_bits, conditional_entropy
 from deduction_envs.core.rules import check_int
 from deduction_envs.reasoning.clue_knowledge import ClueKnowledge
 
-__all__ = ["REFUTER_MODELS", "SuggestionScores", "ask_candidates", "score_asks", "score_suggestions"]
+__all__ = ["REFUTER_MODELS", "SuggestionScores", "ask_candidates", "score_asks", "score_suggestions", "sure_to_learn"]
 
 #: How a refuter holding several of the suggested cards chooses the one to show.
 REFUTER_MODELS = ("uniform", "adversarial")
@@ -255,7 +255,7 @@ def ask_candidates(
     """
     candidates = []
     for q in targets:
-        maybe = np.flatnonzero(sheet[:, q] == -1)
+        maybe, left = _unknown_and_left(sheet, q, hand_sizes)
         if maybe.size == 0:
             continue
         candidates += [(int(q), (int(c),)) for c in maybe]
@@ -263,11 +263,22 @@ def ask_candidates(
         shuffled = rng.permutation(maybe)
         if maybe.size > 1:
             candidates.append((int(q), tuple(sorted(int(c) for c in shuffled[: maybe.size // 2]))))
-        left = hand_sizes[q] - int((sheet[:, q] == 1).sum())
         count = max(1, maybe.size - left + 1)
         if count < maybe.size:
             candidates.append((int(q), tuple(sorted(int(c) for c in shuffled[:count]))))
     return list(dict.fromkeys(candidates))
+
+
+def sure_to_learn(sheet: np.ndarray, target: int, cards: Sequence[int], hand_sizes: Sequence[int]) -> bool:
+    """Whether asking ``target`` about ``cards`` is sure to show a card the ``sheet`` does not place: all of
+    them unknown for the target, and more of them than the target's unknown cards that are not its own."""
+    maybe, left = _unknown_and_left(sheet, target, hand_sizes)
+    return left > 0 and bool(np.isin(cards, maybe).all()) and len(cards) > maybe.size - left
+
+
+def _unknown_and_left(sheet: np.ndarray, target: int, hand_sizes: Sequence[int]) -> tuple[np.ndarray, int]:
+    """The cards the target may hold that the sheet does not place, and how many of its cards are not placed."""
+    return np.flatnonzero(sheet[:, target] == -1), hand_sizes[target] - int((sheet[:, target] == 1).sum())
 
 
 def _ask_entropy(deals: np.ndarray, hidden: np.ndarray, case: np.ndarray | None, target: int, cards: tuple) -> float:
