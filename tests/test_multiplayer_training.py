@@ -192,8 +192,9 @@ def test_a_league_adds_snapshots_that_play_as_opponents_and_a_resumed_run_keeps_
         (["--env", "Mastermind-v0", "--league"], "--league is for the multiplayer envs"),
         (["--env", "algo_v0", "--eval-games", "0"], "--eval-games must be at least 1"),
         (["--env", "algo_v0", "--timesteps", "0"], "--timesteps must be at least 1"),
-        (["--env", "Mastermind-v0", "--imitate", "random"], "--imitate is for the multiplayer envs"),
-        (["--env", "Mastermind-v0", "--imitate-demos", "x.npz"], "--imitate-demos is for the multiplayer envs"),
+        (["--env", "Mastermind-v0", "--imitate", "random"], "--imitate: a single-player game's experts are ises"),
+        (["--env", "Mastermind-v0", "--imitate-demos", "x.npz"], "--imitate-demos needs --imitate NAME"),
+        (["--env", "Mastermind-v0", "--imitate", "ises", "--resume", __file__], "cannot be given with --resume"),
         (["--env", "algo_v0", "--imitate", "entropy"], "--imitate: algo_v0's reference agents are"),
         (["--env", "algo_v0", "--imitate", "random", "--imitate-games", "0"], "--imitate-games must be at least 1"),
         (["--env", "algo_v0", "--imitate-demos", "x.npz"], "--imitate-demos needs --imitate NAME"),
@@ -201,7 +202,7 @@ def test_a_league_adds_snapshots_that_play_as_opponents_and_a_resumed_run_keeps_
         (["--env", "algo_v0", "--imitate-learning-rate", "1e-3"], "--imitate-learning-rate needs --imitate NAME"),
         (["--env", "algo_v0", "--imitate", "random", "--imitate-learning-rate", "0"], "must be positive, got 0.0"),
         (["--env", "algo_v0", "--imitate", "random", "--imitate-learning-rate", "nan"], "must be positive, got nan"),
-        (["--env", "Mastermind-v0", "--imitate-learning-rate", "1e-3"], "--imitate-learning-rate is for the multi"),
+        (["--env", "Mastermind-v0", "--imitate-learning-rate", "1e-3"], "--imitate-learning-rate needs --imitate"),
     ],
 )
 def test_bad_multiplayer_options_are_clear_errors(argv, message, capsys):

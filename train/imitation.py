@@ -1,17 +1,22 @@
-"""Behaviour cloning: a reference agent's decisions in the learner's seat, and a policy fitted to them.
+"""Behaviour cloning: a reference agent's decisions, and a policy fitted to them.
 
     python -m train --env clue_v0 --policy features --opponents deduction_sheet --imitate entropy
+    python -m train --env Mastermind-v0 --size pegs=4 --size colors=6 --policy features --imitate ises
 
 Before reinforcement learning, ``--imitate NAME`` plays ``--imitate-games``
-games in which the reference agent ``NAME`` decides for the learner's seat of
-the env's :class:`~deduction_envs.envs.single_seat.SingleSeatEnv` (its
-``shadow``: it sees exactly the learner's events), against opponents drawn
-as in training, and records each decision's observation, mask, action and
-discounted return. The new model's policy is then fitted to them: the
-masked log-likelihood of the agent's actions, and the value head to the
-returns (so that PPO starts from a critic that knows what the imitated play
-earns), over ``--imitate-epochs`` passes, a tenth of the games held out to
-measure how often the policy's likeliest action is the agent's.
+games of the reference agent ``NAME`` and records each decision's
+observation (the training env's own, so a single-player run's options, such
+as ``--query-features``, apply), mask, action and discounted return. In a
+multiplayer env the agent decides for the learner's seat of the env's
+:class:`~deduction_envs.envs.single_seat.SingleSeatEnv` (its ``shadow``: it
+sees exactly the learner's events), against opponents drawn as in training;
+in a single-player game it plays episodes of the env (secrets drawn by the
+seed), the experts being :data:`SINGLE_PLAYER_EXPERTS` (exhaustive ISES).
+The new model's policy is then fitted to them: the masked log-likelihood of
+the agent's actions, and the value head to the returns (so that PPO starts
+from a critic that knows what the imitated play earns), over
+``--imitate-epochs`` passes, a tenth of the games held out to measure how
+often the policy's likeliest action is the agent's.
 
 A policy so started is the agent's imitation, not something reinforcement
 learning found on its own: the results say which.
@@ -26,20 +31,57 @@ from typing import Any
 
 import numpy as np
 
+from agents import ISES, Agent
 from agents.roster import seat_agent
 from deduction_envs.core.rules import check_int
 from deduction_envs.envs.single_seat import SingleSeatEnv
 from train.parallel import run_jobs
 
-__all__ = ["Demonstrations", "demonstrations", "fit", "plot_fit"]
+__all__ = ["SINGLE_PLAYER_EXPERTS", "Demonstrations", "demonstrations", "fit", "plot_fit"]
+
+#: The agents a single-player run can imitate, by ``--imitate`` name.
+SINGLE_PLAYER_EXPERTS: dict[str, type[Agent]] = {"ises": ISES}
+
+#: Observations: one array (a Box) or one array per key (a Dict, as the single-player envs'), decisions first.
+Observations = np.ndarray | dict[str, np.ndarray]
+
+
+def _rows(observations: Observations, index: Any) -> Observations:
+    """The decisions ``index`` of ``observations``."""
+    if isinstance(observations, dict):
+        return {key: value[index] for key, value in observations.items()}
+    return observations[index]
+
+
+def _stack(observations: list) -> Observations:
+    """One array (or one per key) of the observations of a list of decisions."""
+    if observations and isinstance(observations[0], dict):
+        return {key: np.asarray([o[key] for o in observations]) for key in observations[0]}
+    return np.asarray(observations, dtype=np.float32)
+
+
+def _shapes(observations: Observations) -> Any:
+    """The shape of one decision's observation (per key for a Dict)."""
+    if isinstance(observations, dict):
+        return {key: value.shape[1:] for key, value in observations.items()}
+    return observations.shape[1:]
+
+
+def _discounted(rewards: list[float], gamma: float) -> np.ndarray:
+    """The discounted return from each step of an episode on."""
+    returns, later = np.zeros(len(rewards)), 0.0
+    for i in reversed(range(len(rewards))):
+        later = returns[i] = rewards[i] + gamma * later
+    return returns
 
 
 @dataclass(frozen=True)
 class Demonstrations:
     """An expert's decisions: ``observations[i]``, the legal ``masks[i]``, its ``actions[i]``, the discounted
-    ``returns[i]`` from there on, and ``games[i]``, the game the decision was made in."""
+    ``returns[i]`` from there on, and ``games[i]``, the game the decision was made in. ``observations`` is
+    one array, or a dict of arrays for an env with Dict observations."""
 
-    observations: np.ndarray
+    observations: Observations
     masks: np.ndarray
     actions: np.ndarray
     returns: np.ndarray
@@ -51,20 +93,36 @@ class Demonstrations:
     @staticmethod
     def join(parts: list[Demonstrations]) -> Demonstrations:
         """The decisions of ``parts`` in order."""
-        return Demonstrations(*(np.concatenate([getattr(p, f) for p in parts]) for f in Demonstrations.__annotations__))
+        columns = {}
+        for name in Demonstrations.__annotations__:
+            values = [getattr(p, name) for p in parts]
+            if isinstance(values[0], dict):
+                columns[name] = {key: np.concatenate([v[key] for v in values]) for key in values[0]}
+            else:
+                columns[name] = np.concatenate(values)
+        return Demonstrations(**columns)
 
     def save(self, path: Path) -> None:
-        """Write the decisions to ``path`` (a compressed ``.npz``)."""
-        np.savez_compressed(path, **{f: getattr(self, f) for f in Demonstrations.__annotations__})
+        """Write the decisions to ``path`` (a compressed ``.npz``; a Dict observation's keys as
+        ``observations/KEY``)."""
+        arrays = {f: getattr(self, f) for f in Demonstrations.__annotations__ if f != "observations"}
+        if isinstance(self.observations, dict):
+            arrays |= {f"observations/{key}": value for key, value in self.observations.items()}
+        else:
+            arrays["observations"] = self.observations
+        np.savez_compressed(path, **arrays)
 
     @staticmethod
     def load(path: Path) -> Demonstrations:
         """Decisions written by :meth:`save`."""
         with np.load(path) as data:
-            missing = set(Demonstrations.__annotations__) - set(data.files)
+            keys = {name.split("/", 1)[1] for name in data.files if name.startswith("observations/")}
+            missing = set(Demonstrations.__annotations__) - set(data.files) - ({"observations"} if keys else set())
             if missing:
                 raise ValueError(f"{path} holds no demonstrations (it lacks {', '.join(sorted(missing))})")
-            return Demonstrations(*(data[f] for f in Demonstrations.__annotations__))
+            columns = {f: data[f] for f in Demonstrations.__annotations__ if f != "observations"}
+            observations = {key: data[f"observations/{key}"] for key in sorted(keys)} if keys else data["observations"]
+            return Demonstrations(observations=observations, **columns)
 
 
 def _play(job: tuple[int, int], env: str, env_kwargs: dict, expert: str, opponents: list, seed: int, gamma: float):
@@ -90,17 +148,49 @@ def _play(job: tuple[int, int], env: str, env_kwargs: dict, expert: str, opponen
             rewards.append(reward)
             if terminated or truncated:
                 break
-        returns, later = np.zeros(len(rewards)), 0.0
-        for i in reversed(range(len(rewards))):  # the discounted return from each decision on
-            later = returns[i] = rewards[i] + gamma * later
-        columns["returns"].extend(returns)
+        columns["returns"].extend(_discounted(rewards, gamma))
+    return _demonstrations(columns)
+
+
+def _demonstrations(columns: dict[str, list]) -> Demonstrations:
+    """The decisions recorded in ``columns`` (lists, one entry a decision)."""
     return Demonstrations(
-        np.asarray(columns["observations"], dtype=np.float32),
+        _stack(columns["observations"]),
         np.asarray(columns["masks"], dtype=bool),
         np.asarray(columns["actions"], dtype=np.int64),
         np.asarray(columns["returns"], dtype=np.float32),
         np.asarray(columns["games"], dtype=np.int64),
     )
+
+
+def _play_alone(job: tuple[int, int], env_id: str, env_kwargs: dict, expert: str, seed: int, gamma: float):
+    """Episodes ``[start, start + games)`` of a single-player env with ``expert`` deciding; episode ``g``'s
+    secret drawn by the seed ``(seed, g)``."""
+    import gymnasium as gym
+
+    start, games = job
+    env = gym.make(env_id, **env_kwargs)
+    agent = SINGLE_PLAYER_EXPERTS[expert]()
+    columns: dict[str, list] = {"observations": [], "masks": [], "actions": [], "returns": [], "games": []}
+    for game in range(start, start + games):
+        episode_seed = int(np.random.SeedSequence((seed, game)).generate_state(1)[0])
+        observation, _ = env.reset(seed=episode_seed)
+        agent.reset(env.unwrapped.rules, seed=episode_seed)
+        rewards = []
+        while True:
+            action = agent.act()
+            columns["observations"].append(observation)
+            columns["masks"].append(env.unwrapped.action_masks())
+            columns["actions"].append(action)
+            columns["games"].append(game)
+            observation, reward, terminated, truncated, info = env.step(action)
+            rewards.append(float(reward))
+            if terminated or truncated:
+                break
+            agent.observe(action, info["feedback"])
+        columns["returns"].extend(_discounted(rewards, gamma))
+    env.close()
+    return _demonstrations(columns)
 
 
 def demonstrations(
@@ -113,15 +203,31 @@ def demonstrations(
     gamma: float = 0.99,
     workers: int = 1,
 ) -> Demonstrations:
-    """``games`` games of the reference agent ``expert`` in the learner's seat of ``env`` (drawn each game)
-    against ``opponents`` (names, drawn per seat each game as in training), over ``workers`` processes."""
-    seat_agent(env, expert)  # an unknown name is refused here, before any worker starts
+    """``games`` games of the reference agent ``expert``, over ``workers`` processes.
+
+    In a multiplayer ``env`` it plays the learner's seat (drawn each game)
+    against ``opponents`` (names, drawn per seat each game as in training);
+    in a single-player env (a Gymnasium id; ``opponents`` must be empty) it
+    plays episodes, ``expert`` one of :data:`SINGLE_PLAYER_EXPERTS`.
+    """
+    from train.multiplayer import MULTIPLAYER_ENVS
+
+    multiplayer = env in MULTIPLAYER_ENVS
+    if multiplayer:
+        seat_agent(env, expert)  # an unknown name is refused here, before any worker starts
+    elif expert not in SINGLE_PLAYER_EXPERTS:
+        raise ValueError(f"a single-player game's experts are {', '.join(SINGLE_PLAYER_EXPERTS)}, got {expert!r}")
+    elif opponents:
+        raise ValueError(f"{env} is a single-player game: it has no opponents, got {opponents}")
     check_int("games", games, low=1)
     check_int("workers", workers, low=1)
     size = max(1, -(-games // (8 * workers)))
     jobs = [(start, min(size, games - start)) for start in range(0, games, size)]
-    desc = f"{expert}'s games in the learner's seat"
-    parts = run_jobs(_play, jobs, workers, desc, env, dict(env_kwargs), expert, list(opponents), seed, gamma)
+    if multiplayer:
+        desc = f"{expert}'s games in the learner's seat"
+        parts = run_jobs(_play, jobs, workers, desc, env, dict(env_kwargs), expert, list(opponents), seed, gamma)
+    else:
+        parts = run_jobs(_play_alone, jobs, workers, f"{expert}'s games", env, dict(env_kwargs), expert, seed, gamma)
     return Demonstrations.join([parts[job] for job in jobs])
 
 
@@ -141,6 +247,7 @@ def fit(
     out of the fit; returns, per epoch, the loss and how often the policy's likeliest legal action is the
     expert's, on the fitted and the held-out decisions."""
     import torch
+    from stable_baselines3.common.utils import obs_as_tensor
     from tqdm import tqdm
 
     check_int("epochs", epochs, low=1)
@@ -165,7 +272,7 @@ def fit(
 
     def tensors(index: np.ndarray) -> tuple:
         return (
-            torch.as_tensor(demos.observations[index], device=device),
+            obs_as_tensor(_rows(demos.observations, index), device),
             torch.as_tensor(demos.actions[index], device=device),
             demos.masks[index],
             torch.as_tensor(demos.returns[index], device=device),
@@ -177,14 +284,19 @@ def fit(
     def agreement(index: np.ndarray) -> float:
         if index.size == 0:
             return float("nan")
-        with torch.no_grad():
-            observations, _, masks, _ = tensors(index)
-            logits = policy.get_distribution(observations, **masking(masks)).distribution.logits.cpu().numpy()
-        logits = np.where(masks, logits, -np.inf)  # the likeliest legal action, for a policy without masks too
-        return float((logits.argmax(axis=1) == demos.actions[index]).mean())
+        agree = 0
+        for begin in range(0, index.size, 4096):  # in chunks: a decision's logits are one per action
+            chunk = index[begin : begin + 4096]
+            with torch.no_grad():
+                observations, _, masks, _ = tensors(chunk)
+                logits = policy.get_distribution(observations, **masking(masks)).distribution.logits.cpu().numpy()
+            logits = np.where(masks, logits, -np.inf)  # the likeliest legal action, for a policy without masks too
+            agree += int((logits.argmax(axis=1) == demos.actions[chunk]).sum())
+        return agree / index.size
 
     history = []
-    for epoch in tqdm(range(epochs), desc="imitation epochs"):
+    bar = tqdm(range(epochs), desc="imitation epochs")
+    for epoch in bar:
         policy.set_training_mode(True)
         order = rng.permutation(train)
         losses = []
@@ -206,6 +318,7 @@ def fit(
                 "agreement_held_out": agreement(np.flatnonzero(test)),
             }
         )
+        bar.set_postfix(loss=f"{history[-1]['loss']:.3f}", agreement=f"{history[-1]['agreement_fitted']:.1%}")
     return {
         "decisions": len(demos),
         "games": int(games.size),
@@ -235,15 +348,16 @@ def imitate(args: Any, env_kwargs: dict[str, Any], model: Any) -> None:
     them, write ``imitation.json`` and the demonstrations (``demonstrations.npz``)."""
     if getattr(args, "imitate_demos", None) is not None:
         demos = Demonstrations.load(args.imitate_demos)
-        shapes = demos.observations.shape[1:], demos.masks.shape[1]
-        if shapes != (model.observation_space.shape, model.action_space.n):
+        space = model.observation_space
+        wanted = {k: v.shape for k, v in space.spaces.items()} if hasattr(space, "spaces") else space.shape
+        if (_shapes(demos.observations), demos.masks.shape[1]) != (wanted, model.action_space.n):
             raise ValueError(f"{args.imitate_demos} is of another env or size than this run's")
     else:
         demos = demonstrations(
             args.env,
             env_kwargs,
             args.imitate,
-            args.opponents,
+            args.opponents or [],
             args.imitate_games,
             args.seed,
             model.gamma,
@@ -251,7 +365,7 @@ def imitate(args: Any, env_kwargs: dict[str, Any], model: Any) -> None:
         )
         demos.save(Path(args.output, "demonstrations.npz"))
     report = fit(model, demos, args.imitate_epochs, seed=args.seed, learning_rate=args.imitate_learning_rate)
-    report = {"expert": args.imitate, "opponents": args.opponents, **report}
+    report = {"expert": args.imitate, **({"opponents": args.opponents} if args.opponents else {}), **report}
     Path(args.output, "imitation.json").write_text(json.dumps(report, indent=1) + "\n")
     plot_fit(report, Path(args.output, "imitation.png"), f"{args.env}: imitating {args.imitate}")
     last = report["epochs"][-1]

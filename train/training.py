@@ -4,6 +4,7 @@
     python -m train --env TreasureHunt-v0 --timesteps 300000 --entropy-reward 1
     python -m train --env Mastermind-v0 --size pegs=4 --size colors=6 --action-mask consistent --max-minutes 20
     python -m train --resume runs/Mastermind-v0/model.zip --timesteps 50000
+    python -m train --env LowMiddleHigh-v0 --policy features --imitate ises --timesteps 0   # ISES's play, fitted
     python -m train --env clue_v0 --size players=4 --opponents deduction_sheet,random   # one seat of a multiplayer env
 
 Ctrl-C (or SIGTERM) stops training and saves what was trained.
@@ -49,6 +50,7 @@ from deduction_envs.envs.batched_env import batch_refusal
 from deduction_envs.envs.observation import QUERY_FEATURES
 from deduction_envs.wrappers import EntropyRewardWrapper
 from train.demo import parse_size
+from train.imitation import SINGLE_PLAYER_EXPERTS
 from train.multiplayer import (
     DEFAULT_EVAL_OPPONENTS,
     MULTIPLAYER_ENVS,
@@ -505,17 +507,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     seats.add_argument("--eval-games", type=int, default=400, help="games against each (default 400)")
     seats.add_argument("--eval-workers", type=int, default=1, help="processes for the evaluation (default 1)")
-    seats.add_argument(
+    imitation = parser.add_argument_group("imitation, before reinforcement learning (train.imitation)")
+    imitation.add_argument(
         "--imitate",
         default=None,
         metavar="NAME",
-        help="first fit the new policy to this reference agent's play in the learner's seat (train.imitation); "
-        "with --timesteps 0 the policy only imitates",
+        help="first fit the new policy to this reference agent's play (in the learner's seat of a multiplayer env; "
+        f"a single-player game's: {', '.join(SINGLE_PLAYER_EXPERTS)}); with --timesteps 0 the policy only imitates",
     )
-    seats.add_argument("--imitate-games", type=int, default=500, help="games of the agent to imitate (default 500)")
-    seats.add_argument("--imitate-epochs", type=int, default=10, help="passes over them (default 10)")
-    seats.add_argument("--imitate-workers", type=int, default=1, help="processes playing them (default 1)")
-    seats.add_argument(
+    imitation.add_argument("--imitate-games", type=int, default=500, help="games of the agent to imitate (default 500)")
+    imitation.add_argument("--imitate-epochs", type=int, default=10, help="passes over them (default 10)")
+    imitation.add_argument("--imitate-workers", type=int, default=1, help="processes playing them (default 1)")
+    imitation.add_argument(
         "--imitate-learning-rate",
         type=float,
         default=None,
@@ -523,7 +526,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the fit's learning rate (default the algorithm's); PPO after it keeps the config's, so a config with "
         "a smaller rate fine-tunes the imitation without moving far from it",
     )
-    seats.add_argument(
+    imitation.add_argument(
         "--imitate-demos",
         type=Path,
         default=None,
@@ -564,9 +567,11 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
         sizes = _check_multiplayer(args, parser)
         rules = None
     else:
-        for name in ("imitate", "imitate_demos", "imitate_learning_rate"):
-            if getattr(args, name) is not None:
-                parser.error(f"--{name.replace('_', '-')} is for the multiplayer envs ({', '.join(MULTIPLAYER_ENVS)})")
+        if args.imitate is not None and args.imitate not in SINGLE_PLAYER_EXPERTS:
+            parser.error(
+                f"--imitate: a single-player game's experts are {', '.join(SINGLE_PLAYER_EXPERTS)}, "
+                f"got {args.imitate!r}"
+            )
         for name in ("opponents", "eval_opponents"):
             if getattr(args, name) is not None:
                 parser.error(f"--{name.replace('_', '-')} is for the multiplayer envs ({', '.join(MULTIPLAYER_ENVS)})")
@@ -577,6 +582,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
             rules = env_rules(args.env, **sizes)
         except (TypeError, ValueError) as error:
             parser.error(str(error))
+    _check_imitation(args, parser)
     try:
         hyperparameters(args.algo, args.env, args.config)
     except (TypeError, ValueError) as error:
@@ -639,12 +645,17 @@ def _check_multiplayer(args: argparse.Namespace, parser: argparse.ArgumentParser
         except ValueError as error:
             parser.error(f"--{name.replace('_', '-')}: {error}")
     if args.imitate is not None:
-        if args.resume is not None:
-            parser.error("--imitate starts a new policy; it cannot be given with --resume")
         try:
             check_opponents(args.env, [args.imitate])
         except ValueError as error:
             parser.error(f"--imitate: {error}")
+    return sizes
+
+
+def _check_imitation(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """The checks of the ``--imitate`` options that hold in every env."""
+    if args.imitate is not None and args.resume is not None:
+        parser.error("--imitate starts a new policy; it cannot be given with --resume")
     if args.imitate_learning_rate is not None:
         if args.imitate is None:
             parser.error("--imitate-learning-rate needs --imitate NAME")
@@ -655,7 +666,6 @@ def _check_multiplayer(args: argparse.Namespace, parser: argparse.ArgumentParser
             parser.error("--imitate-demos needs --imitate NAME (the agent whose demonstrations they are)")
         if not args.imitate_demos.exists():
             parser.error(f"--imitate-demos: no file at {args.imitate_demos}")
-    return sizes
 
 
 #: The settings of a run, written next to its model so that --resume and train.evaluate can read them.
