@@ -30,6 +30,10 @@ def test_train_save_evaluate_and_resume(tmp_path, capsys):
     # the first, and its monitors add to the episode log rather than replace it.
     assert "trained 1024 timesteps" in first and "trained 2048 timesteps" in capsys.readouterr().out
     assert played <= 1024 < training.read_monitors(out / "monitor").sum()  # more than one run could play
+    # Resumed into a new folder, the run starts its own episode log, header and all, and plots its curve.
+    training.main([*TINY, "--timesteps", "256", "--resume", str(out / "model.zip"), "--output", str(tmp_path / "b")])
+    assert 0 < training.read_monitors(tmp_path / "b" / "monitor").sum() <= 1024
+    assert (tmp_path / "b" / "learning_curve.png").exists()
 
 
 def test_a_resumed_run_keeps_its_entropy_reward_and_refuses_another_game(tmp_path, capsys):

@@ -161,6 +161,8 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
     gamma = settings.get("gamma", 0.99)
     monitor = output / "monitor"
     multiplayer = args.env in MULTIPLAYER_ENVS
+    # A resumed run adds to its episode logs; one resumed into a new --output starts them, with their header.
+    append = args.resume is not None and any(monitor.glob("*monitor.csv"))
     snapshots = read_league(output) if multiplayer and args.resume is not None else []
     if multiplayer:
         envs = make_seat_envs(
@@ -171,7 +173,7 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
             args.seed,
             monitor,
             snapshots,
-            append=args.resume is not None,
+            append=append,
             subprocesses=args.vec_env == "subproc",
             torch_threads=getattr(args, "torch_threads", 1),
             entropy_reward=args.entropy_reward,
@@ -190,7 +192,7 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
             monitor,
             args.entropy_reward,
             gamma,
-            append=args.resume is not None,
+            append=append,
             vec_env=args.vec_env,
         )
     if args.resume is not None:
