@@ -14,7 +14,7 @@ from agents.generalized_clue_agents import GCExact, GCRandom, GCScoreboard
 from agents.ises import ISES
 from agents.ismcts import ISMCTS
 from agents.multiplayer import GameRecord, MatchResult, RandomSeatAgent, SeatAgent, play_game, play_match
-from agents.multiplayer_ismcts import SOISMCTS, ClueSearchPolicy, SearchPolicy
+from agents.multiplayer_ismcts import SOISMCTS, AlgoSearchPolicy, ClueSearchPolicy, SearchPolicy
 from agents.random_agent import RandomAgent
 from agents.sb3_policy import SB3Policy, SB3SeatPolicy
 
@@ -25,6 +25,7 @@ __all__ = [
     "AlgoEpsilonGreedy",
     "AlgoMaxEntropy",
     "ClueDeductionSheet",
+    "AlgoSearchPolicy",
     "ClueSearchPolicy",
     "ClueEntropyAgent",
     "EvaluationResult",

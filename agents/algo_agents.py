@@ -15,7 +15,7 @@ from deduction_envs.core.rules import check_int
 from deduction_envs.games.algo import HandView, Move, Phase, PlayerView
 from deduction_envs.reasoning import AlgoHandPosterior
 
-__all__ = ["AlgoEpsilonGreedy", "AlgoMaxEntropy", "attack_probabilities"]
+__all__ = ["AlgoEpsilonGreedy", "AlgoMaxEntropy", "attack_probabilities", "epsilon_greedy_move"]
 
 
 def attack_probabilities(rules, view: PlayerView, posterior: AlgoHandPosterior | None = None) -> np.ndarray:
@@ -49,14 +49,25 @@ class AlgoEpsilonGreedy(SeatAgent):
         self.name = f"epsilon-greedy({epsilon:g})"
 
     def act(self, mask: np.ndarray) -> int:
-        view = self.knowledge.view
-        if view.phase == Phase.REVEAL:
-            return int(self.rng.choice(np.flatnonzero(mask)))
-        if view.phase == Phase.CONTINUE and self.rng.random() < self.epsilon:
-            return self.rules.action_index(Move("stop"))
-        probabilities = attack_probabilities(self.rules, view, self.knowledge.posterior)
-        hits = np.where(mask[: self.rules.num_attacks], probabilities, -1.0)
-        return int(np.argmax(hits))
+        knowledge = self.knowledge
+        return epsilon_greedy_move(self.rules, knowledge.view, mask, self.rng, self.epsilon, knowledge.posterior)
+
+
+def epsilon_greedy_move(
+    rules,
+    view: PlayerView,
+    mask: np.ndarray,
+    rng: np.random.Generator,
+    epsilon: float,
+    posterior: AlgoHandPosterior | None = None,
+) -> int:
+    """:class:`AlgoEpsilonGreedy`'s move from ``view`` (``posterior``: ``view``'s, if already counted)."""
+    if view.phase == Phase.REVEAL:
+        return int(rng.choice(np.flatnonzero(mask)))
+    if view.phase == Phase.CONTINUE and rng.random() < epsilon:
+        return rules.action_index(Move("stop"))
+    hits = np.where(mask[: rules.num_attacks], attack_probabilities(rules, view, posterior), -1.0)
+    return int(np.argmax(hits))
 
 
 def _reveal(view: PlayerView, player: int, position: int, number: int) -> PlayerView:

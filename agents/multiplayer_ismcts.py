@@ -23,7 +23,10 @@ The decision is the most visited root action (ties: the better mean reward).
 A :class:`SearchPolicy` adapts the search to a game where searching every
 legal move is hopeless: which actions the root considers, which the other
 nodes consider, and the rollout moves. The default searches every legal move
-and rolls out uniformly at random (Algo). Clue's (:class:`ClueSearchPolicy`)
+and rolls out uniformly at random (the article's SO-ISMCTS for Algo).
+Algo's (:class:`AlgoSearchPolicy`) restricts the root to the likeliest attacks
+and stopping, and plays the rest of the game with the epsilon-greedy baseline
+in every seat. Clue's (:class:`ClueSearchPolicy`)
 restricts the root to the entropy agent's best suggestions and the likeliest
 accusations, and plays the rest of the game, in the tree and in rollouts, with
 simulated players that keep a plain sheet of the cards they have seen.
@@ -36,11 +39,13 @@ from typing import Any
 
 import numpy as np
 
+from agents.algo_agents import attack_probabilities, epsilon_greedy_move
 from agents.multiplayer import SeatAgent
 from deduction_envs.core.rules import check_int
+from deduction_envs.games.algo import Phase as AlgoPhase
 from deduction_envs.reasoning.clue_suggestions import REFUTER_MODELS, score_suggestions
 
-__all__ = ["ClueSearchPolicy", "SOISMCTS", "SearchPolicy"]
+__all__ = ["AlgoSearchPolicy", "ClueSearchPolicy", "SOISMCTS", "SearchPolicy"]
 
 
 class SearchPolicy:
@@ -178,6 +183,47 @@ class SOISMCTS(SeatAgent):
         visits, rewards, availability = stats[:, 0], stats[:, 1], stats[:, 2]
         value = rewards / visits + self.exploration * np.sqrt(np.log(availability) / visits)
         return int(legal[int(np.argmax(value))])
+
+
+class AlgoSearchPolicy(SearchPolicy):
+    """SO-ISMCTS for Algo: the likeliest attacks at the root, and epsilon-greedy players below it.
+
+    * **Root:** the ``attacks`` legal attacks most likely to hit (exact
+      probabilities from the searcher's posterior), and stopping when the
+      searcher may stop; when it must reveal one of its own cards, every one.
+    * **Simulated players** (below the root and in rollouts, every seat
+      alike, the searcher's later turns too): the epsilon-greedy baseline
+      (:class:`~agents.algo_agents.AlgoEpsilonGreedy`), each from its own
+      view of the determinised state: stop after a hit with probability
+      ``epsilon``, else attack the likeliest (position, number) by that
+      seat's exact posterior; reveal a random own card.
+
+    So each root action is valued by how games go on between epsilon-greedy
+    players after it: a one-step improvement of the baseline by simulation.
+    """
+
+    def __init__(self, attacks: int = 4, epsilon: float = 0.1) -> None:
+        self.attacks = check_int("attacks", attacks, low=1)
+        if isinstance(epsilon, bool) or not 0 <= epsilon <= 1:
+            raise ValueError(f"epsilon must be a probability in [0, 1], got {epsilon!r}")
+        self.epsilon = float(epsilon)
+
+    def root_options(self, agent: SeatAgent, mask: np.ndarray) -> np.ndarray:
+        rules, knowledge = agent.rules, agent.knowledge
+        if knowledge.view.phase == AlgoPhase.REVEAL:
+            return np.flatnonzero(mask)
+        hits = np.where(mask[: rules.num_attacks], attack_probabilities(rules, knowledge.view, knowledge.posterior), 0)
+        likeliest = np.argsort(-hits, kind="stable")[: self.attacks]
+        options = [int(a) for a in likeliest if hits[a] > 0] or np.flatnonzero(mask[: rules.num_attacks]).tolist()
+        if mask[rules.stop_action]:
+            options.append(rules.stop_action)
+        return np.array(sorted(options), dtype=np.int64)
+
+    def options(self, sim: Any, rules: Any, state: Any, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return np.array([self.rollout(sim, rules, state, mask, rng)])
+
+    def rollout(self, sim: Any, rules: Any, state: Any, mask: np.ndarray, rng: np.random.Generator) -> int:
+        return epsilon_greedy_move(rules, rules.view(state, state.mover), mask, rng, self.epsilon)
 
 
 class ClueSearchPolicy(SearchPolicy):

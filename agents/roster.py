@@ -3,7 +3,7 @@
     from agents.roster import seat_agent, SEAT_AGENTS
 
     seat_agent("clue_v0", "deduction_sheet")      # a fresh ClueDeductionSheet
-    sorted(SEAT_AGENTS["algo_v0"])                # ['epsilon_greedy', 'ismcts', 'max_entropy', 'random']
+    sorted(SEAT_AGENTS["algo_v0"])                # ['epsilon_greedy', 'ismcts', 'ismcts_greedy', ...]
 
 Each entry makes a fresh agent (agents keep their seat's knowledge, so every
 seat needs its own). The names are the env modules' names (``algo_v0``,
@@ -19,7 +19,7 @@ from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
 from agents.clue_agents import ClueDeductionSheet, ClueEntropyAgent
 from agents.generalized_clue_agents import GCExact, GCRandom, GCScoreboard
 from agents.multiplayer import RandomSeatAgent, SeatAgent
-from agents.multiplayer_ismcts import SOISMCTS, ClueSearchPolicy
+from agents.multiplayer_ismcts import SOISMCTS, AlgoSearchPolicy, ClueSearchPolicy
 
 __all__ = ["SEAT_AGENTS", "seat_agent"]
 
@@ -30,6 +30,7 @@ SEAT_AGENTS: dict[str, dict[str, Callable[[], SeatAgent]]] = {
         "epsilon_greedy": partial(AlgoEpsilonGreedy, 0.1),
         "max_entropy": AlgoMaxEntropy,
         "ismcts": partial(SOISMCTS, iterations=200),
+        "ismcts_greedy": lambda: SOISMCTS(iterations=100, policy=AlgoSearchPolicy()),
     },
     "clue_v0": {
         "random": RandomSeatAgent,

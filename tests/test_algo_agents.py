@@ -7,9 +7,10 @@ import itertools
 import numpy as np
 import pytest
 
-from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
+from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy, attack_probabilities
 from agents.multiplayer import RandomSeatAgent, SeatAgent, play_game, play_match
-from agents.multiplayer_ismcts import SOISMCTS
+from agents.multiplayer_ismcts import SOISMCTS, AlgoSearchPolicy
+from agents.roster import seat_agent
 from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, HandView, Move, Phase, PlayerView, parse_card
 from deduction_envs.reasoning import AlgoKnowledge
 
@@ -180,3 +181,55 @@ def test_ismcts_beats_random_play_and_stops_on_the_clock():
     ):
         with pytest.raises(ValueError, match=message):
             SOISMCTS(**kwargs)
+
+
+def test_algo_search_roots_at_the_likeliest_attacks_and_stopping():
+    rules, view, mask = article_view()
+    policy = AlgoSearchPolicy(attacks=3)
+    agent = seated(SOISMCTS(iterations=200, policy=policy), rules, view)
+    sure = [rules.action_index(Move("attack", 0, 1, 3)), rules.action_index(Move("attack", 0, 2, 4))]
+    assert policy.root_options(agent, mask).tolist() == sure  # every other attack has no chance to hit
+    assert agent.act(mask) in sure
+    # The opponent's hand all face down: many attacks may hit, and the root takes the three likeliest.
+    view = view._replace(hands=(view.hands[0], view.hands[1]._replace(known=(-1,) * 4)))
+    mask[: rules.num_attacks] = [rules.decode(a).position < 4 for a in range(rules.num_attacks)]
+    hits = attack_probabilities(rules, view)
+    by_hand = sorted(sorted(range(rules.num_attacks), key=lambda a: (-hits[a], a))[:3])
+    assert hits[by_hand].min() > 0 and hits[by_hand].min() >= np.sort(hits)[-3]
+    agent = seated(SOISMCTS(iterations=10, policy=policy), rules, view)
+    assert policy.root_options(agent, mask).tolist() == by_hand
+    after_hit = seated(SOISMCTS(iterations=10, policy=policy), rules, view._replace(phase=Phase.CONTINUE))
+    continue_mask = mask.copy()
+    continue_mask[rules.stop_action] = True
+    assert policy.root_options(after_hit, continue_mask).tolist() == [*by_hand, rules.stop_action]
+    for kwargs, message in (({"attacks": 0}, "attacks must be an integer >= 1"), ({"epsilon": 1.5}, "epsilon")):
+        with pytest.raises(ValueError, match=message):
+            AlgoSearchPolicy(**kwargs)
+
+
+def test_algo_search_rollouts_play_epsilon_greedy_from_each_seats_own_view():
+    """A simulated player's move depends on its own view only: the same in every determinisation."""
+    rules = AlgoRules()
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        state = rules.new_game(rng)
+        for _ in range(seed):  # a few random moves into the game
+            rules.apply(state, int(rng.choice(np.flatnonzero(rules.legal_mask(state)))))
+        if rules.is_over(state):
+            continue
+        knowledge = AlgoKnowledge.from_view(rules, rules.view(state, rules.mover(state)))
+        policy = AlgoSearchPolicy(epsilon=0.0)
+        states = [knowledge.determinise(rng) for _ in range(6)]
+        assert len({tuple(map(tuple, state.hands)) for state in states}) > 1  # the opponent's hand differs
+        moves = {policy.rollout(None, rules, state, rules.legal_mask(state), rng) for state in states}
+        baseline = seated(AlgoEpsilonGreedy(0.0), rules, knowledge.view)
+        assert moves == {baseline.act(rules.legal_mask(states[0]))}
+
+
+def test_algo_search_plays_whole_games_from_its_view_and_beats_random_play():
+    recorder = Recorder(seat_agent("algo_v0", "ismcts_greedy"))
+    recorder.inner.iterations = 20
+    result = play_match(AlgoRules(), [recorder, RandomSeatAgent()], games=6, seed=3)
+    assert result.win_rate(0) >= 5 / 6 and recorder.saw_only_its_own_cards()
+    again = play_match(AlgoRules(), [recorder, RandomSeatAgent()], games=6, seed=3)
+    assert [g.actions for g in again.games] == [g.actions for g in result.games]  # seeded: the same games

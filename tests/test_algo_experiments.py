@@ -8,7 +8,8 @@ from train import algo_experiments
 
 
 def test_round_robin_writes_the_articles_table(tmp_path):
-    argv = ["--games", "3", "--duel-games", "2", "--ismcts-games", "1", "--output", str(tmp_path)]
+    argv = ["--games", "3", "--duel-games", "2", "--ismcts-games", "1", "--search-games", "1"]
+    argv += ["--output", str(tmp_path)]
     wins = algo_experiments.main(argv)
     assert wins.shape == (4, 4) and ((0 <= wins) & (wins <= 3)).all()
     assert wins.tolist() == algo_experiments.round_robin(3).tolist()  # seeded: the same games again
@@ -17,6 +18,8 @@ def test_round_robin_writes_the_articles_table(tmp_path):
     assert "(0.49)" in report  # the article's figure beside ours
     assert "## Experiment 2: max-entropy against epsilon-greedy(0.1)" in report and "u0 = " in report
     assert "| epsilon-greedy(0.1) | " in report and "| max-entropy | " in report  # Experiment 3
+    experiment4 = report[report.index("## Experiment 4") :]
+    assert "| ismcts_greedy moving first |" in experiment4 and experiment4.count("| max-entropy | ") == 1
 
 
 def test_the_z_test_is_the_articles():
@@ -24,7 +27,7 @@ def test_the_z_test_is_the_articles():
     assert u0 == pytest.approx(0.8) and p_value == pytest.approx(0.2119, abs=1e-4)  # the article's u0 = 0.8 < 1.64
 
 
-@pytest.mark.parametrize("option", ["--games", "--duel-games", "--ismcts-games"])
+@pytest.mark.parametrize("option", ["--games", "--duel-games", "--ismcts-games", "--search-games"])
 def test_bad_numbers_of_games_are_clear_errors(option, capsys):
     with pytest.raises(SystemExit):
         algo_experiments.main([option, "0"])

@@ -1,7 +1,7 @@
 """The Algo article's experiments, reproduced: the epsilon-greedy round robin and max-entropy against it.
 
     python -m train.algo_experiments                 # the article's numbers of games
-    python -m train.algo_experiments --games 1000 --duel-games 1000
+    python -m train.algo_experiments --games 1000 --duel-games 1000 --ismcts-games 100 --search-games 500
 
 Experiment 1: ``AlgoEpsilonGreedy(epsilon)`` for epsilon in {0, 0.1, 0.5, 1}
 (epsilon is the probability of stopping after a hit) plays every ordered
@@ -15,7 +15,11 @@ Experiment 2: ``AlgoMaxEntropy()`` against ``AlgoEpsilonGreedy(0.1)``,
 ``--duel-games`` games with each moving first (the article: 50), with the
 article's one-sided z-test of the max-entropy agent's win rate against 0.5.
 Experiment 3 (not in the article): ``SOISMCTS(iterations=200)`` against
-each of them, ``--ismcts-games`` games with each moving first. Writes
+each of them, ``--ismcts-games`` games with each moving first. Experiment 4
+(not in the article): SO-ISMCTS with :class:`~agents.multiplayer_ismcts.AlgoSearchPolicy`
+(the likeliest attacks and stopping at the root, epsilon-greedy(0.1) players
+in the rollouts; 100 iterations, the roster's ``ismcts_greedy``) against
+each of them, ``--search-games`` games with each moving first. Writes
 ``algo.md`` to ``--output``.
 """
 
@@ -32,6 +36,7 @@ from tqdm import tqdm
 from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
 from agents.multiplayer import SeatAgent, play_game
 from agents.multiplayer_ismcts import SOISMCTS
+from agents.roster import seat_agent
 from deduction_envs.games.algo import AlgoRules
 
 EPSILONS = (0.0, 0.1, 0.5, 1.0)
@@ -92,6 +97,8 @@ def write_report(
     ismcts_games: int,
     path: Path,
     command: str,
+    search: dict[str, tuple[int, int]] | None = None,
+    search_games: int = 0,
 ) -> str:
     rates = wins / games
     header = " | ".join(f"{e:g}" for e in EPSILONS)
@@ -152,17 +159,37 @@ def write_report(
         "",
         f"{ismcts_games} games with each moving first; SO-ISMCTS's win rate with 95% Wilson intervals.",
         "",
-        "| opponent | SO-ISMCTS moving first | moving second | overall |",
-        "| --- | ---: | ---: | ---: |",
     ]
-    for name, (as_first, as_second) in ismcts.items():
-        lines.append(
-            f"| {name} | {_interval(as_first, ismcts_games)} | {_interval(as_second, ismcts_games)} "
-            f"| {_interval(as_first + as_second, 2 * ismcts_games)} |"
-        )
+    lines += _duel_table("SO-ISMCTS", ismcts, ismcts_games)
+    if search:
+        lines += [
+            "",
+            "## Experiment 4: SO-ISMCTS with epsilon-greedy play-outs (100 iterations per decision)",
+            "",
+            "`ismcts_greedy`: the root searches the 4 likeliest attacks and stopping; below it and in the "
+            "rollouts every seat plays epsilon-greedy(0.1) from its own view of the determinisation. "
+            f"{search_games} games with each moving first; its win rate with 95% Wilson intervals and a "
+            "one-sided binomial test against 0.5.",
+            "",
+        ]
+        lines += _duel_table("ismcts_greedy", search, search_games, test=True)
     text = "\n".join(lines) + "\n"
     path.write_text(text)
     return text
+
+
+def _duel_table(agent: str, wins: dict[str, tuple[int, int]], games: int, test: bool = False) -> list[str]:
+    """Rows of ``agent``'s win rate against each opponent: (wins moving first, moving second), ``games`` each."""
+    extra = " p (one-sided, > 0.5) |" if test else ""
+    lines = [f"| opponent | {agent} moving first | moving second | overall |{extra}", "| --- | ---: | ---: | ---: |"]
+    lines[-1] += " ---: |" if test else ""
+    for name, (as_first, as_second) in wins.items():
+        row = f"| {name} | {_interval(as_first, games)} | {_interval(as_second, games)} "
+        row += f"| {_interval(as_first + as_second, 2 * games)} |"
+        if test:
+            row += f" {binomtest(as_first + as_second, 2 * games, alternative='greater').pvalue:.2g} |"
+        lines.append(row)
+    return lines
 
 
 def main(argv: list[str] | None = None) -> np.ndarray:
@@ -174,10 +201,11 @@ def main(argv: list[str] | None = None) -> np.ndarray:
     parser.add_argument("--games", type=int, default=100, help="games per ordered pairing (default 100)")
     parser.add_argument("--duel-games", type=int, default=50, help="Experiment 2 games per seating (default 50)")
     parser.add_argument("--ismcts-games", type=int, default=50, help="Experiment 3 games per seating (default 50)")
+    parser.add_argument("--search-games", type=int, default=50, help="Experiment 4 games per seating (default 50)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
     parser.add_argument("--output", type=Path, default=Path("results"), help="folder for algo.md")
     args = parser.parse_args(argv)
-    for name in ("games", "duel_games", "ismcts_games"):
+    for name in ("games", "duel_games", "ismcts_games", "search_games"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     wins = round_robin(args.games, args.seed)
@@ -186,10 +214,17 @@ def main(argv: list[str] | None = None) -> np.ndarray:
         opponent.name: duel(args.ismcts_games, args.seed, SOISMCTS(iterations=200), opponent)
         for opponent in (AlgoEpsilonGreedy(0.1), AlgoMaxEntropy())
     }
+    search = {
+        opponent.name: duel(args.search_games, args.seed, seat_agent("algo_v0", "ismcts_greedy"), opponent)
+        for opponent in (AlgoEpsilonGreedy(0.1), AlgoMaxEntropy())
+    }
     args.output.mkdir(parents=True, exist_ok=True)
     command = ("python -m train.algo_experiments " + " ".join(sys.argv[1:] if argv is None else argv)).strip()
     path = args.output / "algo.md"
-    report = write_report(wins, args.games, duel_wins, args.duel_games, ismcts, args.ismcts_games, path, command)
+    ismcts_games, search_games = args.ismcts_games, args.search_games
+    report = write_report(
+        wins, args.games, duel_wins, args.duel_games, ismcts, ismcts_games, path, command, search, search_games
+    )
     print(report)
     return wins
 

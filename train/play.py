@@ -157,7 +157,8 @@ def main(argv: list[str] | None = None) -> None:
         "--opponent",
         default=None,
         choices=opponents,
-        help="algo: random, epsilon_greedy, max_entropy (default); clue: random, deduction_sheet (default)",
+        help="algo: max_entropy (default), epsilon_greedy, ismcts, ismcts_greedy, random; "
+        "clue: deduction_sheet (default), entropy, ismcts, random",
     )
     parser.add_argument("--players", type=int, default=None, help="players, you included (algo: 2-4, default 2; "
                         "clue: 3-6, default 4)")  # fmt: skip
