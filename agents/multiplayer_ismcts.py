@@ -24,7 +24,7 @@ A :class:`SearchPolicy` adapts the search to a game where searching every
 legal move is hopeless: which actions the root considers, which the other
 nodes consider, and the rollout moves. The default searches every legal move
 and rolls out uniformly at random (the article's SO-ISMCTS for Algo).
-Algo's (:class:`AlgoSearchPolicy`) restricts the root to the likeliest attacks
+Algo's (:class:`AlgoSearchPolicy`) restricts the root to the likeliest attack
 and stopping, and plays the rest of the game with the epsilon-greedy baseline
 in every seat. Clue's (:class:`ClueSearchPolicy`)
 restricts the root to the entropy agent's best suggestions and the likeliest
@@ -186,11 +186,12 @@ class SOISMCTS(SeatAgent):
 
 
 class AlgoSearchPolicy(SearchPolicy):
-    """SO-ISMCTS for Algo: the likeliest attacks at the root, and epsilon-greedy players below it.
+    """SO-ISMCTS for Algo: the likeliest attack or stopping at the root, epsilon-greedy players below it.
 
     * **Root:** the ``attacks`` legal attacks most likely to hit (exact
-      probabilities from the searcher's posterior), and stopping when the
-      searcher may stop; when it must reveal one of its own cards, every one.
+      probabilities from the searcher's posterior; default 1, so that the
+      first attack of a turn needs no search), and stopping when the searcher
+      may stop; when it must reveal one of its own cards, every one.
     * **Simulated players** (below the root and in rollouts, every seat
       alike, the searcher's later turns too): the epsilon-greedy baseline
       (:class:`~agents.algo_agents.AlgoEpsilonGreedy`), each from its own
@@ -199,10 +200,14 @@ class AlgoSearchPolicy(SearchPolicy):
       seat's exact posterior; reveal a random own card.
 
     So each root action is valued by how games go on between epsilon-greedy
-    players after it: a one-step improvement of the baseline by simulation.
+    players after it: a one-step improvement of the baseline by simulation,
+    which with the default decides when to stop. Measured against
+    epsilon-greedy(0.1), 100 iterations: the 4 likeliest attacks at the root
+    won 0.603 [0.554, 0.649] of 400 games, the likeliest alone 0.597 [0.557,
+    0.635] of 600 in under half the time (300 iterations: 0.595).
     """
 
-    def __init__(self, attacks: int = 4, epsilon: float = 0.1) -> None:
+    def __init__(self, attacks: int = 1, epsilon: float = 0.1) -> None:
         self.attacks = check_int("attacks", attacks, low=1)
         if isinstance(epsilon, bool) or not 0 <= epsilon <= 1:
             raise ValueError(f"epsilon must be a probability in [0, 1], got {epsilon!r}")

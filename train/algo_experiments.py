@@ -17,7 +17,7 @@ article's one-sided z-test of the max-entropy agent's win rate against 0.5.
 Experiment 3 (not in the article): ``SOISMCTS(iterations=200)`` against
 each of them, ``--ismcts-games`` games with each moving first. Experiment 4
 (not in the article): SO-ISMCTS with :class:`~agents.multiplayer_ismcts.AlgoSearchPolicy`
-(the likeliest attacks and stopping at the root, epsilon-greedy(0.1) players
+(the likeliest attack and stopping at the root, epsilon-greedy(0.1) players
 in the rollouts; 100 iterations, the roster's ``ismcts_greedy``) against
 each of them, ``--search-games`` games with each moving first. Writes
 ``algo.md`` to ``--output``.
@@ -166,7 +166,7 @@ def write_report(
             "",
             "## Experiment 4: SO-ISMCTS with epsilon-greedy play-outs (100 iterations per decision)",
             "",
-            "`ismcts_greedy`: the root searches the 4 likeliest attacks and stopping; below it and in the "
+            "`ismcts_greedy`: the root searches the likeliest attack and stopping; below it and in the "
             "rollouts every seat plays epsilon-greedy(0.1) from its own view of the determinisation. "
             f"{search_games} games with each moving first; its win rate with 95% Wilson intervals and a "
             "one-sided binomial test against 0.5.",
