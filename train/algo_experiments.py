@@ -38,6 +38,7 @@ from agents.multiplayer import SeatAgent, play_game
 from agents.multiplayer_ismcts import SOISMCTS
 from agents.roster import seat_agent
 from deduction_envs.games.algo import AlgoRules
+from train.tournament import format_p, interval
 
 EPSILONS = (0.0, 0.1, 0.5, 1.0)
 
@@ -84,7 +85,7 @@ def z_test(wins: int, games: int) -> tuple[float, float]:
 
 
 def _interval(successes: int, trials: int) -> str:
-    low, high = binomtest(successes, trials).proportion_ci(confidence_level=0.95, method="wilson")
+    low, high = interval(successes, trials)
     return f"{successes / trials:.3f} [{low:.3f}, {high:.3f}]"
 
 
@@ -180,14 +181,16 @@ def write_report(
 
 def _duel_table(agent: str, wins: dict[str, tuple[int, int]], games: int, test: bool = False) -> list[str]:
     """Rows of ``agent``'s win rate against each opponent: (wins moving first, moving second), ``games`` each."""
-    extra = " p (one-sided, > 0.5) |" if test else ""
-    lines = [f"| opponent | {agent} moving first | moving second | overall |{extra}", "| --- | ---: | ---: | ---: |"]
-    lines[-1] += " ---: |" if test else ""
+    lines = [
+        f"| opponent | {agent} moving first | moving second | overall |" + (" p (one-sided, > 0.5) |" if test else ""),
+        "| --- | ---: | ---: | ---: |" + (" ---: |" if test else ""),
+    ]
     for name, (as_first, as_second) in wins.items():
+        total = as_first + as_second
         row = f"| {name} | {_interval(as_first, games)} | {_interval(as_second, games)} "
-        row += f"| {_interval(as_first + as_second, 2 * games)} |"
+        row += f"| {_interval(total, 2 * games)} |"
         if test:
-            row += f" {binomtest(as_first + as_second, 2 * games, alternative='greater').pvalue:.2g} |"
+            row += f" {format_p(binomtest(total, 2 * games, alternative='greater').pvalue)} |"
         lines.append(row)
     return lines
 
