@@ -123,11 +123,14 @@ class SOISMCTS(SeatAgent):
         self.name = "SO-ISMCTS"
         #: Iterations completed by the last decision (for benchmarks and tests).
         self.last_iterations = 0
+        #: The last decision's root visits by action (empty when there was one option and no search): how
+        #: strongly the search preferred its choice, the soft targets of an imitation (``train.imitation``).
+        self.last_visits: dict[int, int] = {}
 
     def act(self, mask: np.ndarray) -> int:
         options = self.policy.root_options(self, mask)
         if options.size == 1:
-            self.last_iterations = 0
+            self.last_iterations, self.last_visits = 0, {}
             return int(options[0])
         root = _Node(self.seat)
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
@@ -136,6 +139,7 @@ class SOISMCTS(SeatAgent):
             self._iterate(root, options)
             done += 1
         self.last_iterations = done
+        self.last_visits = {action: int(stats[0]) for action, stats in root.stats.items()}
         return max(root.stats, key=lambda a: (root.stats[a][0], root.stats[a][1] / max(root.stats[a][0], 1)))
 
     def _iterate(self, root: _Node, options: np.ndarray) -> None:

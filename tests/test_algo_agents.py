@@ -161,7 +161,12 @@ def test_max_entropy_plays_whole_games_and_beats_random_play():
 def test_ismcts_takes_a_certain_hit_and_plays_whole_games_from_its_view():
     rules, view, mask = article_view()
     agent = seated(SOISMCTS(iterations=300), rules, view)
-    assert rules.decode(agent.act(mask)) in (Move("attack", 0, 1, 3), Move("attack", 0, 2, 4))
+    action = agent.act(mask)
+    assert rules.decode(action) in (Move("attack", 0, 1, 3), Move("attack", 0, 2, 4))
+    # Its root's visits: every iteration one visit, to legal actions only, the most to the action taken.
+    visits = agent.last_visits
+    assert sum(visits.values()) == agent.last_iterations == 300 and mask[list(visits)].all()
+    assert visits[action] == max(visits.values())
     recorder = Recorder(SOISMCTS(iterations=30))
     result = play_match(AlgoRules(players=3), [recorder, RandomSeatAgent(), AlgoEpsilonGreedy(0.5)], games=3)
     assert len(result.games) == 3 and recorder.saw_only_its_own_cards()
@@ -190,6 +195,9 @@ def test_algo_search_roots_at_the_likeliest_attacks_and_stopping():
     sure = [rules.action_index(Move("attack", 0, 1, 3)), rules.action_index(Move("attack", 0, 2, 4))]
     assert policy.root_options(agent, mask).tolist() == sure  # every other attack has no chance to hit
     assert agent.act(mask) in sure
+    assert sorted(agent.last_visits) == sure and sum(agent.last_visits.values()) == 200
+    forced = seated(SOISMCTS(iterations=200, policy=AlgoSearchPolicy()), rules, view)
+    assert forced.act(mask) in sure and forced.last_visits == {} and forced.last_iterations == 0  # one option
     # The opponent's hand all face down: many attacks may hit, and the root takes the three likeliest.
     view = view._replace(hands=(view.hands[0], view.hands[1]._replace(known=(-1,) * 4)))
     mask[: rules.num_attacks] = [rules.decode(a).position < 4 for a in range(rules.num_attacks)]

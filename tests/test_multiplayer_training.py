@@ -203,6 +203,9 @@ def test_a_league_adds_snapshots_that_play_as_opponents_and_a_resumed_run_keeps_
         (["--env", "algo_v0", "--imitate", "random", "--imitate-learning-rate", "0"], "must be positive, got 0.0"),
         (["--env", "algo_v0", "--imitate", "random", "--imitate-learning-rate", "nan"], "must be positive, got nan"),
         (["--env", "Mastermind-v0", "--imitate-learning-rate", "1e-3"], "--imitate-learning-rate needs --imitate"),
+        (["--env", "algo_v0", "--imitate-soft"], "--imitate-soft needs --imitate NAME"),
+        (["--env", "algo_v0", "--imitate", "epsilon_greedy", "--imitate-soft"], "epsilon_greedy keeps none"),
+        (["--env", "Mastermind-v0", "--imitate", "ises", "--imitate-soft"], "single-player game's experts keep none"),
     ],
 )
 def test_bad_multiplayer_options_are_clear_errors(argv, message, capsys):
@@ -226,6 +229,62 @@ def test_demonstrations_are_the_experts_legal_seeded_decisions_with_their_return
         np.testing.assert_allclose(returns, returns[-1] * 0.9 ** np.arange(returns.size)[::-1], rtol=1e-6)
     with pytest.raises(ValueError, match="reference agents are"):
         demonstrations("algo_v0", {"players": 2}, "entropy", ["random"], 2)
+
+
+def test_a_search_experts_demonstrations_hold_its_visit_shares(tmp_path):
+    from train.imitation import Demonstrations, demonstrations
+
+    demos = demonstrations("algo_v0", {"players": 2}, "ismcts_greedy", ["epsilon_greedy"], 4, seed=1)
+    targets = demos.targets
+    assert targets.shape == demos.masks.shape and np.allclose(targets.sum(axis=1), 1)
+    assert not targets[~demos.masks].any()  # shares of legal actions only
+    rows = np.arange(len(demos))
+    assert (targets[rows, demos.actions] == targets.max(axis=1)).all()  # the most visited is the one taken
+    searched = targets.max(axis=1) < 1
+    assert 0 < searched.sum() < len(demos)  # a choice after a hit was searched; a lone attack was not
+    # Shares of the 100 iterations: whole visits.
+    assert np.allclose(targets[searched] * 100, np.round(targets[searched] * 100), atol=1e-4)
+    demos.save(tmp_path / "d.npz")
+    assert np.array_equal(Demonstrations.load(tmp_path / "d.npz").targets, targets)
+    plain = demonstrations("algo_v0", {"players": 2}, "epsilon_greedy", ["random"], 2)
+    assert plain.targets is None and Demonstrations.join([plain, demos]).targets is None
+    plain.save(tmp_path / "p.npz")
+    assert Demonstrations.load(tmp_path / "p.npz").targets is None
+
+
+def test_a_soft_fit_learns_the_visit_shares_and_a_hard_fit_the_choice():
+    """The same decision 512 times, the search's visits 70 / 30 between two moves: a soft fit's policy plays
+    them about 70 / 30, a fit to the choice alone nearly always the first."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from train.imitation import Demonstrations, fit
+    from train.multiplayer import single_seat_env
+
+    env = single_seat_env("algo_v0", {"players": 2}, ["random"], [], 1)
+    observation, _ = env.reset(seed=0)
+    mask = env.action_masks()
+    first, second = np.flatnonzero(mask)[:2]
+    mask = np.zeros_like(mask)
+    mask[[first, second]] = True
+    targets = np.zeros((512, mask.size), dtype=np.float32)
+    targets[:, [first, second]] = 0.7, 0.3
+    n = len(targets)
+    demos = Demonstrations(
+        np.repeat(observation[None], n, axis=0), np.repeat(mask[None], n, axis=0), np.full(n, first),
+        np.zeros(n, dtype=np.float32), np.arange(n), targets,
+    )  # fmt: skip
+    for soft, low, high in ((True, 0.65, 0.75), (False, 0.95, 1.0)):
+        model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu")
+        report = fit(model, demos, 30, learning_rate=1e-3, soft=soft)
+        assert report["targets"] == ("visit shares" if soft else "actions")
+        with torch.no_grad():
+            obs = torch.as_tensor(observation[None])
+            probs = model.policy.get_distribution(obs, action_masks=mask[None]).distribution.probs[0].numpy()
+        assert low < probs[first] < high and probs[[first, second]].sum() > 0.999
+    with pytest.raises(ValueError, match="soft targets need"):
+        fit(model, Demonstrations(*[getattr(demos, f) for f in ("observations", "masks", "actions", "returns",
+                                                                 "games")]), 1, soft=True)  # fmt: skip
 
 
 def test_fitting_a_policy_to_an_expert_makes_the_experts_actions_its_own(tmp_path, capsys):

@@ -79,13 +79,16 @@ def _discounted(rewards: list[float], gamma: float) -> np.ndarray:
 class Demonstrations:
     """An expert's decisions: ``observations[i]``, the legal ``masks[i]``, its ``actions[i]``, the discounted
     ``returns[i]`` from there on, and ``games[i]``, the game the decision was made in. ``observations`` is
-    one array, or a dict of arrays for an env with Dict observations."""
+    one array, or a dict of arrays for an env with Dict observations. For a search expert (one with
+    ``last_visits``, as :class:`~agents.SOISMCTS`), ``targets[i]`` is its decision as a distribution over
+    the actions: the root's visit shares where it searched, its action where it did not (else None)."""
 
     observations: Observations
     masks: np.ndarray
     actions: np.ndarray
     returns: np.ndarray
     games: np.ndarray
+    targets: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.actions.size)
@@ -96,7 +99,9 @@ class Demonstrations:
         columns = {}
         for name in Demonstrations.__annotations__:
             values = [getattr(p, name) for p in parts]
-            if isinstance(values[0], dict):
+            if any(v is None for v in values):  # targets: kept only if every part has them
+                columns[name] = None
+            elif isinstance(values[0], dict):
                 columns[name] = {key: np.concatenate([v[key] for v in values]) for key in values[0]}
             else:
                 columns[name] = np.concatenate(values)
@@ -106,6 +111,7 @@ class Demonstrations:
         """Write the decisions to ``path`` (a compressed ``.npz``; a Dict observation's keys as
         ``observations/KEY``)."""
         arrays = {f: getattr(self, f) for f in Demonstrations.__annotations__ if f != "observations"}
+        arrays = {f: value for f, value in arrays.items() if value is not None}
         if isinstance(self.observations, dict):
             arrays |= {f"observations/{key}": value for key, value in self.observations.items()}
         else:
@@ -117,10 +123,11 @@ class Demonstrations:
         """Decisions written by :meth:`save`."""
         with np.load(path) as data:
             keys = {name.split("/", 1)[1] for name in data.files if name.startswith("observations/")}
-            missing = set(Demonstrations.__annotations__) - set(data.files) - ({"observations"} if keys else set())
+            optional = {"targets"} | ({"observations"} if keys else set())
+            missing = set(Demonstrations.__annotations__) - set(data.files) - optional
             if missing:
                 raise ValueError(f"{path} holds no demonstrations (it lacks {', '.join(sorted(missing))})")
-            columns = {f: data[f] for f in Demonstrations.__annotations__ if f != "observations"}
+            columns = {f: data[f] for f in Demonstrations.__annotations__ if f != "observations" and f in data.files}
             observations = {key: data[f"observations/{key}"] for key in sorted(keys)} if keys else data["observations"]
             return Demonstrations(observations=observations, **columns)
 
@@ -134,6 +141,8 @@ def _play(job: tuple[int, int], env: str, env_kwargs: dict, expert: str, opponen
         raw_env(env, **env_kwargs), OpponentPool(env, opponents, env_kwargs), shadow=seat_agent(env, expert)
     )
     columns: dict[str, list] = {"observations": [], "masks": [], "actions": [], "returns": [], "games": []}
+    if hasattr(view.shadow, "last_visits"):
+        columns["targets"] = []
     for game in range(start, start + games):
         observation, _ = view.reset(seed=int(np.random.SeedSequence((seed, game)).generate_state(1)[0]))
         rewards = []
@@ -144,6 +153,8 @@ def _play(job: tuple[int, int], env: str, env_kwargs: dict, expert: str, opponen
             columns["masks"].append(mask)
             columns["actions"].append(action)
             columns["games"].append(game)
+            if "targets" in columns:
+                columns["targets"].append(_target(view.shadow.last_visits, action, mask.size))
             observation, reward, terminated, truncated, _ = view.step(action)
             rewards.append(reward)
             if terminated or truncated:
@@ -152,14 +163,27 @@ def _play(job: tuple[int, int], env: str, env_kwargs: dict, expert: str, opponen
     return _demonstrations(columns)
 
 
+def _target(visits: dict[int, int], action: int, actions: int) -> np.ndarray:
+    """A search's decision as a distribution over the ``actions``: its root ``visits`` shared out, or all on
+    ``action`` when it did not search (one option)."""
+    target = np.zeros(actions, dtype=np.float32)
+    if visits:
+        target[list(visits)] = list(visits.values())
+        target /= target.sum()
+    else:
+        target[action] = 1.0
+    return target
+
+
 def _demonstrations(columns: dict[str, list]) -> Demonstrations:
-    """The decisions recorded in ``columns`` (lists, one entry a decision)."""
+    """The decisions recorded in ``columns`` (lists, one entry a decision; ``targets`` if the expert searched)."""
     return Demonstrations(
         _stack(columns["observations"]),
         np.asarray(columns["masks"], dtype=bool),
         np.asarray(columns["actions"], dtype=np.int64),
         np.asarray(columns["returns"], dtype=np.float32),
         np.asarray(columns["games"], dtype=np.int64),
+        np.asarray(columns["targets"], dtype=np.float32) if "targets" in columns else None,
     )
 
 
@@ -239,9 +263,11 @@ def fit(
     holdout: float = 0.1,
     seed: int = 0,
     learning_rate: float | None = None,
+    soft: bool = False,
 ) -> dict[str, Any]:
     """Fit ``model``'s policy (a MaskablePPO or PPO model) to ``demos``: the masked log-likelihood of the
-    expert's actions plus the value loss against the returns, with the model's own optimizer, at
+    expert's actions (with ``soft``, the cross-entropy to its ``targets``, a search's visit shares, which say
+    how close its choice was) plus the value loss against the returns, with the model's own optimizer, at
     ``learning_rate`` (default the model's initial rate; the algorithm sets its own rate again at its first
     update, so PPO after the fit may learn more slowly than the fit). A ``holdout`` share of the games is kept
     out of the fit; returns, per epoch, the loss and how often the policy's likeliest legal action is the
@@ -256,6 +282,8 @@ def fit(
         raise ValueError(f"holdout must be a share in [0, 1), got {holdout!r}")
     if len(demos) == 0:
         raise ValueError("no decisions to imitate")
+    if soft and demos.targets is None:
+        raise ValueError("soft targets need demonstrations of a search agent (one with visit counts, as SO-ISMCTS)")
     rate = model.lr_schedule(1.0) if learning_rate is None else learning_rate
     if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0 < rate < float("inf"):
         raise ValueError(f"learning_rate must be a positive number, got {learning_rate!r}")
@@ -277,6 +305,16 @@ def fit(
             demos.masks[index],
             torch.as_tensor(demos.returns[index], device=device),
         )
+
+    def policy_loss(observations: Any, actions: Any, masks: np.ndarray, index: np.ndarray) -> tuple:
+        """The imitation loss of a batch, and the value head's estimates."""
+        if not soft:
+            values, log_prob, _ = policy.evaluate_actions(observations, actions, **masking(masks))
+            return -log_prob.mean(), values
+        log_probs = policy.get_distribution(observations, **masking(masks)).distribution.logits  # normalised
+        targets = torch.as_tensor(demos.targets[index], device=device)
+        log_probs = torch.where(targets > 0, log_probs, 0.0)  # an illegal action's -1e8 times 0 stays out
+        return -(targets * log_probs).sum(dim=1).mean(), policy.predict_values(observations)
 
     def masking(masks: np.ndarray) -> dict[str, np.ndarray]:  # a maskable policy takes them, PPO's does not
         return {"action_masks": masks} if masked else {}
@@ -301,9 +339,10 @@ def fit(
         order = rng.permutation(train)
         losses = []
         for begin in range(0, order.size, batch_size):
-            observations, actions, masks, returns = tensors(order[begin : begin + batch_size])
-            values, log_prob, _ = policy.evaluate_actions(observations, actions, **masking(masks))
-            loss = -log_prob.mean() + model.vf_coef * torch.nn.functional.mse_loss(values.flatten(), returns)
+            batch = order[begin : begin + batch_size]
+            observations, actions, masks, returns = tensors(batch)
+            imitation, values = policy_loss(observations, actions, masks, batch)
+            loss = imitation + model.vf_coef * torch.nn.functional.mse_loss(values.flatten(), returns)
             policy.optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), model.max_grad_norm)
@@ -324,6 +363,7 @@ def fit(
         "games": int(games.size),
         "held_out_games": int(held.size),
         "learning_rate": float(rate),
+        "targets": "visit shares" if soft else "actions",
         "epochs": history,
     }
 
@@ -364,7 +404,10 @@ def imitate(args: Any, env_kwargs: dict[str, Any], model: Any) -> None:
             args.imitate_workers,
         )
         demos.save(Path(args.output, "demonstrations.npz"))
-    report = fit(model, demos, args.imitate_epochs, seed=args.seed, learning_rate=args.imitate_learning_rate)
+    soft = getattr(args, "imitate_soft", False)
+    if soft and demos.targets is None:
+        raise ValueError(f"{args.imitate_demos} holds no visit counts for --imitate-soft (its expert did not search)")
+    report = fit(model, demos, args.imitate_epochs, seed=args.seed, learning_rate=args.imitate_learning_rate, soft=soft)
     report = {"expert": args.imitate, **({"opponents": args.opponents} if args.opponents else {}), **report}
     Path(args.output, "imitation.json").write_text(json.dumps(report, indent=1) + "\n")
     plot_fit(report, Path(args.output, "imitation.png"), f"{args.env}: imitating {args.imitate}")

@@ -43,6 +43,7 @@ from tqdm import TqdmExperimentalWarning
 
 import deduction_envs
 from agents import ISES, ISMCTS, Agent, EvaluationResult, RandomAgent, SB3Policy, evaluate
+from agents.roster import seat_agent
 from agents.sb3_policy import ALGORITHMS, algorithm_class
 from deduction_envs.core.rules import DeductionRules
 from deduction_envs.envs import env_rules
@@ -535,6 +536,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="fit to the demonstrations an earlier --imitate run saved (its demonstrations.npz) instead of new games",
     )
+    imitation.add_argument(
+        "--imitate-soft",
+        action="store_true",
+        help="fit to a search agent's root visit shares (how close each choice was) instead of its choices alone: "
+        "a multiplayer env's SO-ISMCTS (ismcts, ismcts_greedy)",
+    )
     return parser
 
 
@@ -574,6 +581,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
                 f"--imitate: a single-player game's experts are {', '.join(SINGLE_PLAYER_EXPERTS)}, "
                 f"got {args.imitate!r}"
             )
+        if args.imitate_soft and args.imitate is not None:
+            parser.error("--imitate-soft needs a search agent's visit counts; a single-player game's experts keep none")
         for name in ("opponents", "eval_opponents"):
             if getattr(args, name) is not None:
                 parser.error(f"--{name.replace('_', '-')} is for the multiplayer envs ({', '.join(MULTIPLAYER_ENVS)})")
@@ -651,6 +660,12 @@ def _check_multiplayer(args: argparse.Namespace, parser: argparse.ArgumentParser
             check_opponents(args.env, [args.imitate])
         except ValueError as error:
             parser.error(f"--imitate: {error}")
+        if (
+            args.imitate_soft
+            and args.imitate_demos is None
+            and not hasattr(seat_agent(args.env, args.imitate), "last_visits")
+        ):
+            parser.error(f"--imitate-soft needs a search agent's visit counts; {args.imitate} keeps none (try ismcts)")
     return sizes
 
 
@@ -663,6 +678,8 @@ def _check_imitation(args: argparse.Namespace, parser: argparse.ArgumentParser) 
             parser.error("--imitate-learning-rate needs --imitate NAME")
         if not 0 < args.imitate_learning_rate < float("inf"):
             parser.error(f"--imitate-learning-rate must be positive, got {args.imitate_learning_rate}")
+    if args.imitate_soft and args.imitate is None:
+        parser.error("--imitate-soft needs --imitate NAME")
     if args.imitate_demos is not None:
         if args.imitate is None:
             parser.error("--imitate-demos needs --imitate NAME (the agent whose demonstrations they are)")
