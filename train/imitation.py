@@ -25,7 +25,7 @@ learning found on its own: the results say which.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -383,15 +383,26 @@ def plot_fit(report: dict[str, Any], path: Path, title: str) -> None:
     save(figure, path)
 
 
+def _load(paths: list[Path], model: Any) -> Demonstrations:
+    """The demonstrations saved at ``paths``, joined (each file's games numbered after the last file's),
+    checked to be of ``model``'s env and size."""
+    space = model.observation_space
+    wanted = {k: v.shape for k, v in space.spaces.items()} if hasattr(space, "spaces") else space.shape
+    parts: list[Demonstrations] = []
+    for path in paths:
+        part = Demonstrations.load(path)
+        if (_shapes(part.observations), part.masks.shape[1]) != (wanted, model.action_space.n):
+            raise ValueError(f"{path} is of another env or size than this run's")
+        first = int(parts[-1].games.max()) + 1 if parts else 0
+        parts.append(replace(part, games=part.games - part.games.min() + first))
+    return Demonstrations.join(parts)
+
+
 def imitate(args: Any, env_kwargs: dict[str, Any], model: Any) -> None:
     """``python -m train --imitate``: collect the demonstrations (or read ``--imitate-demos``), fit ``model`` to
     them, write ``imitation.json`` and the demonstrations (``demonstrations.npz``)."""
     if getattr(args, "imitate_demos", None) is not None:
-        demos = Demonstrations.load(args.imitate_demos)
-        space = model.observation_space
-        wanted = {k: v.shape for k, v in space.spaces.items()} if hasattr(space, "spaces") else space.shape
-        if (_shapes(demos.observations), demos.masks.shape[1]) != (wanted, model.action_space.n):
-            raise ValueError(f"{args.imitate_demos} is of another env or size than this run's")
+        demos = _load(args.imitate_demos, model)
     else:
         demos = demonstrations(
             args.env,
@@ -406,7 +417,7 @@ def imitate(args: Any, env_kwargs: dict[str, Any], model: Any) -> None:
         demos.save(Path(args.output, "demonstrations.npz"))
     soft = getattr(args, "imitate_soft", False)
     if soft and demos.targets is None:
-        raise ValueError(f"{args.imitate_demos} holds no visit counts for --imitate-soft (its expert did not search)")
+        raise ValueError("--imitate-soft: the demonstrations hold no visit counts (their expert did not search)")
     report = fit(model, demos, args.imitate_epochs, seed=args.seed, learning_rate=args.imitate_learning_rate, soft=soft)
     report = {"expert": args.imitate, **({"opponents": args.opponents} if args.opponents else {}), **report}
     Path(args.output, "imitation.json").write_text(json.dumps(report, indent=1) + "\n")

@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> None:
         "--opponent",
         default=None,
         choices=opponents,
-        help="algo: max_entropy (default), epsilon_greedy, ismcts, ismcts_greedy, random; "
+        help="algo: max_entropy (default), epsilon_greedy, ismcts, ismcts_greedy, ismcts_greedy_precise, random; "
         "clue: deduction_sheet (default), entropy, ismcts, random",
     )
     parser.add_argument("--players", type=int, default=None, help="players, you included (algo: 2-4, default 2; "

@@ -532,9 +532,11 @@ def build_parser() -> argparse.ArgumentParser:
     imitation.add_argument(
         "--imitate-demos",
         type=Path,
+        nargs="+",
         default=None,
         metavar="FILE",
-        help="fit to the demonstrations an earlier --imitate run saved (its demonstrations.npz) instead of new games",
+        help="fit to the demonstrations earlier --imitate runs saved (their demonstrations.npz, all together) "
+        "instead of new games",
     )
     imitation.add_argument(
         "--imitate-soft",
@@ -683,8 +685,9 @@ def _check_imitation(args: argparse.Namespace, parser: argparse.ArgumentParser) 
     if args.imitate_demos is not None:
         if args.imitate is None:
             parser.error("--imitate-demos needs --imitate NAME (the agent whose demonstrations they are)")
-        if not args.imitate_demos.exists():
-            parser.error(f"--imitate-demos: no file at {args.imitate_demos}")
+        for path in args.imitate_demos:
+            if not path.exists():
+                parser.error(f"--imitate-demos: no file at {path}")
 
 
 #: The settings of a run, written next to its model so that --resume and train.evaluate can read them.
