@@ -312,6 +312,8 @@ def test_fitting_a_policy_to_an_expert_makes_the_experts_actions_its_own(tmp_pat
     training.main(twice)  # several runs' demonstrations together, each file's games counted apart
     report = json.loads((tmp_path / "twice" / "imitation.json").read_text())
     assert (report["decisions"], report["games"], report["held_out_games"]) == (2 * len(demos), 80, 8)
+    with pytest.raises(ValueError, match="soft targets need demonstrations of a search agent"):
+        training.main([*twice, "--imitate-soft"])  # epsilon-greedy's demonstrations hold no visit counts
     with pytest.raises(ValueError, match="another env or size"):
         training.main(["--env", "algo_v0", "--size", "players=3", "--imitate", "random", "--timesteps", "0",
                        "--imitate-demos", str(out / "demonstrations.npz"), "--output", str(tmp_path / "x"),

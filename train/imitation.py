@@ -16,7 +16,9 @@ The new model's policy is then fitted to them: the masked log-likelihood of
 the agent's actions, and the value head to the returns (so that PPO starts
 from a critic that knows what the imitated play earns), over
 ``--imitate-epochs`` passes, a tenth of the games held out to measure how
-often the policy's likeliest action is the agent's.
+often the policy's likeliest action is the agent's. With ``--imitate-soft``
+the fit takes a search agent's root visit shares (``SOISMCTS.last_visits``)
+for targets instead of its choices alone.
 
 A policy so started is the agent's imitation, not something reinforcement
 learning found on its own: the results say which.
@@ -416,8 +418,6 @@ def imitate(args: Any, env_kwargs: dict[str, Any], model: Any) -> None:
         )
         demos.save(Path(args.output, "demonstrations.npz"))
     soft = getattr(args, "imitate_soft", False)
-    if soft and demos.targets is None:
-        raise ValueError("--imitate-soft: the demonstrations hold no visit counts (their expert did not search)")
     report = fit(model, demos, args.imitate_epochs, seed=args.seed, learning_rate=args.imitate_learning_rate, soft=soft)
     report = {"expert": args.imitate, **({"opponents": args.opponents} if args.opponents else {}), **report}
     Path(args.output, "imitation.json").write_text(json.dumps(report, indent=1) + "\n")

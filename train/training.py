@@ -542,7 +542,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--imitate-soft",
         action="store_true",
         help="fit to a search agent's root visit shares (how close each choice was) instead of its choices alone: "
-        "a multiplayer env's SO-ISMCTS (ismcts, ismcts_greedy)",
+        "a multiplayer env's SO-ISMCTS (ismcts, ismcts_greedy, ismcts_greedy_precise)",
     )
     return parser
 
