@@ -126,11 +126,14 @@ class SOISMCTS(SeatAgent):
         #: The last decision's root visits by action (empty when there was one option and no search): how
         #: strongly the search preferred its choice, the soft targets of an imitation (``train.imitation``).
         self.last_visits: dict[int, int] = {}
+        #: The last decision's mean reward at the root by action (empty as ``last_visits``): how much better
+        #: the choice looked than the other options, the value targets of an imitation (``train.imitation``).
+        self.last_values: dict[int, float] = {}
 
     def act(self, mask: np.ndarray) -> int:
         options = self.policy.root_options(self, mask)
         if options.size == 1:
-            self.last_iterations, self.last_visits = 0, {}
+            self.last_iterations, self.last_visits, self.last_values = 0, {}, {}
             return int(options[0])
         root = _Node(self.seat)
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
@@ -140,6 +143,7 @@ class SOISMCTS(SeatAgent):
             done += 1
         self.last_iterations = done
         self.last_visits = {action: int(stats[0]) for action, stats in root.stats.items()}
+        self.last_values = {action: stats[1] / stats[0] for action, stats in root.stats.items() if stats[0]}
         return max(root.stats, key=lambda a: (root.stats[a][0], root.stats[a][1] / max(root.stats[a][0], 1)))
 
     def _iterate(self, root: _Node, options: np.ndarray) -> None:

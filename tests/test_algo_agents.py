@@ -167,6 +167,17 @@ def test_ismcts_takes_a_certain_hit_and_plays_whole_games_from_its_view():
     visits = agent.last_visits
     assert sum(visits.values()) == agent.last_iterations == 300 and mask[list(visits)].all()
     assert visits[action] == max(visits.values())
+    assert agent.last_values.keys() == visits.keys() and all(-1 <= v <= 1 for v in agent.last_values.values())
+    # B4 face up: W3 is the opponent's last face-down card, and hitting it wins (+1) whatever follows. With
+    # three of my four cards face up, a miss shows my drawn card and leaves my last one to an easy guess.
+    me = view.hands[0]._replace(known=(-1, *view.own[1:]))
+    opponent = view.hands[1]._replace(known=(parse_card("W1"), -1, parse_card("B4"), parse_card("W4")))
+    view = view._replace(hands=(me, opponent))
+    mask[[rules.action_index(Move("attack", 0, 2, n)) for n in range(12)]] = False
+    agent = seated(SOISMCTS(iterations=600), rules, view)
+    win = rules.action_index(Move("attack", 0, 1, 3))
+    assert agent.act(mask) == win and agent.last_values[win] == 1.0
+    assert all(value < 1.0 for action, value in agent.last_values.items() if action != win)
     recorder = Recorder(SOISMCTS(iterations=30))
     result = play_match(AlgoRules(players=3), [recorder, RandomSeatAgent(), AlgoEpsilonGreedy(0.5)], games=3)
     assert len(result.games) == 3 and recorder.saw_only_its_own_cards()
@@ -197,7 +208,8 @@ def test_algo_search_roots_at_the_likeliest_attacks_and_stopping():
     assert agent.act(mask) in sure
     assert sorted(agent.last_visits) == sure and sum(agent.last_visits.values()) == 200
     forced = seated(SOISMCTS(iterations=200, policy=AlgoSearchPolicy()), rules, view)
-    assert forced.act(mask) in sure and forced.last_visits == {} and forced.last_iterations == 0  # one option
+    assert forced.act(mask) in sure and forced.last_iterations == 0  # one option
+    assert forced.last_visits == forced.last_values == {}
     # The opponent's hand all face down: many attacks may hit, and the root takes the three likeliest.
     view = view._replace(hands=(view.hands[0], view.hands[1]._replace(known=(-1,) * 4)))
     mask[: rules.num_attacks] = [rules.decode(a).position < 4 for a in range(rules.num_attacks)]

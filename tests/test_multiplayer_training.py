@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -204,8 +205,15 @@ def test_a_league_adds_snapshots_that_play_as_opponents_and_a_resumed_run_keeps_
         (["--env", "algo_v0", "--imitate", "random", "--imitate-learning-rate", "nan"], "must be positive, got nan"),
         (["--env", "Mastermind-v0", "--imitate-learning-rate", "1e-3"], "--imitate-learning-rate needs --imitate"),
         (["--env", "algo_v0", "--imitate-soft"], "--imitate-soft needs --imitate NAME"),
-        (["--env", "algo_v0", "--imitate", "epsilon_greedy", "--imitate-soft"], "epsilon_greedy keeps none"),
-        (["--env", "Mastermind-v0", "--imitate", "ises", "--imitate-soft"], "single-player game's experts keep none"),
+        (["--env", "algo_v0", "--imitate", "epsilon_greedy", "--imitate-soft"], "epsilon_greedy does not search"),
+        (["--env", "Mastermind-v0", "--imitate", "ises", "--imitate-soft"], "single-player game's experts do not"),
+        (["--env", "algo_v0", "--imitate-values", "0.1"], "--imitate-values needs --imitate NAME"),
+        (["--env", "algo_v0", "--imitate", "ismcts", "--imitate-values", "0"], "positive temperature, got 0.0"),
+        (["--env", "algo_v0", "--imitate", "ismcts", "--imitate-values", "inf"], "positive temperature, got inf"),
+        (["--env", "algo_v0", "--imitate", "ismcts", "--imitate-values", "x"], "invalid float value: 'x'"),
+        (["--env", "algo_v0", "--imitate", "ismcts", "--imitate-values", "1", "--imitate-soft"], "give one"),
+        (["--env", "algo_v0", "--imitate", "max_entropy", "--imitate-values", "1"], "max_entropy does not search"),
+        (["--env", "Mastermind-v0", "--imitate", "ises", "--imitate-values", "1"], "experts do not search"),
     ],
 )
 def test_bad_multiplayer_options_are_clear_errors(argv, message, capsys):
@@ -244,10 +252,18 @@ def test_a_search_experts_demonstrations_hold_its_visit_shares(tmp_path):
     assert 0 < searched.sum() < len(demos)  # a choice after a hit was searched; a lone attack was not
     # Shares of the 100 iterations: whole visits.
     assert np.allclose(targets[searched] * 100, np.round(targets[searched] * 100), atol=1e-4)
+    # Its root values: mean rewards of exactly the options it visited, the best of them the one taken.
+    values = demos.values
+    assert values.shape == targets.shape and (np.isfinite(values) == (targets > 0) & searched[:, None]).all()
+    assert (np.abs(values[np.isfinite(values)]) <= 1).all()
+    chosen = values[rows[searched], demos.actions[searched]]
+    assert np.mean(chosen == np.nanmax(values[searched], axis=1)) > 0.9  # most visits go to the best mean
     demos.save(tmp_path / "d.npz")
-    assert np.array_equal(Demonstrations.load(tmp_path / "d.npz").targets, targets)
+    again = Demonstrations.load(tmp_path / "d.npz")
+    assert np.array_equal(again.targets, targets) and np.array_equal(again.values, values, equal_nan=True)
     plain = demonstrations("algo_v0", {"players": 2}, "epsilon_greedy", ["random"], 2)
     assert plain.targets is None and Demonstrations.join([plain, demos]).targets is None
+    assert plain.values is None and Demonstrations.join([plain, demos]).values is None
     plain.save(tmp_path / "p.npz")
     assert Demonstrations.load(tmp_path / "p.npz").targets is None
 
@@ -274,17 +290,46 @@ def test_a_soft_fit_learns_the_visit_shares_and_a_hard_fit_the_choice():
         np.repeat(observation[None], n, axis=0), np.repeat(mask[None], n, axis=0), np.full(n, first),
         np.zeros(n, dtype=np.float32), np.arange(n), targets,
     )  # fmt: skip
-    for soft, low, high in ((True, 0.65, 0.75), (False, 0.95, 1.0)):
+    values = np.full(targets.shape, np.nan, dtype=np.float32)
+    values[:, [first, second]] = 0.5 + 0.1 * np.log(0.7 / 0.3), 0.5  # at temperature 0.1: shares 70 / 30
+    demos = replace(demos, values=values)
+    for soft, temperature, low, high in ((True, None, 0.65, 0.75), (False, 0.1, 0.65, 0.75), (False, None, 0.95, 1)):
         model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu")
-        report = fit(model, demos, 30, learning_rate=1e-3, soft=soft)
-        assert report["targets"] == ("visit shares" if soft else "actions")
+        report = fit(model, demos, 30, learning_rate=1e-3, soft=soft, temperature=temperature)
+        assert report["targets"] == ("visit shares" if soft else "root values at 0.1" if temperature else "actions")
         with torch.no_grad():
             obs = torch.as_tensor(observation[None])
             probs = model.policy.get_distribution(obs, action_masks=mask[None]).distribution.probs[0].numpy()
         assert low < probs[first] < high and probs[[first, second]].sum() > 0.999
-    with pytest.raises(ValueError, match="soft targets need"):
-        fit(model, Demonstrations(*[getattr(demos, f) for f in ("observations", "masks", "actions", "returns",
-                                                                 "games")]), 1, soft=True)  # fmt: skip
+    plain = replace(demos, targets=None, values=None)
+    for kwargs, message in (
+        ({"soft": True}, "soft targets need"),
+        ({"temperature": 1.0}, "value targets need"),
+        ({"soft": True, "temperature": 1.0}, "not both"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            fit(model, demos if len(kwargs) == 2 else plain, 1, **kwargs)
+    for temperature in (0, -1, float("nan"), True, "1"):
+        with pytest.raises(ValueError, match="temperature must be a positive number"):
+            fit(model, demos, 1, temperature=temperature)
+
+
+def test_value_targets_are_the_softmax_of_the_searched_options_values():
+    from train.imitation import Demonstrations, value_targets
+
+    nan = np.nan
+    values = np.array([[0.2, 0.0, nan], [nan, nan, nan], [nan, -0.5, -0.5], [-1.0, nan, 1.0]], dtype=np.float32)
+    demos = Demonstrations(np.zeros((4, 1)), np.ones((4, 3), bool), np.array([0, 2, 1, 2]), np.zeros(4),
+                           np.arange(4), values=values)  # fmt: skip
+    e2 = np.exp(2.0)  # a gap of 0.2 at temperature 0.1
+    expected = [
+        [e2 / (1 + e2), 1 / (1 + e2), 0],
+        [0, 0, 1],
+        [0, 0.5, 0.5],
+        [1 / (1 + e2**10), 0, e2**10 / (1 + e2**10)],
+    ]
+    np.testing.assert_allclose(value_targets(demos, 0.1), expected, rtol=1e-5)  # row 2 not searched: its action
+    assert np.isfinite(value_targets(demos, 1e-6)).all()  # a gap of 2e6 temperatures does not overflow
 
 
 def test_fitting_a_policy_to_an_expert_makes_the_experts_actions_its_own(tmp_path, capsys):
@@ -314,6 +359,8 @@ def test_fitting_a_policy_to_an_expert_makes_the_experts_actions_its_own(tmp_pat
     assert (report["decisions"], report["games"], report["held_out_games"]) == (2 * len(demos), 80, 8)
     with pytest.raises(ValueError, match="soft targets need demonstrations of a search agent"):
         training.main([*twice, "--imitate-soft"])  # epsilon-greedy's demonstrations hold no visit counts
+    with pytest.raises(ValueError, match="value targets need demonstrations of a search agent"):
+        training.main([*twice, "--imitate-values", "0.1"])  # nor root values
     with pytest.raises(ValueError, match="another env or size"):
         training.main(["--env", "algo_v0", "--size", "players=3", "--imitate", "random", "--timesteps", "0",
                        "--imitate-demos", str(out / "demonstrations.npz"), "--output", str(tmp_path / "x"),

@@ -83,7 +83,9 @@ class Demonstrations:
     ``returns[i]`` from there on, and ``games[i]``, the game the decision was made in. ``observations`` is
     one array, or a dict of arrays for an env with Dict observations. For a search expert (one with
     ``last_visits``, as :class:`~agents.SOISMCTS`), ``targets[i]`` is its decision as a distribution over
-    the actions: the root's visit shares where it searched, its action where it did not (else None)."""
+    the actions: the root's visit shares where it searched, its action where it did not; and ``values[i]``
+    the root's mean reward by action, NaN for the actions it did not search (a row of NaN where it did not
+    search at all). Both are None for other experts."""
 
     observations: Observations
     masks: np.ndarray
@@ -91,6 +93,7 @@ class Demonstrations:
     returns: np.ndarray
     games: np.ndarray
     targets: np.ndarray | None = None
+    values: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.actions.size)
@@ -101,7 +104,7 @@ class Demonstrations:
         columns = {}
         for name in Demonstrations.__annotations__:
             values = [getattr(p, name) for p in parts]
-            if any(v is None for v in values):  # targets: kept only if every part has them
+            if any(v is None for v in values):  # targets and values: kept only if every part has them
                 columns[name] = None
             elif isinstance(values[0], dict):
                 columns[name] = {key: np.concatenate([v[key] for v in values]) for key in values[0]}
@@ -125,7 +128,7 @@ class Demonstrations:
         """Decisions written by :meth:`save`."""
         with np.load(path) as data:
             keys = {name.split("/", 1)[1] for name in data.files if name.startswith("observations/")}
-            optional = {"targets"} | ({"observations"} if keys else set())
+            optional = {"targets", "values"} | ({"observations"} if keys else set())
             missing = set(Demonstrations.__annotations__) - set(data.files) - optional
             if missing:
                 raise ValueError(f"{path} holds no demonstrations (it lacks {', '.join(sorted(missing))})")
@@ -143,8 +146,8 @@ def _play(job: tuple[int, int], env: str, env_kwargs: dict, expert: str, opponen
         raw_env(env, **env_kwargs), OpponentPool(env, opponents, env_kwargs), shadow=seat_agent(env, expert)
     )
     columns: dict[str, list] = {"observations": [], "masks": [], "actions": [], "returns": [], "games": []}
-    if hasattr(view.shadow, "last_visits"):
-        columns["targets"] = []
+    if hasattr(view.shadow, "last_visits"):  # a search: how it rated the options, besides what it chose
+        columns["targets"], columns["values"] = [], []
     for game in range(start, start + games):
         observation, _ = view.reset(seed=int(np.random.SeedSequence((seed, game)).generate_state(1)[0]))
         rewards = []
@@ -157,6 +160,7 @@ def _play(job: tuple[int, int], env: str, env_kwargs: dict, expert: str, opponen
             columns["games"].append(game)
             if "targets" in columns:
                 columns["targets"].append(_target(view.shadow.last_visits, action, mask.size))
+                columns["values"].append(_values(view.shadow.last_values, mask.size))
             observation, reward, terminated, truncated, _ = view.step(action)
             rewards.append(reward)
             if terminated or truncated:
@@ -177,6 +181,32 @@ def _target(visits: dict[int, int], action: int, actions: int) -> np.ndarray:
     return target
 
 
+def _values(values: dict[int, float], actions: int) -> np.ndarray:
+    """A search's root ``values`` by action as a row over the ``actions``, NaN where it has none."""
+    row = np.full(actions, np.nan, dtype=np.float32)
+    row[list(values)] = list(values.values())
+    return row
+
+
+def value_targets(demos: Demonstrations, temperature: float) -> np.ndarray:
+    """Each decision of a search expert as the softmax of its root values at ``temperature`` over the options
+    it searched (a gap of one temperature between two options gives them e : 1), or all on its action where
+    it did not search: soft targets that say by how much a choice was better, not only which."""
+    if demos.values is None:
+        raise ValueError("value targets need demonstrations of a search agent (one with root values, as SO-ISMCTS)")
+    if isinstance(temperature, bool) or not isinstance(temperature, int | float) or not 0 < temperature < np.inf:
+        raise ValueError(f"temperature must be a positive number, got {temperature!r}")
+    searched = np.isfinite(demos.values)
+    scaled = np.where(searched, demos.values / temperature, -np.inf)
+    best = np.max(scaled, axis=1, keepdims=True)
+    weights = np.exp(scaled - np.where(np.isfinite(best), best, 0.0))
+    targets = np.zeros_like(demos.values, dtype=np.float32)
+    some = searched.any(axis=1)
+    targets[some] = weights[some] / weights[some].sum(axis=1, keepdims=True)
+    targets[np.flatnonzero(~some), demos.actions[~some]] = 1.0
+    return targets
+
+
 def _demonstrations(columns: dict[str, list]) -> Demonstrations:
     """The decisions recorded in ``columns`` (lists, one entry a decision; ``targets`` if the expert searched)."""
     return Demonstrations(
@@ -186,6 +216,7 @@ def _demonstrations(columns: dict[str, list]) -> Demonstrations:
         np.asarray(columns["returns"], dtype=np.float32),
         np.asarray(columns["games"], dtype=np.int64),
         np.asarray(columns["targets"], dtype=np.float32) if "targets" in columns else None,
+        np.asarray(columns["values"], dtype=np.float32) if "values" in columns else None,
     )
 
 
@@ -266,10 +297,12 @@ def fit(
     seed: int = 0,
     learning_rate: float | None = None,
     soft: bool = False,
+    temperature: float | None = None,
 ) -> dict[str, Any]:
     """Fit ``model``'s policy (a MaskablePPO or PPO model) to ``demos``: the masked log-likelihood of the
     expert's actions (with ``soft``, the cross-entropy to its ``targets``, a search's visit shares, which say
-    how close its choice was) plus the value loss against the returns, with the model's own optimizer, at
+    how close its choice was; with a ``temperature``, to the softmax of its root values, :func:`value_targets`,
+    which say by how much) plus the value loss against the returns, with the model's own optimizer, at
     ``learning_rate`` (default the model's initial rate; the algorithm sets its own rate again at its first
     update, so PPO after the fit may learn more slowly than the fit). A ``holdout`` share of the games is kept
     out of the fit; returns, per epoch, the loss and how often the policy's likeliest legal action is the
@@ -284,8 +317,11 @@ def fit(
         raise ValueError(f"holdout must be a share in [0, 1), got {holdout!r}")
     if len(demos) == 0:
         raise ValueError("no decisions to imitate")
+    if soft and temperature is not None:
+        raise ValueError("fit to the visit shares (soft) or to the values (temperature), not both")
     if soft and demos.targets is None:
         raise ValueError("soft targets need demonstrations of a search agent (one with visit counts, as SO-ISMCTS)")
+    targets = value_targets(demos, temperature) if temperature is not None else demos.targets if soft else None
     rate = model.lr_schedule(1.0) if learning_rate is None else learning_rate
     if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0 < rate < float("inf"):
         raise ValueError(f"learning_rate must be a positive number, got {learning_rate!r}")
@@ -310,13 +346,13 @@ def fit(
 
     def policy_loss(observations: Any, actions: Any, masks: np.ndarray, index: np.ndarray) -> tuple:
         """The imitation loss of a batch, and the value head's estimates."""
-        if not soft:
+        if targets is None:
             values, log_prob, _ = policy.evaluate_actions(observations, actions, **masking(masks))
             return -log_prob.mean(), values
         log_probs = policy.get_distribution(observations, **masking(masks)).distribution.logits  # normalised
-        targets = torch.as_tensor(demos.targets[index], device=device)
-        log_probs = torch.where(targets > 0, log_probs, 0.0)  # an illegal action's -1e8 times 0 stays out
-        return -(targets * log_probs).sum(dim=1).mean(), policy.predict_values(observations)
+        wanted = torch.as_tensor(targets[index], device=device)
+        log_probs = torch.where(wanted > 0, log_probs, 0.0)  # an illegal action's -1e8 times 0 stays out
+        return -(wanted * log_probs).sum(dim=1).mean(), policy.predict_values(observations)
 
     def masking(masks: np.ndarray) -> dict[str, np.ndarray]:  # a maskable policy takes them, PPO's does not
         return {"action_masks": masks} if masked else {}
@@ -365,7 +401,7 @@ def fit(
         "games": int(games.size),
         "held_out_games": int(held.size),
         "learning_rate": float(rate),
-        "targets": "visit shares" if soft else "actions",
+        "targets": "actions" if targets is None else "visit shares" if soft else f"root values at {temperature:g}",
         "epochs": history,
     }
 
@@ -417,8 +453,15 @@ def imitate(args: Any, env_kwargs: dict[str, Any], model: Any) -> None:
             args.imitate_workers,
         )
         demos.save(Path(args.output, "demonstrations.npz"))
-    soft = getattr(args, "imitate_soft", False)
-    report = fit(model, demos, args.imitate_epochs, seed=args.seed, learning_rate=args.imitate_learning_rate, soft=soft)
+    report = fit(
+        model,
+        demos,
+        args.imitate_epochs,
+        seed=args.seed,
+        learning_rate=args.imitate_learning_rate,
+        soft=getattr(args, "imitate_soft", False),
+        temperature=getattr(args, "imitate_values", None),
+    )
     report = {"expert": args.imitate, **({"opponents": args.opponents} if args.opponents else {}), **report}
     Path(args.output, "imitation.json").write_text(json.dumps(report, indent=1) + "\n")
     plot_fit(report, Path(args.output, "imitation.png"), f"{args.env}: imitating {args.imitate}")

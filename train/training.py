@@ -544,6 +544,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="fit to a search agent's root visit shares (how close each choice was) instead of its choices alone: "
         "a multiplayer env's SO-ISMCTS (ismcts, ismcts_greedy, ismcts_greedy_precise)",
     )
+    imitation.add_argument(
+        "--imitate-values",
+        type=float,
+        default=None,
+        metavar="T",
+        help="fit to the softmax of a search agent's root values (mean rewards) at temperature T, which says by "
+        "how much each choice was better, instead of its choices alone (the agents of --imitate-soft)",
+    )
     return parser
 
 
@@ -583,8 +591,11 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
                 f"--imitate: a single-player game's experts are {', '.join(SINGLE_PLAYER_EXPERTS)}, "
                 f"got {args.imitate!r}"
             )
-        if args.imitate_soft and args.imitate is not None:
-            parser.error("--imitate-soft needs a search agent's visit counts; a single-player game's experts keep none")
+        for name in ("imitate_soft", "imitate_values"):
+            if getattr(args, name) not in (None, False) and args.imitate is not None:
+                parser.error(
+                    f"--{name.replace('_', '-')} needs a search agent; a single-player game's experts do not search"
+                )
         for name in ("opponents", "eval_opponents"):
             if getattr(args, name) is not None:
                 parser.error(f"--{name.replace('_', '-')} is for the multiplayer envs ({', '.join(MULTIPLAYER_ENVS)})")
@@ -662,12 +673,12 @@ def _check_multiplayer(args: argparse.Namespace, parser: argparse.ArgumentParser
             check_opponents(args.env, [args.imitate])
         except ValueError as error:
             parser.error(f"--imitate: {error}")
-        if (
-            args.imitate_soft
-            and args.imitate_demos is None
-            and not hasattr(seat_agent(args.env, args.imitate), "last_visits")
-        ):
-            parser.error(f"--imitate-soft needs a search agent's visit counts; {args.imitate} keeps none (try ismcts)")
+        searched = args.imitate_demos is not None or hasattr(seat_agent(args.env, args.imitate), "last_visits")
+        for name in ("imitate_soft", "imitate_values"):
+            if getattr(args, name) not in (None, False) and not searched:
+                parser.error(
+                    f"--{name.replace('_', '-')} needs a search agent; {args.imitate} does not search (try ismcts)"
+                )
     return sizes
 
 
@@ -682,6 +693,13 @@ def _check_imitation(args: argparse.Namespace, parser: argparse.ArgumentParser) 
             parser.error(f"--imitate-learning-rate must be positive, got {args.imitate_learning_rate}")
     if args.imitate_soft and args.imitate is None:
         parser.error("--imitate-soft needs --imitate NAME")
+    if args.imitate_values is not None:
+        if args.imitate is None:
+            parser.error("--imitate-values needs --imitate NAME")
+        if args.imitate_soft:
+            parser.error("--imitate-soft and --imitate-values are two kinds of targets: give one")
+        if not 0 < args.imitate_values < float("inf"):
+            parser.error(f"--imitate-values must be a positive temperature, got {args.imitate_values}")
     if args.imitate_demos is not None:
         if args.imitate is None:
             parser.error("--imitate-demos needs --imitate NAME (the agent whose demonstrations they are)")
