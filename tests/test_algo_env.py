@@ -7,7 +7,9 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 from deduction_envs.envs import algo_v0
-from deduction_envs.envs.algo import observation_size
+from deduction_envs.envs.algo import EXPOSURE, exposure_features, observation_size
+from deduction_envs.games.algo import Phase
+from deduction_envs.reasoning.algo_hands import AlgoKnowledge
 
 
 # api_test warns about every Dict observation, the {"observation", "action_mask"} form of PettingZoo's classic envs.
@@ -16,6 +18,9 @@ from deduction_envs.envs.algo import observation_size
 def test_pettingzoo_api_and_seed_tests(players):
     api_test(algo_v0.env(players=players), num_cycles=300)
     seed_test(lambda **kwargs: algo_v0.env(players=players, **kwargs), num_cycles=300)
+    if players == 3:
+        api_test(algo_v0.env(players=players, exposure=2), num_cycles=300)
+        seed_test(lambda **kwargs: algo_v0.env(players=players, exposure=2, **kwargs), num_cycles=300)
 
 
 def test_render_modes():
@@ -94,6 +99,8 @@ def test_max_cycles_truncates_with_no_reward_and_the_table_can_be_switched_off()
         ({"players": 5}, "players must be an integer in \\[2, 4\\]"),
         ({"max_cycles": 0}, "max_cycles must be an integer >= 1"),
         ({"render_mode": "video"}, "render_mode must be one of"),
+        ({"exposure": -1}, "exposure must be an integer >= 0"),
+        ({"exposure": 1.5}, "exposure must be an integer >= 0"),
     ],
 )
 def test_bad_arguments_are_clear_errors(kwargs, message):
@@ -135,3 +142,46 @@ def test_an_action_outside_the_action_space_is_a_clear_error(action):
     env.reset(seed=0)
     with pytest.raises(ValueError, match=r"action must be an integer in \[0, 260\]"):
         env.step(action)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_exposure_entries_are_a_function_of_the_information_set_and_count_the_drawn_card(players):
+    """With ``exposure``: where the seat may stop, the entries are what its view alone gives (knowledge built
+    from the view, no state: the hidden cards cannot leak), the same on every call; its face-down cards after
+    stopping are one more than after a miss (the drawn card joins face down, or face up) if it drew one;
+    zeros elsewhere."""
+    env = algo_v0.raw_env(players=players, exposure=4)
+    rules, base = env.rules, observation_size(env.rules)
+    assert env.observation_space("player_0")["observation"].shape == (base + EXPOSURE,)
+    pointers = env.observation_pointers()
+    assert pointers.shape == (rules.num_actions, 1 + EXPOSURE)
+    assert pointers[rules.stop_action].tolist() == [-1, *range(base, base + EXPOSURE)]
+    assert (pointers[np.arange(rules.num_actions) != rules.stop_action, 1:] == -1).all()
+    rng, checked = np.random.default_rng(players), 0
+    for seed in range(12):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            observation, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            vector, mask = observation["observation"], observation["action_mask"].astype(bool)
+            view = env.knowledge[env.possible_agents.index(agent)].view
+            assert np.array_equal(vector[:base], algo_v0.raw_env(players=players).encode(env.knowledge[view.player]))
+            if view.phase != Phase.CONTINUE:
+                assert not vector[base:].any()
+            else:
+                checked += 1
+                alone = exposure_features(rules, AlgoKnowledge.from_view(rules, view), 4)
+                assert np.array_equal(vector[base:], alone) and np.array_equal(
+                    env.observe(agent)["observation"], vector
+                )
+                assert ((0 <= alone) & (alone <= 1)).all()
+                hidden = sum(card < 0 for card in view.hands[view.player].known)
+                drawn = view.drawn >= 0  # with the deck empty, no card joins the hand
+                assert np.isclose(alone[4] * rules.max_hand, hidden + drawn)
+                assert np.isclose(alone[9] * rules.max_hand, hidden)
+            attack = mask.copy()
+            attack[rules.stop_action] = False  # play on, so that the turns reach the later decisions
+            env.step(int(rng.choice(np.flatnonzero(attack if attack.any() else mask))))
+    assert checked >= 10

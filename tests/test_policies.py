@@ -9,7 +9,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3 import PPO
 
-from agents import ClueDeductionSheet, SB3SeatPolicy
+from agents import ClueDeductionSheet, RandomSeatAgent, SB3SeatPolicy, play_match
 from deduction_envs.envs import clue_v0
 from deduction_envs.envs.single_seat import SingleSeatEnv
 from deduction_envs.games.clue import ClueRules
@@ -134,6 +134,17 @@ def test_the_algo_feature_policy_trains_and_plays_as_a_seat(tmp_path):
     policy_class, kwargs = policy_for("maskable_ppo", env.rules.action_features(), pointers=bad)
     with pytest.raises(ValueError, match="observation_pointers must be"):
         MaskablePPO(policy_class, SingleSeatEnv(algo_v0.raw_env(), [ClueDeductionSheet()]), policy_kwargs=kwargs)
+    # With the exposure entries, the stop action reads them: the head has their columns, and the policy plays
+    # a seat of an env with them (and of no other).
+    training.main([*argv, "--size", "exposure=1", "--eval-games", "2", "--eval-opponents", "random",
+                   "--output", str(tmp_path / "exposure")])  # fmt: skip
+    env = algo_v0.raw_env(exposure=1)
+    policy = SB3SeatPolicy.load(tmp_path / "exposure" / "model.zip", env)
+    assert np.array_equal(policy.model.policy.action_net.pointers.numpy(), env.observation_pointers())
+    result = play_match(env.rules, [policy, RandomSeatAgent()], games=2)
+    assert len(result.games) == 2
+    with pytest.raises(ValueError, match="trained on another game or size"):
+        SB3SeatPolicy.load(tmp_path / "exposure" / "model.zip", algo_v0.raw_env())
 
 
 def test_clue_and_generalized_clue_pointers_read_the_case_file_probability_of_each_actions_cards():

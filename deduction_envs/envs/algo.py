@@ -33,7 +33,11 @@ the numbers ruled out by missed attacks, and (with ``probabilities=True``)
 the exact probability of each number there
 (:class:`~deduction_envs.reasoning.AlgoHandPosterior`). Then its drawn card
 (present, white, number one-hot), the phase (attack, continue, reveal) and
-the share of the deck left.
+the share of the deck left. With ``exposure=K`` (K > 0), :data:`EXPOSURE`
+more entries, :func:`exposure_features`: when the seat may stop, what the
+next player would know of its hand after it stops and after a miss,
+averaged over K determinisations of the seat's information set (zeros at
+every other decision).
 
 Rewards
 -------
@@ -46,7 +50,7 @@ with -1 for its player and 0 for the others
 Arguments
 ---------
 ``players`` (2-4), ``hand_size``, ``numbers`` (see ``AlgoRules``),
-``probabilities`` (default True), ``max_cycles`` (default 2,000),
+``probabilities`` (default True), ``exposure`` (default 0: none), ``max_cycles`` (default 2,000),
 ``render_mode`` (``"ansi"``, ``"human"`` or ``"rgb_array"``), ``strict``
 (default False).
 
@@ -54,21 +58,27 @@ Version History
 ---------------
 * v0: first version. Since the multiplayer layer, the raw env ends the game
   on a masked action itself (it raised before; ``env()`` ended it already).
+  The ``exposure`` option (off by default: observations without it are unchanged).
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, ClassVar
 
 import numpy as np
 from pettingzoo import AECEnv
 
 from deduction_envs.core.raster import Canvas
+from deduction_envs.core.rules import check_int
 from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, wrap
-from deduction_envs.games.algo import AlgoRules, Phase, PlayerView, format_card
+from deduction_envs.games.algo import AlgoRules, AlgoState, Move, Phase, PlayerView, format_card
 from deduction_envs.reasoning.algo_hands import AlgoHandPosterior, AlgoKnowledge
 
-__all__ = ["encode_view", "env", "observation_size", "raw_env"]
+__all__ = ["EXPOSURE", "encode_view", "env", "exposure_features", "observation_size", "raw_env"]
+
+#: Entries of :func:`exposure_features`: five after stopping, then the same five after a miss.
+EXPOSURE = 10
 
 
 def observation_size(rules: AlgoRules) -> int:
@@ -121,6 +131,56 @@ def encode_view(
     return out
 
 
+def _exposure(rules: AlgoRules, state: AlgoState, seat: int) -> list[float]:
+    """What the next player after ``seat`` still in the game knows of ``seat``'s face-down cards in ``state``:
+    its best chance to hit one, those chances summed, the cards it is sure of and its entropy over them
+    (nats), and how many there are; the sums per ``max_hand`` and the entropy per ``max_hand * ln(numbers)``,
+    so that all lie in [0, 1]."""
+    following = [(seat + i) % rules.players for i in range(1, rules.players)]
+    viewer = next((p for p in following if p not in state.out), following[0])
+    probabilities = AlgoHandPosterior(rules.view(state, viewer), rules.numbers).number_probabilities(seat)
+    hidden = np.array([card not in state.revealed[seat] for card in state.hands[seat]])
+    if not hidden.any():
+        return [0.0] * (EXPOSURE // 2)
+    best = probabilities.max(axis=1)[hidden]
+    entropy = -(probabilities * np.log(np.clip(probabilities, 1e-12, 1.0))).sum(axis=1)[hidden]
+    k = rules.max_hand
+    return [best.max(), best.sum() / k, (best > 1 - 1e-9).sum() / k, entropy.sum() / (k * np.log(rules.numbers)),
+            hidden.sum() / k]  # fmt: skip
+
+
+def exposure_features(rules: AlgoRules, knowledge: AlgoKnowledge, samples: int) -> np.ndarray:
+    """When the seat of ``knowledge`` may stop (after a hit), what the next player would know of its hand
+    if it stops (its drawn card joins it face down) and if it attacks and misses (face up; with the deck
+    empty there is no drawn card, and the state is the one before the seat reveals a card), :data:`EXPOSURE`
+    entries (five each, see ``_exposure``), each the mean over ``samples`` determinisations of the seat's
+    information set; zeros at any other decision.
+
+    A function of the information set alone: the determinisations are seeded by the seat's own observation,
+    so that the same view always gives the same features, whatever the hidden cards.
+    """
+    view = knowledge.view
+    features = np.zeros(EXPOSURE, dtype=np.float32)
+    if view.phase != Phase.CONTINUE or view.mover != view.player:
+        return features
+    digest = hashlib.blake2b(encode_view(rules, view, probabilities=False).tobytes(), digest_size=8).digest()
+    rng = np.random.default_rng(int.from_bytes(digest, "little"))
+    for _ in range(samples):
+        state = knowledge.determinise(rng)
+        stopped = state.copy()
+        rules.apply(stopped, rules.stop_action)
+        missed = state.copy()
+        target, position, number = next(  # an attack that misses: a number the card does not hold
+            (t, p, n)
+            for t, p, n in zip(*np.unravel_index(np.flatnonzero(rules.legal_mask(state)[: rules.num_attacks]),
+                                                 (rules.players - 1, rules.max_hand, rules.numbers)), strict=True)
+            if state.hands[(view.player + 1 + t) % rules.players][p] // 2 != n
+        )  # fmt: skip
+        rules.apply(missed, rules.action_index(Move("attack", int(target), int(position), int(number))))
+        features += _exposure(rules, stopped, view.player) + _exposure(rules, missed, view.player)
+    return features / samples
+
+
 def env(**kwargs: Any) -> AECEnv:
     """:class:`raw_env` in the standard wrapper (PettingZoo's order checks)."""
     return wrap(raw_env(**kwargs))
@@ -137,23 +197,29 @@ class raw_env(MultiplayerAECEnv):
         hand_size: int | None = None,
         numbers: int = 12,
         probabilities: bool = True,
+        exposure: int = 0,
         max_cycles: int = 2000,
         render_mode: str | None = None,
         strict: bool = False,
     ) -> None:
+        self.exposure = check_int("exposure", exposure, low=0)
         super().__init__(AlgoRules(players, hand_size, numbers), probabilities, max_cycles, render_mode, strict)
 
     def observation_size(self) -> int:
-        return observation_size(self.rules)
+        return observation_size(self.rules) + (EXPOSURE if self.exposure else 0)
 
     def encode(self, knowledge: AlgoKnowledge) -> np.ndarray:
         posterior = knowledge.posterior if self.probabilities else None
-        return encode_view(self.rules, knowledge.view, self.probabilities, posterior)
+        vector = encode_view(self.rules, knowledge.view, self.probabilities, posterior)
+        if not self.exposure:
+            return vector
+        return np.concatenate([vector, exposure_features(self.rules, knowledge, self.exposure)])
 
     def observation_pointers(self) -> np.ndarray:
         """Per action, the index in the observation vector of its probability of hitting (-1 for stop and
         reveals), ``(num_actions, 1)`` int64: where a policy that scores actions by their features reads the
-        state-dependent one (``train.policies``). Needs ``probabilities=True``."""
+        state-dependent one (``train.policies``). Needs ``probabilities=True``. With ``exposure``, 1 +
+        :data:`EXPOSURE` columns: the stop action's last ones read the exposure entries."""
         if not self.probabilities:
             raise ValueError("observation_pointers need the probabilities in the observation (probabilities=True)")
         rules = self.rules
@@ -163,6 +229,9 @@ class raw_env(MultiplayerAECEnv):
         target, position, number = np.unravel_index(attacks, (rules.players - 1, rules.max_hand, rules.numbers))
         row = 1 + target  # the observation's seats run clockwise from the observer; target t is seat 1 + t
         pointers[attacks, 0] = (row * rules.max_hand + position) * width + 3 + 2 * rules.numbers + number
+        if self.exposure:
+            pointers = np.c_[pointers, np.full((rules.num_actions, EXPOSURE), -1, dtype=np.int64)]
+            pointers[rules.stop_action, 1:] = observation_size(rules) + np.arange(EXPOSURE)
         return pointers
 
     def render_text(self) -> str:
