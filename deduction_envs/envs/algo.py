@@ -72,7 +72,7 @@ from pettingzoo import AECEnv
 from deduction_envs.core.raster import Canvas
 from deduction_envs.core.rules import check_int
 from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, wrap
-from deduction_envs.games.algo import AlgoRules, AlgoState, Move, Phase, PlayerView, format_card
+from deduction_envs.games.algo import AlgoRules, AlgoState, Phase, PlayerView, format_card
 from deduction_envs.reasoning.algo_hands import AlgoHandPosterior, AlgoKnowledge
 
 __all__ = ["EXPOSURE", "encode_view", "env", "exposure_features", "observation_size", "raw_env"]
@@ -149,6 +149,12 @@ def _exposure(rules: AlgoRules, state: AlgoState, seat: int) -> list[float]:
             hidden.sum() / k]  # fmt: skip
 
 
+def _hits(rules: AlgoRules, state: AlgoState, attack: int) -> bool:
+    """Whether the mover's ``attack`` names the card it points at."""
+    move = rules.decode(attack)
+    return state.hands[(state.mover + 1 + move.target) % rules.players][move.position] // 2 == move.number
+
+
 def exposure_features(rules: AlgoRules, knowledge: AlgoKnowledge, samples: int) -> np.ndarray:
     """When the seat of ``knowledge`` may stop (after a hit), what the next player would know of its hand
     if it stops (its drawn card joins it face down) and if it attacks and misses (face up; with the deck
@@ -170,13 +176,8 @@ def exposure_features(rules: AlgoRules, knowledge: AlgoKnowledge, samples: int) 
         stopped = state.copy()
         rules.apply(stopped, rules.stop_action)
         missed = state.copy()
-        target, position, number = next(  # an attack that misses: a number the card does not hold
-            (t, p, n)
-            for t, p, n in zip(*np.unravel_index(np.flatnonzero(rules.legal_mask(state)[: rules.num_attacks]),
-                                                 (rules.players - 1, rules.max_hand, rules.numbers)), strict=True)
-            if state.hands[(view.player + 1 + t) % rules.players][p] // 2 != n
-        )  # fmt: skip
-        rules.apply(missed, rules.action_index(Move("attack", int(target), int(position), int(number))))
+        attacks = np.flatnonzero(rules.legal_mask(state)[: rules.num_attacks])
+        rules.apply(missed, next(int(a) for a in attacks if not _hits(rules, state, int(a))))
         features += _exposure(rules, stopped, view.player) + _exposure(rules, missed, view.player)
     return features / samples
 
