@@ -208,7 +208,8 @@ def value_targets(demos: Demonstrations, temperature: float) -> np.ndarray:
 
 
 def _demonstrations(columns: dict[str, list]) -> Demonstrations:
-    """The decisions recorded in ``columns`` (lists, one entry a decision; ``targets`` if the expert searched)."""
+    """The decisions recorded in ``columns`` (lists, one entry a decision; ``targets`` and ``values`` if the
+    expert searched)."""
     return Demonstrations(
         _stack(columns["observations"]),
         np.asarray(columns["masks"], dtype=bool),
