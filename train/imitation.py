@@ -18,7 +18,8 @@ from a critic that knows what the imitated play earns), over
 ``--imitate-epochs`` passes, a tenth of the games held out to measure how
 often the policy's likeliest action is the agent's. With ``--imitate-soft``
 the fit takes a search agent's root visit shares (``SOISMCTS.last_visits``)
-for targets instead of its choices alone.
+for targets instead of its choices alone, and with ``--imitate-values T``
+the softmax of its root values (``SOISMCTS.last_values``) at temperature T.
 
 A policy so started is the agent's imitation, not something reinforcement
 learning found on its own: the results say which.
@@ -27,7 +28,7 @@ learning found on its own: the results say which.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -128,7 +129,8 @@ class Demonstrations:
         """Decisions written by :meth:`save`."""
         with np.load(path) as data:
             keys = {name.split("/", 1)[1] for name in data.files if name.startswith("observations/")}
-            optional = {"targets", "values"} | ({"observations"} if keys else set())
+            optional = {f.name for f in fields(Demonstrations) if f.default is None}  # a search's columns
+            optional |= {"observations"} if keys else set()
             missing = set(Demonstrations.__annotations__) - set(data.files) - optional
             if missing:
                 raise ValueError(f"{path} holds no demonstrations (it lacks {', '.join(sorted(missing))})")

@@ -591,11 +591,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
                 f"--imitate: a single-player game's experts are {', '.join(SINGLE_PLAYER_EXPERTS)}, "
                 f"got {args.imitate!r}"
             )
-        for name in ("imitate_soft", "imitate_values"):
-            if getattr(args, name) not in (None, False) and args.imitate is not None:
-                parser.error(
-                    f"--{name.replace('_', '-')} needs a search agent; a single-player game's experts do not search"
-                )
+        options = _search_target_options(args)
+        if options and args.imitate is not None:
+            parser.error(f"{options[0]} needs a search agent; a single-player game's experts do not search")
         for name in ("opponents", "eval_opponents"):
             if getattr(args, name) is not None:
                 parser.error(f"--{name.replace('_', '-')} is for the multiplayer envs ({', '.join(MULTIPLAYER_ENVS)})")
@@ -674,12 +672,16 @@ def _check_multiplayer(args: argparse.Namespace, parser: argparse.ArgumentParser
         except ValueError as error:
             parser.error(f"--imitate: {error}")
         searched = args.imitate_demos is not None or hasattr(seat_agent(args.env, args.imitate), "last_visits")
-        for name in ("imitate_soft", "imitate_values"):
-            if getattr(args, name) not in (None, False) and not searched:
-                parser.error(
-                    f"--{name.replace('_', '-')} needs a search agent; {args.imitate} does not search (try ismcts)"
-                )
+        options = _search_target_options(args)
+        if options and not searched:
+            parser.error(f"{options[0]} needs a search agent; {args.imitate} does not search (try ismcts)")
     return sizes
+
+
+def _search_target_options(args: argparse.Namespace) -> list[str]:
+    """The options given that fit a search agent's ratings of its options (``--imitate-soft``, ``--imitate-values``)."""
+    given = {"--imitate-soft": args.imitate_soft, "--imitate-values": args.imitate_values is not None}
+    return [option for option, on in given.items() if on]
 
 
 def _check_imitation(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
