@@ -7,7 +7,7 @@ of the gap where its likeliest action is to stop, 0 where it is an attack, in re
 the held-out games of the fit (a tenth, seed 0, as ``train.imitation.fit`` draws them) and on the
 fitted ones, with a 95% normal interval.
 
-    python policy_gain.py DEMONSTRATIONS.npz MODEL.zip [MODEL.zip ...]
+    PYTHONPATH=. python results/multiplayer_training/algo_stop_choice/policy_gain.py DEMONSTRATIONS.npz MODEL.zip [...]
 
 Each model must read the observations of the file (a model trained with ``--size exposure=8`` the
 file of a run with it). Written for results/multiplayer_training.md (session 35).
