@@ -346,13 +346,17 @@ def test_fitting_a_policy_to_an_expert_makes_the_experts_actions_its_own(tmp_pat
     # Epsilon-greedy(0.1) attacks the likeliest card 9 times in 10, which the features head reads: fitted from
     # about 1 in 3 to 2 in 3 and more.
     assert last["loss"] < first["loss"] - 1 and first["agreement_fitted"] < 0.5 < 0.6 < last["agreement_fitted"]
-    assert json.loads((out / "run.json").read_text())["imitated"] == "epsilon_greedy"
+    settings = json.loads((out / "run.json").read_text())
+    assert (settings["imitated"], settings["imitation_targets"]) == ("epsilon_greedy", "actions")
+    assert "imitation_demonstrations" not in settings
     assert (out / "imitation.png").stat().st_size > 10_000
     assert "0 timesteps" in capsys.readouterr().out
     demos = Demonstrations.load(out / "demonstrations.npz")
     assert len(demos) == report["decisions"]
     training.main([*argv[:-1], str(tmp_path / "again"), "--imitate-demos", str(out / "demonstrations.npz")])
     assert json.loads((tmp_path / "again" / "imitation.json").read_text())["decisions"] == len(demos)
+    settings = json.loads((tmp_path / "again" / "run.json").read_text())
+    assert settings["imitation_demonstrations"] == [str(out / "demonstrations.npz")]  # which games were fitted
     twice = [*argv[:-1], str(tmp_path / "twice"), "--imitate-demos", *[str(out / "demonstrations.npz")] * 2]
     training.main(twice)  # several runs' demonstrations together, each file's games counted apart
     report = json.loads((tmp_path / "twice" / "imitation.json").read_text())

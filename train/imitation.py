@@ -439,9 +439,9 @@ def _load(paths: list[Path], model: Any) -> Demonstrations:
     return Demonstrations.join(parts)
 
 
-def imitate(args: Any, env_kwargs: dict[str, Any], model: Any) -> None:
+def imitate(args: Any, env_kwargs: dict[str, Any], model: Any) -> dict[str, Any]:
     """``python -m train --imitate``: collect the demonstrations (or read ``--imitate-demos``), fit ``model`` to
-    them, write ``imitation.json`` and the demonstrations (``demonstrations.npz``)."""
+    them, write ``imitation.json`` and the demonstrations (``demonstrations.npz``); returns the fit's report."""
     if getattr(args, "imitate_demos", None) is not None:
         demos = _load(args.imitate_demos, model)
     else:
@@ -475,3 +475,4 @@ def imitate(args: Any, env_kwargs: dict[str, Any], model: Any) -> None:
         f"{last['agreement_held_out']:.1%} of the held-out games' decisions",
         flush=True,
     )
+    return report

@@ -196,6 +196,7 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
             append=append,
             vec_env=args.vec_env,
         )
+    imitation = None  # the fit's report, if the policy was first fitted to an agent's play
     if args.resume is not None:
         model = algorithm.load(args.resume, env=envs, device=device, tensorboard_log=str(output / "tensorboard"))
     else:
@@ -226,7 +227,7 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
         if getattr(args, "imitate", None) is not None:
             from train.imitation import imitate
 
-            imitate(args, env_kwargs, model)
+            imitation = imitate(args, env_kwargs, model)
     # On-policy algorithms train in whole rollouts: ask for whole ones, so the bar ends at 100%, not past it.
     rollout = getattr(model, "n_steps", 1) * args.n_envs
     timesteps = -(-args.timesteps // rollout) * rollout
@@ -274,7 +275,7 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
                 "query_features": bool(getattr(args, "query_features", False)),
                 "entropy_reward": args.entropy_reward,
                 "timesteps": int(model.num_timesteps),
-                **({"imitated": args.imitate} if getattr(args, "imitate", None) else {}),
+                **(_imitation_settings(args, imitation) if imitation is not None else {}),
                 **({"opponents": args.opponents, "league": args.league} if multiplayer else {}),
             },
             indent=1,
@@ -285,6 +286,17 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
     seconds = time.perf_counter() - start
     print(f"trained {model.num_timesteps} timesteps in {seconds:.1f} s; saved {output / 'model.zip'}", flush=True)
     return model, seconds
+
+
+def _imitation_settings(args: argparse.Namespace, report: dict[str, Any]) -> dict[str, Any]:
+    """What ``run.json`` records of the fit a run started with: the agent, what was fitted (its actions, a
+    search's visit shares or its root values at a temperature) and the demonstrations read, if any."""
+    demos = getattr(args, "imitate_demos", None)
+    return {
+        "imitated": args.imitate,
+        "imitation_targets": report["targets"],
+        **({"imitation_demonstrations": [str(path) for path in demos]} if demos else {}),
+    }
 
 
 def reference_agents(rules: DeductionRules, time_limit: float) -> list[Agent]:
