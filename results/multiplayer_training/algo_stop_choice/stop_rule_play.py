@@ -44,13 +44,13 @@ def inputs(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
 
 
 class StopRule(SeatAgent):
-    """The likeliest attack; stop where ``model`` predicts a positive gap."""
+    """The likeliest attack; stop where ``model`` predicts a gap above ``threshold``."""
 
     name = "stop rule"
 
-    def __init__(self, model: torch.nn.Module) -> None:
+    def __init__(self, model: torch.nn.Module, threshold: float = 0.0) -> None:
         super().__init__()
-        self.model, self.stops, self.chances = model, 0, 0
+        self.model, self.threshold, self.stops, self.chances = model, threshold, 0, 0
 
     def reset(self, rules, seat, seed=None):
         super().reset(rules, seat, seed)
@@ -65,7 +65,7 @@ class StopRule(SeatAgent):
             self.chances += 1
             with torch.no_grad():
                 gap = float(self.model(torch.tensor(inputs(observation[None], mask[None]))))
-            if gap > 0:
+            if gap > self.threshold:
                 self.stops += 1
                 return RULES.stop_action
         return int(np.argmax(np.where(mask[: RULES.num_attacks], observation[HITS], -1.0)))
@@ -79,9 +79,9 @@ def fitted(path: str) -> torch.nn.Module:
     return regression(x, gap, 64, 30, np.ones(rows.size, dtype=bool))
 
 
-def part(job: tuple[str, int, int, int]) -> tuple[int, int, int]:
-    path, seed, start, games = job
-    player = StopRule(fitted(path))
+def part(job: tuple[str, float, int, int, int]) -> tuple[int, int, int]:
+    path, threshold, seed, start, games = job
+    player = StopRule(fitted(path), threshold)
     match = play_match(RULES, [player, seat_agent("algo_v0", "epsilon_greedy")], games, seed=seed, start=start)
     wins = sum(
         ranks_from_rewards(g.rewards)[lineup.index(0)] == 1.0
@@ -95,24 +95,31 @@ def main() -> None:
     parser.add_argument("demonstrations")
     parser.add_argument("--games", type=int, default=4000)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
+    parser.add_argument(
+        "--thresholds", type=float, nargs="+", default=[0.0], help="stop where the predicted gap is above (default 0)"
+    )
     args = parser.parse_args()
     half = args.games // 2
-    total = 0
     with Pool(2) as pool:
-        for seed in args.seeds:
-            jobs = [(args.demonstrations, seed, 0, half), (args.demonstrations, seed, half, args.games - half)]
-            parts = pool.map(part, jobs)
-            wins, stops, chances = (sum(p[i] for p in parts) for i in range(3))
-            total += wins
-            low, high = interval(wins, args.games)
-            print(f"seed {seed}: {wins}/{args.games} = {wins / args.games:.3f} [{low:.3f}, {high:.3f}] against "
-                  f"epsilon-greedy(0.1); stopped at {stops} of {chances} chances", flush=True)  # fmt: skip
-    games = args.games * len(args.seeds)
-    low, high = interval(total, games)
-    p_half = binomtest(total, games, 0.5, alternative="greater").pvalue
-    p_target = binomtest(total, games, 0.58, alternative="less").pvalue
-    print(f"together: {total}/{games} = {total / games:.3f} [{low:.3f}, {high:.3f}]; one-sided binomial p against "
-          f"0.5: {p_half:.1e}; below 0.58: p = {p_target:.3f}")  # fmt: skip
+        for threshold in args.thresholds:
+            total = 0
+            label = f"threshold {threshold:+g}, " if args.thresholds != [0.0] else ""
+            for seed in args.seeds:
+                jobs = [(args.demonstrations, threshold, seed, 0, half),
+                        (args.demonstrations, threshold, seed, half, args.games - half)]  # fmt: skip
+                parts = pool.map(part, jobs)
+                wins, stops, chances = (sum(p[i] for p in parts) for i in range(3))
+                total += wins
+                low, high = interval(wins, args.games)
+                print(f"{label}seed {seed}: {wins}/{args.games} = {wins / args.games:.3f} [{low:.3f}, {high:.3f}] "
+                      f"against epsilon-greedy(0.1); stopped at {stops} of {chances} chances", flush=True)  # fmt: skip
+            if len(args.seeds) > 1:
+                games = args.games * len(args.seeds)
+                low, high = interval(total, games)
+                p_half = binomtest(total, games, 0.5, alternative="greater").pvalue
+                p_target = binomtest(total, games, 0.58, alternative="less").pvalue
+                print(f"{label}together: {total}/{games} = {total / games:.3f} [{low:.3f}, {high:.3f}]; one-sided "
+                      f"binomial p against 0.5: {p_half:.1e}; below 0.58: p = {p_target:.3f}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":
