@@ -98,6 +98,7 @@ def test_the_batched_env_is_the_default_where_it_plays_the_game(tmp_path):
         (["--max-minutes", "0"], "--max-minutes must be positive"),
         (["--env", "FakeCoin-v0", "--action-mask", "consistent"], "needs queries that name secrets"),
         (["--config", "none.toml"], "--config: no file at none.toml"),
+        (["--resume", "m.zip", "--config", "c.toml"], "--config is for a new run: a resumed one keeps the hyper"),
         (["--vec-env", "ray"], "invalid choice"),
         (["--torch-threads", "0"], "--torch-threads must be at least 1"),
         (["--device", "banana"], "--device:"),

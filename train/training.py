@@ -497,7 +497,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--action-mask", default="all", choices=("all", "consistent"), help="the env's mask (default all legal queries)"
     )
-    parser.add_argument("--config", type=Path, default=CONFIG, help="hyperparameter TOML (default the shipped one)")
+    parser.add_argument(
+        "--config", type=Path, default=None, help="hyperparameter TOML of a new run (default the shipped one)"
+    )
     parser.add_argument("--output", type=Path, default=None, help="output folder (default runs/<env id>)")
     parser.add_argument("--resume", type=Path, default=None, help="a saved model to continue training")
     parser.add_argument("--checkpoint-every", type=int, default=10_000, help="timesteps between checkpoints")
@@ -590,10 +592,14 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
     ):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if args.resume is not None and args.config is not None:
+        # SB3 loads a saved model with its own hyperparameters: a config given here would be silently ignored.
+        parser.error("--config is for a new run: a resumed one keeps the hyperparameters it was saved with")
     for name in ("resume", "config"):
         path = getattr(args, name)
         if path is not None and not path.exists():
             parser.error(f"--{name}: no {'saved model' if name == 'resume' else 'file'} at {path}")
+    args.config = args.config or CONFIG
     if args.env in MULTIPLAYER_ENVS:
         sizes = _check_multiplayer(args, parser)
         rules = None
