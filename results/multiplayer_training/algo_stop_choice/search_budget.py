@@ -19,7 +19,6 @@ from scipy.stats import binomtest
 from agents.multiplayer import play_match
 from agents.multiplayer_ismcts import SOISMCTS, AlgoSearchPolicy
 from agents.roster import seat_agent
-from deduction_envs.core.multiplayer import ranks_from_rewards
 from deduction_envs.envs import algo_v0
 from train.tournament import interval
 
@@ -30,10 +29,7 @@ def part(job: tuple[int, int, int, int]) -> int:
     iterations, seed, start, games = job
     search = SOISMCTS(iterations=iterations, exploration=10.0, policy=AlgoSearchPolicy())
     match = play_match(RULES, [search, seat_agent("algo_v0", "epsilon_greedy")], games, seed=seed, start=start)
-    return sum(
-        ranks_from_rewards(g.rewards)[lineup.index(0)] == 1.0
-        for g, lineup in zip(match.games, match.lineups, strict=True)
-    )
+    return match.wins(0)
 
 
 def main() -> None:

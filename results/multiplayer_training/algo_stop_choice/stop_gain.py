@@ -105,8 +105,9 @@ def main() -> None:
     held = np.random.default_rng(0).choice(everyone, round(0.1 * everyone.size), replace=False)
     test = np.isin(games, held)
     fitted = ~test
-    best = summary(observations, demos.masks[rows])[:, :1]
-    inputs = {"summary": summary(observations, demos.masks[rows]), "whole observation": observations[:, :base]}
+    numbers = summary(observations, demos.masks[rows])
+    best = numbers[:, :1]
+    inputs = {"summary": numbers, "whole observation": observations[:, :base]}
     if observations.shape[1] > base:
         inputs["summary + exposure"] = np.c_[inputs["summary"], observations[:, base:]]
         inputs["whole observation + exposure"] = observations

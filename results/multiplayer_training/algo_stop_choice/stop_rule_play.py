@@ -26,7 +26,6 @@ from stop_gain import regression, stop_decisions, summary
 
 from agents.multiplayer import SeatAgent, play_match
 from agents.roster import seat_agent
-from deduction_envs.core.multiplayer import ranks_from_rewards
 from deduction_envs.envs import algo_v0
 from deduction_envs.envs.algo import observation_size
 from deduction_envs.games.algo import Phase
@@ -83,11 +82,7 @@ def part(job: tuple[str, float, int, int, int]) -> tuple[int, int, int]:
     path, threshold, seed, start, games = job
     player = StopRule(fitted(path), threshold)
     match = play_match(RULES, [player, seat_agent("algo_v0", "epsilon_greedy")], games, seed=seed, start=start)
-    wins = sum(
-        ranks_from_rewards(g.rewards)[lineup.index(0)] == 1.0
-        for g, lineup in zip(match.games, match.lineups, strict=True)
-    )
-    return wins, player.stops, player.chances
+    return match.wins(0), player.stops, player.chances
 
 
 def main() -> None:
