@@ -1,7 +1,9 @@
 """Agents for Algo that play from their own view: the article's epsilon-greedy baseline and max-entropy agent.
 
 The probabilities come from :class:`deduction_envs.reasoning.AlgoHandPosterior`,
-exact over every deal consistent with the agent's view.
+exact over every deal consistent with the agent's view. The baseline's move and the attacks' chances to
+hit are functions of a view, kept in :mod:`deduction_envs.reasoning.algo_hands` (the env's play-out
+entries use them too) and exported here.
 """
 
 from __future__ import annotations
@@ -12,24 +14,11 @@ import numpy as np
 
 from agents.multiplayer import SeatAgent
 from deduction_envs.core.rules import check_int
-from deduction_envs.games.algo import HandView, Move, Phase, PlayerView
+from deduction_envs.games.algo import HandView, Phase, PlayerView
 from deduction_envs.reasoning import AlgoHandPosterior
+from deduction_envs.reasoning.algo_hands import attack_probabilities, epsilon_greedy_move
 
 __all__ = ["AlgoEpsilonGreedy", "AlgoMaxEntropy", "attack_probabilities", "epsilon_greedy_move"]
-
-
-def attack_probabilities(rules, view: PlayerView, posterior: AlgoHandPosterior | None = None) -> np.ndarray:
-    """The probability that each attack action hits (0 for face-up positions and players who are out)."""
-    posterior = posterior or AlgoHandPosterior(view, rules.numbers)
-    hits = np.zeros(rules.num_attacks)
-    table = hits.reshape(rules.players - 1, rules.max_hand, rules.numbers)
-    for target in range(rules.players - 1):
-        player = rules.target_player(view.player, target)
-        hand = view.hands[player]
-        hidden = [i for i, known in enumerate(hand.known) if known < 0]
-        if hidden:
-            table[target, hidden] = posterior.number_probabilities(player)[hidden]
-    return hits
 
 
 class AlgoEpsilonGreedy(SeatAgent):
@@ -51,23 +40,6 @@ class AlgoEpsilonGreedy(SeatAgent):
     def act(self, mask: np.ndarray) -> int:
         knowledge = self.knowledge
         return epsilon_greedy_move(self.rules, knowledge.view, mask, self.rng, self.epsilon, knowledge.posterior)
-
-
-def epsilon_greedy_move(
-    rules,
-    view: PlayerView,
-    mask: np.ndarray,
-    rng: np.random.Generator,
-    epsilon: float,
-    posterior: AlgoHandPosterior | None = None,
-) -> int:
-    """:class:`AlgoEpsilonGreedy`'s move from ``view`` (``posterior``: ``view``'s, if already counted)."""
-    if view.phase == Phase.REVEAL:
-        return int(rng.choice(np.flatnonzero(mask)))
-    if view.phase == Phase.CONTINUE and rng.random() < epsilon:
-        return rules.action_index(Move("stop"))
-    hits = np.where(mask[: rules.num_attacks], attack_probabilities(rules, view, posterior), -1.0)
-    return int(np.argmax(hits))
 
 
 def _reveal(view: PlayerView, player: int, position: int, number: int) -> PlayerView:

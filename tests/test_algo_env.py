@@ -7,8 +7,8 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 from deduction_envs.envs import algo_v0
-from deduction_envs.envs.algo import EXPOSURE, exposure_features, observation_size
-from deduction_envs.games.algo import Phase
+from deduction_envs.envs.algo import EXPOSURE, PLAYOUTS, exposure_features, observation_size, playout_features
+from deduction_envs.games.algo import HandView, Phase, PlayerView, parse_card
 from deduction_envs.reasoning.algo_hands import AlgoKnowledge
 
 
@@ -19,8 +19,8 @@ def test_pettingzoo_api_and_seed_tests(players):
     api_test(algo_v0.env(players=players), num_cycles=300)
     seed_test(lambda **kwargs: algo_v0.env(players=players, **kwargs), num_cycles=300)
     if players == 3:
-        api_test(algo_v0.env(players=players, exposure=2), num_cycles=300)
-        seed_test(lambda **kwargs: algo_v0.env(players=players, exposure=2, **kwargs), num_cycles=300)
+        api_test(algo_v0.env(players=players, exposure=2, playouts=1), num_cycles=300)
+        seed_test(lambda **kwargs: algo_v0.env(players=players, exposure=2, playouts=1, **kwargs), num_cycles=300)
 
 
 def test_render_modes():
@@ -101,6 +101,8 @@ def test_max_cycles_truncates_with_no_reward_and_the_table_can_be_switched_off()
         ({"render_mode": "video"}, "render_mode must be one of"),
         ({"exposure": -1}, "exposure must be an integer >= 0"),
         ({"exposure": 1.5}, "exposure must be an integer >= 0"),
+        ({"playouts": -1}, "playouts must be an integer >= 0"),
+        ({"playouts": "8"}, "playouts must be an integer >= 0"),
     ],
 )
 def test_bad_arguments_are_clear_errors(kwargs, message):
@@ -185,3 +187,54 @@ def test_exposure_entries_are_a_function_of_the_information_set_and_count_the_dr
             attack[rules.stop_action] = False  # play on, so that the turns reach the later decisions
             env.step(int(rng.choice(np.flatnonzero(attack if attack.any() else mask))))
     assert checked >= 10
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_playout_entries_are_a_function_of_the_information_set_after_the_exposure_entries(players):
+    """With ``playouts`` (and ``exposure``): where the seat may stop, the last entries are what its view alone
+    gives (knowledge built from the view, no state), the same on every call, means of rewards in [0, 1] (with
+    two players, of +1 and -1: multiples of 1 / (2 N)); zeros elsewhere; the stop action points at both."""
+    env = algo_v0.raw_env(players=players, exposure=2, playouts=3)
+    rules, base = env.rules, observation_size(env.rules)
+    assert env.observation_space("player_0")["observation"].shape == (base + EXPOSURE + PLAYOUTS,)
+    pointers = env.observation_pointers()
+    assert pointers[rules.stop_action].tolist() == [-1, *range(base, base + EXPOSURE + PLAYOUTS)]
+    assert (pointers[np.arange(rules.num_actions) != rules.stop_action, 1:] == -1).all()
+    rng, checked = np.random.default_rng(players), 0
+    for seed in range(8):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            observation, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            vector, mask = observation["observation"], observation["action_mask"].astype(bool)
+            view = env.knowledge[env.possible_agents.index(agent)].view
+            entries = vector[base + EXPOSURE :]
+            if view.phase != Phase.CONTINUE:
+                assert not entries.any()
+            else:
+                checked += 1
+                alone = playout_features(rules, AlgoKnowledge.from_view(rules, view), 3)
+                assert np.array_equal(entries, alone) and np.array_equal(env.observe(agent)["observation"], vector)
+                assert ((0 <= alone) & (alone <= 1)).all()
+                if players == 2:
+                    assert np.allclose(alone * 6, np.round(alone * 6), atol=1e-5)
+            attack = mask.copy()
+            attack[rules.stop_action] = False  # play on, so that the turns reach the later decisions
+            env.step(int(rng.choice(np.flatnonzero(attack if attack.any() else mask))))
+    assert checked >= 8
+
+
+def test_playout_entries_of_a_certain_winning_attack_are_one():
+    """The opponent's last face-down card is W3, and I know it: attacking it wins in every play-out (1.0);
+    stopping hands the opponent a turn, which it sometimes wins (below 1.0)."""
+    rules = algo_v0.raw_env().rules
+    mine = tuple(sorted(map(parse_card, ["B0", "W2", "B5", "W7"])))
+    me = HandView(tuple(c % 2 for c in mine), (-1, *mine[1:]), (frozenset(),) * 4)  # one face-down card left
+    theirs = tuple(map(parse_card, ["W1", "W3", "B4", "W4"]))
+    opponent = HandView((1, 1, 0, 1), (theirs[0], -1, theirs[2], theirs[3]), (frozenset(),) * 4)
+    view = PlayerView(0, (me, opponent), mine, parse_card("B9"), 12, 0, Phase.CONTINUE)
+    stop, attack = playout_features(rules, AlgoKnowledge.from_view(rules, view), 50)
+    assert attack == 1.0 and 0.0 < stop < 1.0
+    assert not playout_features(rules, AlgoKnowledge.from_view(rules, view._replace(phase=Phase.ATTACK)), 50).any()

@@ -134,17 +134,18 @@ def test_the_algo_feature_policy_trains_and_plays_as_a_seat(tmp_path):
     policy_class, kwargs = policy_for("maskable_ppo", env.rules.action_features(), pointers=bad)
     with pytest.raises(ValueError, match="observation_pointers must be"):
         MaskablePPO(policy_class, SingleSeatEnv(algo_v0.raw_env(), [ClueDeductionSheet()]), policy_kwargs=kwargs)
-    # With the exposure entries, the stop action reads them: the head has their columns, and the policy plays
-    # a seat of an env with them (and of no other).
-    training.main([*argv, "--size", "exposure=1", "--eval-games", "2", "--eval-opponents", "random",
-                   "--output", str(tmp_path / "exposure")])  # fmt: skip
-    env = algo_v0.raw_env(exposure=1)
+    # With the exposure and play-out entries, the stop action reads them: the head has their columns, and the
+    # policy plays a seat of an env with them (and of no other).
+    training.main([*argv, "--size", "exposure=1", "--size", "playouts=1", "--eval-games", "2", "--eval-opponents",
+                   "random", "--output", str(tmp_path / "exposure")])  # fmt: skip
+    env = algo_v0.raw_env(exposure=1, playouts=1)
     policy = SB3SeatPolicy.load(tmp_path / "exposure" / "model.zip", env)
     assert np.array_equal(policy.model.policy.action_net.pointers.numpy(), env.observation_pointers())
     result = play_match(env.rules, [policy, RandomSeatAgent()], games=2)
     assert len(result.games) == 2
-    with pytest.raises(ValueError, match="trained on another game or size"):
-        SB3SeatPolicy.load(tmp_path / "exposure" / "model.zip", algo_v0.raw_env())
+    for other in (algo_v0.raw_env(), algo_v0.raw_env(exposure=1)):
+        with pytest.raises(ValueError, match="trained on another game or size"):
+            SB3SeatPolicy.load(tmp_path / "exposure" / "model.zip", other)
 
 
 def test_clue_and_generalized_clue_pointers_read_the_case_file_probability_of_each_actions_cards():

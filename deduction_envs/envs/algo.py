@@ -37,7 +37,13 @@ the share of the deck left. With ``exposure=K`` (K > 0), :data:`EXPOSURE`
 more entries, :func:`exposure_features`: when the seat may stop, what the
 next player would know of its hand after it stops and after a miss,
 averaged over K determinisations of the seat's information set (zeros at
-every other decision).
+every other decision). With ``playouts=N`` (N > 0), :data:`PLAYOUTS` more
+after those, :func:`playout_features`: when the seat may stop, the mean
+outcome of stopping and of attacking the likeliest card, each played out from
+N determinisations of its information set by the epsilon-greedy(0.1)
+baseline in every seat. That is a small search with a model of every player
+built into the observation (what SO-ISMCTS values at its root), for
+experiments on what a policy needs to choose when to stop.
 
 Rewards
 -------
@@ -50,7 +56,7 @@ with -1 for its player and 0 for the others
 Arguments
 ---------
 ``players`` (2-4), ``hand_size``, ``numbers`` (see ``AlgoRules``),
-``probabilities`` (default True), ``exposure`` (default 0: none), ``max_cycles`` (default 2,000),
+``probabilities`` (default True), ``exposure`` and ``playouts`` (default 0: none), ``max_cycles`` (default 2,000),
 ``render_mode`` (``"ansi"``, ``"human"`` or ``"rgb_array"``), ``strict``
 (default False).
 
@@ -58,7 +64,7 @@ Version History
 ---------------
 * v0: first version. Since the multiplayer layer, the raw env ends the game
   on a masked action itself (it raised before; ``env()`` ended it already).
-  The ``exposure`` option (off by default: observations without it are unchanged).
+  The ``exposure`` and ``playouts`` options (off by default: observations without them are unchanged).
 """
 
 from __future__ import annotations
@@ -73,12 +79,31 @@ from deduction_envs.core.raster import Canvas
 from deduction_envs.core.rules import check_int
 from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, wrap
 from deduction_envs.games.algo import AlgoRules, AlgoState, Phase, PlayerView, format_card
-from deduction_envs.reasoning.algo_hands import AlgoHandPosterior, AlgoKnowledge
+from deduction_envs.reasoning.algo_hands import (
+    AlgoHandPosterior,
+    AlgoKnowledge,
+    attack_probabilities,
+    epsilon_greedy_move,
+)
 
-__all__ = ["EXPOSURE", "encode_view", "env", "exposure_features", "observation_size", "raw_env"]
+__all__ = [
+    "EXPOSURE",
+    "PLAYOUTS",
+    "PLAYOUT_EPSILON",
+    "encode_view",
+    "env",
+    "exposure_features",
+    "observation_size",
+    "playout_features",
+    "raw_env",
+]
 
 #: Entries of :func:`exposure_features`: five after stopping, then the same five after a miss.
 EXPOSURE = 10
+#: Entries of :func:`playout_features`: the mean outcome of stopping, then of attacking the likeliest card.
+PLAYOUTS = 2
+#: The stop probability of the epsilon-greedy baseline that plays every seat in :func:`playout_features`.
+PLAYOUT_EPSILON = 0.1
 
 
 def observation_size(rules: AlgoRules) -> int:
@@ -155,6 +180,12 @@ def _hits(rules: AlgoRules, state: AlgoState, attack: int) -> bool:
     return state.hands[(state.mover + 1 + move.target) % rules.players][move.position] // 2 == move.number
 
 
+def _view_seed(rules: AlgoRules, view: PlayerView) -> int:
+    """A seed from a seat's own observation (its view, probabilities aside): the same view, the same seed."""
+    digest = hashlib.blake2b(encode_view(rules, view, probabilities=False).tobytes(), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
+
+
 def exposure_features(rules: AlgoRules, knowledge: AlgoKnowledge, samples: int) -> np.ndarray:
     """When the seat of ``knowledge`` may stop (after a hit), what the next player would know of its hand
     if it stops (its drawn card joins it face down) and if it attacks and misses (face up; with the deck
@@ -169,8 +200,7 @@ def exposure_features(rules: AlgoRules, knowledge: AlgoKnowledge, samples: int) 
     features = np.zeros(EXPOSURE, dtype=np.float32)
     if view.phase != Phase.CONTINUE or view.mover != view.player:
         return features
-    digest = hashlib.blake2b(encode_view(rules, view, probabilities=False).tobytes(), digest_size=8).digest()
-    rng = np.random.default_rng(int.from_bytes(digest, "little"))
+    rng = np.random.default_rng(_view_seed(rules, view))
     for _ in range(samples):
         state = knowledge.determinise(rng)
         stopped = state.copy()
@@ -180,6 +210,37 @@ def exposure_features(rules: AlgoRules, knowledge: AlgoKnowledge, samples: int) 
         rules.apply(missed, next(int(a) for a in attacks if not _hits(rules, state, int(a))))
         features += _exposure(rules, stopped, view.player) + _exposure(rules, missed, view.player)
     return features / samples
+
+
+def playout_features(rules: AlgoRules, knowledge: AlgoKnowledge, playouts: int) -> np.ndarray:
+    """When the seat of ``knowledge`` may stop (after a hit), how the game goes on if it stops and if it
+    attacks the likeliest card (the first in action order on ties): :data:`PLAYOUTS` entries, each option's
+    mean reward over ``playouts`` determinisations of the seat's information set, each played to the end once
+    after either option by the epsilon-greedy(:data:`PLAYOUT_EPSILON`) baseline in every seat (the seat's own
+    later turns too), as ``(reward + 1) / 2`` in [0, 1]; zeros at any other decision.
+
+    A one-step look-ahead by simulation: what :class:`agents.SOISMCTS` with ``AlgoSearchPolicy`` estimates at
+    its root, with a model of every player (the baseline) built in. A function of the information set alone:
+    the determinisations and play-outs are seeded by the seat's own observation.
+    """
+    view = knowledge.view
+    features = np.zeros(PLAYOUTS, dtype=np.float32)
+    if view.phase != Phase.CONTINUE or view.mover != view.player:
+        return features
+    rng = np.random.default_rng([_view_seed(rules, view), 1])  # another stream than the exposure entries'
+    # Chances are 0 only where an attack is illegal or certain to miss, and some attack may hit: the first
+    # best is legal.
+    options = (rules.stop_action, int(np.argmax(attack_probabilities(rules, view, knowledge.posterior))))
+    for _ in range(playouts):
+        state = knowledge.determinise(rng)
+        for column, action in enumerate(options):
+            game = state.copy()
+            rules.apply(game, action)
+            while game.phase != Phase.OVER:
+                mask = rules.legal_mask(game)
+                rules.apply(game, epsilon_greedy_move(rules, rules.view(game, game.mover), mask, rng, PLAYOUT_EPSILON))
+            features[column] += rules.rewards(game)[view.player]
+    return (features / playouts + 1) / 2
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -199,28 +260,34 @@ class raw_env(MultiplayerAECEnv):
         numbers: int = 12,
         probabilities: bool = True,
         exposure: int = 0,
+        playouts: int = 0,
         max_cycles: int = 2000,
         render_mode: str | None = None,
         strict: bool = False,
     ) -> None:
         self.exposure = check_int("exposure", exposure, low=0)
+        self.playouts = check_int("playouts", playouts, low=0)
         super().__init__(AlgoRules(players, hand_size, numbers), probabilities, max_cycles, render_mode, strict)
 
     def observation_size(self) -> int:
-        return observation_size(self.rules) + (EXPOSURE if self.exposure else 0)
+        return observation_size(self.rules) + (EXPOSURE if self.exposure else 0) + (PLAYOUTS if self.playouts else 0)
 
     def encode(self, knowledge: AlgoKnowledge) -> np.ndarray:
         posterior = knowledge.posterior if self.probabilities else None
         vector = encode_view(self.rules, knowledge.view, self.probabilities, posterior)
-        if not self.exposure:
-            return vector
-        return np.concatenate([vector, exposure_features(self.rules, knowledge, self.exposure)])
+        parts = [vector]
+        if self.exposure:
+            parts.append(exposure_features(self.rules, knowledge, self.exposure))
+        if self.playouts:
+            parts.append(playout_features(self.rules, knowledge, self.playouts))
+        return np.concatenate(parts) if len(parts) > 1 else vector
 
     def observation_pointers(self) -> np.ndarray:
         """Per action, the index in the observation vector of its probability of hitting (-1 for stop and
         reveals), ``(num_actions, 1)`` int64: where a policy that scores actions by their features reads the
-        state-dependent one (``train.policies``). Needs ``probabilities=True``. With ``exposure``, 1 +
-        :data:`EXPOSURE` columns: the stop action's last ones read the exposure entries."""
+        state-dependent one (``train.policies``). Needs ``probabilities=True``. With ``exposure`` and
+        ``playouts``, :data:`EXPOSURE` and :data:`PLAYOUTS` more columns: the stop action's read those
+        entries."""
         if not self.probabilities:
             raise ValueError("observation_pointers need the probabilities in the observation (probabilities=True)")
         rules = self.rules
@@ -230,9 +297,10 @@ class raw_env(MultiplayerAECEnv):
         target, position, number = np.unravel_index(attacks, (rules.players - 1, rules.max_hand, rules.numbers))
         row = 1 + target  # the observation's seats run clockwise from the observer; target t is seat 1 + t
         pointers[attacks, 0] = (row * rules.max_hand + position) * width + 3 + 2 * rules.numbers + number
-        if self.exposure:
-            pointers = np.c_[pointers, np.full((rules.num_actions, EXPOSURE), -1, dtype=np.int64)]
-            pointers[rules.stop_action, 1:] = observation_size(rules) + np.arange(EXPOSURE)
+        extra = self.observation_size() - observation_size(rules)  # the exposure and play-out entries
+        if extra:
+            pointers = np.c_[pointers, np.full((rules.num_actions, extra), -1, dtype=np.int64)]
+            pointers[rules.stop_action, 1:] = observation_size(rules) + np.arange(extra)
         return pointers
 
     def render_text(self) -> str:

@@ -31,9 +31,9 @@ from functools import cached_property
 import numpy as np
 from numba import njit
 
-from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, AlgoState, PlayerView
+from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, AlgoState, Move, Phase, PlayerView
 
-__all__ = ["AlgoHandPosterior", "AlgoKnowledge"]
+__all__ = ["AlgoHandPosterior", "AlgoKnowledge", "attack_probabilities", "epsilon_greedy_move"]
 
 
 @njit(cache=True)
@@ -301,3 +301,37 @@ class AlgoKnowledge:
             raise ValueError("a determinisation of Algo is drawn for the mover only (another's drawn card is unseen)")
         # The deck size is public; a mover without a drawn card met an empty deck.
         return AlgoState(hands, revealed, deck[: view.deck], view.mover, view.phase, drawn, ruled_out, out)
+
+
+def attack_probabilities(rules, view: PlayerView, posterior: AlgoHandPosterior | None = None) -> np.ndarray:
+    """The probability that each attack action hits (0 for face-up positions and players who are out)."""
+    posterior = posterior or AlgoHandPosterior(view, rules.numbers)
+    hits = np.zeros(rules.num_attacks)
+    table = hits.reshape(rules.players - 1, rules.max_hand, rules.numbers)
+    for target in range(rules.players - 1):
+        player = rules.target_player(view.player, target)
+        hand = view.hands[player]
+        hidden = [i for i, known in enumerate(hand.known) if known < 0]
+        if hidden:
+            table[target, hidden] = posterior.number_probabilities(player)[hidden]
+    return hits
+
+
+def epsilon_greedy_move(
+    rules,
+    view: PlayerView,
+    mask: np.ndarray,
+    rng: np.random.Generator,
+    epsilon: float,
+    posterior: AlgoHandPosterior | None = None,
+) -> int:
+    """The article's epsilon-greedy baseline's move from ``view`` (``posterior``: ``view``'s, if already
+    counted): after a hit stop with probability ``epsilon``, else attack the likeliest (position, number), the
+    first in action order on ties; reveal a random own face-down card. :class:`agents.AlgoEpsilonGreedy`
+    plays it, and the SO-ISMCTS play-outs and ``algo_v0``'s play-out entries simulate every seat with it."""
+    if view.phase == Phase.REVEAL:
+        return int(rng.choice(np.flatnonzero(mask)))
+    if view.phase == Phase.CONTINUE and rng.random() < epsilon:
+        return rules.action_index(Move("stop"))
+    hits = np.where(mask[: rules.num_attacks], attack_probabilities(rules, view, posterior), -1.0)
+    return int(np.argmax(hits))
