@@ -146,6 +146,24 @@ def test_an_action_outside_the_action_space_is_a_clear_error(action):
         env.step(action)
 
 
+def seat_decisions(env, seeds: range, rng: np.random.Generator):
+    """Every decision of games played with random attacks (never stopping, so that turns reach the later
+    decisions): yields the observation vector and the seat's view, and steps once the caller is done."""
+    rules = env.rules
+    for seed in seeds:
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            observation, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            mask = observation["action_mask"].astype(bool)
+            yield observation["observation"], env.knowledge[env.possible_agents.index(agent)].view
+            attack = mask.copy()
+            attack[rules.stop_action] = False
+            env.step(int(rng.choice(np.flatnonzero(attack if attack.any() else mask))))
+
+
 @pytest.mark.parametrize("players", [2, 3])
 def test_exposure_entries_are_a_function_of_the_information_set_and_count_the_drawn_card(players):
     """With ``exposure``: where the seat may stop, the entries are what its view alone gives (knowledge built
@@ -159,33 +177,22 @@ def test_exposure_entries_are_a_function_of_the_information_set_and_count_the_dr
     assert pointers.shape == (rules.num_actions, 1 + EXPOSURE)
     assert pointers[rules.stop_action].tolist() == [-1, *range(base, base + EXPOSURE)]
     assert (pointers[np.arange(rules.num_actions) != rules.stop_action, 1:] == -1).all()
-    rng, checked = np.random.default_rng(players), 0
-    for seed in range(12):
-        env.reset(seed=seed)
-        for agent in env.agent_iter():
-            observation, _, termination, truncation, _ = env.last()
-            if termination or truncation:
-                env.step(None)
-                continue
-            vector, mask = observation["observation"], observation["action_mask"].astype(bool)
-            view = env.knowledge[env.possible_agents.index(agent)].view
-            assert np.array_equal(vector[:base], algo_v0.raw_env(players=players).encode(env.knowledge[view.player]))
-            if view.phase != Phase.CONTINUE:
-                assert not vector[base:].any()
-            else:
-                checked += 1
-                alone = exposure_features(rules, AlgoKnowledge.from_view(rules, view), 4)
-                assert np.array_equal(vector[base:], alone) and np.array_equal(
-                    env.observe(agent)["observation"], vector
-                )
-                assert ((0 <= alone) & (alone <= 1)).all()
-                hidden = sum(card < 0 for card in view.hands[view.player].known)
-                drawn = view.drawn >= 0  # with the deck empty, no card joins the hand
-                assert np.isclose(alone[4] * rules.max_hand, hidden + drawn)
-                assert np.isclose(alone[9] * rules.max_hand, hidden)
-            attack = mask.copy()
-            attack[rules.stop_action] = False  # play on, so that the turns reach the later decisions
-            env.step(int(rng.choice(np.flatnonzero(attack if attack.any() else mask))))
+    checked = 0
+    for vector, view in seat_decisions(env, range(12), np.random.default_rng(players)):
+        assert np.array_equal(vector[:base], algo_v0.raw_env(players=players).encode(env.knowledge[view.player]))
+        if view.phase != Phase.CONTINUE:
+            assert not vector[base:].any()
+            continue
+        checked += 1
+        alone = exposure_features(rules, AlgoKnowledge.from_view(rules, view), 4)
+        assert np.array_equal(vector[base:], alone) and np.array_equal(
+            env.observe(env.agent_selection)["observation"], vector
+        )
+        assert ((0 <= alone) & (alone <= 1)).all()
+        hidden = sum(card < 0 for card in view.hands[view.player].known)
+        drawn = view.drawn >= 0  # with the deck empty, no card joins the hand
+        assert np.isclose(alone[4] * rules.max_hand, hidden + drawn)
+        assert np.isclose(alone[9] * rules.max_hand, hidden)
     assert checked >= 10
 
 
@@ -200,29 +207,20 @@ def test_playout_entries_are_a_function_of_the_information_set_after_the_exposur
     pointers = env.observation_pointers()
     assert pointers[rules.stop_action].tolist() == [-1, *range(base, base + EXPOSURE + PLAYOUTS)]
     assert (pointers[np.arange(rules.num_actions) != rules.stop_action, 1:] == -1).all()
-    rng, checked = np.random.default_rng(players), 0
-    for seed in range(8):
-        env.reset(seed=seed)
-        for agent in env.agent_iter():
-            observation, _, termination, truncation, _ = env.last()
-            if termination or truncation:
-                env.step(None)
-                continue
-            vector, mask = observation["observation"], observation["action_mask"].astype(bool)
-            view = env.knowledge[env.possible_agents.index(agent)].view
-            entries = vector[base + EXPOSURE :]
-            if view.phase != Phase.CONTINUE:
-                assert not entries.any()
-            else:
-                checked += 1
-                alone = playout_features(rules, AlgoKnowledge.from_view(rules, view), 3)
-                assert np.array_equal(entries, alone) and np.array_equal(env.observe(agent)["observation"], vector)
-                assert ((0 <= alone) & (alone <= 1)).all()
-                if players == 2:
-                    assert np.allclose(alone * 6, np.round(alone * 6), atol=1e-5)
-            attack = mask.copy()
-            attack[rules.stop_action] = False  # play on, so that the turns reach the later decisions
-            env.step(int(rng.choice(np.flatnonzero(attack if attack.any() else mask))))
+    checked = 0
+    for vector, view in seat_decisions(env, range(8), np.random.default_rng(players)):
+        entries = vector[base + EXPOSURE :]
+        if view.phase != Phase.CONTINUE:
+            assert not entries.any()
+            continue
+        checked += 1
+        alone = playout_features(rules, AlgoKnowledge.from_view(rules, view), 3)
+        assert np.array_equal(entries, alone) and np.array_equal(
+            env.observe(env.agent_selection)["observation"], vector
+        )
+        assert ((0 <= alone) & (alone <= 1)).all()
+        if players == 2:
+            assert np.allclose(alone * 6, np.round(alone * 6), atol=1e-5)
     assert checked >= 8
 
 
