@@ -12,6 +12,11 @@
    PettingZoo's standard wrappers (``env``) and without (``raw_env``), next
    to PettingZoo's ``connect_four_v3`` (wrapped) measured in the same run.
    ``connect_four_v3`` needs pygame.
+4. The observation of a seat that may stop (after a hit), at the stop decisions
+   of ``--games`` two-player epsilon-greedy(0.1) self-play games: median
+   milliseconds of ``algo_v0``'s plain observation (the seat's posterior
+   already counted, as in play), with ``exposure=8``, ``playouts=20`` and
+   both, each as a ratio to the plain one.
 """
 
 from __future__ import annotations
@@ -59,6 +64,38 @@ def greedy_games_per_second(games: int = 200) -> float:
     return games / (time.perf_counter() - start)
 
 
+def stop_observation_times(games: int, seed: int = 0) -> dict[str, np.ndarray]:
+    """Seconds to encode the observation of a seat that may stop, plain and with the stop entries, at the stop
+    decisions of two-player epsilon-greedy(0.1) self-play games."""
+    from agents.algo_agents import epsilon_greedy_move
+
+    envs = {
+        "plain": algo_v0.raw_env(),
+        "exposure=8": algo_v0.raw_env(exposure=8),
+        "playouts=20": algo_v0.raw_env(playouts=20),
+        "exposure=8, playouts=20": algo_v0.raw_env(exposure=8, playouts=20),
+    }
+    play = envs["plain"]
+    rng = np.random.default_rng(seed)
+    times: dict[str, list[float]] = {name: [] for name in envs}
+    for game in range(games):
+        play.reset(seed=seed + game)
+        for agent in play.agent_iter():
+            observation, _, termination, truncation, _ = play.last()
+            if termination or truncation:
+                play.step(None)
+                continue
+            knowledge = play.knowledge[play.possible_agents.index(agent)]
+            if knowledge.view.phase == Phase.CONTINUE:
+                for name, env in envs.items():
+                    start = time.perf_counter()
+                    env.encode(knowledge)
+                    times[name].append(time.perf_counter() - start)
+            mask = observation["action_mask"].astype(bool)
+            play.step(epsilon_greedy_move(play.rules, knowledge.view, mask, rng, 0.1, knowledge.posterior))
+    return {name: np.array(t) for name, t in times.items()}
+
+
 def turns_per_second(env) -> float:
     """PettingZoo's performance_benchmark, its printed turns per second parsed."""
     from pettingzoo.test import performance_benchmark
@@ -78,6 +115,13 @@ def main(argv: list[str] | None = None) -> None:
         t = 1e3 * posterior_times(players, args.games)
         print(f"  {players} players: {t.size} views, median {np.median(t):.2f} ms, max {t.max():.2f} ms")
     print(f"epsilon-greedy(0.1) self-play: {greedy_games_per_second():.0f} games per second")
+    times = stop_observation_times(args.games)
+    plain = np.median(times["plain"])
+    print(
+        f"observation of a seat that may stop, median over {times['plain'].size} stop decisions of {args.games} games"
+    )
+    for name, t in times.items():
+        print(f"  {name}: {1e3 * np.median(t):.2f} ms (x{np.median(t) / plain:.0f} the plain one)")
     from pettingzoo.classic import connect_four_v3
 
     reference = turns_per_second(connect_four_v3.env())
