@@ -226,7 +226,8 @@ def test_playout_entries_are_a_function_of_the_information_set_after_the_exposur
 
 def test_playout_entries_of_a_certain_winning_attack_are_one():
     """The opponent's last face-down card is W3, and I know it: attacking it wins in every play-out (1.0);
-    stopping hands the opponent a turn, which it sometimes wins (below 1.0)."""
+    stopping hands the opponent a turn, which it sometimes wins (below 1.0). No play-outs (or no
+    determinisations for the exposure) is a clear error."""
     rules = algo_v0.raw_env().rules
     mine = tuple(sorted(map(parse_card, ["B0", "W2", "B5", "W7"])))
     me = HandView(tuple(c % 2 for c in mine), (-1, *mine[1:]), (frozenset(),) * 4)  # one face-down card left
@@ -236,3 +237,29 @@ def test_playout_entries_of_a_certain_winning_attack_are_one():
     stop, attack = playout_features(rules, AlgoKnowledge.from_view(rules, view), 50)
     assert attack == 1.0 and 0.0 < stop < 1.0
     assert not playout_features(rules, AlgoKnowledge.from_view(rules, view._replace(phase=Phase.ATTACK)), 50).any()
+    for function, name in ((playout_features, "playouts"), (exposure_features, "samples")):
+        with pytest.raises(ValueError, match=f"{name} must be an integer >= 1"):
+            function(rules, AlgoKnowledge.from_view(rules, view), 0)
+
+
+def test_the_stop_entries_are_computed_once_per_view(monkeypatch):
+    """Observing a seat that may stop twice computes its play-out and exposure entries once; after the next
+    event (a new view), again; the observations are the same as computed afresh."""
+    from deduction_envs.envs import algo as module
+
+    calls = []
+    for name in ("playout_features", "exposure_features"):
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *args, f=original, n=name: calls.append(n) or f(*args))
+    env = algo_v0.raw_env(exposure=2, playouts=2)
+    rng, seen = np.random.default_rng(0), 0
+    for vector, view in seat_decisions(env, range(3), rng):
+        if view.phase != Phase.CONTINUE:
+            continue
+        before = len(calls)
+        again = env.observe(env.agent_selection)["observation"]
+        assert len(calls) == before and np.array_equal(again, vector)
+        fresh = algo_v0.raw_env(exposure=2, playouts=2).encode(AlgoKnowledge.from_view(env.rules, view))
+        assert np.array_equal(fresh, vector)
+        seen += 1
+    assert seen >= 3 and calls.count("playout_features") == calls.count("exposure_features") >= seen

@@ -70,6 +70,7 @@ Version History
 from __future__ import annotations
 
 import hashlib
+from collections import deque
 from typing import Any, ClassVar
 
 import numpy as np
@@ -196,6 +197,7 @@ def exposure_features(rules: AlgoRules, knowledge: AlgoKnowledge, samples: int) 
     A function of the information set alone: the determinisations are seeded by the seat's own observation,
     so that the same view always gives the same features, whatever the hidden cards.
     """
+    check_int("samples", samples, low=1)
     view = knowledge.view
     features = np.zeros(EXPOSURE, dtype=np.float32)
     if view.phase != Phase.CONTINUE or view.mover != view.player:
@@ -223,6 +225,7 @@ def playout_features(rules: AlgoRules, knowledge: AlgoKnowledge, playouts: int) 
     its root, with a model of every player (the baseline) built in. A function of the information set alone:
     the determinisations and play-outs are seeded by the seat's own observation.
     """
+    check_int("playouts", playouts, low=1)
     view = knowledge.view
     features = np.zeros(PLAYOUTS, dtype=np.float32)
     if view.phase != Phase.CONTINUE or view.mover != view.player:
@@ -267,6 +270,7 @@ class raw_env(MultiplayerAECEnv):
     ) -> None:
         self.exposure = check_int("exposure", exposure, low=0)
         self.playouts = check_int("playouts", playouts, low=0)
+        self._recent: deque[tuple[PlayerView, np.ndarray]] = deque(maxlen=8)  # see _stop_entries
         super().__init__(AlgoRules(players, hand_size, numbers), probabilities, max_cycles, render_mode, strict)
 
     def observation_size(self) -> int:
@@ -275,12 +279,27 @@ class raw_env(MultiplayerAECEnv):
     def encode(self, knowledge: AlgoKnowledge) -> np.ndarray:
         posterior = knowledge.posterior if self.probabilities else None
         vector = encode_view(self.rules, knowledge.view, self.probabilities, posterior)
-        parts = [vector]
+        if not (self.exposure or self.playouts):
+            return vector
+        return np.concatenate([vector, self._stop_entries(knowledge)])
+
+    def _stop_entries(self, knowledge: AlgoKnowledge) -> np.ndarray:
+        """The exposure and play-out entries of the knowledge's view, computed once per view: they cost
+        milliseconds (BENCHMARKS.md), and a loop may observe a state more than once (``last()``, then
+        ``observe()``). They are a function of the view alone, and a view is immutable and replaced at every
+        event, so the last few are kept by the view object they belong to."""
+        view = knowledge.view
+        for kept, entries in self._recent:
+            if kept is view:
+                return entries
+        parts = []
         if self.exposure:
             parts.append(exposure_features(self.rules, knowledge, self.exposure))
         if self.playouts:
             parts.append(playout_features(self.rules, knowledge, self.playouts))
-        return np.concatenate(parts) if len(parts) > 1 else vector
+        entries = np.concatenate(parts)
+        self._recent.append((view, entries))
+        return entries
 
     def observation_pointers(self) -> np.ndarray:
         """Per action, the index in the observation vector of its probability of hitting (-1 for stop and
