@@ -31,7 +31,7 @@ from functools import cached_property
 import numpy as np
 from numba import njit
 
-from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, AlgoState, Move, Phase, PlayerView
+from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, AlgoState, Phase, PlayerView
 
 __all__ = ["AlgoHandPosterior", "AlgoKnowledge", "attack_probabilities", "epsilon_greedy_move"]
 
@@ -332,6 +332,6 @@ def epsilon_greedy_move(
     if view.phase == Phase.REVEAL:
         return int(rng.choice(np.flatnonzero(mask)))
     if view.phase == Phase.CONTINUE and rng.random() < epsilon:
-        return rules.action_index(Move("stop"))
+        return rules.stop_action
     hits = np.where(mask[: rules.num_attacks], attack_probabilities(rules, view, posterior), -1.0)
     return int(np.argmax(hits))

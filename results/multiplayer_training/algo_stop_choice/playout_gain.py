@@ -20,7 +20,7 @@ from multiprocessing import Pool
 
 import numpy as np
 import torch
-from stop_gain import regression, stop_decisions, summary
+from stop_gain import predict, stop_decisions, summary
 
 from deduction_envs.envs import algo_v0
 from deduction_envs.envs.algo import encode_view, exposure_features, observation_size, playout_features
@@ -95,10 +95,7 @@ def main() -> None:
     search = np.where(demos.actions[rows] == RULES.stop_action, gap, 0)
     print(f"  the search's choice: {search[fitted].mean():+.3f} / {search[test].mean():+.3f}")
     for units, epochs in ((0, 40), (64, 30)):
-        fit = regression(numbers, gap, units, epochs, fitted)
-        with torch.no_grad():
-            prediction = fit(torch.tensor(numbers, dtype=torch.float32)).squeeze(1).numpy()
-        model = "linear" if not units else f"MLP {units}x{units}"
+        prediction, model = predict(numbers, gap, units, epochs, fitted)
         print(f"  summary + exposure, {model}: {gain(prediction, fitted):+.3f} / {gain(prediction, test):+.3f}")
     for i, n in enumerate(PLAYOUTS):
         values = entries[:, 2 * i : 2 * i + 2]
@@ -108,10 +105,7 @@ def main() -> None:
               f"search's gap {np.corrcoef(difference, gap)[0, 1]:.3f})")  # fmt: skip
         for name, x in (("play-outs", values), ("summary + exposure + play-outs", np.c_[numbers, values])):
             for units, epochs in ((0, 40), (64, 30)):
-                fit = regression(x, gap, units, epochs, fitted)
-                with torch.no_grad():
-                    prediction = fit(torch.tensor(x, dtype=torch.float32)).squeeze(1).numpy()
-                model = "linear" if not units else f"MLP {units}x{units}"
+                prediction, model = predict(x, gap, units, epochs, fitted)
                 print(f"    {name}, {model}: {gain(prediction, fitted):+.3f} / {gain(prediction, test):+.3f}",
                       flush=True)  # fmt: skip
 

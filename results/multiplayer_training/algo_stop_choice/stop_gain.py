@@ -81,6 +81,14 @@ def regression(x: np.ndarray, gap: np.ndarray, hidden_units: int, epochs: int, t
     return model
 
 
+def predict(x: np.ndarray, gap: np.ndarray, units: int, epochs: int, train: np.ndarray) -> tuple[np.ndarray, str]:
+    """The :func:`regression` fitted on the rows ``train``, its prediction on every row, and its name."""
+    fit = regression(x, gap, units, epochs, train)
+    with torch.no_grad():
+        prediction = fit(torch.tensor(x, dtype=torch.float32)).squeeze(1).numpy()
+    return prediction, "linear" if not units else f"MLP {units}x{units}"
+
+
 class Standardise(torch.nn.Module):
     def __init__(self, mean: torch.Tensor, std: torch.Tensor) -> None:
         super().__init__()
@@ -136,10 +144,7 @@ def main() -> None:
         )
         for name, x in inputs.items():
             for units, epochs in ((0, 40), (64, 30)) if x.shape[1] < 100 else ((256, 20),):
-                fit = regression(x, gap, units, epochs, keep)
-                with torch.no_grad():
-                    prediction = fit(torch.tensor(x, dtype=torch.float32)).squeeze(1).numpy()
-                model = "linear" if not units else f"MLP {units}x{units}"
+                prediction, model = predict(x, gap, units, epochs, keep)
                 label = f"{name}, {model}" + (f", {share:.0%} of the fitted games" if args.curve else "")
                 print(f"  {label}: {gain(prediction, keep):+.3f} / {gain(prediction, test):+.3f}", flush=True)
 
