@@ -158,8 +158,14 @@ def test_training_a_seat_end_to_end_then_evaluating_and_resuming(tmp_path, capsy
     assert monitor.size and set(monitor) <= {1.0, 2.5, 3.0, 2.0}
     # train.evaluate plays the same seeded games as the end of training.
     model = ["--model", str(out / "model.zip"), "--env", "clue_v0", "--size", "players=3", "--games", "6"]
-    again = evaluate.main([*model, "--opponents", "random,deduction_sheet", "--output", str(tmp_path / "e")])
+    table = (out / "comparison.md").read_text()
+    again = evaluate.main([*model, "--opponents", "random,deduction_sheet"])
     assert [(r.wins, r.mean_rank) for r in again] == [(r.wins, r.mean_rank) for r in run]
+    # It writes its own table next to the model, per seed, and leaves the end-of-training one alone.
+    assert (out / "comparison.md").read_text() == table
+    assert "| deduction_sheet | 6 |" in (out / "evaluation-seed0.md").read_text()
+    evaluate.main([*model, "--opponents", "random", "--seed", "1", "--output", str(tmp_path / "e")])
+    assert (tmp_path / "e" / "evaluation-seed1.md").exists() and (out / "evaluation-seed0.md").exists()
     capsys.readouterr()
     training.main([*argv, "--eval-opponents", "random", "--resume", str(out / "model.zip")])
     assert "trained 1024 timesteps" in capsys.readouterr().out

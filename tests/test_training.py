@@ -124,7 +124,7 @@ def test_evaluate_measures_a_saved_model_and_rejects_a_mismatched_game(tmp_path,
     args = ["--model", model, "--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3"]
     results = evaluate.main([*args, "--eval-time-limit", "0.005", "--output", str(tmp_path / "eval")])
     assert [r.episodes for r in results] == [9] * 5
-    assert "| ISES | 9 | 2.333 | exact |" in (tmp_path / "eval" / "comparison.md").read_text()
+    assert "| ISES | 9 | 2.333 | exact |" in (tmp_path / "eval" / "evaluation-seed0.md").read_text()
     with pytest.raises(SystemExit):
         evaluate.main(["--model", model, "--env", "Mastermind-v0"])  # trained on 2x3, asked about 4x6
     error = capsys.readouterr().err

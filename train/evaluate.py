@@ -5,8 +5,10 @@ multiplayer env, against each reference agent with seats rotated.
     python -m train.evaluate --model runs/clue_v0/model.zip --env clue_v0 --size players=4 \
         --opponents deduction_sheet,entropy --games 1000 --workers 2
 
-Prints and writes (next to the model, or to ``--output``) the comparison
-table of ``python -m train``: mean steps with a 95% confidence interval,
+Prints the comparison table of ``python -m train`` and writes it to
+``evaluation-seed{seed}.md`` next to the model (or in ``--output``), so that
+neither the end-of-training ``comparison.md`` nor another seed's table is
+overwritten: mean steps with a 95% confidence interval,
 worst case, solve rate and decision time, over every secret where the game
 has at most ``--eval-secrets`` of them and over the same sample otherwise.
 For ``algo_v0``, ``clue_v0`` and ``generalized_clue_v0``: the policy in one
@@ -52,7 +54,9 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
     parser.add_argument("--eval-secrets", type=int, default=2000, help="play every secret up to this many, else sample")
     parser.add_argument("--eval-time-limit", type=float, default=0.1, help="SO-ISMCTS seconds per decision")
     parser.add_argument("--seed", type=int, default=0, help="seed of sampled secrets (default 0)")
-    parser.add_argument("--output", type=Path, default=None, help="folder for comparison.md (default: the model's)")
+    parser.add_argument(
+        "--output", type=Path, default=None, help="folder for evaluation-seed{SEED}.md (default: the model's)"
+    )
     seats = parser.add_argument_group("multiplayer envs")
     seats.add_argument("--opponents", type=names, default=None, metavar="NAME[,NAME...]", help="reference agents")
     seats.add_argument("--games", type=int, default=400, help="games against each opponent (default 400)")
@@ -72,8 +76,9 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
         results = compare(policy, args.env, sizes, args.eval_secrets, args.eval_time_limit, args.seed)
     except (TypeError, ValueError, FileNotFoundError) as error:
         refuse(parser, args.model, error)
-    output = output_folder(args)
-    print(write_comparison(results, output / "comparison.md", f"{args.model} on {args.env} {sizes or ''}".strip()))
+    title = f"{args.model} on {args.env} {sizes or ''}".strip()
+    path = output_file(args)
+    print(write_comparison(results, path, title), f"\nwritten to {path}")
     return results
 
 
@@ -84,11 +89,12 @@ def refuse(parser: argparse.ArgumentParser, model: Path, error: Exception) -> No
     parser.error(f"{error}{trained}")
 
 
-def output_folder(args: argparse.Namespace) -> Path:
-    """Where comparison.md goes: ``--output``, else the model's folder (made if missing)."""
+def output_file(args: argparse.Namespace) -> Path:
+    """Where the table goes: ``evaluation-seed{seed}.md`` in ``--output``, else in the model's folder (made if
+    missing); never the ``comparison.md`` that training wrote."""
     output = args.output or args.model.parent
     output.mkdir(parents=True, exist_ok=True)
-    return output
+    return output / f"evaluation-seed{args.seed}.md"
 
 
 def _evaluate_seat(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[SeatEvaluation]:
@@ -102,8 +108,8 @@ def _evaluate_seat(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
         )
     except (TypeError, ValueError, FileNotFoundError) as error:
         refuse(parser, args.model, error)
-    output = output_folder(args)
-    print(write_seat_evaluation(results, output / "comparison.md", f"{args.model} on {args.env} {sizes}"))
+    path = output_file(args)
+    print(write_seat_evaluation(results, path, f"{args.model} on {args.env} {sizes}"), f"\nwritten to {path}")
     return results
 
 
