@@ -5,12 +5,12 @@ multiplayer env, against each reference agent with seats rotated.
     python -m train.evaluate --model runs/clue_v0/model.zip --env clue_v0 --size players=4 \
         --opponents deduction_sheet,entropy --games 1000 --workers 2
 
-Prints the comparison table of ``python -m train`` and writes it to
-``evaluation-seed{seed}.md`` next to the model (or in ``--output``), so that
-neither the end-of-training ``comparison.md`` nor another seed's table is
-overwritten: mean steps with a 95% confidence interval,
-worst case, solve rate and decision time, over every secret where the game
-has at most ``--eval-secrets`` of them and over the same sample otherwise.
+Prints the comparison table of ``python -m train`` (mean steps with a 95%
+confidence interval, worst case, solve rate and decision time, over every
+secret where the game has at most ``--eval-secrets`` of them and over the
+same sample otherwise) and writes it to ``evaluation-seed{seed}.md`` next to
+the model, or in ``--output``: never over the end-of-training
+``comparison.md`` or another seed's table.
 For ``algo_v0``, ``clue_v0`` and ``generalized_clue_v0``: the policy in one
 seat and copies of each ``--opponents`` agent in the others, game g seeded
 (seed, g), seats rotated; win rate and mean rank with 95% intervals and the
