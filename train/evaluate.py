@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
         refuse(parser, args.model, error)
     title = f"{args.model} on {args.env} {sizes or ''}".strip()
     path = output_file(args)
-    print(write_comparison(results, path, title), f"\nwritten to {path}")
+    print(f"{write_comparison(results, path, title)}\nwritten to {path}")
     return results
 
 
@@ -109,7 +109,7 @@ def _evaluate_seat(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
     except (TypeError, ValueError, FileNotFoundError) as error:
         refuse(parser, args.model, error)
     path = output_file(args)
-    print(write_seat_evaluation(results, path, f"{args.model} on {args.env} {sizes}"), f"\nwritten to {path}")
+    print(f"{write_seat_evaluation(results, path, f'{args.model} on {args.env} {sizes}')}\nwritten to {path}")
     return results
 
 
