@@ -151,7 +151,7 @@ def test_training_a_seat_end_to_end_then_evaluating_and_resuming(tmp_path, capsy
     assert [r.opponent for r in run] == ["random", "deduction_sheet"]
     assert all(r.games == 6 and r.players == 3 and 0 <= r.wins <= 6 for r in run)
     assert (out / "learning_curve.png").read_bytes().startswith(b"\x89PNG")
-    assert "| deduction_sheet | 6 |" in (out / "comparison.md").read_text()
+    assert f"| deduction_sheet | 6 | {run[1].wins} | {run[1].wins / 6:.3f} [" in (out / "comparison.md").read_text()
     settings = json.loads((out / "run.json").read_text())
     assert settings["opponents"] == ["deduction_sheet", "random"] and settings["sizes"] == {"players": 3}
     monitor = training.read_monitors(out / "monitor", "rank")

@@ -323,7 +323,8 @@ def evaluate_seat_policy(
 
 
 def write_seat_evaluation(results: Sequence[SeatEvaluation], path: Path | None, title: str) -> str:
-    """The evaluation as a markdown table (written to ``path`` unless None); returns the text."""
+    """The evaluation as a markdown table (written to ``path`` unless None); returns the text. It gives the
+    wins as a count beside the rate, so that tables of several seeds can be pooled."""
     from train.tournament import format_p
 
     players = results[0].players if results else 0
@@ -333,12 +334,12 @@ def write_seat_evaluation(results: Sequence[SeatEvaluation], path: Path | None, 
         f"The policy in one seat, the opponent in the other {players - 1}, seats rotated, game g "
         f"seeded (seed, g). Parity: win rate {1 / max(players, 1):.3f}, mean rank {(players + 1) / 2:g}.",
         "",
-        "| opponent | games | win rate [95% CI] | p (wins > parity) | mean rank [95% CI] | p (rank < parity) |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
+        "| opponent | games | wins | win rate [95% CI] | p (wins > parity) | mean rank [95% CI] | p (rank < parity) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in results:
         lines.append(
-            f"| {r.opponent} | {r.games} | {r.win_rate:.3f} [{r.win_ci[0]:.3f}, {r.win_ci[1]:.3f}] "
+            f"| {r.opponent} | {r.games} | {r.wins} | {r.win_rate:.3f} [{r.win_ci[0]:.3f}, {r.win_ci[1]:.3f}] "
             f"| {format_p(r.p_win)} | {r.mean_rank:.3f} [{r.rank_ci[0]:.3f}, {r.rank_ci[1]:.3f}] "
             f"| {format_p(r.p_rank)} |"
         )
