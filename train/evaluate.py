@@ -13,8 +13,9 @@ the model, or in ``--output``: never over the end-of-training
 ``comparison.md`` or another seed's table.
 For ``algo_v0``, ``clue_v0`` and ``generalized_clue_v0``: the policy in one
 seat and copies of each ``--opponents`` agent in the others, game g seeded
-(seed, g), seats rotated; wins (a count), win rate and mean rank with 95% intervals and the
-tests against parity (:func:`train.multiplayer.evaluate_seat_policy`).
+(seed, g), seats rotated; wins (a count), win rate and mean rank with 95%
+intervals and the tests against parity
+(:func:`train.multiplayer.evaluate_seat_policy`).
 """
 
 from __future__ import annotations
