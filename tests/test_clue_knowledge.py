@@ -302,8 +302,12 @@ def test_bad_input_is_named():
         ClueKnowledge([40, 40], [39, 39], 1)
     with pytest.raises(ValueError, match=r"players must be an integer in \[3, 6\], got 2"):
         ClueKnowledge.classic(players=2)
-    with pytest.raises(ValueError, match="work_limit must be a positive number, got '1e6'"):
+    with pytest.raises(ValueError, match="work_limit must be a positive finite number, got '1e6'"):
         ClueKnowledge.classic(players=3, work_limit="1e6")
+    with pytest.raises(ValueError, match="seconds must be a positive finite number, got inf"):
+        ClueKnowledge.classic(players=3, seconds=float("inf"))
+    with pytest.raises(ValueError, match=r"check_limit must be an integer >= 1, got 0"):
+        ClueKnowledge.classic(players=3, check_limit=0)
     assert knowledge.sample(0).shape == (0, 7) and knowledge.sample(0, method="sample").shape == (0, 7)
     assert knowledge.events == ("player 0's hand is A1, C1",)
 

@@ -359,8 +359,12 @@ class ExactCounts:
         """The number of deals."""
         return float(self.backward[0][0]) if self.backward[0].size else 0.0
 
-    def first_place_hands(self) -> tuple[np.ndarray, np.ndarray]:
-        """The valid hands of the first place and the number of deals with each (for the case file)."""
+    def first_place_hands(self, limit: float = math.inf) -> tuple[np.ndarray, np.ndarray]:
+        """The valid hands of the first place and the number of deals with each (for the case file).
+
+        ``limit`` is the interface of :meth:`TypeCounts.first_place_hands`; here the hands were enumerated within
+        the work limit already, and the buffer holds them.
+        """
         p = self.problem
         arrays = p.arrays()
         bits, index, out = _hand_buffers(p)

@@ -46,8 +46,13 @@ Algorithms
    standard errors.
 4. *Satisfiability*: every event is checked before it is kept, by propagation
    and a complete backtracking search over the clauses (each branch puts one of
-   a clause's cards in place, and the leaves are checked by the relaxed count),
-   so a contradiction raises :class:`ContradictionError` at once, exact or not.
+   a clause's cards in place; every node is pruned by a matching of cards to
+   places and to disjoint clauses, which is exact at the leaves), so a
+   contradiction raises :class:`ContradictionError` at once, exact or not.
+   Deciding is hard in general, so the search has a budget of branches
+   (``check_limit``); past it a local search for a consistent deal decides,
+   and an event neither proved nor refuted is refused with
+   :class:`UndecidedError`: never a hang, and never an unchecked event kept.
 
 ``method="auto"`` counts exactly when the budget allows and samples otherwise;
 :attr:`ClueSolution.method` says which was used.
@@ -86,7 +91,7 @@ from deduction_envs.reasoning.clue_facts import (
 from deduction_envs.reasoning.clue_sampling import TRACKED_ENTRIES, RelaxedCounts, SwapChain, relaxed_feasible
 from deduction_envs.reasoning.clue_types import TypeCounts, count_by_types
 
-__all__ = ["ClueKnowledge", "ClueSolution", "ContradictionError"]
+__all__ = ["ClueKnowledge", "ClueSolution", "ContradictionError", "UndecidedError"]
 
 Card = int | str
 METHODS = ("auto", "exact", "sample")
@@ -94,6 +99,17 @@ METHODS = ("auto", "exact", "sample")
 MAX_CARDS = 62
 #: Deals a swap chain keeps when the relaxed counts are too large (and no number of samples was asked for).
 CHAIN_SAMPLES = 4000
+#: Rejection draws (about 1.5 us each) for a number of samples asked for without a time budget; a rejection
+#: sampler that would accept fewer than :data:`MIN_ACCEPTED` deals in them gives way to the swap chain.
+REJECTION_DRAWS = 300_000
+MIN_ACCEPTED = 100
+#: Card places a request for deals may hold (int64; 400 MB): bounds ``sample(n)`` and ``solve(samples=...)``.
+MAX_DEAL_ENTRIES = 50_000_000
+#: Branches the consistency check of one event may explore (each about a millisecond at 40 cards) before a
+#: local search for a consistent deal decides, and failing that the event is refused as undecided.
+CHECK_LIMIT = 2000
+#: Swaps the local search for a consistent deal may try.
+WITNESS_SWAPS = 2_000_000
 TOO_MANY_CARDS = f"a deck has at most {MAX_CARDS} cards (the engine's masks are int64), got {{}}"
 
 
@@ -103,6 +119,12 @@ Constraint = tuple[Callable[[], str], Callable[["_Facts"], "_Facts"]]
 
 class ContradictionError(ValueError):
     """An event that no deal agrees with, given what is already known."""
+
+
+class UndecidedError(ValueError):
+    """An event the engine could not check within its budget (``check_limit``), or a state it could not find a
+    consistent deal of to answer from: neither a deal nor a proof that none exists was found in time. An event is
+    refused and nothing changes."""
 
 
 def _combinations(hands: np.ndarray, cards: np.ndarray, required: int) -> np.ndarray:
@@ -176,24 +198,71 @@ def _count(problem: FreeProblem, work_limit: float) -> ExactCounts | TypeCounts:
         return count_exactly(problem, work_limit)
 
 
-def _satisfiable(model: _Model, facts: _Facts) -> bool:
-    """Whether any deal satisfies propagated ``facts``: backtracking over the clauses, relaxed count at the leaves."""
+class _OutOfBranches(Exception):
+    """The consistency check used up its branches without deciding."""
+
+
+def _satisfiable(model: _Model, facts: _Facts, budget: list[int]) -> bool:
+    """Whether any deal satisfies propagated ``facts``: backtracking over the clauses, each node pruned by the
+    relaxed matching (exact once no clause is left); ``budget[0]`` branches may be explored, then
+    :class:`_OutOfBranches`."""
+    problem, cards = _free_problem(model, facts)
+    if cards and not relaxed_feasible(problem):
+        return False
     clauses = [(p, c, True) for p, c in facts.at_least] + [(p, c, False) for p, c in facts.not_all]
     if not clauses:
-        problem, cards = _free_problem(model, facts)
-        return not cards or relaxed_feasible(problem)
-    place, cards, at_least = min(clauses, key=lambda clause: (clause[1].bit_count(), clause))
+        return True
+    place, cards_of_clause, at_least = min(clauses, key=lambda clause: (clause[1].bit_count(), clause))
     branch = facts
-    for card in _bits(cards):
+    for card in _bits(cards_of_clause):
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _OutOfBranches
         # Branch k puts card k in place (or, for not-all, out of it) and rules out cards 1..k-1: disjoint branches.
         attempt = branch.holding(place, 1 << card) if at_least else branch.lacking(place, 1 << card)
         try:
-            if _satisfiable(model, _propagate(model, attempt)):
+            if _satisfiable(model, _propagate(model, attempt), budget):
                 return True
         except _Contradiction:
             pass
         branch = branch.lacking(place, 1 << card) if at_least else branch.holding(place, 1 << card)
     return False
+
+
+def _consistent(model: _Model, facts: _Facts, budget: list[int]) -> bool:
+    """:func:`_satisfiable`, after each group of clauses that share cards (across places) alone: a group that no
+    deal satisfies refutes the whole at once, where a search over all the clauses might branch through every
+    other group first."""
+    clauses = sorted(facts.at_least | facts.not_all)
+    groups: list[tuple[int, list[tuple[int, int]]]] = []  # (cards of the group, its clauses)
+    for clause in clauses:
+        merged_cards, merged = clause[1], [clause]
+        for group in [g for g in groups if g[0] & clause[1]]:
+            groups.remove(group)
+            merged_cards |= group[0]
+            merged += group[1]
+        groups.append((merged_cards, merged))
+    if len(groups) > 1:
+        for _, members in sorted(groups, key=lambda g: len(g[1])):
+            alone = replace(
+                facts,
+                at_least=frozenset(c for c in members if c in facts.at_least),
+                not_all=frozenset(c for c in members if c in facts.not_all),
+            )
+            if not _satisfiable(model, alone, budget):
+                return False
+    return _satisfiable(model, facts, budget)
+
+
+def _witness(model: _Model, facts: _Facts) -> bool:
+    """Whether a local search (the swap chain's repair, seeded) finds a deal that satisfies propagated ``facts``:
+    a deal found proves them consistent; none found proves nothing."""
+    problem, _ = _free_problem(model, facts)
+    try:
+        SwapChain(problem, search=WITNESS_SWAPS).sample(np.random.default_rng(0), 1)
+    except RuntimeError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -267,6 +336,11 @@ class ClueKnowledge:
             given neither ``samples`` nor ``seconds``. With the default work
             limit, an answer takes at most about a quarter of a second
             (``python -m benchmarks.clue_knowledge budget``).
+        check_limit: branches the consistency check of one event may explore
+            (about a millisecond each at 40 cards); past it, a local search for
+            a consistent deal decides, and failing that the event is refused
+            with :class:`UndecidedError` (nothing changes). The usual check
+            takes a handful.
 
     Cards are given by id or name; players by index; the case file is place
     ``players`` (the last column of :meth:`probabilities`).
@@ -289,6 +363,7 @@ class ClueKnowledge:
         *,
         work_limit: float = 2e6,
         seconds: float = 0.08,
+        check_limit: int = CHECK_LIMIT,
     ) -> None:
         if isinstance(categories, (str, bytes)) or not len(categories):
             raise ValueError(f"categories must be a non-empty list of card-name lists or sizes, got {categories!r}")
@@ -324,8 +399,13 @@ class ClueKnowledge:
                 f"{len(names)} cards of the deck exactly"
             )
         for name, value in (("work_limit", work_limit), ("seconds", seconds)):
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not value > 0:
-                raise ValueError(f"{name} must be a positive number, got {value!r}")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float, np.integer, np.floating))
+                or not 0 < value < math.inf
+            ):
+                raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+        self.check_limit = check_int("check_limit", check_limit, low=1)
         starts = np.cumsum([0, *(len(g) for g in groups)])
         masks = tuple(((1 << int(b)) - 1) ^ ((1 << int(a)) - 1) for a, b in itertools.pairwise(starts))
         self._model = _Model(names, len(hands), (*hands, sum(counts)), masks, counts)
@@ -438,11 +518,23 @@ class ClueKnowledge:
             facts = _propagate(self._model, facts)
         except _Contradiction as error:
             raise ContradictionError(f"{description()}: contradicts what is known, since {error}") from None
-        if check and not _satisfiable(self._model, facts):
-            raise ContradictionError(
-                f"{description()}: contradicts what is known; no deal agrees with it and the "
-                f"{len(self._events)} earlier events"
-            )
+        if check:
+            try:
+                consistent = _consistent(self._model, facts, [self.check_limit])
+            except _OutOfBranches:
+                if not _witness(self._model, facts):
+                    raise UndecidedError(
+                        f"{description()}: refused, since the engine could not tell within its budget whether any "
+                        f"deal agrees with it and the {len(self._events)} earlier events (a search of "
+                        f"{self.check_limit} branches and a local search of {WITNESS_SWAPS} swaps); nothing "
+                        f"changed; a larger check_limit may decide it"
+                    ) from None
+                consistent = True
+            if not consistent:
+                raise ContradictionError(
+                    f"{description()}: contradicts what is known; no deal agrees with it and the "
+                    f"{len(self._events)} earlier events"
+                )
         self._keep(facts, describers)
 
     def _keep(self, facts: _Facts, describers: Sequence[Callable[[], str]]) -> None:
@@ -587,12 +679,27 @@ class ClueKnowledge:
         Exact solutions are cached until the next event.
         """
         self._check_method(method)
+        if samples is not None:
+            samples = self._check_deals("samples", samples, low=1)
+        if seconds is not None and (
+            isinstance(seconds, bool)
+            or not isinstance(seconds, (int, float, np.integer, np.floating))
+            or not 0 < seconds < math.inf
+        ):
+            raise ValueError(f"seconds must be a positive finite number or None, got {seconds!r}")
         exact = None if method == "sample" else self._exact(method)
         if exact is not None:
             return exact
-        if samples is None:
-            samples, seconds = 10**9, self.seconds if seconds is None else seconds
+        if samples is None:  # as many as the time allows, within the memory bound
+            samples, seconds = self._check_deals("samples", 10**18, low=1, clip=True), seconds or self.seconds
         return self._sampled_solution(samples, seconds, np.random.default_rng(rng))
+
+    def _check_deals(self, name: str, value: object, low: int, clip: bool = False) -> int:
+        """A number of deals asked for, at most :data:`MAX_DEAL_ENTRIES` card places in all (or clipped to it)."""
+        most = MAX_DEAL_ENTRIES // self._model.cards
+        if clip:
+            return min(check_int(name, value, low=low), most)
+        return check_int(name, value, low=low, high=most)
 
     def _exact(self, method: str) -> ClueSolution | None:
         """The exact solution, or None when over budget (an error for ``method="exact"``); both cached per state."""
@@ -600,10 +707,9 @@ class ClueKnowledge:
             problem, cards = _free_problem(self._model, self._facts)
             try:
                 counts = _count(problem, self.work_limit) if cards else None
+                self._solution = self._exact_solution(counts, cards)
             except WorkLimitExceeded as error:
                 self._over_budget = str(error)
-            else:
-                self._solution = self._exact_solution(counts, cards)
         if self._solution is None and method == "exact":
             raise ValueError(
                 f"exact counting is over budget ({self._over_budget}); raise work_limit or use method='sample'"
@@ -633,8 +739,8 @@ class ClueKnowledge:
             places = counts.problem.places
             for i, place in enumerate(places):
                 probabilities[cards, place] = counts.card_weights[i] / total
-            if places[0] == self.case_file:
-                hands, weights = counts.first_place_hands()
+            if places[0] == self.case_file:  # every case file listed: as many as the work limit allows
+                hands, weights = counts.first_place_hands(self.work_limit)
         combos = _combinations(np.asarray(hands, dtype=np.int64), np.array(cards, dtype=np.int64), case_required)
         order = np.lexsort(combos.T[::-1])
         count: int | float = round(total) if self._unconstrained_deals() < 2**53 else total
@@ -651,7 +757,10 @@ class ClueKnowledge:
             _cards=tuple(cards),
         )
 
-    def _sampled_deals(self, samples: int, seconds: float | None, rng: np.random.Generator):
+    def _sampled_deals(self, samples: int, seconds: float | None, rng: np.random.Generator, every: bool = False):
+        """Consistent deals of the free cards: uniform by rejection through the relaxed counts, or from a swap
+        chain when the counts are too large or rejection accepts too few in its draws (fewer than
+        :data:`MIN_ACCEPTED`, or than ``samples`` if ``every`` of them is needed)."""
         start = time.perf_counter()
         problem, cards = _free_problem(self._model, self._facts)
         # A short budget cannot afford a large table: about 10 ns an entry, a quarter of the time.
@@ -662,20 +771,27 @@ class ClueKnowledge:
             except MemoryError:
                 self._relaxed[entries] = None
         relaxed = self._relaxed[entries]
-        if relaxed is None:  # a table too large to count even relaxed: a chain of swaps, approximately uniform
-            drawn = SwapChain(problem).sample(rng, samples if seconds is None else min(samples, CHAIN_SAMPLES))
-        else:
+        enough = samples if every else min(samples, MIN_ACCEPTED)
+        if relaxed is not None:
             left = None if seconds is None else seconds - (time.perf_counter() - start)
-            drawn = relaxed.sample(rng, samples, left)
-        if drawn.places.shape[0] == 0:
-            raise RuntimeError(
-                f"no consistent deal among {drawn.drawn} drawn (acceptance too low); use a larger budget "
-                f"or method='exact' with a larger work_limit"
-            )
+            draws = REJECTION_DRAWS if seconds is None else 10 * REJECTION_DRAWS  # a time budget stops it first
+            drawn = relaxed.sample(rng, samples, left, max_draws=draws, enough=enough)
+            if drawn.places.shape[0] >= enough:
+                return problem, cards, drawn
+        # A table too large to count even relaxed, or too few deals accepted: a chain of swaps, nearly uniform.
+        chain = SwapChain(problem)
+        if seconds is not None:  # a chain's cost is its length: about 0.1 us a proposal, thin proposals a deal
+            left = seconds - (time.perf_counter() - start)
+            samples = int(np.clip((left / 1e-7 - chain.burn) / chain.thin, MIN_ACCEPTED, min(samples, CHAIN_SAMPLES)))
+        try:
+            drawn = chain.sample(rng, samples)
+        except RuntimeError as error:
+            raise UndecidedError(
+                f"no consistent deal was found to answer from: rejection accepted too few and {error}"
+            ) from None
         return problem, cards, drawn
 
     def _sampled_solution(self, samples: int, seconds: float | None, rng: np.random.Generator) -> ClueSolution:
-        samples = check_int("samples", samples, low=1)
         problem, cards, drawn = self._sampled_deals(samples, seconds, rng)
         # The deck place of each free card, one distinct deal a row.
         places = np.array(problem.places, dtype=np.int64)[drawn.distinct()]
@@ -687,13 +803,13 @@ class ClueKnowledge:
             share = np.bincount(cells.ravel(), minlength=len(cards) * self._model.places).reshape(len(cards), -1) / n
             probabilities[cards] = share
             errors[cards] = np.sqrt(share * (1 - share) / n)  # without the finite-population correction
-        # Each deal's free case-file cards, as one integer key per deal (base len(cards) digits).
+        # Each deal's free case-file cards (positions among the free cards, increasing), and the distinct rows.
         hidden = np.nonzero(places == self.case_file)[1].reshape(n, -1)
-        keys, frequency = np.unique(hidden @ len(cards) ** np.arange(hidden.shape[1]), return_counts=True)
-        digits = keys[:, None] // len(cards) ** np.arange(hidden.shape[1]) % len(cards)
-        case_required = _bits(self._facts.required[self.case_file])
-        combos = [sorted(case_required + [cards[b] for b in row]) for row in digits.tolist()]
-        order = np.lexsort(np.array(combos).reshape(len(combos), -1).T[::-1])
+        rows, frequency = np.unique(hidden, axis=0, return_counts=True)
+        required = np.array(_bits(self._facts.required[self.case_file]), dtype=np.int64)
+        free_ids = np.array(cards, dtype=np.int64)[rows] if cards else np.zeros((len(rows), 0), dtype=np.int64)
+        combos = np.sort(np.concatenate([np.tile(required, (len(rows), 1)), free_ids], axis=1), axis=1)
+        order = np.lexsort(combos.T[::-1])
         count, count_error = drawn.count_estimate()
         return ClueSolution(
             method="mcmc" if drawn.mcmc else "sample",
@@ -701,7 +817,7 @@ class ClueKnowledge:
             count_error=count_error,
             probabilities=_readonly(probabilities),
             errors=_readonly(errors),
-            case_files=_readonly(np.array(combos, dtype=np.int64)[order]),
+            case_files=_readonly(combos[order]),
             case_file_probabilities=_readonly(frequency[order] / n),
             samples=n,
             _cards=tuple(cards),
@@ -799,9 +915,10 @@ class ClueKnowledge:
     def sample(self, n: int, rng: np.random.Generator | int | None = None, method: str = "auto") -> np.ndarray:
         """``n`` uniform consistent deals: ``(n, cards)`` array of each card's place (case file = ``players``).
 
-        Exact through the counts when they fit the budget, else by rejection.
+        Exact through the counts when they fit the budget, else by rejection, or from a swap chain (nearly
+        uniform) when rejection accepts too few. ``n`` is at most :data:`MAX_DEAL_ENTRIES` card places.
         """
-        n = check_int("n", n, low=0)
+        n = self._check_deals("n", n, low=0)
         self._check_method(method)
         rng = np.random.default_rng(rng)
         deals = np.tile(np.argmax(self._fixed_probabilities(), axis=1), (n, 1))
@@ -817,7 +934,7 @@ class ClueKnowledge:
                 for b, card in enumerate(cards):
                     deals[(masks[:, i] >> b) & 1 == 1, card] = place
             return deals
-        problem, cards, drawn = self._sampled_deals(n, None, rng)
+        problem, cards, drawn = self._sampled_deals(n, None, rng, every=True)
         deals[:, cards] = np.array(problem.places, dtype=np.int64)[drawn.places[:n]]
         return deals
 
@@ -851,6 +968,7 @@ class ClueKnowledge:
                 outcomes[key] = outcomes.get(key, 0.0) + float(p)
 
         self._check_method(method)
+        weights = None
         if method != "sample" and self._exact(method) is not None:
             problem, free = _free_problem(self._model, self._facts, first=asked)
             position = {card: b for b, card in enumerate(free)}
@@ -858,7 +976,15 @@ class ClueKnowledge:
             for player in asked:
                 known = query & self._facts.required[player]
                 queries.append((sum(1 << position[c] for c in _bits(query) if c in position), known.bit_count()))
-            shown, nobody, total = answer_weights(problem, len(asked), queries, self.work_limit)
+            try:  # the bitmask programme, which may be over budget where counting by types was not
+                weights = answer_weights(problem, len(asked), queries, self.work_limit)
+            except WorkLimitExceeded as error:
+                if method == "exact":
+                    raise ValueError(
+                        f"exact answers are over budget ({error}); raise work_limit or use method='sample'"
+                    ) from None
+        if weights is not None:
+            shown, nobody, total = weights
             for player, row in zip(asked, shown, strict=True):
                 for b in np.flatnonzero(row[:-1]):
                     add(player, free[b], row[b] / total)
@@ -867,7 +993,7 @@ class ClueKnowledge:
                     add(player, card, row[-1] / len(known) / total)
             add(None, None, nobody / total)
             return outcomes
-        deals = self.sample(check_int("samples", samples, low=1), rng, method="sample")
+        deals = self.sample(self._check_deals("samples", samples, low=1), rng, method="sample")
         query_cards = np.array(_bits(query))
         where = deals[:, query_cards]
         pending = np.ones(deals.shape[0], dtype=bool)

@@ -39,6 +39,9 @@ __all__ = ["MAX_RELAXED_ENTRIES", "TRACKED_ENTRIES", "RelaxedCounts", "SampledDe
 MAX_RELAXED_ENTRIES = 20_000_000
 #: Cards x states up to which at-least clauses are tracked in the state (each doubles it).
 TRACKED_ENTRIES = 1_000_000
+#: Draws after which rejection may give up early when it could not reach the deals it needs (see
+#: :meth:`RelaxedCounts.sample`).
+EARLY_DRAWS = 16_384
 
 
 def _bits(mask: int) -> list[int]:
@@ -235,6 +238,7 @@ class RelaxedCounts:
         samples: int,
         seconds: float | None = None,
         max_draws: int = 10_000_000,
+        enough: int = 0,
     ) -> SampledDeals:
         """Draw batches until ``samples`` deals are accepted, ``seconds`` have passed or ``max_draws`` were drawn.
 
@@ -243,13 +247,18 @@ class RelaxedCounts:
         rest) and each batch is cut to what the time left allows at the speed
         measured so far (at least one batch is drawn). Every accepted deal of every
         batch is kept (cutting a batch short would bias the acceptance rate),
-        so there may be more than ``samples``.
+        so there may be more than ``samples``. Drawing also stops once
+        :data:`EARLY_DRAWS` are drawn if, at the acceptance seen, ``max_draws``
+        would not reach ``enough`` accepted deals (the caller then has a better
+        sampler to turn to).
         """
         start = time.perf_counter()
         kept: list[np.ndarray] = []
         accepted = drawn = 0
         batch = 256
         while accepted < samples and drawn < max_draws:
+            if drawn >= EARLY_DRAWS and accepted * max_draws < enough * drawn:
+                break
             if seconds is not None and drawn:
                 # Drawing gets 60% of the time; finding the distinct deals and summarising them takes the rest.
                 left = 0.6 * seconds - (time.perf_counter() - start)
@@ -407,15 +416,93 @@ class SwapChain:
         return SampledDeals(out, samples, float("nan"), mcmc=True)
 
 
+def _disjoint_clauses(masks: tuple[int, ...], allowed: int) -> list[int]:
+    """A greedy set of pairwise disjoint clauses among ``masks`` (smallest first), each cut to ``allowed``."""
+    chosen: list[int] = []
+    taken = 0
+    for mask in sorted((m & allowed for m in masks), key=lambda m: (m.bit_count(), m)):
+        if not mask & taken:
+            chosen.append(mask)
+            taken |= mask
+    return chosen
+
+
+#: Nodes the exact smallest hitting set of one group of overlapping clauses may visit before the disjoint
+#: clauses' count stands in for it (a lower bound too).
+HITTING_SET_NODES = 2000
+
+
+def _smallest_hitting_set(clauses: list[int]) -> int:
+    """A lower bound on the cards a hand needs to meet every clause (masks): the exact smallest hitting set,
+    by branch and bound within :data:`HITTING_SET_NODES`, else the count of a greedy set of disjoint clauses."""
+    packing = len(_disjoint_clauses(tuple(clauses), -1))
+    best = len(clauses)  # a card from each clause meets them all
+    nodes = 0
+
+    def search(open_clauses: list[int], chosen: int) -> None:
+        nonlocal best, nodes
+        nodes += 1
+        if nodes > HITTING_SET_NODES:
+            raise OverflowError
+        if not open_clauses:
+            best = min(best, chosen)
+            return
+        if chosen + len(_disjoint_clauses(tuple(open_clauses), -1)) >= best:
+            return
+        smallest = min(open_clauses, key=lambda m: (m.bit_count(), m))
+        for card in _bits(smallest):
+            search([m for m in open_clauses if not m >> card & 1], chosen + 1)
+
+    try:
+        search(clauses, 0)
+    except OverflowError:
+        return packing
+    return best
+
+
+def _cards_needed(clauses: tuple[int, ...], allowed: int) -> int:
+    """A lower bound on the cards a place needs to meet its *at least one of* clauses: the smallest hitting set
+    of each group of overlapping clauses (groups share no card, so their needs add up)."""
+    groups: list[tuple[int, list[int]]] = []  # (cards of the group, its clauses)
+    for clause in (m & allowed for m in clauses):
+        merged_cards, merged = clause, [clause]
+        for cards, members in [g for g in groups if g[0] & clause]:
+            groups.remove((cards, members))
+            merged_cards |= cards
+            merged += members
+        groups.append((merged_cards, merged))
+    return sum(_smallest_hitting_set(members) for _, members in groups)
+
+
 def relaxed_feasible(problem: FreeProblem) -> bool:
-    """Whether any deal respects the hard facts (allowed places, sizes, the case file's categories), clauses aside.
+    """Whether a deal may respect the hard facts (allowed places, sizes, the case file's categories) and the
+    *at least one of* clauses: exact when the problem has no clauses, a necessary condition otherwise.
 
     A bipartite matching with capacities (each place, and each category of the
     case file, takes so many cards), grown by augmenting paths: exact at any size.
+    A place without categories also gets one slot of its own per clause in a
+    greedy set of its pairwise disjoint *at least one of* clauses, which only a
+    card of that clause fills (and which its size pays for): a hand that meets
+    those clauses holds a distinct card of each, so a deal of the real problem is
+    a matching here. Before matching, such a place must have room for the
+    smallest hitting set of each group of its overlapping clauses. These refute
+    the pigeonhole contradictions (more clauses than cards left to hold them)
+    that a search over the clauses would take exponential time to exhaust.
     """
     capacity: list[int] = []
     options: list[list[int]] = [[] for _ in range(problem.n)]
-    for size, allowed, parts in zip(problem.sizes, problem.allowed, problem.categories, strict=True):
+    for size, allowed, parts, at_least in zip(
+        problem.sizes, problem.allowed, problem.categories, problem.at_least, strict=True
+    ):
+        if not parts:
+            if _cards_needed(at_least, allowed) > size:
+                return False
+            slots = _disjoint_clauses(at_least, allowed)
+            for mask in slots:
+                for b in _bits(mask):
+                    options[b].append(len(capacity))
+                capacity.append(1)
+            size -= len(slots)
         for mask, count in parts or ((allowed, size),):
             for b in _bits(mask & allowed):
                 options[b].append(len(capacity))

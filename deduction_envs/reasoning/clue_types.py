@@ -228,10 +228,21 @@ class TypeCounts:
         after = state - np.where(fits[:, None], choices, 0) @ self.strides
         return weights * self.backward[layer + 1][after], after
 
-    def first_place_hands(self) -> tuple[np.ndarray, np.ndarray]:
-        """The first place's possible hands (masks over the free cards) and the deals with each."""
+    def first_place_hands(self, limit: float = math.inf) -> tuple[np.ndarray, np.ndarray]:
+        """The first place's possible hands (masks over the free cards) and the deals with each.
+
+        Raises:
+            WorkLimitExceeded: more than ``limit`` hands, counted before any is listed.
+        """
         full = int(self.counts @ self.strides)
         ways, after = self._ways(0, full)
+        sizes = [len(cards) for cards in self.types]
+        listed = sum(
+            math.prod(math.comb(size, k) for size, k in zip(sizes, self.choices[0][j].tolist(), strict=True))
+            for j in np.flatnonzero(ways > 0)
+        )
+        if listed > limit:
+            raise WorkLimitExceeded(f"the first place has {listed} hands to list")
         hands, weights = [np.zeros(0, dtype=np.int64)], [np.zeros(0)]
         subsets: dict[tuple[int, int], np.ndarray] = {}  # (type, k): its k-card subsets, met again and again
         for j in np.flatnonzero(ways > 0):
