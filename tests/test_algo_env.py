@@ -99,10 +99,12 @@ def test_max_cycles_truncates_with_no_reward_and_the_table_can_be_switched_off()
         ({"players": 5}, "players must be an integer in \\[2, 4\\]"),
         ({"max_cycles": 0}, "max_cycles must be an integer >= 1"),
         ({"render_mode": "video"}, "render_mode must be one of"),
-        ({"exposure": -1}, "exposure must be an integer >= 0"),
-        ({"exposure": 1.5}, "exposure must be an integer >= 0"),
-        ({"playouts": -1}, "playouts must be an integer >= 0"),
-        ({"playouts": "8"}, "playouts must be an integer >= 0"),
+        ({"exposure": -1}, r"exposure must be an integer in \[0, 1000\]"),
+        ({"exposure": 1.5}, r"exposure must be an integer in \[0, 1000\]"),
+        ({"exposure": 10**9}, r"exposure must be an integer in \[0, 1000\], got 1000000000"),
+        ({"playouts": -1}, r"playouts must be an integer in \[0, 1000\]"),
+        ({"playouts": "8"}, r"playouts must be an integer in \[0, 1000\]"),
+        ({"playouts": 10**9}, r"playouts must be an integer in \[0, 1000\], got 1000000000"),
     ],
 )
 def test_bad_arguments_are_clear_errors(kwargs, message):

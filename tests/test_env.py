@@ -288,8 +288,23 @@ def test_bad_reset_options_are_clear_errors():
     env = DeductionEnv("Mastermind")
     with pytest.raises(ValueError, match=r"options\['secret'\] must be an integer in \[0, 1295\], got 1296"):
         env.reset(options={"secret": 1296})
-    with pytest.raises(ValueError, match=r"unknown reset option\(s\) \['code'\]"):
+    with pytest.raises(ValueError, match=r"unknown reset option\(s\) 'code'; the only options are 'secret'"):
         env.reset(options={"code": 3})
+    with pytest.raises(ValueError, match="options must be a dict or None, got 5"):
+        env.reset(options=5)
+    with pytest.raises(ValueError, match="seed must be an integer >= 0, got -1"):
+        env.reset(seed=-1)
+
+
+def test_a_refused_reset_leaves_the_generator_as_it_was():
+    """A reset refused for its options must not have reseeded: the next reset draws as if it never happened."""
+    env, twin = DeductionEnv("Mastermind"), DeductionEnv("Mastermind")
+    env.reset(seed=1)
+    twin.reset(seed=1)
+    with pytest.raises(ValueError, match="secret"):
+        env.reset(seed=999, options={"secret": -1})
+    assert env.reset()[0]["history"].tolist() == twin.reset()[0]["history"].tolist()
+    assert env.unwrapped._secret == twin.unwrapped._secret
     with pytest.raises(TypeError, match="size parameters"):
         DeductionEnv(Mastermind(), pegs=3)
 

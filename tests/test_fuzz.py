@@ -15,12 +15,16 @@ import warnings
 
 import gymnasium as gym
 import numpy as np
-from hypothesis import HealthCheck, event, given, settings
+import pytest
+from fuzzing import fuzz_settings
+from hypothesis import event, given
 from hypothesis import strategies as st
+from pettingzoo.test import parallel_api_test
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 import deduction_envs
 from deduction_envs import DeductionEnv
-from deduction_envs.envs import algo_v0, clue_v0
+from deduction_envs.envs import algo_v0, clue_v0, generalized_clue_v0
 from deduction_envs.games import GAMES, make_rules
 from deduction_envs.reasoning import ClueKnowledge
 
@@ -35,7 +39,7 @@ NONSENSE = st.one_of(
     st.lists(st.integers(-2, 30), max_size=3),
 )
 ENV_OPTIONS = ["max_steps", "action_mask", "information_set", "illegal_action", "render_mode"]
-SLOW = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SLOW = fuzz_settings(60)
 
 
 def fields(game: str) -> list[str]:
@@ -82,11 +86,18 @@ def test_any_action_steps_or_is_a_clear_error(game, actions):
             env.reset()
 
 
+MULTIPLAYER = {
+    algo_v0.raw_env: ["players", "hand_size", "numbers", "exposure", "playouts"],
+    clue_v0.raw_env: ["players"],
+    generalized_clue_v0.raw_env: ["cards", "hidden", "players", "max_rounds"],
+}
+COMMON = ["max_cycles", "probabilities", "strict", "render_mode"]
+
+
 @SLOW
-@given(make=st.sampled_from([algo_v0.raw_env, clue_v0.raw_env]), data=st.data())
+@given(make=st.sampled_from(list(MULTIPLAYER)), data=st.data())
 def test_multiplayer_envs_take_nonsense_with_a_clear_error(make, data):
-    names = data.draw(st.lists(st.sampled_from(["players", "max_cycles", "probabilities", "strict", "render_mode"]),
-                               min_size=1, max_size=3, unique=True))  # fmt: skip
+    names = data.draw(st.lists(st.sampled_from(MULTIPLAYER[make] + COMMON), min_size=1, max_size=3, unique=True))
     kwargs = {name: data.draw(NONSENSE, label=name) for name in names}
     try:
         env = make(**kwargs)
@@ -105,6 +116,63 @@ def test_multiplayer_envs_take_nonsense_with_a_clear_error(make, data):
                 env.step(action)
         except ValueError as error:
             assert "action must be an integer" in str(error) or "is masked" in str(error)
+
+
+@pytest.mark.parametrize("make", list(MULTIPLAYER))
+def test_the_raw_multiplayer_envs_say_what_is_wrong_before_a_reset_and_after_the_game(make):
+    """As the wrapped envs do (PettingZoo's order checks): not an AttributeError or a KeyError."""
+    env = make()
+    for what, call in [("step", lambda: env.step(0)), ("last", env.last), ("observe", lambda: env.observe("player_0"))]:
+        with pytest.raises(RuntimeError, match=rf"reset\(\) needs to be called before {what}"):
+            call()
+    env.reset(seed=0)
+    for _ in env.agent_iter(10_000):
+        observation, _, termination, truncation, _ = env.last()
+        env.step(None if termination or truncation else int(np.flatnonzero(observation["action_mask"])[0]))
+    assert env.agents == []
+    with pytest.warns(UserWarning, match="step\\(\\) called after all agents are terminated"):
+        env.step(0)
+
+
+RESET_NONSENSE = st.one_of(NONSENSE, st.dictionaries(st.text(max_size=3), st.integers(), max_size=2))
+
+
+def reset_twins(kind: str):
+    """Two equal envs of one kind, and what a reset of one dealt (its secrets)."""
+    if kind == "single":
+        envs = DeductionEnv("Mastermind"), DeductionEnv("Mastermind")
+        return *envs, lambda env: env._secret
+    if kind == "batched":
+        envs = (gym.make_vec("Mastermind-v0", 2, vectorization_mode="vector_entry_point") for _ in range(2))
+        return *envs, lambda env: env.unwrapped._secrets.tolist()
+    return clue_v0.raw_env(), clue_v0.raw_env(), lambda env: repr(env.state)
+
+
+@SLOW
+@given(kind=st.sampled_from(["single", "batched", "multiplayer"]), seed=RESET_NONSENSE, options=RESET_NONSENSE)
+def test_a_refused_reset_changes_nothing_the_generator_included(kind, seed, options):
+    env, twin, dealt = reset_twins(kind)
+    env.reset(seed=1)
+    twin.reset(seed=1)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the multiplayer envs ignore a dict of options with a warning
+            env.reset(seed=seed, options=options)
+    except ValueError as error:
+        event("refused")
+        assert any(word in str(error) for word in ("seed", "option")), error
+        env.reset()
+        twin.reset()
+        assert dealt(env) == dealt(twin)
+    else:
+        event("taken")
+
+
+@pytest.mark.parametrize("make", [algo_v0.env, clue_v0.env, generalized_clue_v0.env])
+def test_the_multiplayer_envs_pass_the_parallel_api_test_as_turn_based_parallel_envs(make):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the test's random actions are mostly masked: each ends a game
+        parallel_api_test(turn_based_aec_to_parallel(make()), num_cycles=200)
 
 
 CARDS = st.one_of(
@@ -158,7 +226,7 @@ def test_sizes_that_could_allocate_without_bound_are_refused_under_a_memory_limi
         resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))  # 3 GiB: far above what a refusal needs
         import gymnasium as gym
         import deduction_envs
-        from deduction_envs.envs import algo_v0, clue_v0
+        from deduction_envs.envs import algo_v0, clue_v0, generalized_clue_v0
         from deduction_envs.reasoning import ClueKnowledge
         for call in {ALLOCATING!r}:
             start = time.perf_counter()

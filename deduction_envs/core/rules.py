@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import abc
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, ClassVar, Literal
 
@@ -33,6 +33,8 @@ __all__ = [
     "MAX_ENUMERABLE_SECRETS",
     "Step",
     "check_int",
+    "check_options",
+    "check_seed",
     "component_offsets",
     "int_field",
     "one_hot",
@@ -90,6 +92,24 @@ def check_int(name: str, value: object, *, low: int, high: int | None = None) ->
     if value < low or (high is not None and value > high):
         raise ValueError(f"{name} must be an integer {accepted}, got {value}")
     return int(value)
+
+
+def check_seed(seed: object, name: str = "seed") -> int | None:
+    """``seed`` as an int (or None), or a ValueError naming ``name``: numpy's seeds are integers >= 0."""
+    return None if seed is None else check_int(name, seed, low=0)
+
+
+def check_options(options: object, accepted: Sequence[str] = ()) -> dict:
+    """The ``options`` of a ``reset`` as a new dict, or a ValueError: a mapping (or None) of ``accepted`` keys."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"options must be a dict or None, got {options!r}")
+    unknown = sorted(map(repr, set(options) - set(accepted)))
+    if unknown:
+        takes = f"the only options are {', '.join(map(repr, accepted))}" if accepted else "this env takes none"
+        raise ValueError(f"unknown reset option(s) {', '.join(unknown)}; {takes}")
+    return dict(options)
 
 
 def int_field(obj: object, name: str, *, low: int, high: int | None = None) -> int:

@@ -56,7 +56,8 @@ with -1 for its player and 0 for the others
 Arguments
 ---------
 ``players`` (2-4), ``hand_size``, ``numbers`` (see ``AlgoRules``),
-``probabilities`` (default True), ``exposure`` and ``playouts`` (default 0: none), ``max_cycles`` (default 2,000),
+``probabilities`` (default True), ``exposure`` and ``playouts`` (default 0: none; at most
+:data:`MAX_SAMPLES`, since each costs about a millisecond a stop decision), ``max_cycles`` (default 2,000),
 ``render_mode`` (``"ansi"``, ``"human"`` or ``"rgb_array"``), ``strict``
 (default False).
 
@@ -99,6 +100,9 @@ __all__ = [
     "raw_env",
 ]
 
+#: The most determinisations ``exposure`` and ``playouts`` may ask for (1,000 play-outs: over a second a stop
+#: decision).
+MAX_SAMPLES = 1000
 #: Entries of :func:`exposure_features`: five after stopping, then the same five after a miss.
 EXPOSURE = 10
 #: Entries of :func:`playout_features`: the mean outcome of stopping, then of attacking the likeliest card.
@@ -268,8 +272,8 @@ class raw_env(MultiplayerAECEnv):
         render_mode: str | None = None,
         strict: bool = False,
     ) -> None:
-        self.exposure = check_int("exposure", exposure, low=0)
-        self.playouts = check_int("playouts", playouts, low=0)
+        self.exposure = check_int("exposure", exposure, low=0, high=MAX_SAMPLES)
+        self.playouts = check_int("playouts", playouts, low=0, high=MAX_SAMPLES)
         self._recent: deque[tuple[PlayerView, np.ndarray]] = deque(maxlen=8)  # see _stop_entries
         super().__init__(AlgoRules(players, hand_size, numbers), probabilities, max_cycles, render_mode, strict)
 

@@ -34,7 +34,7 @@ from numba import njit
 
 from deduction_envs.core.entropy import uniform_entropy_bits
 from deduction_envs.core.information_set import _readonly
-from deduction_envs.core.rules import DeductionRules, check_int, component_offsets
+from deduction_envs.core.rules import DeductionRules, check_int, check_options, check_seed, component_offsets
 from deduction_envs.envs.deduction_env import checked_arguments
 from deduction_envs.envs.observation import ObservationEncoder
 
@@ -145,7 +145,10 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         offsets = component_offsets(tuple(rules.secret_nvec))
         self._components = np.ascontiguousarray(rules.secret_components(np.arange(secrets)) + offsets, dtype=np.int64)
         fresh = np.bincount(self._components.ravel(), minlength=sum(rules.secret_nvec)) / secrets
-        self._fresh_marginals = np.append(fresh, 1.0).astype(np.float32)  # and the entropy's share, 1
+        # And the entropy's share: 1, or 0 for a game of one secret (no entropy), as the single env computes it.
+        self._fresh_marginals = np.append(fresh, uniform_entropy_bits(secrets) / self._initial_entropy).astype(
+            np.float32
+        )
         self._log2 = _log2_table(secrets)
         self._action_parts = rules.action_components(np.arange(rules.num_actions)).astype(np.int64)
         self._slot = ObservationEncoder.slot_size(rules)
@@ -178,10 +181,7 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         """Reset every game (or those of ``options["reset_mask"]``); ``seed`` an int (game ``i`` gets
         ``seed + i``, as ``SyncVectorEnv``) or one seed (or None) per game."""
         n = self.num_envs
-        options = dict(options or {})
-        which = options.pop("reset_mask", None)
-        if options:
-            raise ValueError(f"unknown reset option(s) {sorted(options)}; the batched env takes only 'reset_mask'")
+        which = check_options(options, ["reset_mask"]).get("reset_mask")
         if which is None:
             which = np.ones(n, dtype=bool)
         elif not (isinstance(which, np.ndarray) and which.dtype == np.bool_ and which.shape == (n,)):
@@ -191,9 +191,9 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         if seed is None:
             seeds: list[int | None] = [None] * n
         elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-            seeds = [int(seed) + i for i in range(n)]
+            seeds = [check_seed(seed) + i for i in range(n)]
         elif isinstance(seed, (list, tuple)) and len(seed) == n:
-            seeds = list(seed)
+            seeds = [check_seed(s, f"seed[{i}]") for i, s in enumerate(seed)]
         else:
             raise ValueError(f"seed must be None, an int, or a list of {n} seeds (ints or None), got {seed!r}")
         for i in np.flatnonzero(which):

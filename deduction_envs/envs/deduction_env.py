@@ -11,7 +11,7 @@ import numpy as np
 from gymnasium import spaces
 
 from deduction_envs.core.information_set import InformationSet, information_set_kind, make_information_set
-from deduction_envs.core.rules import DeductionRules, Step, check_int
+from deduction_envs.core.rules import DeductionRules, Step, check_int, check_options, check_seed
 from deduction_envs.envs.observation import ObservationEncoder
 from deduction_envs.games import make_rules
 
@@ -320,15 +320,14 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
 
     # ---------------------------------------------------------------- gym API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[ObsType, dict]:
+        # Everything is checked before the generator is touched: a refused reset changes nothing.
+        seed = check_seed(seed)
+        secret = check_options(options, ["secret"]).get("secret")
+        if secret is not None:
+            secret = check_int("options['secret']", secret, low=0, high=self._rules.num_secrets - 1)
         super().reset(seed=seed)
-        options = dict(options or {})
-        secret = options.pop("secret", None)
-        if options:
-            raise ValueError(f"unknown reset option(s) {sorted(options)}; the only option is 'secret'")
         if secret is None:
             secret = self.np_random.integers(self._rules.num_secrets)
-        else:
-            secret = check_int("options['secret']", secret, low=0, high=self._rules.num_secrets - 1)
         self._secret = int(secret)
         self._node = self._graph.root
         self._knowledge = self._node.knowledge

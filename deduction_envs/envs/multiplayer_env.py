@@ -31,7 +31,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from deduction_envs.core.multiplayer import Knowledge, MultiplayerRules, Table
-from deduction_envs.core.rules import check_int
+from deduction_envs.core.rules import check_int, check_options, check_seed
 
 __all__ = ["ILLEGAL_ACTION_REWARD", "MultiplayerAECEnv", "ObservationPieces", "wrap"]
 
@@ -167,6 +167,13 @@ class MultiplayerAECEnv(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game, seeded by ``seed`` (an int >= 0; None continues the generator).
+
+        The envs take no ``options``: a dict of them is ignored with a warning (PettingZoo's ``api_test`` passes
+        one), anything else but None is a ValueError."""
+        seed = check_seed(seed)
+        if check_options(options, accepted=options if isinstance(options, dict) else ()):
+            gymnasium.logger.warn(f"reset options {sorted(map(str, options))} are ignored: this env takes none")
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         self.knowledge = [self.new_knowledge(p) for p in range(self.rules.players)]
@@ -191,10 +198,17 @@ class MultiplayerAECEnv(AECEnv):
         return both
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if self.table is None:
+            raise RuntimeError("reset() needs to be called before observe.")
         player = self._seat(agent)
         acting = player == self.table.mover and not self.table.over
         mask = self.table.legal_mask() if acting else np.zeros(self.rules.num_actions, dtype=bool)
         return {"observation": self.encode(self.knowledge[player]), "action_mask": mask.astype(np.int8)}
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if self.table is None:
+            raise RuntimeError("reset() needs to be called before last.")
+        return super().last(observe)
 
     def entropy(self, agent: str) -> float:
         """Bits of ``agent``'s uncertainty about the hidden cards, from its knowledge."""
@@ -207,6 +221,11 @@ class MultiplayerAECEnv(AECEnv):
         return seat
 
     def step(self, action: int | None) -> None:
+        if self.table is None:
+            raise RuntimeError("reset() needs to be called before step.")
+        if not self.agents:  # as PettingZoo's order wrapper: a step after the game is a warning, not a crash
+            gymnasium.logger.warn("step() called after all agents are terminated or truncated. Should reset() first.")
+            return
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
