@@ -31,4 +31,4 @@ def test_the_z_test_is_the_articles():
 def test_bad_numbers_of_games_are_clear_errors(option, capsys):
     with pytest.raises(SystemExit):
         algo_experiments.main([option, "0"])
-    assert f"{option} must be at least 1" in capsys.readouterr().err
+    assert f"argument {option}: must be an integer >= 1, got 0" in capsys.readouterr().err

@@ -80,4 +80,4 @@ def test_a_quick_run_writes_under_runs_not_into_results(tmp_path, monkeypatch):
 def test_bad_arguments_are_clear_errors(capsys):
     with pytest.raises(SystemExit):
         analysis.main(["--secrets", "0"])
-    assert "--secrets must be at least 1" in capsys.readouterr().err
+    assert "argument --secrets: must be an integer >= 1, got 0" in capsys.readouterr().err

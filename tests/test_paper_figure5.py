@@ -36,9 +36,9 @@ def test_quick_run_writes_the_table_the_csv_and_the_figure(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--trials", "0"], "--trials must be at least 1"),
-        (["--workers", "0"], "--workers must be at least 1"),
-        (["--time-limit", "0"], "--time-limit must be a positive number"),
+        (["--trials", "0"], "argument --trials: must be an integer >= 1, got 0"),
+        (["--workers", "0"], "argument --workers: must be an integer >= 1, got 0"),
+        (["--time-limit", "0"], "argument --time-limit: must be a finite number > 0, got 0"),
         (["--games", "Chess"], "invalid choice: 'Chess'"),
     ],
 )

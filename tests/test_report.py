@@ -42,9 +42,9 @@ def test_every_report_size_is_a_valid_small_game():
     ("argv", "message"),
     [
         (["--games", "Chess"], "invalid choice"),
-        (["--timesteps", "0"], "--timesteps must be at least 1"),
-        (["--entropy-scale", "0"], "--entropy-scale must be positive"),
-        (["--eval-time-limit", "-1"], "--eval-time-limit must be a positive"),
+        (["--timesteps", "0"], "argument --timesteps: must be an integer >= 1, got 0"),
+        (["--entropy-scale", "0"], "argument --entropy-scale: must be a finite number > 0, got 0"),
+        (["--eval-time-limit", "-1"], "argument --eval-time-limit: must be a finite number > 0, got -1"),
         (["--action-mask", "consistent", "--games", "FakeCoin"], "which ['FakeCoin'] lack"),
     ],
 )

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import zipfile
+from pathlib import Path
+
 import pytest
 
 from train import evaluate, training
@@ -89,18 +92,17 @@ def test_the_batched_env_is_the_default_where_it_plays_the_game(tmp_path):
         (["--env", "FakeCoin-v0", "--vec-env", "batched"], "--vec-env batched: FakeCoin's information sets"),
         (["--env", "Chess-v0"], "invalid choice"),
         (["--algo", "sac"], "invalid choice"),
-        (["--timesteps", "0"], "--timesteps must be at least 1"),
+        (["--timesteps", "0"], "--timesteps must be at least 1 (0 only with --imitate)"),
         (["--size", "pegs=0"], "pegs must be an integer in [1, 22]"),
         (["--size", "rows=3"], "has no size parameter 'rows'"),
-        (["--resume", "missing.zip"], "no saved model at missing.zip"),
-        (["--entropy-reward", "-1"], "--entropy-reward must be a scale >= 0"),
-        (["--n-envs", "0"], "--n-envs must be at least 1"),
-        (["--max-minutes", "0"], "--max-minutes must be positive"),
+        (["--resume", "missing.zip"], "argument --resume: no file at missing.zip"),
+        (["--entropy-reward", "-1"], "argument --entropy-reward: must be a finite number >= 0, got -1"),
+        (["--n-envs", "0"], "argument --n-envs: must be an integer >= 1, got 0"),
+        (["--max-minutes", "0"], "argument --max-minutes: must be a finite number > 0, got 0"),
         (["--env", "FakeCoin-v0", "--action-mask", "consistent"], "needs queries that name secrets"),
-        (["--config", "none.toml"], "--config: no file at none.toml"),
-        (["--resume", "m.zip", "--config", "c.toml"], "--config is for a new run: a resumed one keeps the hyper"),
+        (["--config", "none.toml"], "argument --config: no file at none.toml"),
         (["--vec-env", "ray"], "invalid choice"),
-        (["--torch-threads", "0"], "--torch-threads must be at least 1"),
+        (["--torch-threads", "0"], "argument --torch-threads: must be an integer >= 1, got 0"),
         (["--device", "banana"], "--device:"),
     ],
 )
@@ -108,6 +110,34 @@ def test_bad_options_are_clear_errors(argv, message, capsys):
     with pytest.raises(SystemExit):
         training.main(argv)
     assert message in capsys.readouterr().err
+
+
+def test_options_that_need_a_saved_model_refuse_other_files_and_combinations_before_any_work(tmp_path, capsys):
+    model = tmp_path / "m.zip"
+    with zipfile.ZipFile(model, "w") as archive:
+        archive.writestr("data", "{}")
+    (tmp_path / "c.toml").write_text("")
+    (tmp_path / "notzip.zip").write_text("not a zip")
+    (tmp_path / "file").write_text("")
+    cases = [
+        (["--resume", str(tmp_path / "notzip.zip")], "is not a saved model (a zip file"),
+        (["--resume", str(tmp_path)], "is not a file"),
+        (["--resume", str(model), "--config", str(tmp_path / "c.toml")], "--config is for a new run"),
+        (["--env", "Mastermind-v0", "--imitate", "ises", "--resume", str(model)], "cannot be given with --resume"),
+        (["--output", "/proc/x/y"], "argument --output: cannot make the folder /proc/x/y"),
+        (["--output", str(tmp_path / "file")], "exists and is not a folder"),
+        (["--eval-time-limit", "-1"], "argument --eval-time-limit: must be a finite number > 0, got -1"),
+        (["--eval-time-limit", "inf"], "argument --eval-time-limit: must be a finite number > 0, got inf"),
+        (["--seed", "-3"], "argument --seed: must be an integer >= 0, got -3"),
+    ]
+    for argv, message in cases:
+        with pytest.raises(SystemExit) as exit_:
+            training.main(argv)
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and message in err, (argv, err)
+        assert err.strip().splitlines()[-1].startswith("python -m train: error:")
+    assert not Path("/proc/x").exists() and sorted(p.name for p in tmp_path.iterdir()) == [
+        "c.toml", "file", "m.zip", "notzip.zip"]  # fmt: skip
 
 
 def test_hyperparameters_merge_the_algorithm_defaults_with_env_overrides(tmp_path):
@@ -132,7 +162,7 @@ def test_evaluate_measures_a_saved_model_and_rejects_a_mismatched_game(tmp_path,
     assert "(it was trained on Mastermind-v0 {'pegs': 2, 'colors': 3})" in error
     with pytest.raises(SystemExit):
         evaluate.main(["--model", str(tmp_path / "none.zip"), "--env", "Mastermind-v0"])
-    assert "no saved model" in capsys.readouterr().err
+    assert "argument --model: no file at" in capsys.readouterr().err
 
 
 def test_sigterm_stops_training_and_saves_the_model(tmp_path):

@@ -38,6 +38,7 @@ from agents.multiplayer import SeatAgent, play_game
 from agents.multiplayer_ismcts import SOISMCTS
 from agents.roster import seat_agent
 from deduction_envs.games.algo import AlgoRules
+from train import arguments
 from train.tournament import format_p, interval
 
 EPSILONS = (0.0, 0.1, 0.5, 1.0)
@@ -201,16 +202,19 @@ def main(argv: list[str] | None = None) -> np.ndarray:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--games", type=int, default=100, help="games per ordered pairing (default 100)")
-    parser.add_argument("--duel-games", type=int, default=50, help="Experiment 2 games per seating (default 50)")
-    parser.add_argument("--ismcts-games", type=int, default=50, help="Experiment 3 games per seating (default 50)")
-    parser.add_argument("--search-games", type=int, default=50, help="Experiment 4 games per seating (default 50)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
-    parser.add_argument("--output", type=Path, default=Path("results"), help="folder for algo.md")
+    parser.add_argument("--games", type=arguments.count(1), default=100, help="games per ordered pairing (default 100)")
+    parser.add_argument(
+        "--duel-games", type=arguments.count(1), default=50, help="Experiment 2 games per seating (default 50)"
+    )
+    parser.add_argument(
+        "--ismcts-games", type=arguments.count(1), default=50, help="Experiment 3 games per seating (default 50)"
+    )
+    parser.add_argument(
+        "--search-games", type=arguments.count(1), default=50, help="Experiment 4 games per seating (default 50)"
+    )
+    parser.add_argument("--seed", type=arguments.seed, default=0, help="seed of the deals and agents (default 0)")
+    parser.add_argument("--output", type=arguments.output_folder, default=Path("results"), help="folder for algo.md")
     args = parser.parse_args(argv)
-    for name in ("games", "duel_games", "ismcts_games", "search_games"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     wins = round_robin(args.games, args.seed)
     duel_wins = duel(args.duel_games, args.seed)
     ismcts = {

@@ -34,6 +34,7 @@ from deduction_envs.core.information_set import make_information_set
 from deduction_envs.core.rules import DeductionRules
 from deduction_envs.games import make_rules
 from deduction_envs.games.codes import CodeGame
+from train import arguments
 from train.paper_figure5 import AGENT_NAMES, SIZES, make_agent
 from train.plotting import panel_grid, save
 
@@ -230,21 +231,21 @@ def main(argv: list[str] | None = None) -> list[GameAnalysis]:
         prog="python -m train.analysis", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--games", nargs="+", default=list(SIZES), choices=list(SIZES), metavar="GAME", help="games")
-    parser.add_argument("--secrets", type=int, default=300, help="most secrets per trajectory plot (default 300)")
+    parser.add_argument(
+        "--secrets", type=arguments.count(1), default=300, help="most secrets per trajectory plot (default 300)"
+    )
     parser.add_argument("--quick", action="store_true", help="the smallest size only, at most 30 secrets")
     parser.add_argument("--agent", default="ISES", choices=AGENT_NAMES, help="agent of the trajectories (ISES)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the sampled secrets (default 0)")
+    parser.add_argument("--seed", type=arguments.seed, default=0, help="seed of the sampled secrets (default 0)")
     parser.add_argument(
         "--output",
-        type=Path,
+        type=arguments.output_folder,
         default=None,
         help="folder for the outputs (default results/, or runs/quick/ with --quick)",
     )
     args = parser.parse_args(argv)
     args.output = args.output or Path("runs/quick" if args.quick else "results")
     secrets = min(args.secrets, 30) if args.quick else args.secrets
-    if secrets < 1:
-        parser.error(f"--secrets must be at least 1, got {secrets}")
 
     count = 1 if args.quick else 2
     jobs = [(game, size, kwargs) for game in args.games for size, kwargs in ANALYSIS_SIZES[game][:count]]

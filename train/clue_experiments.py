@@ -48,6 +48,7 @@ from agents import (
     play_match,
 )
 from deduction_envs.games.clue import ClueRules
+from train import arguments
 from train.tournament import Logged, chunks, format_p, interval, output_folder, run_tournament
 
 #: The entropy agent's accusation rules and refuter model; the first is the default the others are compared with.
@@ -245,25 +246,26 @@ def main(argv: list[str] | None = None) -> dict:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--games", type=int, default=500, help="games per entropy cell (default 500)")
-    parser.add_argument("--ismcts-games", type=int, default=100, help="games per SO-ISMCTS cell (default 100)")
-    parser.add_argument("--ismcts-seconds", type=float, default=0.25, help="SO-ISMCTS search time per decision")
-    parser.add_argument("--players", type=int, nargs="+", default=[3, 4, 5, 6], choices=[3, 4, 5, 6])
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
-    parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
-    parser.add_argument("--chunk", type=int, default=25, help="games per job (default 25)")
-    parser.add_argument("--output", type=Path, default=None, help="folder for clue.md and clue.png (default results)")
+    parser.add_argument("--games", type=arguments.count(1), default=500, help="games per entropy cell (default 500)")
+    parser.add_argument(
+        "--ismcts-games", type=arguments.count(1), default=100, help="games per SO-ISMCTS cell (default 100)"
+    )
+    parser.add_argument(
+        "--ismcts-seconds", type=arguments.seconds, default=0.25, help="SO-ISMCTS search time per decision"
+    )
+    parser.add_argument("--players", type=arguments.count(3, 6), nargs="+", default=[3, 4, 5, 6], choices=[3, 4, 5, 6])
+    parser.add_argument("--seed", type=arguments.seed, default=0, help="seed of the deals and agents (default 0)")
+    parser.add_argument("--workers", type=arguments.count(1), default=2, help="worker processes (default 2)")
+    parser.add_argument("--chunk", type=arguments.count(1), default=25, help="games per job (default 25)")
+    parser.add_argument(
+        "--output", type=arguments.output_folder, default=None, help="folder for clue.md and clue.png (default results)"
+    )
     parser.add_argument("--quick", action="store_true", help="12 games a cell, 3 players, to runs/quick/")
     args = parser.parse_args(argv)
     args.argv = sys.argv[1:] if argv is None else list(argv)
     if args.quick:
         args.games, args.ismcts_games, args.players = 12, 3, [3]
         args.ismcts_seconds = min(args.ismcts_seconds, 0.05)
-    for name in ("games", "ismcts_games", "workers", "chunk"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
-    if not args.ismcts_seconds > 0:
-        parser.error(f"--ismcts-seconds must be positive, got {args.ismcts_seconds}")
     args.output = output_folder(parser, args.output, args.quick)
     jobs = []
     for players in args.players:

@@ -17,6 +17,7 @@ import gymnasium as gym
 import numpy as np
 
 import deduction_envs
+from train import arguments
 
 
 def parse_size(text: str) -> tuple[str, int]:
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--env", default="Mastermind-v0", choices=deduction_envs.ENV_IDS, help="env id")
     parser.add_argument("--size", type=parse_size, action="append", default=[], metavar="NAME=N", help="game size")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the secret and of the player")
+    parser.add_argument("--seed", type=arguments.seed, default=None, help="seed of the secret and of the player")
     args = parser.parse_args(argv)
     try:
         play(args.env, dict(args.size), args.seed)

@@ -28,6 +28,7 @@ import deduction_envs
 from agents import EvaluationResult, SB3Policy
 from agents.sb3_policy import ALGORITHMS, SB3SeatPolicy
 from deduction_envs.envs import env_rules
+from train import arguments
 from train.demo import parse_size
 from train.multiplayer import (
     DEFAULT_EVAL_OPPONENTS,
@@ -45,27 +46,33 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
     parser = argparse.ArgumentParser(
         prog="python -m train.evaluate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--model", type=Path, required=True, help="a model saved by python -m train (model.zip)")
+    parser.add_argument(
+        "--model", type=arguments.model_zip, required=True, help="a model saved by python -m train (model.zip)"
+    )
     parser.add_argument("--algo", default="maskable_ppo", choices=ALGORITHMS, help="its algorithm")
     parser.add_argument(
         "--env", required=True, choices=[*deduction_envs.ENV_IDS, *MULTIPLAYER_ENVS], help="env id it was trained on"
     )
     parser.add_argument("--size", type=parse_size, action="append", default=[], metavar="NAME=N", help="game size")
     parser.add_argument("--action-mask", default="all", choices=("all", "consistent"), help="the mask it trained with")
-    parser.add_argument("--eval-secrets", type=int, default=2000, help="play every secret up to this many, else sample")
-    parser.add_argument("--eval-time-limit", type=float, default=0.1, help="SO-ISMCTS seconds per decision")
-    parser.add_argument("--seed", type=int, default=0, help="seed of sampled secrets (default 0)")
     parser.add_argument(
-        "--output", type=Path, default=None, help="folder for evaluation-seed{SEED}.md (default: the model's)"
+        "--eval-secrets", type=arguments.count(1), default=2000, help="play every secret up to this many, else sample"
+    )
+    parser.add_argument("--eval-time-limit", type=arguments.seconds, default=0.1, help="SO-ISMCTS seconds per decision")
+    parser.add_argument("--seed", type=arguments.seed, default=0, help="seed of sampled secrets (default 0)")
+    parser.add_argument(
+        "--output",
+        type=arguments.output_folder,
+        default=None,
+        help="folder for evaluation-seed{SEED}.md (default: the model's)",
     )
     seats = parser.add_argument_group("multiplayer envs")
     seats.add_argument("--opponents", type=names, default=None, metavar="NAME[,NAME...]", help="reference agents")
-    seats.add_argument("--games", type=int, default=400, help="games against each opponent (default 400)")
-    seats.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    seats.add_argument(
+        "--games", type=arguments.count(1), default=400, help="games against each opponent (default 400)"
+    )
+    seats.add_argument("--workers", type=arguments.count(1), default=1, help="processes (default 1)")
     args = parser.parse_args(argv)
-    for name in ("eval_secrets", "games", "workers"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     if args.env in MULTIPLAYER_ENVS:
         return _evaluate_seat(args, parser)
     if args.opponents is not None:

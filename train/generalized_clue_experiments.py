@@ -62,6 +62,7 @@ from scipy import stats
 from agents import GCExact, GCRandom, GCScoreboard, play_match
 from agents.generalized_clue_agents import GCAgent
 from deduction_envs.games.generalized_clue import GeneralizedClueRules
+from train import arguments
 from train.tournament import chunks, format_p, interval, output_folder, run_tournament
 
 SETTINGS = {"3 x 4": (14, 2, 3), "5 x 5": (27, 2, 5), "8 x 5 (report)": (45, 5, 8)}
@@ -318,15 +319,20 @@ def main(argv: list[str] | None = None) -> dict:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--games", type=int, default=200, help="games per table (default 200)")
+    parser.add_argument("--games", type=arguments.count(1), default=200, help="games per table (default 200)")
     parser.add_argument(
-        "--report-games", type=int, default=40, help="games per table in the report's 8 x 5 setting (default 40)"
+        "--report-games",
+        type=arguments.count(1),
+        default=40,
+        help="games per table in the report's 8 x 5 setting (default 40)",
     )
     parser.add_argument("--settings", nargs="+", default=list(SETTINGS), choices=list(SETTINGS))
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
-    parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
-    parser.add_argument("--chunk", type=int, default=20, help="games per job (default 20)")
-    parser.add_argument("--output", type=Path, default=None, help="folder for the report (default results)")
+    parser.add_argument("--seed", type=arguments.seed, default=0, help="seed of the deals and agents (default 0)")
+    parser.add_argument("--workers", type=arguments.count(1), default=2, help="worker processes (default 2)")
+    parser.add_argument("--chunk", type=arguments.count(1), default=20, help="games per job (default 20)")
+    parser.add_argument(
+        "--output", type=arguments.output_folder, default=None, help="folder for the report (default results)"
+    )
     parser.add_argument("--quick", action="store_true", help="8 games a table, the small setting, to runs/quick/")
     parser.add_argument(
         "--head-to-head",
@@ -347,9 +353,6 @@ def main(argv: list[str] | None = None) -> dict:
     args.argv = sys.argv[1:] if argv is None else list(argv)
     if args.quick:
         args.games, args.settings = 8, ["3 x 4"]
-    for name in ("games", "report_games", "workers", "chunk"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     args.output = output_folder(parser, args.output, args.quick)
     jobs = [
         (setting, table, start, n)

@@ -30,6 +30,7 @@ from typing import Any
 from agents import ISES, ISMCTS, Agent, RandomAgent, evaluate
 from deduction_envs.games import make_rules
 from deduction_envs.games.wordle import load_words
+from train import arguments
 from train.parallel import run_jobs
 from train.plotting import panel_grid, save
 
@@ -248,27 +249,25 @@ def main(argv: list[str] | None = None) -> list[CellResult]:
     parser = argparse.ArgumentParser(
         prog="python -m train.paper_figure5", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--trials", type=int, default=None, help="sampled secrets per game and size (default 500)")
+    parser.add_argument(
+        "--trials", type=arguments.count(1), default=None, help="sampled secrets per game and size (default 500)"
+    )
     parser.add_argument("--quick", action="store_true", help="a small run: 10 trials, the smallest size of each game")
     parser.add_argument("--games", nargs="+", default=list(SIZES), choices=list(SIZES), metavar="GAME", help="games")
-    parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
-    parser.add_argument("--time-limit", type=float, default=0.1, help="seconds per decision of the sampled agents")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the secrets and the agents (default 0)")
+    parser.add_argument("--workers", type=arguments.count(1), default=1, help="processes (default 1)")
+    parser.add_argument(
+        "--time-limit", type=arguments.seconds, default=0.1, help="seconds per decision of the sampled agents"
+    )
+    parser.add_argument("--seed", type=arguments.seed, default=0, help="seed of the secrets and the agents (default 0)")
     parser.add_argument(
         "--output",
-        type=Path,
+        type=arguments.output_folder,
         default=None,
         help="folder for the outputs (default results/, or runs/quick/ with --quick)",
     )
     args = parser.parse_args(argv)
     args.output = args.output or Path("runs/quick" if args.quick else "results")
     trials = args.trials if args.trials is not None else 10 if args.quick else 500
-    if trials < 1:
-        parser.error(f"--trials must be at least 1, got {trials}")
-    if args.workers < 1:
-        parser.error(f"--workers must be at least 1, got {args.workers}")
-    if not args.time_limit > 0:
-        parser.error(f"--time-limit must be a positive number of seconds, got {args.time_limit}")
 
     results = run(args.games, trials, args.time_limit, args.seed, args.workers, quick=args.quick)
     args.output.mkdir(parents=True, exist_ok=True)

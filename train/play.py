@@ -28,7 +28,7 @@ import deduction_envs
 from agents import ISES
 from deduction_envs.core.information_set import InformationSet
 from deduction_envs.core.rules import DeductionRules
-from train import play_algo, play_clue
+from train import arguments, play_algo, play_clue
 from train.demo import parse_size
 
 COMMANDS = "Commands: a query, 'hint', 'help', 'quit'."
@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     games = [*deduction_envs.ENV_IDS, *MULTIPLAYER]
     parser.add_argument("env", nargs="?", default="Mastermind-v0", choices=games, help="env id, or algo or clue")
     parser.add_argument("--size", type=parse_size, action="append", default=[], metavar="NAME=N", help="game size")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the secret (or of the deal)")
+    parser.add_argument("--seed", type=arguments.seed, default=None, help="seed of the secret (or of the deal)")
     opponents = sorted({name for module, _, _ in MULTIPLAYER.values() for name in module.OPPONENTS})
     parser.add_argument(
         "--opponent",
@@ -160,8 +160,8 @@ def main(argv: list[str] | None = None) -> None:
         help="algo: max_entropy (default), epsilon_greedy, ismcts, ismcts_greedy, ismcts_greedy_precise, random; "
         "clue: deduction_sheet (default), entropy, ismcts, random",
     )
-    parser.add_argument("--players", type=int, default=None, help="players, you included (algo: 2-4, default 2; "
-                        "clue: 3-6, default 4)")  # fmt: skip
+    parser.add_argument("--players", type=arguments.count(1), default=None,
+                        help="players, you included (algo: 2-4, default 2; clue: 3-6, default 4)")  # fmt: skip
     args = parser.parse_args(argv)
     try:
         if args.env in MULTIPLAYER:

@@ -28,7 +28,7 @@ from typing import Any
 from agents import EvaluationResult
 from deduction_envs.envs import env_rules
 from deduction_envs.games.wordle import load_words
-from train import training
+from train import arguments, training
 from train.parallel import run_jobs
 from train.plotting import panel_grid, save
 
@@ -203,17 +203,26 @@ def main(argv: list[str] | None = None) -> list[Row]:
         prog="python -m train.report", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--games", nargs="+", default=None, choices=list(GAMES), metavar="GAME", help="games")
-    parser.add_argument("--timesteps", type=int, default=None, help="timesteps of every run (default: per game)")
+    parser.add_argument(
+        "--timesteps", type=arguments.count(1), default=None, help="timesteps of every run (default: per game)"
+    )
     parser.add_argument("--quick", action="store_true", help="a smoke run: 1,024 timesteps on two small games")
     parser.add_argument("--action-mask", default="all", choices=list(MASKS), help="the env's mask (default all)")
-    parser.add_argument("--entropy-scale", type=float, default=1.0, help="scale of the entropy reward (default 1)")
-    parser.add_argument("--eval-time-limit", type=float, default=0.1, help="SO-ISMCTS seconds per decision")
-    parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of training and evaluation (default 0)")
-    parser.add_argument("--runs", type=Path, default=Path("runs/report"), help="folder of the training runs")
+    parser.add_argument(
+        "--entropy-scale",
+        type=arguments.number(0, open_low=True),
+        default=1.0,
+        help="scale of the entropy reward (default 1)",
+    )
+    parser.add_argument("--eval-time-limit", type=arguments.seconds, default=0.1, help="SO-ISMCTS seconds per decision")
+    parser.add_argument("--workers", type=arguments.count(1), default=2, help="processes (default 2)")
+    parser.add_argument("--seed", type=arguments.seed, default=0, help="seed of training and evaluation (default 0)")
+    parser.add_argument(
+        "--runs", type=arguments.output_folder, default=Path("runs/report"), help="folder of the training runs"
+    )
     parser.add_argument(
         "--output",
-        type=Path,
+        type=arguments.output_folder,
         default=None,
         help="folder for the table and figure (default results/, or runs/quick/ with --quick)",
     )
@@ -221,13 +230,6 @@ def main(argv: list[str] | None = None) -> list[Row]:
     args.output = args.output or Path("runs/quick" if args.quick else "results")
     timesteps = 1024 if args.quick and args.timesteps is None else args.timesteps
     games = args.games or (list(QUICK_GAMES) if args.quick else list(GAMES))
-    for name, value in (("timesteps", timesteps), ("workers", args.workers)):
-        if value is not None and value < 1:
-            parser.error(f"--{name} must be at least 1, got {value}")
-    if not args.entropy_scale > 0:
-        parser.error(f"--entropy-scale must be positive, got {args.entropy_scale}")
-    if not args.eval_time_limit > 0:
-        parser.error(f"--eval-time-limit must be a positive number of seconds, got {args.eval_time_limit}")
 
     if args.action_mask == "consistent":
         lacking = [g for g in games if not env_rules(GAMES[g][0], **GAMES[g][2]).queries_name_secrets]

@@ -50,6 +50,7 @@ from deduction_envs.envs import env_rules
 from deduction_envs.envs.batched_env import batch_refusal
 from deduction_envs.envs.observation import QUERY_FEATURES
 from deduction_envs.wrappers import EntropyRewardWrapper
+from train import arguments
 from train.demo import parse_size
 from train.imitation import SINGLE_PLAYER_EXPERTS
 from train.multiplayer import (
@@ -475,9 +476,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="observe every query's state-dependent features (could be the secret, expected gain, likeliest "
         "answer; DeductionEnv(query_features=True)), read per query by --policy features",
     )
-    parser.add_argument("--timesteps", type=int, default=200_000, help="environment steps to train (default 200000)")
-    parser.add_argument("--max-minutes", type=float, default=None, help="stop training after this many minutes")
-    parser.add_argument("--n-envs", type=int, default=8, help="copies of the env stepped together (default 8)")
+    parser.add_argument(
+        "--timesteps", type=arguments.count(0), default=200_000, help="environment steps to train (default 200000)"
+    )
+    parser.add_argument(
+        "--max-minutes",
+        type=arguments.number(0, open_low=True),
+        default=None,
+        help="stop training after this many minutes",
+    )
+    parser.add_argument(
+        "--n-envs", type=arguments.count(1), default=8, help="copies of the env stepped together (default 8)"
+    )
     parser.add_argument(
         "--vec-env",
         default="auto",
@@ -487,24 +497,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--torch-threads",
-        type=int,
+        type=arguments.count(1),
         default=1,
         help="torch threads in this process (default 1: concurrent runs on shared cores do not collapse)",
     )
     parser.add_argument("--device", default="cpu", help="torch device (default cpu; e.g. cuda where it pays)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of training and evaluation (default 0)")
-    parser.add_argument("--entropy-reward", type=float, default=None, metavar="SCALE", help="entropy reward scale")
+    parser.add_argument("--seed", type=arguments.seed, default=0, help="seed of training and evaluation (default 0)")
+    parser.add_argument(
+        "--entropy-reward", type=arguments.number(0), default=None, metavar="SCALE", help="entropy reward scale"
+    )
     parser.add_argument(
         "--action-mask", default="all", choices=("all", "consistent"), help="the env's mask (default all legal queries)"
     )
     parser.add_argument(
-        "--config", type=Path, default=None, help="hyperparameter TOML of a new run (default the shipped one)"
+        "--config",
+        type=arguments.existing_file,
+        default=None,
+        help="hyperparameter TOML of a new run (default the shipped one)",
     )
-    parser.add_argument("--output", type=Path, default=None, help="output folder (default runs/<env id>)")
-    parser.add_argument("--resume", type=Path, default=None, help="a saved model to continue training")
-    parser.add_argument("--checkpoint-every", type=int, default=10_000, help="timesteps between checkpoints")
-    parser.add_argument("--eval-secrets", type=int, default=2000, help="play every secret up to this many, else sample")
-    parser.add_argument("--eval-time-limit", type=float, default=0.1, help="SO-ISMCTS seconds per decision")
+    parser.add_argument(
+        "--output", type=arguments.output_folder, default=None, help="output folder (default runs/<env id>)"
+    )
+    parser.add_argument("--resume", type=arguments.model_zip, default=None, help="a saved model to continue training")
+    parser.add_argument(
+        "--checkpoint-every", type=arguments.count(1), default=10_000, help="timesteps between checkpoints"
+    )
+    parser.add_argument(
+        "--eval-secrets", type=arguments.count(1), default=2000, help="play every secret up to this many, else sample"
+    )
+    parser.add_argument("--eval-time-limit", type=arguments.seconds, default=0.1, help="SO-ISMCTS seconds per decision")
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="hide the progress bar")
     seats = parser.add_argument_group("multiplayer envs (algo_v0, clue_v0, generalized_clue_v0)")
     seats.add_argument(
@@ -516,14 +537,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     seats.add_argument("--league", action="store_true", help="add frozen snapshots of the learner to the pool")
     seats.add_argument(
-        "--league-threshold", type=float, default=0.2, help="mean reward that adds a snapshot (default 0.2; 0 = parity)"
+        "--league-threshold",
+        type=arguments.number(-1, 1),
+        default=0.2,
+        help="mean reward that adds a snapshot (default 0.2; 0 = parity)",
     )
-    seats.add_argument("--league-window", type=int, default=500, help="games the mean is over (default 500)")
+    seats.add_argument(
+        "--league-window", type=arguments.count(1), default=500, help="games the mean is over (default 500)"
+    )
     seats.add_argument(
         "--eval-opponents", type=names, default=None, metavar="NAME[,NAME...]", help="agents met at the end"
     )
-    seats.add_argument("--eval-games", type=int, default=400, help="games against each (default 400)")
-    seats.add_argument("--eval-workers", type=int, default=1, help="processes for the evaluation (default 1)")
+    seats.add_argument("--eval-games", type=arguments.count(1), default=400, help="games against each (default 400)")
+    seats.add_argument(
+        "--eval-workers", type=arguments.count(1), default=1, help="processes for the evaluation (default 1)"
+    )
     imitation = parser.add_argument_group("imitation, before reinforcement learning (train.imitation)")
     imitation.add_argument(
         "--imitate",
@@ -532,12 +560,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="first fit the new policy to this reference agent's play (in the learner's seat of a multiplayer env; "
         f"a single-player game's: {', '.join(SINGLE_PLAYER_EXPERTS)}); with --timesteps 0 the policy only imitates",
     )
-    imitation.add_argument("--imitate-games", type=int, default=500, help="games of the agent to imitate (default 500)")
-    imitation.add_argument("--imitate-epochs", type=int, default=10, help="passes over them (default 10)")
-    imitation.add_argument("--imitate-workers", type=int, default=1, help="processes playing them (default 1)")
+    imitation.add_argument(
+        "--imitate-games", type=arguments.count(1), default=500, help="games of the agent to imitate (default 500)"
+    )
+    imitation.add_argument(
+        "--imitate-epochs", type=arguments.count(1), default=10, help="passes over them (default 10)"
+    )
+    imitation.add_argument(
+        "--imitate-workers", type=arguments.count(1), default=1, help="processes playing them (default 1)"
+    )
     imitation.add_argument(
         "--imitate-learning-rate",
-        type=float,
+        type=arguments.number(0, open_low=True),
         default=None,
         metavar="LR",
         help="the fit's learning rate (default the algorithm's); PPO after it keeps the config's, so a config with "
@@ -545,7 +579,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     imitation.add_argument(
         "--imitate-demos",
-        type=Path,
+        type=arguments.existing_file,
         nargs="+",
         default=None,
         metavar="FILE",
@@ -560,7 +594,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     imitation.add_argument(
         "--imitate-values",
-        type=float,
+        type=arguments.number(0, open_low=True),
         default=None,
         metavar="T",
         help="fit to the softmax of a search agent's root values (mean rewards) at temperature T, which says by "
@@ -578,27 +612,12 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
     """Parsed and checked options, and the env's sizes; a bad option exits with a clear message."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    at_least_one = ("n_envs", "checkpoint_every", "eval_secrets", "torch_threads")
-    if args.timesteps < (0 if args.imitate is not None else 1):  # --imitate alone: a policy that only imitates
-        parser.error(f"--timesteps must be at least {0 if args.imitate is not None else 1}, got {args.timesteps}")
-    for name in (
-        *at_least_one,
-        "league_window",
-        "eval_games",
-        "eval_workers",
-        "imitate_games",
-        "imitate_epochs",
-        "imitate_workers",
-    ):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    # The ranges of single options are checked while parsing (train.arguments); what is left depends on several.
+    if args.timesteps < 1 and args.imitate is None:  # --imitate alone: a policy that only imitates
+        parser.error(f"--timesteps must be at least 1 (0 only with --imitate), got {args.timesteps}")
     if args.resume is not None and args.config is not None:
         # SB3 loads a saved model with its own hyperparameters: a config given here would be silently ignored.
         parser.error("--config is for a new run: a resumed one keeps the hyperparameters it was saved with")
-    for name in ("resume", "config"):
-        path = getattr(args, name)
-        if path is not None and not path.exists():
-            parser.error(f"--{name}: no {'saved model' if name == 'resume' else 'file'} at {path}")
     args.config = args.config or CONFIG
     if args.env in MULTIPLAYER_ENVS:
         sizes = _check_multiplayer(args, parser)
@@ -634,10 +653,6 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
         parser.error("--query-features is for the single-player games")
     if rules is not None and args.action_mask == "consistent" and not rules.queries_name_secrets:
         parser.error(f"--action-mask consistent needs queries that name secrets, which {args.env} lacks")
-    if args.max_minutes is not None and not args.max_minutes > 0:
-        parser.error(f"--max-minutes must be positive, got {args.max_minutes}")
-    if args.entropy_reward is not None and not args.entropy_reward >= 0:
-        parser.error(f"--entropy-reward must be a scale >= 0, got {args.entropy_reward}")
     if args.resume is not None:
         _continue_run(args, sizes, parser)  # may set the run's entropy reward, which the batched env lacks
     args.vec_env = _vec_env(args, rules, parser)
@@ -709,8 +724,6 @@ def _check_imitation(args: argparse.Namespace, parser: argparse.ArgumentParser) 
     if args.imitate_learning_rate is not None:
         if args.imitate is None:
             parser.error("--imitate-learning-rate needs --imitate NAME")
-        if not 0 < args.imitate_learning_rate < float("inf"):
-            parser.error(f"--imitate-learning-rate must be positive, got {args.imitate_learning_rate}")
     if args.imitate_soft and args.imitate is None:
         parser.error("--imitate-soft needs --imitate NAME")
     if args.imitate_values is not None:
@@ -718,14 +731,9 @@ def _check_imitation(args: argparse.Namespace, parser: argparse.ArgumentParser) 
             parser.error("--imitate-values needs --imitate NAME")
         if args.imitate_soft:
             parser.error("--imitate-soft and --imitate-values are two kinds of targets: give one")
-        if not 0 < args.imitate_values < float("inf"):
-            parser.error(f"--imitate-values must be a positive temperature, got {args.imitate_values}")
     if args.imitate_demos is not None:
         if args.imitate is None:
             parser.error("--imitate-demos needs --imitate NAME (the agent whose demonstrations they are)")
-        for path in args.imitate_demos:
-            if not path.exists():
-                parser.error(f"--imitate-demos: no file at {path}")
 
 
 #: The settings of a run, written next to its model so that --resume and train.evaluate can read them.

@@ -7,6 +7,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from train import arguments
 from train.assistant.app import __doc__ as APP_DOC
 
 
@@ -18,12 +19,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--me", help="your name (or seat number)")
     parser.add_argument("--hand", nargs="+", help="your cards (names or the start of a word: scar, pipe, bill)")
     parser.add_argument(
-        "--deck", type=int, nargs=2, metavar=("CARDS", "HIDDEN"), help="a Generalized Clue deck (default: Clue)"
+        "--deck",
+        type=arguments.count(1, 62),
+        nargs=2,
+        metavar=("CARDS", "HIDDEN"),
+        help="a Generalized Clue deck (default: Clue)",
     )
-    parser.add_argument("--log", type=Path, default=Path("clue-game.json"), help="the log to save to")
-    parser.add_argument("--resume", type=Path, help="resume the game saved in this log")
+    parser.add_argument(
+        "--log", type=arguments.file_to_write, default=Path("clue-game.json"), help="the log to save to"
+    )
+    parser.add_argument("--resume", type=arguments.existing_file, help="resume the game saved in this log")
     parser.add_argument("--serve", action="store_true", help="serve the app to a browser (textual-serve)")
-    parser.add_argument("--port", type=int, default=8000, help="the port of --serve (default 8000)")
+    parser.add_argument("--port", type=arguments.port, default=8000, help="the port of --serve (default 8000)")
     args = parser.parse_args(argv)
     argv = sys.argv[1:] if argv is None else argv
     if args.serve:

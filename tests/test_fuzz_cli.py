@@ -1,0 +1,115 @@
+"""Fuzzing the command lines: every bad value is a one-line error and exit status 2 before any work starts.
+
+Each command line's parser is taken as its ``main`` builds it (``parse_args`` is intercepted, so nothing runs).
+Every numeric or path option must use a checked type of :mod:`train.arguments`; every value such a type
+refuses must then end ``main`` at once with ``prog: error: argument --option: ...`` and status 2, however
+long the command would otherwise run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from pathlib import Path
+from unittest import mock
+
+import pytest
+
+from train import arguments
+
+COMMANDS = [
+    "train.training",
+    "train.evaluate",
+    "train.play",
+    "train.demo",
+    "train.analysis",
+    "train.algo_experiments",
+    "train.clue_experiments",
+    "train.generalized_clue_experiments",
+    "train.paper_figure5",
+    "train.report",
+    "train.assistant.__main__",
+]
+#: Text a checked type is given; each one it refuses must stop the command.
+NONSENSE = ["-1", "0", "1.5", "x", "", "nan", "inf", "-inf", "1e400", "99999999999999999999", "/proc/x/y", "none.zip"]
+#: Types that are not numbers or paths (names, sizes, choices of words).
+UNCHECKED_OK = {"parse_size", "names", "str"}
+
+
+class Parsed(Exception):
+    """Raised in place of parsing: carries the parser ``main`` built."""
+
+
+def parser_of(command: str) -> argparse.ArgumentParser:
+    def intercept(self, args=None, namespace=None):
+        raise Parsed(self)
+
+    module = importlib.import_module(command)
+    with mock.patch.object(argparse.ArgumentParser, "parse_args", intercept), pytest.raises(Parsed) as parsed:
+        module.main([])
+    return parsed.value.args[0]
+
+
+def options(command: str) -> list[argparse.Action]:
+    return [a for a in parser_of(command)._actions if a.option_strings and a.type is not None]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_numeric_or_path_option_has_a_checked_type(command):
+    for action in options(command):
+        name = getattr(action.type, "__name__", repr(action.type))
+        assert getattr(action.type, "checked", False) or name in UNCHECKED_OK, (
+            f"{command} {action.option_strings[-1]}: type {name} is not checked (use train.arguments)"
+        )
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_value_a_checked_type_refuses_stops_the_command_in_one_line(command, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    module = importlib.import_module(command)
+    tried = 0
+    for action in options(command):
+        if not getattr(action.type, "checked", False):
+            continue
+        option = action.option_strings[-1]
+        for text in NONSENSE:
+            try:
+                action.type(text)
+                continue  # a value this option takes: running it would start work
+            except argparse.ArgumentTypeError:
+                pass
+            argv = [option, *[text] * (action.nargs if isinstance(action.nargs, int) else 1)]
+            with pytest.raises(SystemExit) as exit_:
+                module.main(argv)
+            err = capsys.readouterr().err.strip().splitlines()
+            assert exit_.value.code == 2 and f"error: argument {option}: " in err[-1], (command, argv, err)
+            tried += 1
+    assert tried or not any(getattr(a.type, "checked", False) for a in options(command))
+    assert list(tmp_path.iterdir()) == []  # nothing written, no folder made
+
+
+def test_the_checked_types_accept_and_refuse_what_they_say(tmp_path):
+    assert arguments.count(1)("3") == 3 and arguments.count(0, 5)("0") == 0
+    for bad in ("0", "-1", "1.5", "x"):
+        with pytest.raises(argparse.ArgumentTypeError, match="must be an integer >= 1"):
+            arguments.count(1)(bad)
+    assert arguments.seconds("0.25") == 0.25 and arguments.number(-1, 1)("-1") == -1.0
+    for bad in ("0", "-0.1", "nan", "inf", "1e400", "x"):
+        with pytest.raises(argparse.ArgumentTypeError, match="number > 0"):
+            arguments.seconds(bad)
+    with pytest.raises(argparse.ArgumentTypeError, match=r"must be a finite number \[-1, 1\], got 2"):
+        arguments.number(-1, 1)("2")
+    with pytest.raises(argparse.ArgumentTypeError, match="must be an integer >= 0, got -1"):
+        arguments.seed("-1")
+    with pytest.raises(argparse.ArgumentTypeError, match=r"must be an integer in \[1, 65535\], got 0"):
+        arguments.port("0")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(argparse.ArgumentTypeError, match="is not a saved model"):
+        arguments.model_zip(str(tmp_path / "file"))
+    with pytest.raises(argparse.ArgumentTypeError, match="no file at"):
+        arguments.existing_file(str(tmp_path / "none"))
+    with pytest.raises(argparse.ArgumentTypeError, match="exists and is not a folder"):
+        arguments.output_folder(str(tmp_path / "file"))
+    assert arguments.output_folder(str(tmp_path / "a" / "b")) == tmp_path / "a" / "b"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # the folder was checked, not left behind
+    assert arguments.output_folder(str(tmp_path)) == Path(tmp_path)

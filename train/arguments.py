@@ -1,0 +1,122 @@
+"""Checked argument types for the command lines: a bad value is a one-line argparse error before any work.
+
+argparse calls an option's ``type`` on its text while parsing, and turns an
+:class:`argparse.ArgumentTypeError` into ``prog: error: argument --games: ...``
+and exit status 2. Every numeric or path option of the project's command lines
+uses one of these, so that ``--eval-time-limit -1`` or ``--output /proc/x`` is
+refused at once, not after minutes of training (``tests/test_fuzz_cli.py``
+checks each command line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+__all__ = ["count", "existing_file", "file_to_write", "model_zip", "number", "output_folder", "port", "seconds", "seed"]
+
+
+def _named(function: Callable, name: str) -> Callable:
+    function.__name__ = name  # argparse names the type in some messages (and the tests find the checked types)
+    function.checked = True
+    return function
+
+
+def count(low: int = 1, high: int | None = None) -> Callable[[str], int]:
+    """An integer in ``[low, high]`` (``high`` None: no upper bound)."""
+    accepted = f">= {low}" if high is None else f"in [{low}, {high}]"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer {accepted}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be an integer {accepted}, got {value}")
+        return value
+
+    return _named(parse, "count")
+
+
+def number(low: float = 0.0, high: float = math.inf, *, open_low: bool = False) -> Callable[[str], float]:
+    """A finite number in ``[low, high]`` (``(low, high]`` with ``open_low``); never NaN or infinite."""
+    accepted = (
+        f"{'(' if open_low else '['}{low:g}, {high:g}]" if high < math.inf else f"{'>' if open_low else '>='} {low:g}"
+    )
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number {accepted}, got {text!r}") from None
+        if not math.isfinite(value) or value < low or (open_low and value == low) or value > high:
+            raise argparse.ArgumentTypeError(f"must be a finite number {accepted}, got {text}")
+        return value
+
+    return _named(parse, "number")
+
+
+#: A time budget in seconds: positive and finite.
+seconds = _named(number(0.0, open_low=True), "seconds")
+#: A seed: numpy's seeds are integers >= 0.
+seed = _named(count(0), "seed")
+#: A TCP port.
+port = _named(count(1, 65535), "port")
+
+
+def existing_file(text: str) -> Path:
+    """A path to a file that exists and can be read."""
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"no file at {text}" if not path.exists() else f"{text} is not a file")
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as error:
+        raise argparse.ArgumentTypeError(f"cannot read {text}: {error.strerror}") from None
+    return path
+
+
+def model_zip(text: str) -> Path:
+    """A saved model: an existing zip file (as stable-baselines3 saves them)."""
+    path = existing_file(text)
+    if not zipfile.is_zipfile(path):
+        raise argparse.ArgumentTypeError(f"{text} is not a saved model (a zip file, as model.save() writes)")
+    return path
+
+
+def output_folder(text: str) -> Path:
+    """A folder that exists or can be made: checked by making the missing part and removing it again."""
+    path = Path(text)
+    if path.exists():
+        if not path.is_dir():
+            raise argparse.ArgumentTypeError(f"{text} exists and is not a folder")
+        return path
+    missing = [path]
+    while not missing[-1].parent.exists() and missing[-1].parent != missing[-1]:
+        missing.append(missing[-1].parent)
+    try:
+        path.mkdir(parents=True)
+    except OSError as error:
+        raise argparse.ArgumentTypeError(f"cannot make the folder {text}: {error.strerror or error}") from None
+    for folder in missing:  # deepest first: leave the disk as it was; the run makes it again
+        folder.rmdir()
+    return path
+
+
+def file_to_write(text: str) -> Path:
+    """A file to write: not a folder, in a folder that exists or can be made (see :func:`output_folder`)."""
+    path = Path(text)
+    if path.is_dir() or not path.name:
+        raise argparse.ArgumentTypeError(f"{text} is a folder, not a file")
+    output_folder(str(path.parent))
+    return path
+
+
+existing_file = _named(existing_file, "existing_file")
+file_to_write = _named(file_to_write, "file_to_write")
+model_zip = _named(model_zip, "model_zip")
+output_folder = _named(output_folder, "output_folder")
