@@ -204,6 +204,7 @@ class ClueSession:
 
     def add(self, entry: dict[str, Any]) -> None:
         """Take one entry (as :attr:`entries` holds them), or refuse it with a ValueError and change nothing."""
+        check_entry(entry)
         knowledge = self.knowledge.copy()
         try:
             self._apply(knowledge, entry)
@@ -378,17 +379,46 @@ class ClueSession:
 
     @classmethod
     def load(cls, path: str | Path, work_limit: float = 2e6) -> ClueSession:
-        """Resume a session from its log (it keeps saving there)."""
-        data = json.loads(Path(path).read_text())
-        if data.get("version") != LOG_VERSION or data.get("game") not in ("clue", "generalized_clue"):
+        """Resume a session from its log (it keeps saving there).
+
+        Raises:
+            ValueError: the file is not a log of this version, or an entry in it is malformed or refused; the
+                message names the file (and the entry). OSError: the file cannot be read.
+        """
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except ValueError as error:  # not JSON, or not UTF-8
+            raise ValueError(f"{path} is not a Clue assistant log: {error}") from None
+        if (
+            not isinstance(data, dict)
+            or data.get("version") != LOG_VERSION
+            or data.get("game") not in ("clue", "generalized_clue")
+        ):
             raise ValueError(f"{path} is not a Clue assistant log of version {LOG_VERSION}")
-        entries = data["entries"]
-        if not entries or entries[0].get("kind") != "hand":
-            raise ValueError(f"{path}: the log must start with your hand")
-        deck = None if data.get("deck") is None else tuple(data["deck"])
-        session = cls(data["players"], data["me"], entries[0]["cards"], path=None, work_limit=work_limit, deck=deck)
-        for entry in entries[1:]:
-            session.add(entry)
+        players, me, entries, deck = (data.get(key) for key in ("players", "me", "entries", "deck"))
+        if not isinstance(players, list) or not all(isinstance(name, str) for name in players):
+            raise ValueError(f"{path}: 'players' must be a list of names, got {players!r}")
+        if not isinstance(me, str):
+            raise ValueError(f"{path}: 'me' must be a player's name, got {me!r}")
+        if (deck is None) != (data["game"] == "clue") or not (deck is None or _is_deck(deck)):
+            raise ValueError(
+                f"{path}: 'deck' must be null for Clue, [cards, hidden] for Generalized Clue, got {deck!r}"
+            )
+        if not isinstance(entries, list) or not entries:
+            raise ValueError(f"{path}: 'entries' must be a non-empty list, got {entries!r}")
+        try:
+            check_entry(entries[0])
+            if entries[0]["kind"] != "hand":
+                raise ValueError("the log must start with your hand")
+            deck = None if deck is None else (deck[0], deck[1])
+            session = cls(players, me, entries[0]["cards"], path=None, work_limit=work_limit, deck=deck)
+            for number, entry in enumerate(entries[1:], start=2):
+                try:
+                    session.add(entry)
+                except ValueError as error:
+                    raise ValueError(f"entry {number}: {error}") from None
+        except ValueError as error:
+            raise ValueError(f"{path}: {error}") from None
         session.path = Path(path)
         return session
 
@@ -514,6 +544,44 @@ def _parse_suggestion(text: str) -> tuple[str, list[str], list[str], str | None,
 def _categories(cards: list[int]) -> list[list[int]]:
     starts = np.cumsum([0, *(len(c) for c in CLASSIC_CATEGORIES)])
     return [[c for c in cards if a <= c < b] for a, b in itertools.pairwise(starts)]
+
+
+#: The fields an entry may have, and the types of their values (names are strings, as the log writes them).
+ENTRY_FIELDS: dict[str, tuple[type, ...]] = {
+    "kind": (str,), "player": (str,), "cards": (list,), "passed": (list,), "hand": (list,),
+    "refuter": (str, type(None)), "shown": (str, type(None)), "target": (str,), "answered": (bool,),
+    "correct": (bool,),
+}  # fmt: skip
+ENTRY_KINDS = ("hand", "suggestion", "accusation", "ask", "guess", "showed")
+
+
+def check_entry(entry: object) -> None:
+    """Refuse, with a ValueError naming the field, an entry that is not shaped as the log writes them."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"an entry must be a JSON object of fields, got {entry!r}")
+    for key in ("kind", "player"):
+        if key not in entry:
+            raise ValueError(f"an entry needs a {key!r}, got {entry!r}")
+    if entry["kind"] not in ENTRY_KINDS:
+        raise ValueError(f"an entry is a {', '.join(ENTRY_KINDS)}, got {entry['kind']!r}")
+    for key, value in entry.items():
+        if key not in ENTRY_FIELDS:
+            raise ValueError(f"an entry has no field {key!r}; the fields are {', '.join(ENTRY_FIELDS)}")
+        if isinstance(value, bool) != (bool in ENTRY_FIELDS[key]) or not isinstance(value, ENTRY_FIELDS[key]):
+            raise ValueError(f"an entry's {key!r} must be {_type_names(ENTRY_FIELDS[key])}, got {value!r}")
+        if isinstance(value, list) and not all(isinstance(item, str) for item in value):
+            raise ValueError(f"an entry's {key!r} must be a list of names, got {value!r}")
+
+
+def _type_names(types: tuple[type, ...]) -> str:
+    names = {str: "a name", list: "a list of names", bool: "true or false", type(None): "null"}
+    return " or ".join(names[t] for t in types)
+
+
+def _is_deck(deck: object) -> bool:
+    return (
+        isinstance(deck, list) and len(deck) == 2 and all(isinstance(n, int) and not isinstance(n, bool) for n in deck)
+    )
 
 
 def describe(entry: dict[str, Any]) -> str:
