@@ -43,8 +43,10 @@ def test_sizes_default_and_bad_sizes_are_clear_errors():
     assert AlgoRules().num_actions == 1 * 20 * 12 + 1 + 20
     with pytest.raises(ValueError, match="players must be an integer in \\[2, 4\\], got 5"):
         AlgoRules(players=5)
-    with pytest.raises(ValueError, match="hand_size must be an integer in \\[1, 12\\], got 13"):
+    with pytest.raises(ValueError, match=r"hand_size \(with players=2, numbers=12\) must be .* \[1, 12\], got 13"):
         AlgoRules(hand_size=13)
+    with pytest.raises(ValueError, match=r"hand_size \(with players=2, numbers=2\) must be .* \[1, 2\], got 4"):
+        AlgoRules(numbers=2)  # the default hand of two players is what conflicts
     with pytest.raises(ValueError, match="numbers must be"):
         AlgoRules(numbers=13)
 

@@ -251,7 +251,10 @@ class AlgoRules:
         int_field(self, "numbers", low=2, high=12)
         if self.hand_size is None:
             object.__setattr__(self, "hand_size", 4 if self.players == 2 else 3)
-        int_field(self, "hand_size", low=1, high=self.deck_size // self.players)
+        # The bound depends on the other sizes, which the message names (a default hand may be what conflicts).
+        hand = check_int(f"hand_size (with players={self.players}, numbers={self.numbers})", self.hand_size, low=1,
+                         high=self.deck_size // self.players)  # fmt: skip
+        object.__setattr__(self, "hand_size", hand)
 
     @property
     def deck_size(self) -> int:

@@ -154,9 +154,11 @@ class GeneralizedClueRules:
     def __post_init__(self) -> None:
         from deduction_envs.reasoning.clue_knowledge import MAX_CARDS
 
-        cards = check_int("cards", self.cards, low=2, high=MAX_CARDS)
-        hidden = check_int("hidden", self.hidden, low=1, high=cards - 2)
-        players = check_int("players", self.players, low=2, high=cards - hidden)
+        # The smallest deck hides one card and deals one to each of two players; a bound that depends on another
+        # size names it, since a default may be what conflicts with the size given.
+        cards = check_int("cards", self.cards, low=3, high=MAX_CARDS)
+        hidden = check_int(f"hidden (with cards={cards})", self.hidden, low=1, high=cards - 2)
+        players = check_int(f"players (with cards={cards}, hidden={hidden})", self.players, low=2, high=cards - hidden)
         object.__setattr__(self, "cards", cards)
         object.__setattr__(self, "hidden", hidden)
         object.__setattr__(self, "players", players)
