@@ -127,13 +127,14 @@ CASES = [
         "ok",
     ),
     (
-        "the assistant's sheet in a position where few sampled deals are consistent (was 11 to 20 s)",
+        "the assistant's sheet and advice where few sampled deals are consistent (was 11 to 20 s a sheet)",
         """
         session = ClueSession(["ann", "bob", "cy"], "ann", [str(c) for c in range(18)], deck=(54, 2))
         for i in range(17):
             session.enter(f"ask cy bob: {18 + 2 * i}, {19 + 2 * i} yes")
         sheet = session.sheet()
         assert np.allclose(session.solution().probabilities.sum(axis=1), 1)
+        assert str(session.advice()).startswith("ask ")
         result = session.solution().method
         """,
         "ok",

@@ -88,7 +88,13 @@ from deduction_envs.reasoning.clue_facts import (
     _propagate,
     _propagate_python,  # noqa: F401 (the reference the tests compare the compiled propagation with)
 )
-from deduction_envs.reasoning.clue_sampling import TRACKED_ENTRIES, RelaxedCounts, SwapChain, relaxed_feasible
+from deduction_envs.reasoning.clue_sampling import (
+    TRACKED_ENTRIES,
+    RelaxedCounts,
+    SwapChain,
+    groups_sharing_cards,
+    relaxed_feasible,
+)
 from deduction_envs.reasoning.clue_types import TypeCounts, count_by_types
 
 __all__ = ["ClueKnowledge", "ClueSolution", "ContradictionError", "UndecidedError"]
@@ -233,17 +239,9 @@ def _consistent(model: _Model, facts: _Facts, budget: list[int]) -> bool:
     """:func:`_satisfiable`, after each group of clauses that share cards (across places) alone: a group that no
     deal satisfies refutes the whole at once, where a search over all the clauses might branch through every
     other group first."""
-    clauses = sorted(facts.at_least | facts.not_all)
-    groups: list[tuple[int, list[tuple[int, int]]]] = []  # (cards of the group, its clauses)
-    for clause in clauses:
-        merged_cards, merged = clause[1], [clause]
-        for group in [g for g in groups if g[0] & clause[1]]:
-            groups.remove(group)
-            merged_cards |= group[0]
-            merged += group[1]
-        groups.append((merged_cards, merged))
+    groups = groups_sharing_cards(sorted(facts.at_least | facts.not_all), lambda clause: clause[1])
     if len(groups) > 1:
-        for _, members in sorted(groups, key=lambda g: len(g[1])):
+        for members in sorted(groups, key=len):
             alone = replace(
                 facts,
                 at_least=frozenset(c for c in members if c in facts.at_least),

@@ -26,14 +26,26 @@ once every deal has been seen (late in a game, when few remain).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 from numba import njit
 
 from deduction_envs.reasoning.clue_counting import FreeProblem
 
-__all__ = ["MAX_RELAXED_ENTRIES", "TRACKED_ENTRIES", "RelaxedCounts", "SampledDeals", "SwapChain", "relaxed_feasible"]
+__all__ = [
+    "MAX_RELAXED_ENTRIES",
+    "TRACKED_ENTRIES",
+    "RelaxedCounts",
+    "SampledDeals",
+    "SwapChain",
+    "groups_sharing_cards",
+    "relaxed_feasible",
+]
+
+T = TypeVar("T")
 
 #: Cards x states above which the relaxed counts are not built (float64 entries).
 MAX_RELAXED_ENTRIES = 20_000_000
@@ -460,18 +472,25 @@ def _smallest_hitting_set(clauses: list[int]) -> int:
     return best
 
 
+def groups_sharing_cards(items: Iterable[T], cards: Callable[[T], int]) -> list[list[T]]:
+    """``items`` (clauses) in groups such that no two groups share a card (``cards(item)``, a mask), each
+    group as small as that allows: the connected parts of the graph of items that share a card."""
+    groups: list[tuple[int, list[T]]] = []  # (the group's cards, its items)
+    for item in items:
+        mask, members = cards(item), [item]
+        for group in [g for g in groups if g[0] & cards(item)]:
+            groups.remove(group)
+            mask |= group[0]
+            members += group[1]
+        groups.append((mask, members))
+    return [members for _, members in groups]
+
+
 def _cards_needed(clauses: tuple[int, ...], allowed: int) -> int:
     """A lower bound on the cards a place needs to meet its *at least one of* clauses: the smallest hitting set
     of each group of overlapping clauses (groups share no card, so their needs add up)."""
-    groups: list[tuple[int, list[int]]] = []  # (cards of the group, its clauses)
-    for clause in (m & allowed for m in clauses):
-        merged_cards, merged = clause, [clause]
-        for cards, members in [g for g in groups if g[0] & clause]:
-            groups.remove((cards, members))
-            merged_cards |= cards
-            merged += members
-        groups.append((merged_cards, merged))
-    return sum(_smallest_hitting_set(members) for _, members in groups)
+    groups = groups_sharing_cards([m & allowed for m in clauses], lambda mask: mask)
+    return sum(_smallest_hitting_set(members) for members in groups)
 
 
 def relaxed_feasible(problem: FreeProblem) -> bool:
