@@ -19,8 +19,8 @@ from typing import Any, Literal
 import gymnasium as gym
 import numpy as np
 
-import deduction_envs  # registers the envs; ENV_IDS names them in errors
 from agents.base import Agent
+from deduction_envs import registry  # importing the package registers the envs
 from deduction_envs.core.rules import check_int
 
 __all__ = ["EvaluationResult", "evaluate"]
@@ -164,7 +164,8 @@ def evaluate(
         raise ValueError(f"secrets must be 'all' or 'sample', got {secrets!r}")
     check_int("workers", workers, low=1)
     if env_id not in gym.registry:
-        raise ValueError(f"unknown env id {env_id!r}; deduction envs: {', '.join(deduction_envs.ENV_IDS)}")
+        ids = ", ".join(game.env_id for game in registry.games(multiplayer=False))
+        raise ValueError(f"unknown env id {env_id!r}; deduction envs: {ids}")
     probe = gym.make(env_id, **env_kwargs)
     num_secrets = probe.unwrapped.rules.num_secrets
     probe.close()

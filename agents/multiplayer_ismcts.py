@@ -45,7 +45,7 @@ from deduction_envs.core.rules import check_int
 from deduction_envs.games.algo import Phase as AlgoPhase
 from deduction_envs.reasoning.clue_suggestions import REFUTER_MODELS, score_suggestions
 
-__all__ = ["AlgoSearchPolicy", "ClueSearchPolicy", "SOISMCTS", "SearchPolicy"]
+__all__ = ["AlgoSearchPolicy", "ClueSearchPolicy", "SOISMCTS", "SearchPolicy", "algo_search", "clue_search"]
 
 
 class SearchPolicy:
@@ -334,3 +334,13 @@ class ClueSearchPolicy(SearchPolicy):
         elif event.kind == "suggest" and event.refuter < 0:
             if not any(sim["seen"][event.player] >> c & 1 for c in event.cards):
                 sim["solved"][event.player] = tuple(event.cards)
+
+
+def algo_search(iterations: int = 100, exploration: float = 0.7) -> SOISMCTS:
+    """SO-ISMCTS with Algo's search policy (the registry's ``ismcts_greedy`` agents)."""
+    return SOISMCTS(iterations=iterations, exploration=exploration, policy=AlgoSearchPolicy())
+
+
+def clue_search(time_limit: float = 0.25) -> SOISMCTS:
+    """SO-ISMCTS with Clue's search policy and a time limit a decision (the registry's Clue ``ismcts``)."""
+    return SOISMCTS(iterations=None, time_limit=time_limit, policy=ClueSearchPolicy())

@@ -1,62 +1,37 @@
-"""The reference agents of each multiplayer env, by name: what ``--opponent(s)`` options and evaluations seat.
+"""The reference agents of each multiplayer game, by name: what ``--opponent(s)`` options and evaluations seat.
 
-    from agents.roster import seat_agent, SEAT_AGENTS
+    from agents.roster import seat_agent, agent_names
 
     seat_agent("clue_v0", "deduction_sheet")      # a fresh ClueDeductionSheet
-    sorted(SEAT_AGENTS["algo_v0"])                # ['epsilon_greedy', 'ismcts', 'ismcts_greedy', ...]
+    agent_names("algo_v0")                        # ['random', 'epsilon_greedy', 'max_entropy', 'ismcts', ...]
 
-Each entry makes a fresh agent (agents keep their seat's knowledge, so every
-seat needs its own). The names are the env modules' names (``algo_v0``,
-``clue_v0``, ``generalized_clue_v0``).
+The agents are declared with their game in :mod:`deduction_envs.registry`; this module makes them. Each call
+makes a fresh agent (agents keep their seat's knowledge, so every seat needs its own).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
+from agents.multiplayer import SeatAgent
+from deduction_envs import registry
 
-from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
-from agents.clue_agents import ClueDeductionSheet, ClueEntropyAgent
-from agents.generalized_clue_agents import GCExact, GCRandom, GCScoreboard
-from agents.multiplayer import RandomSeatAgent, SeatAgent
-from agents.multiplayer_ismcts import SOISMCTS, AlgoSearchPolicy, ClueSearchPolicy
+__all__ = ["agent_names", "seat_agent"]
 
-__all__ = ["SEAT_AGENTS", "seat_agent"]
 
-#: Per env, each reference agent's maker by name.
-SEAT_AGENTS: dict[str, dict[str, Callable[[], SeatAgent]]] = {
-    "algo_v0": {
-        "random": RandomSeatAgent,
-        "epsilon_greedy": partial(AlgoEpsilonGreedy, 0.1),
-        "max_entropy": AlgoMaxEntropy,
-        "ismcts": partial(SOISMCTS, iterations=200),
-        "ismcts_greedy": lambda: SOISMCTS(iterations=100, policy=AlgoSearchPolicy()),
-        # Every root option about 200 play-outs, so that the choice follows their values rather than chance:
-        # 100 iterations choose as a precise search would in 84% of stop decisions (results/multiplayer_training.md).
-        "ismcts_greedy_precise": lambda: SOISMCTS(iterations=400, exploration=10.0, policy=AlgoSearchPolicy()),
-    },
-    "clue_v0": {
-        "random": RandomSeatAgent,
-        "deduction_sheet": ClueDeductionSheet,
-        "entropy": ClueEntropyAgent,
-        "ismcts": lambda: SOISMCTS(iterations=None, time_limit=0.25, policy=ClueSearchPolicy()),
-    },
-    "generalized_clue_v0": {
-        "random": GCRandom,
-        "scoreboard": GCScoreboard,
-        "interrogation_pattern": partial(GCScoreboard, patterns=True),
-        "exact": GCExact,
-    },
-}
+def _multiplayer(env: str) -> registry.Game:
+    game = registry.game(env)
+    if not game.multiplayer:
+        names = ", ".join(g.env_id for g in registry.games(multiplayer=True))
+        raise ValueError(f"env must be a multiplayer game ({names}), got {env!r}")
+    return game
+
+
+def agent_names(env: str) -> list[str]:
+    """The reference agents of multiplayer game ``env`` (its id, module or name), in the registry's order."""
+    return list(_multiplayer(env).agents)
 
 
 def seat_agent(env: str, name: str) -> SeatAgent:
-    """A fresh reference agent ``name`` of ``env`` (see :data:`SEAT_AGENTS`), named ``name`` in tables."""
-    if env not in SEAT_AGENTS:
-        raise ValueError(f"env must be one of {', '.join(SEAT_AGENTS)}, got {env!r}")
-    makers = SEAT_AGENTS[env]
-    if name not in makers:
-        raise ValueError(f"{env}'s reference agents are {', '.join(makers)}, got {name!r}")
-    agent = makers[name]()
+    """A fresh reference agent ``name`` of ``env``, named ``name`` in tables."""
+    agent = _multiplayer(env).make_agent(name)
     agent.name = name
     return agent

@@ -6,7 +6,7 @@
 1. *Single-player play*: every game at its default size through ``gym.make`` (Gymnasium's checkers on),
    actions drawn legal (80%), anywhere in the action space (15%) or outside it (5%: -1, n, 1.5, None, a
    string), which must raise ValueError naming the action and change nothing.
-2. *Multiplayer play*: ``algo_v0``, ``clue_v0`` and ``generalized_clue_v0`` (default sizes), legal actions
+2. *Multiplayer play*: every multiplayer game of the registry (default sizes), legal actions
    with a masked one now and then (the game ends, -1 for its player); at every end, rewards that lie in
    [-1, 1] and sum to 0 (but where a masked action ended the game, or every Clue accusation was wrong: then
    everyone gets the same loss, as documented).
@@ -30,21 +30,19 @@ import warnings
 from collections import Counter
 from pathlib import Path
 
-import gymnasium as gym
 import numpy as np
 from tqdm import tqdm
 
-import deduction_envs
-from deduction_envs.envs import algo_v0, clue_v0, generalized_clue_v0
+from deduction_envs import registry
 
-MULTIPLAYER = {"algo_v0": algo_v0.env, "clue_v0": clue_v0.env, "generalized_clue_v0": generalized_clue_v0.env}
+MULTIPLAYER = {game.env_id: game.make_env for game in registry.games(multiplayer=True)}
 OUTSIDE = [-1, None, 1.5, "0", [0]]
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def single_player(seconds: float, rng: np.random.Generator, counts: Counter, failures: list[str]) -> None:
     """Random play with nonsense in it, every game in turn, for ``seconds``."""
-    envs = {env_id: gym.make(env_id) for env_id in deduction_envs.ENV_IDS}
+    envs = {game.env_id: game.make_env() for game in registry.games(multiplayer=False)}
     end = time.perf_counter() + seconds
     with tqdm(desc="single-player steps", unit=" steps", disable=None) as bar:
         while time.perf_counter() < end:

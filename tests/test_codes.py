@@ -179,7 +179,7 @@ def test_make_rules_names_what_it_accepts():
     assert make_rules("BullsAndCows", digits=3) == BullsAndCows(digits=3, symbols=10)
     with pytest.raises(TypeError, match=r"no size parameter 'peg'.*\['pegs', 'colors'\]"):
         make_rules("Mastermind", peg=3)
-    with pytest.raises(ValueError, match="unknown game 'Chess'; known games: Mastermind"):
+    with pytest.raises(ValueError, match="unknown game 'Chess'; the games are Mastermind-v0"):
         make_rules("Chess")
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents import ClueDeductionSheet, RandomSeatAgent, SB3SeatPolicy, play_match
-from agents.roster import SEAT_AGENTS, seat_agent
+from agents.roster import agent_names, seat_agent
 from deduction_envs.core.multiplayer import ranks_from_rewards
 from deduction_envs.envs import algo_v0, clue_v0, generalized_clue_v0
 from deduction_envs.envs.single_seat import SingleSeatEnv
@@ -25,14 +25,16 @@ def test_ranks_from_rewards_by_hand():
 
 
 def test_the_roster_makes_fresh_named_agents_and_refuses_unknown_names():
-    for env, makers in SEAT_AGENTS.items():
-        for name in makers:
+    for env in ("algo_v0", "clue_v0", "generalized_clue_v0"):
+        for name in agent_names(env):
             a, b = seat_agent(env, name), seat_agent(env, name)
             assert a is not b and a.name == name
     with pytest.raises(ValueError, match="clue_v0's reference agents are random, deduction_sheet"):
         seat_agent("clue_v0", "scoreboard")
-    with pytest.raises(ValueError, match="env must be one of"):
+    with pytest.raises(ValueError, match="unknown game 'chess_v6'; the games are Mastermind-v0, "):
         seat_agent("chess_v6", "random")
+    with pytest.raises(ValueError, match=r"env must be a multiplayer game \(algo_v0, clue_v0, generalized_clue_v0\)"):
+        seat_agent("Mastermind-v0", "random")
 
 
 def test_the_last_step_reports_the_learners_rank_and_whether_it_won():

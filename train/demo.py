@@ -16,7 +16,7 @@ import argparse
 import gymnasium as gym
 import numpy as np
 
-import deduction_envs
+from deduction_envs import registry
 from train import arguments
 
 
@@ -50,7 +50,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m train.demo", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--env", default="Mastermind-v0", choices=deduction_envs.ENV_IDS, help="env id")
+    single = [game.env_id for game in registry.games(multiplayer=False)]
+    parser.add_argument("--env", default="Mastermind-v0", choices=single, help="env id")
     parser.add_argument("--size", type=parse_size, action="append", default=[], metavar="NAME=N", help="game size")
     parser.add_argument("--seed", type=arguments.seed, default=None, help="seed of the secret and of the player")
     args = parser.parse_args(argv)

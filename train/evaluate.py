@@ -24,18 +24,19 @@ import argparse
 from pathlib import Path
 from typing import NoReturn
 
-import deduction_envs
 from agents import EvaluationResult, SB3Policy
 from agents.sb3_policy import ALGORITHMS, SB3SeatPolicy
+from deduction_envs import registry
 from deduction_envs.envs import env_rules
 from train import arguments
 from train.demo import parse_size
 from train.multiplayer import (
-    DEFAULT_EVAL_OPPONENTS,
-    MULTIPLAYER_ENVS,
     SeatEvaluation,
     check_opponents,
+    default_sizes,
     evaluate_seat_policy,
+    is_multiplayer,
+    multiplayer_envs,
     raw_env,
     write_seat_evaluation,
 )
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
     )
     parser.add_argument("--algo", default="maskable_ppo", choices=ALGORITHMS, help="its algorithm")
     parser.add_argument(
-        "--env", required=True, choices=[*deduction_envs.ENV_IDS, *MULTIPLAYER_ENVS], help="env id it was trained on"
+        "--env", required=True, choices=[g.env_id for g in registry.games()], help="env id it was trained on"
     )
     parser.add_argument("--size", type=parse_size, action="append", default=[], metavar="NAME=N", help="game size")
     parser.add_argument("--action-mask", default="all", choices=("all", "consistent"), help="the mask it trained with")
@@ -73,10 +74,10 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
     )
     seats.add_argument("--workers", type=arguments.count(1), default=1, help="processes (default 1)")
     args = parser.parse_args(argv)
-    if args.env in MULTIPLAYER_ENVS:
+    if is_multiplayer(args.env):
         return _evaluate_seat(args, parser)
     if args.opponents is not None:
-        parser.error(f"--opponents is for the multiplayer envs ({', '.join(MULTIPLAYER_ENVS)})")
+        parser.error(f"--opponents is for the multiplayer envs ({', '.join(multiplayer_envs())})")
     sizes = dict(args.size)
     try:
         env_rules(args.env, **sizes)
@@ -106,8 +107,8 @@ def output_file(args: argparse.Namespace) -> Path:
 
 
 def _evaluate_seat(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[SeatEvaluation]:
-    sizes = {**MULTIPLAYER_ENVS[args.env], **dict(args.size)}
-    opponents = args.opponents or list(DEFAULT_EVAL_OPPONENTS[args.env])
+    sizes = {**default_sizes(args.env), **dict(args.size)}
+    opponents = args.opponents or list(registry.game(args.env).evaluation)
     try:
         check_opponents(args.env, opponents)
         SB3SeatPolicy.load(args.model, raw_env(args.env, **sizes), args.algo)  # a mismatch is refused before playing

@@ -270,9 +270,9 @@ def demonstrations(
     in a single-player env (a Gymnasium id; ``opponents`` must be empty) it
     plays episodes, ``expert`` one of :data:`SINGLE_PLAYER_EXPERTS`.
     """
-    from train.multiplayer import MULTIPLAYER_ENVS
+    from train.multiplayer import is_multiplayer
 
-    multiplayer = env in MULTIPLAYER_ENVS
+    multiplayer = is_multiplayer(env)
     if multiplayer:
         seat_agent(env, expert)  # an unknown name is refused here, before any worker starts
     elif expert not in SINGLE_PLAYER_EXPERTS:

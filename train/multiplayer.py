@@ -6,7 +6,7 @@
 
 The learner plays one seat of the env's :class:`SingleSeatEnv` (drawn each
 episode); each other seat is an opponent drawn from a pool: the reference
-agents named by ``--opponents`` (:data:`agents.roster.SEAT_AGENTS`) and, with
+agents named by ``--opponents`` (:mod:`agents.roster`) and, with
 ``--league``, frozen snapshots of the learner. A snapshot joins the pool when
 the learner's mean reward over its last ``--league-window`` games reaches
 ``--league-threshold`` (every game's rewards sum to 0, so 0 is parity);
@@ -21,7 +21,6 @@ saved model).
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 from collections import deque
@@ -34,15 +33,17 @@ from typing import Any
 import numpy as np
 
 from agents.multiplayer import SeatAgent, play_match
-from agents.roster import SEAT_AGENTS, seat_agent
+from agents.roster import agent_names, seat_agent
 from agents.sb3_policy import SB3SeatPolicy
+from deduction_envs import registry
 from deduction_envs.core.multiplayer import ranks_from_rewards
 from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv
 from deduction_envs.envs.single_seat import SingleSeatEnv
 
 __all__ = [
-    "DEFAULT_EVAL_OPPONENTS",
-    "MULTIPLAYER_ENVS",
+    "default_sizes",
+    "is_multiplayer",
+    "multiplayer_envs",
     "OpponentPool",
     "SeatEvaluation",
     "evaluate_seat_policy",
@@ -52,20 +53,21 @@ __all__ = [
     "write_seat_evaluation",
 ]
 
-#: The multiplayer envs ``python -m train --env`` accepts, with their default sizes.
-MULTIPLAYER_ENVS: dict[str, dict[str, int]] = {
-    "algo_v0": {"players": 2},
-    "clue_v0": {"players": 4},
-    "generalized_clue_v0": {"cards": 12, "hidden": 2, "players": 3},
-}
 
-#: The reference agents the trained policy meets at the end of training. On request only, as they take
-#: seconds a game: SO-ISMCTS, and Clue's entropy agent (``--eval-opponents entropy --eval-games 100``).
-DEFAULT_EVAL_OPPONENTS: dict[str, tuple[str, ...]] = {
-    "algo_v0": ("random", "epsilon_greedy", "max_entropy"),
-    "clue_v0": ("random", "deduction_sheet"),
-    "generalized_clue_v0": ("random", "scoreboard", "interrogation_pattern", "exact"),
-}
+def multiplayer_envs() -> list[str]:
+    """The multiplayer envs ``python -m train --env`` accepts (the registry's, by module name)."""
+    return [game.env_id for game in registry.games(multiplayer=True)]
+
+
+def is_multiplayer(env: str) -> bool:
+    """Whether ``env`` names a registered multiplayer game."""
+    return env in multiplayer_envs()
+
+
+def default_sizes(env: str) -> dict[str, Any]:
+    """The sizes a multiplayer env is built with unless ``--size`` says otherwise: its rules' defaults."""
+    return registry.game(env).default_sizes()
+
 
 #: The file listing a league's snapshots, next to the model.
 LEAGUE_FILE = "league.json"
@@ -73,9 +75,9 @@ LEAGUE_FILE = "league.json"
 
 def raw_env(env: str, **kwargs: Any) -> MultiplayerAECEnv:
     """A raw multiplayer env by its module name (``clue_v0``) with its keyword arguments."""
-    if env not in MULTIPLAYER_ENVS:
-        raise ValueError(f"env must be one of {', '.join(MULTIPLAYER_ENVS)}, got {env!r}")
-    return importlib.import_module(f"deduction_envs.envs.{env}").raw_env(**kwargs)
+    if not is_multiplayer(env):
+        raise ValueError(f"env must be one of {', '.join(multiplayer_envs())}, got {env!r}")
+    return registry.game(env).make_raw_env(**kwargs)
 
 
 def check_opponents(env: str, names: Sequence[str]) -> list[str]:
@@ -113,7 +115,7 @@ class OpponentPool:
     def add(self, entry: str | Path) -> None:
         """Add a snapshot (a saved model's path) or a reference agent's name."""
         entry = str(entry)
-        if entry not in SEAT_AGENTS[self.env] and not Path(entry).exists():
+        if entry not in agent_names(self.env) and not Path(entry).exists():
             raise ValueError(f"{entry!r} is neither a reference agent of {self.env} nor a saved model")
         self.entries.append(entry)
 
@@ -124,7 +126,7 @@ class OpponentPool:
     def _agent(self, entry: str, slot: int) -> SeatAgent:
         key = (entry, slot)
         if key not in self._agents:
-            if entry in SEAT_AGENTS[self.env]:
+            if entry in agent_names(self.env):
                 self._agents[key] = seat_agent(self.env, entry)
             else:
                 self._agents[key] = SB3SeatPolicy.load(entry, self._encoder, self.algo, deterministic=False)

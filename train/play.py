@@ -24,17 +24,17 @@ from collections.abc import Callable
 import gymnasium as gym
 import numpy as np
 
-import deduction_envs
 from agents import ISES
+from deduction_envs import registry
 from deduction_envs.core.information_set import InformationSet
 from deduction_envs.core.rules import DeductionRules
-from train import arguments, play_algo, play_clue
+from train import arguments
 from train.demo import parse_size
 
 COMMANDS = "Commands: a query, 'hint', 'help', 'quit'."
 
-#: The multiplayer games: their module, default opponent and default players.
-MULTIPLAYER = {"algo": (play_algo, "max_entropy", 2), "clue": (play_clue, "deduction_sheet", 4)}
+#: The multiplayer games with a terminal game (the registry's ``play``), by name.
+MULTIPLAYER = {g.name: g for g in registry.games(multiplayer=True) if g.play is not None}
 
 
 def expected_gain(knowledge: InformationSet, action: int) -> float:
@@ -148,27 +148,30 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m train.play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    games = [*deduction_envs.ENV_IDS, *MULTIPLAYER]
+    games = [*(g.env_id for g in registry.games(multiplayer=False)), *MULTIPLAYER]
     parser.add_argument("env", nargs="?", default="Mastermind-v0", choices=games, help="env id, or algo or clue")
     parser.add_argument("--size", type=parse_size, action="append", default=[], metavar="NAME=N", help="game size")
     parser.add_argument("--seed", type=arguments.seed, default=None, help="seed of the secret (or of the deal)")
-    opponents = sorted({name for module, _, _ in MULTIPLAYER.values() for name in module.OPPONENTS})
+    opponents = sorted({name for game in MULTIPLAYER.values() for name in game.agents})
     parser.add_argument(
         "--opponent",
         default=None,
         choices=opponents,
-        help="algo: max_entropy (default), epsilon_greedy, ismcts, ismcts_greedy, ismcts_greedy_precise, random; "
-        "clue: deduction_sheet (default), entropy, ismcts, random",
+        help="; ".join(
+            f"{name}: {game.play[1]} (default), " + ", ".join(a for a in game.agents if a != game.play[1])
+            for name, game in MULTIPLAYER.items()
+        ),
     )
-    parser.add_argument("--players", type=arguments.count(1), default=None,
-                        help="players, you included (algo: 2-4, default 2; clue: 3-6, default 4)")  # fmt: skip
+    players = "; ".join(f"{name}: default {game.play[2]}" for name, game in MULTIPLAYER.items())
+    parser.add_argument("--players", type=arguments.count(1), default=None, help=f"players, you included ({players})")
     args = parser.parse_args(argv)
     try:
         if args.env in MULTIPLAYER:
-            module, opponent, players = MULTIPLAYER[args.env]
-            if args.opponent is not None and args.opponent not in module.OPPONENTS:
-                raise ValueError(f"{args.env}'s opponents are {', '.join(module.OPPONENTS)}, got {args.opponent!r}")
-            module.play(args.opponent or opponent, args.players or players, args.seed)
+            game = MULTIPLAYER[args.env]
+            play_game, opponent, players = game.play
+            if args.opponent is not None and args.opponent not in game.agents:
+                raise ValueError(f"{args.env}'s opponents are {', '.join(game.agents)}, got {args.opponent!r}")
+            registry.load(play_game)(args.opponent or opponent, args.players or players, args.seed)
         else:
             play(args.env, dict(args.size), args.seed)
     except (ValueError, TypeError) as error:

@@ -20,12 +20,10 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.algo_agents import attack_probabilities
-from agents.roster import SEAT_AGENTS
+from agents.roster import seat_agent
 from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, Move, Phase, PlayerView, format_card
 from deduction_envs.reasoning import AlgoKnowledge
 from train.seat import Quit, play_in_seat_zero
-
-OPPONENTS = SEAT_AGENTS["algo_v0"]
 
 
 def show(rules: AlgoRules, view: PlayerView) -> str:
@@ -104,7 +102,7 @@ def play(
         return rules.action_index(move)
 
     print(f"Algo, {players} players; you are seat 0 and move first. Type 'help' for the moves.")
-    table = play_in_seat_zero(rules, [OPPONENTS[opponent]() for _ in range(players - 1)], rng, hear, ask)
+    table = play_in_seat_zero(rules, [seat_agent("algo_v0", opponent) for _ in range(players - 1)], rng, hear, ask)
     if table is None:
         return None
     print(show(rules, you.view))

@@ -31,13 +31,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.roster import SEAT_AGENTS
+from agents.roster import agent_names, seat_agent
 from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules, parse_card
 from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
 from deduction_envs.reasoning.clue_suggestions import score_suggestions
 from train.seat import Quit, play_in_seat_zero
-
-OPPONENTS = SEAT_AGENTS["clue_v0"]
 
 KINDS = {"suggest": "suggest", "s": "suggest", "accuse": "accuse", "a": "accuse", "show": "show"}
 
@@ -96,8 +94,8 @@ def play(
     Returns the winner's seat (None if you quit or nobody won).
     """
     rules = ClueRules(players=players)
-    if opponent not in OPPONENTS:
-        raise ValueError(f"opponent must be one of {', '.join(OPPONENTS)}, got {opponent!r}")
+    if opponent not in agent_names("clue_v0"):
+        raise ValueError(f"opponent must be one of {', '.join(agent_names('clue_v0'))}, got {opponent!r}")
     rng = np.random.default_rng(seed)
     you = rules.new_knowledge(0)
     names = ["you", *(f"P{p}" for p in range(1, players))]
@@ -107,7 +105,7 @@ def play(
         print(sheet(rules, you) if event.kind == "deal" else rules.describe(event, names, you=0))
 
     print(f"Clue, {players} players; you are seat 0 (the others are P1..P{players - 1}). Type 'help' for the moves.")
-    agents = [OPPONENTS[opponent]() for _ in range(players - 1)]
+    agents = [seat_agent("clue_v0", opponent) for _ in range(players - 1)]
     table = play_in_seat_zero(rules, agents, rng, hear, lambda mask: _ask(rules, you, mask, read))
     if table is None:
         return None

@@ -41,10 +41,10 @@ from typing import Any
 import numpy as np
 from tqdm import TqdmExperimentalWarning
 
-import deduction_envs
 from agents import ISES, ISMCTS, Agent, EvaluationResult, RandomAgent, SB3Policy, evaluate
 from agents.roster import seat_agent
 from agents.sb3_policy import ALGORITHMS, algorithm_class
+from deduction_envs import registry
 from deduction_envs.core.rules import DeductionRules
 from deduction_envs.envs import env_rules
 from deduction_envs.envs.batched_env import batch_refusal
@@ -54,12 +54,13 @@ from train import arguments
 from train.demo import parse_size
 from train.imitation import SINGLE_PLAYER_EXPERTS
 from train.multiplayer import (
-    DEFAULT_EVAL_OPPONENTS,
-    MULTIPLAYER_ENVS,
     check_opponents,
+    default_sizes,
     evaluate_seat_policy,
+    is_multiplayer,
     league_callback,
     make_seat_envs,
+    multiplayer_envs,
     raw_env,
     read_league,
     write_seat_evaluation,
@@ -76,7 +77,6 @@ DEFAULT_SIZES = {"Mastermind-v0": {"pegs": 3, "colors": 3}}
 #: Keyword arguments of a single-player env that are options of a run, not sizes of the game.
 ENV_OPTIONS = ("action_mask", "query_features")
 #: The opponents of a multiplayer run without --opponents.
-DEFAULT_OPPONENTS = {"algo_v0": "epsilon_greedy", "clue_v0": "deduction_sheet", "generalized_clue_v0": "scoreboard"}
 
 
 def hyperparameters(algo: str, env_id: str, path: Path = CONFIG) -> dict[str, Any]:
@@ -162,7 +162,7 @@ def train(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> tuple[Any, fl
     settings = hyperparameters(args.algo, args.env, args.config)
     gamma = settings.get("gamma", 0.99)
     monitor = output / "monitor"
-    multiplayer = args.env in MULTIPLAYER_ENVS
+    multiplayer = is_multiplayer(args.env)
     # A resumed run adds to its episode logs; one resumed into a new --output starts them, with their header.
     append = args.resume is not None and any(monitor.glob("*monitor.csv"))
     snapshots = read_league(output) if multiplayer and args.resume is not None else []
@@ -459,9 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m train", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument(
-        "--env", default=DEFAULT_ENV, choices=[*deduction_envs.ENV_IDS, *MULTIPLAYER_ENVS], help="env id"
-    )
+    parser.add_argument("--env", default=DEFAULT_ENV, choices=[g.env_id for g in registry.games()], help="env id")
     parser.add_argument("--size", type=parse_size, action="append", default=None, metavar="NAME=N", help="game size")
     parser.add_argument("--algo", default="maskable_ppo", choices=ALGORITHMS, help="algorithm (default maskable_ppo)")
     parser.add_argument(
@@ -619,7 +617,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
         # SB3 loads a saved model with its own hyperparameters: a config given here would be silently ignored.
         parser.error("--config is for a new run: a resumed one keeps the hyperparameters it was saved with")
     args.config = args.config or CONFIG
-    if args.env in MULTIPLAYER_ENVS:
+    if is_multiplayer(args.env):
         sizes = _check_multiplayer(args, parser)
         rules = None
     else:
@@ -631,11 +629,12 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
         options = _search_target_options(args)
         if options and args.imitate is not None:
             parser.error(f"{options[0]} needs a search agent; a single-player game's experts do not search")
+        envs = ", ".join(multiplayer_envs())
         for name in ("opponents", "eval_opponents"):
             if getattr(args, name) is not None:
-                parser.error(f"--{name.replace('_', '-')} is for the multiplayer envs ({', '.join(MULTIPLAYER_ENVS)})")
+                parser.error(f"--{name.replace('_', '-')} is for the multiplayer envs ({envs})")
         if args.league:
-            parser.error(f"--league is for the multiplayer envs ({', '.join(MULTIPLAYER_ENVS)})")
+            parser.error(f"--league is for the multiplayer envs ({envs})")
         sizes = dict(args.size) if args.size is not None else DEFAULT_SIZES.get(args.env, {})
         try:
             rules = env_rules(args.env, **sizes)
@@ -649,7 +648,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, dict[
     if args.policy == "features":
         if args.algo not in ("maskable_ppo", "ppo"):
             parser.error(f"--policy features is for maskable_ppo and ppo, got {args.algo}")
-    if args.query_features and args.env in MULTIPLAYER_ENVS:
+    if args.query_features and is_multiplayer(args.env):
         parser.error("--query-features is for the single-player games")
     if rules is not None and args.action_mask == "consistent" and not rules.queries_name_secrets:
         parser.error(f"--action-mask consistent needs queries that name secrets, which {args.env} lacks")
@@ -683,7 +682,7 @@ def _vec_env(args: argparse.Namespace, rules: Any, parser: argparse.ArgumentPars
 
 def _check_multiplayer(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, int]:
     """The checks of a multiplayer run; its sizes (the env's defaults, overridden by ``--size``)."""
-    sizes = {**MULTIPLAYER_ENVS[args.env], **dict(args.size or [])}
+    sizes = {**default_sizes(args.env), **dict(args.size or [])}
     try:
         raw_env(args.env, **sizes)
     except (TypeError, ValueError) as error:
@@ -692,8 +691,9 @@ def _check_multiplayer(args: argparse.Namespace, parser: argparse.ArgumentParser
         parser.error("--action-mask consistent is for single-player games; multiplayer envs mask legal actions")
     if args.algo not in ("maskable_ppo", "ppo"):
         parser.error(f"multiplayer envs train with maskable_ppo or ppo, got {args.algo}")
-    args.opponents = args.opponents or [DEFAULT_OPPONENTS[args.env]]
-    args.eval_opponents = args.eval_opponents or list(DEFAULT_EVAL_OPPONENTS[args.env])
+    game = registry.game(args.env)
+    args.opponents = args.opponents or [game.opponent]
+    args.eval_opponents = args.eval_opponents or list(game.evaluation)
     for name in ("opponents", "eval_opponents"):
         try:
             check_opponents(args.env, getattr(args, name))
@@ -778,7 +778,7 @@ def run(args: argparse.Namespace, env_kwargs: dict[str, Any], references: bool =
     """
     args.output.mkdir(parents=True, exist_ok=True)
     model, seconds = train(args, env_kwargs)
-    if args.env in MULTIPLAYER_ENVS:
+    if is_multiplayer(args.env):
         return _run_seat(args, env_kwargs, model, seconds)
     sizes = {k: v for k, v in env_kwargs.items() if isinstance(v, int)}
     label = f"{args.algo} on {args.env} {sizes or ''}".strip()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import weakref
 
+from deduction_envs import registry
 from deduction_envs.core.rules import DeductionRules
 from deduction_envs.games.black_box import BlackBox
 from deduction_envs.games.codes import BullsAndCows, CodeGame, Mastermind, SimpleMastermind, score_codes
@@ -32,19 +33,9 @@ __all__ = [
     "score_codes",
 ]
 
-GAMES: dict[str, type[DeductionRules]] = {
-    cls.name: cls
-    for cls in (
-        Mastermind,
-        SimpleMastermind,
-        BullsAndCows,
-        Wordle,
-        FakeCoin,
-        TreasureHunt,
-        LowMiddleHigh,
-        BlackBox,
-    )
-}
+#: The single-player games declared in :mod:`deduction_envs.registry` when this package was imported, by name
+#: (a view of the registry; :func:`make_rules` also finds games registered since).
+GAMES: dict[str, type[DeductionRules]] = {game.name: game.rules_class() for game in registry.games(multiplayer=False)}
 
 
 #: The one rules object of each configuration in this process, so that every env, sub-env, evaluation chunk
@@ -53,18 +44,19 @@ _SHARED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 def make_rules(game: str, **sizes: int) -> DeductionRules:
-    """The rules of ``game`` (a name in :data:`GAMES`) at the given sizes.
+    """The rules of single-player ``game`` (its name or Gymnasium id in :mod:`deduction_envs.registry`) at the
+    given sizes.
 
     Rules are immutable, so equal configurations get the same object while
     any holder keeps it alive: one feedback memo per configuration.
     """
-    try:
-        cls = GAMES[game]
-    except KeyError:
-        raise ValueError(f"unknown game {game!r}; known games: {', '.join(GAMES)}") from None
+    entry = registry.game(game)
+    if entry.multiplayer:
+        raise ValueError(f"{game!r} is a multiplayer game; its rules are {entry.rules}")
+    cls = entry.rules_class()
     accepted = [field.name for field in dataclasses.fields(cls)]
     unknown = sorted(set(sizes) - set(accepted))
     if unknown:
-        raise TypeError(f"{game} has no size parameter {', '.join(map(repr, unknown))}; it accepts {accepted}")
+        raise TypeError(f"{entry.name} has no size parameter {', '.join(map(repr, unknown))}; it accepts {accepted}")
     rules = cls(**sizes)
     return _SHARED.setdefault(rules, rules)

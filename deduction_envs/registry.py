@@ -1,0 +1,241 @@
+"""One registry of games: each game, single-player or multiplayer, declared once.
+
+Registration with Gymnasium and PettingZoo, the rules by name (:func:`deduction_envs.games.make_rules`), the
+agent roster, ``python -m train``, ``train.evaluate``, terminal play, the experiments and the tests read it;
+nothing else keeps a table of game names. Adding a game is one rules module, one env module (for a
+multiplayer game) and one :class:`Game` entry, here or from outside with :func:`register_game`::
+
+    from deduction_envs import registry
+
+    registry.game("algo_v0").make_raw_env(players=3)      # by id, module name or name
+    registry.game("Mastermind").make_rules(pegs=5)
+    [g.env_id for g in registry.games(multiplayer=True)]  # ['algo_v0', 'clue_v0', 'generalized_clue_v0']
+
+Entries name rules, envs and agents by ``"module:attribute"`` strings, imported on first use: this module
+imports only the standard library, so the rules layer can read it, a user of one game pays for no other, and
+the agents (a layer above the envs) are named, never imported, until the roster makes one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+__all__ = ["Agent", "Game", "game", "games", "load", "register_game"]
+
+
+def load(path: str) -> Any:
+    """The attribute a ``"module:attribute"`` string names, imported."""
+    module, _, attribute = path.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+@dataclass(frozen=True)
+class Agent:
+    """A reference agent: ``maker`` (``"module:callable"``) called with ``kwargs`` makes a fresh one."""
+
+    maker: str
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+    def make(self) -> Any:
+        return load(self.maker)(**self.kwargs)
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game's declaration.
+
+    Attributes:
+        name: the game's name (``"Mastermind"``, ``"algo"``); terminal play and recorded games use it.
+        env_id: Gymnasium's id (``"Mastermind-v0"``), or the AEC env's module name (``"algo_v0"``), which
+            ``python -m train --env`` takes.
+        rules: the rules class, ``"module:Class"``; its dataclass fields are the size parameters, their
+            defaults the default sizes.
+        env: multiplayer only: the module with ``env()`` (wrapped) and ``raw_env`` (the AEC env), whose
+            docstring is the game's page. Single-player games are played by the one generic env.
+        aec_id: PettingZoo's registry id (``"deduction_envs/algo-v0"``).
+        batched: single-player: ``gym.make_vec`` plays it in one batched env by default.
+        agents: multiplayer reference agents by name (the roster; ``--opponents``, evaluations, play).
+        opponent: the default training opponent; ``evaluation``: the default evaluation opponents.
+        play: the terminal game (``"module:function"``), its default opponent and players.
+    """
+
+    name: str
+    env_id: str
+    rules: str
+    env: str | None = None
+    aec_id: str | None = None
+    batched: bool = False
+    agents: Mapping[str, Agent] = field(default_factory=dict)
+    opponent: str | None = None
+    evaluation: tuple[str, ...] = ()
+    play: tuple[str, str, int] | None = None
+
+    @property
+    def multiplayer(self) -> bool:
+        return self.env is not None
+
+    def rules_class(self) -> type:
+        return load(self.rules)
+
+    def default_sizes(self) -> dict[str, Any]:
+        """The size parameters and their defaults, from the rules' dataclass fields."""
+        return {f.name: f.default for f in dataclasses.fields(self.rules_class())}
+
+    def make_rules(self, **sizes: Any) -> Any:
+        """The rules at ``sizes`` (see :func:`deduction_envs.games.make_rules` for the shared objects)."""
+        from deduction_envs.games import make_rules
+
+        return make_rules(self.name, **sizes) if not self.multiplayer else self.rules_class()(**sizes)
+
+    def env_module(self) -> Any:
+        if not self.multiplayer:
+            raise ValueError(f"{self.name} is a single-player game: gymnasium.make({self.env_id!r})")
+        return importlib.import_module(self.env)
+
+    def make_env(self, **kwargs: Any) -> Any:
+        """The env: ``gymnasium.make(env_id, **kwargs)``, or the multiplayer module's wrapped ``env()``."""
+        if not self.multiplayer:
+            import gymnasium
+
+            return gymnasium.make(self.env_id, **kwargs)
+        return self.env_module().env(**kwargs)
+
+    def make_raw_env(self, **kwargs: Any) -> Any:
+        """The multiplayer AEC env without PettingZoo's order wrapper."""
+        return self.env_module().raw_env(**kwargs)
+
+    def make_agent(self, name: str) -> Any:
+        """A fresh reference agent ``name`` (agents keep their seat's knowledge: every seat needs its own)."""
+        if name not in self.agents:
+            raise ValueError(f"{self.env_id}'s reference agents are {', '.join(self.agents)}, got {name!r}")
+        return self.agents[name].make()
+
+
+def _ismcts(**kwargs: Any) -> Agent:
+    return Agent("agents.multiplayer_ismcts:SOISMCTS", kwargs)
+
+
+_SINGLE = [
+    ("Mastermind", "codes", True),
+    ("SimpleMastermind", "codes", True),
+    ("BullsAndCows", "codes", True),
+    ("Wordle", "wordle", True),
+    ("FakeCoin", "fake_coin", False),
+    ("TreasureHunt", "treasure_hunt", True),
+    ("LowMiddleHigh", "low_middle_high", True),
+    ("BlackBox", "black_box", False),
+]
+
+_GAMES: dict[str, Game] = {}
+
+
+def register_game(entry: Game) -> None:
+    """Add ``entry`` to the registry and register its env with Gymnasium (single-player) or PettingZoo.
+
+    Raises:
+        ValueError: a game of that name or id is already registered, differently.
+    """
+    for key in (entry.name, entry.env_id):
+        if key in _GAMES and _GAMES[key] != entry:
+            raise ValueError(f"a game {key!r} is registered already")
+    _GAMES[entry.name] = _GAMES[entry.env_id] = entry
+    if entry.aec_id is not None:
+        _GAMES[entry.aec_id] = entry
+    if "deduction_envs.envs.registration" in sys.modules:  # registration is under way or done
+        load("deduction_envs.envs.registration:register_envs")()
+
+
+for _name, _module, _batched in _SINGLE:
+    register_game(Game(_name, f"{_name}-v0", f"deduction_envs.games.{_module}:{_name}", batched=_batched))
+
+register_game(
+    Game(
+        "algo",
+        "algo_v0",
+        "deduction_envs.games.algo:AlgoRules",
+        env="deduction_envs.envs.algo",
+        aec_id="deduction_envs/algo-v0",
+        agents=MappingProxyType(
+            {
+                "random": Agent("agents.multiplayer:RandomSeatAgent"),
+                "epsilon_greedy": Agent("agents.algo_agents:AlgoEpsilonGreedy", {"epsilon": 0.1}),
+                "max_entropy": Agent("agents.algo_agents:AlgoMaxEntropy"),
+                "ismcts": _ismcts(iterations=200),
+                "ismcts_greedy": Agent("agents.multiplayer_ismcts:algo_search", {"iterations": 100}),
+                # Every root option about 200 play-outs, so that the choice follows their values rather than
+                # chance: 100 iterations choose as a precise search would in 84% of stop decisions
+                # (results/multiplayer_training.md).
+                "ismcts_greedy_precise": Agent(
+                    "agents.multiplayer_ismcts:algo_search", {"iterations": 400, "exploration": 10.0}
+                ),
+            }
+        ),
+        opponent="epsilon_greedy",
+        evaluation=("random", "epsilon_greedy", "max_entropy"),
+        play=("train.play_algo:play", "max_entropy", 2),
+    )
+)
+register_game(
+    Game(
+        "clue",
+        "clue_v0",
+        "deduction_envs.games.clue:ClueRules",
+        env="deduction_envs.envs.clue",
+        aec_id="deduction_envs/clue-v0",
+        agents=MappingProxyType(
+            {
+                "random": Agent("agents.multiplayer:RandomSeatAgent"),
+                "deduction_sheet": Agent("agents.clue_agents:ClueDeductionSheet"),
+                "entropy": Agent("agents.clue_agents:ClueEntropyAgent"),
+                "ismcts": Agent("agents.multiplayer_ismcts:clue_search", {"time_limit": 0.25}),
+            }
+        ),
+        opponent="deduction_sheet",
+        # SO-ISMCTS and the entropy agent take seconds a game: evaluated against on request only.
+        evaluation=("random", "deduction_sheet"),
+        play=("train.play_clue:play", "deduction_sheet", 4),
+    )
+)
+register_game(
+    Game(
+        "generalized_clue",
+        "generalized_clue_v0",
+        "deduction_envs.games.generalized_clue:GeneralizedClueRules",
+        env="deduction_envs.envs.generalized_clue",
+        aec_id="deduction_envs/generalized_clue-v0",
+        agents=MappingProxyType(
+            {
+                "random": Agent("agents.generalized_clue_agents:GCRandom"),
+                "scoreboard": Agent("agents.generalized_clue_agents:GCScoreboard"),
+                "interrogation_pattern": Agent("agents.generalized_clue_agents:GCScoreboard", {"patterns": True}),
+                "exact": Agent("agents.generalized_clue_agents:GCExact"),
+            }
+        ),
+        opponent="scoreboard",
+        evaluation=("random", "scoreboard", "interrogation_pattern", "exact"),
+    )
+)
+
+
+def game(key: str) -> Game:
+    """The game with this name, env id or PettingZoo id.
+
+    Raises:
+        ValueError: no such game (the message lists them).
+    """
+    if key not in _GAMES:
+        known = ", ".join(g.env_id for g in games())
+        raise ValueError(f"unknown game {key!r}; the games are {known}")
+    return _GAMES[key]
+
+
+def games(multiplayer: bool | None = None) -> list[Game]:
+    """Every game in the order registered (only the multiplayer or single-player ones if asked)."""
+    unique = list({id(g): g for g in _GAMES.values()}.values())
+    return [g for g in unique if multiplayer is None or g.multiplayer == multiplayer]
