@@ -2,7 +2,7 @@
 
 A :class:`SeatAgent` sits in one seat. :meth:`SeatAgent.reset` gives it the
 rules (which every player knows), its seat and an empty knowledge of that
-seat (``rules.new_knowledge(seat)``); :meth:`SeatAgent.observe` gives it
+seat (:func:`deduction_envs.registry.new_knowledge`); :meth:`SeatAgent.observe` gives it
 every event *as projected for its seat* (the deal first), which keeps the
 knowledge; :meth:`SeatAgent.act` chooses from that knowledge and the legal
 mask, never from the state, which holds the other players' cards.
@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from deduction_envs import registry
 from deduction_envs.core.multiplayer import Knowledge, MultiplayerRules, Table, play
 from deduction_envs.core.rules import check_int
 
@@ -46,7 +47,7 @@ class SeatAgent(abc.ABC):
         """Start a game of ``rules`` in ``seat`` with empty knowledge; ``seed`` fixes the agent's own randomness."""
         self.rules = rules
         self.seat = seat
-        self.knowledge = rules.new_knowledge(seat) if self.keeps_knowledge else None
+        self.knowledge = registry.new_knowledge(rules, seat) if self.keeps_knowledge else None
         self.rng = np.random.default_rng(seed)
 
     def observe(self, event: Any) -> None:

@@ -21,12 +21,13 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import sys
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["Agent", "Game", "game", "games", "load", "register_game"]
+__all__ = ["Agent", "Game", "game", "games", "load", "new_knowledge", "register_game"]
 
 
 def load(path: str) -> Any:
@@ -58,6 +59,8 @@ class Game:
             defaults the default sizes.
         env: multiplayer only: the module with ``env()`` (wrapped) and ``raw_env`` (the AEC env), whose
             docstring is the game's page. Single-player games are played by the one generic env.
+        knowledge: multiplayer only: a seat's knowledge class (``Knowledge(rules, player)``): the rules do not
+            import the reasoning layer; the registry pairs them (:func:`new_knowledge`).
         aec_id: PettingZoo's registry id (``"deduction_envs/algo-v0"``).
         batched: single-player: ``gym.make_vec`` plays it in one batched env by default.
         agents: multiplayer reference agents by name (the roster; ``--opponents``, evaluations, play).
@@ -69,6 +72,7 @@ class Game:
     env_id: str
     rules: str
     env: str | None = None
+    knowledge: str | None = None
     aec_id: str | None = None
     batched: bool = False
     agents: Mapping[str, Agent] = field(default_factory=dict)
@@ -88,10 +92,22 @@ class Game:
         return {f.name: f.default for f in dataclasses.fields(self.rules_class())}
 
     def make_rules(self, **sizes: Any) -> Any:
-        """The rules at ``sizes`` (see :func:`deduction_envs.games.make_rules` for the shared objects)."""
-        from deduction_envs.games import make_rules
+        """The rules at ``sizes``.
 
-        return make_rules(self.name, **sizes) if not self.multiplayer else self.rules_class()(**sizes)
+        Rules are immutable, so equal configurations get the same object while any holder keeps it alive: one
+        feedback memo per configuration in this process (every env, sub-env, evaluation chunk and agent built
+        by name shares it; Wordle's takes seconds to fill).
+
+        Raises:
+            TypeError: a size the game does not have. The rules' own errors for bad values.
+        """
+        cls = self.rules_class()
+        accepted = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(sizes) - set(accepted))
+        if unknown:
+            raise TypeError(f"{self.name} has no size parameter {', '.join(map(repr, unknown))}; it accepts {accepted}")
+        rules = cls(**sizes)
+        return _SHARED.setdefault(rules, rules)
 
     def env_module(self) -> Any:
         if not self.multiplayer:
@@ -133,6 +149,8 @@ _SINGLE = [
 ]
 
 _GAMES: dict[str, Game] = {}
+#: The one rules object of each configuration (see :meth:`Game.make_rules`).
+_SHARED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 def register_game(entry: Game) -> None:
@@ -160,6 +178,7 @@ register_game(
         "algo_v0",
         "deduction_envs.games.algo:AlgoRules",
         env="deduction_envs.envs.algo",
+        knowledge="deduction_envs.reasoning.algo_hands:AlgoKnowledge",
         aec_id="deduction_envs/algo-v0",
         agents=MappingProxyType(
             {
@@ -187,6 +206,7 @@ register_game(
         "clue_v0",
         "deduction_envs.games.clue:ClueRules",
         env="deduction_envs.envs.clue",
+        knowledge="deduction_envs.reasoning.clue_player:CluePlayerKnowledge",
         aec_id="deduction_envs/clue-v0",
         agents=MappingProxyType(
             {
@@ -208,6 +228,7 @@ register_game(
         "generalized_clue_v0",
         "deduction_envs.games.generalized_clue:GeneralizedClueRules",
         env="deduction_envs.envs.generalized_clue",
+        knowledge="deduction_envs.reasoning.generalized_clue_player:GCPlayerKnowledge",
         aec_id="deduction_envs/generalized_clue-v0",
         agents=MappingProxyType(
             {
@@ -233,6 +254,21 @@ def game(key: str) -> Game:
         known = ", ".join(g.env_id for g in games())
         raise ValueError(f"unknown game {key!r}; the games are {known}")
     return _GAMES[key]
+
+
+def new_knowledge(rules: Any, player: int) -> Any:
+    """An empty knowledge of seat ``player`` for multiplayer ``rules``: the knowledge class its game declares,
+    to be fed the projected deal and then each event.
+
+    Raises:
+        ValueError: ``rules`` are not a registered multiplayer game's, or ``player`` is not a seat.
+    """
+    entry = next((g for g in games(multiplayer=True) if isinstance(rules, g.rules_class())), None)  # or a subclass
+    if entry is None or entry.knowledge is None:
+        raise ValueError(f"{type(rules).__name__} is not the rules of a registered multiplayer game")
+    from deduction_envs.core.rules import check_int
+
+    return load(entry.knowledge)(rules, check_int("player", player, low=0, high=rules.players - 1))
 
 
 def games(multiplayer: bool | None = None) -> list[Game]:

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from deduction_envs import registry
 from deduction_envs.core.multiplayer import Table
 from deduction_envs.games.algo import (
     AlgoDeal,
@@ -166,7 +167,7 @@ def public(event: AlgoDeal | AlgoEvent) -> AlgoDeal | AlgoEvent:
 @given(players=st.integers(2, 4), numbers=st.integers(6, 12), seed=st.integers(0, 2**32 - 1))
 def test_each_seat_keeps_its_view_from_its_projected_events_alone(players, numbers, seed):
     rules = AlgoRules(players=players, numbers=numbers)
-    knowledge = [rules.new_knowledge(p) for p in range(players)]
+    knowledge = [registry.new_knowledge(rules, p) for p in range(players)]
     heard: list[list] = [[] for _ in range(players)]
 
     def listener(player):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
+from deduction_envs import registry
 from deduction_envs.core.multiplayer import Table
 from deduction_envs.envs import clue_v0
 from deduction_envs.games.clue import ClueRules
@@ -114,7 +115,7 @@ def test_a_seat_sees_nothing_of_another_seats_cards(players):
         observations = []
         for places in (first.state.places, swapped):
             deal = FixedDeal(players, rules.state_of_deal(places).places)
-            knowledge = [deal.new_knowledge(p) for p in range(players)]
+            knowledge = [registry.new_knowledge(deal, p) for p in range(players)]
             table = Table(deal, rng, [k.update for k in knowledge])
             seen = [env.encode(knowledge[observer])]
             for action in first.actions:

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from deduction_envs import registry
 from deduction_envs.core.multiplayer import Table
 from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules, ClueState
 
@@ -175,7 +176,7 @@ def test_every_seats_knowledge_stays_sound_and_its_determinisations_agree_with_i
     """At every step of a random game, for every seat: the true deal keeps a positive probability, every
     certainty is true, and a determinised state keeps the seat's hand and everything public."""
     rules = ClueRules(players)
-    knowledge = [rules.new_knowledge(p) for p in range(players)]
+    knowledge = [registry.new_knowledge(rules, p) for p in range(players)]
     rng = np.random.default_rng(seed)
     table = Table(rules, rng, [k.update for k in knowledge], first=seed % players)
     truth = np.array(table.state.places)

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pettingzoo.test import api_test, render_test, seed_test
 
+from deduction_envs import registry
 from deduction_envs.core.multiplayer import Table
 from deduction_envs.envs import generalized_clue_v0
 from deduction_envs.games.generalized_clue import GCMove, GCPhase, GeneralizedClueRules
@@ -140,7 +141,7 @@ def random_game(rules, seed, listeners=None):
 @given(st.sampled_from([(8, 2, 3), (12, 2, 3), (10, 1, 4), (9, 3, 2)]), st.integers(0, 2**32 - 1))
 def test_random_games_keep_every_seats_knowledge_sound(sizes, seed):
     rules = GeneralizedClueRules(*sizes, max_rounds=4)
-    knowledge = [rules.new_knowledge(p) for p in range(rules.players)]
+    knowledge = [registry.new_knowledge(rules, p) for p in range(rules.players)]
     table = random_game(rules, seed, [k.update for k in knowledge])
     state = table.state
     assert sorted(state.right + state.wrong) == list(range(rules.players))

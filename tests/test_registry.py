@@ -114,3 +114,16 @@ def test_the_multiplayer_tables_are_the_registrys():
         registry.game("Chess")
     with pytest.raises(ValueError, match="a game 'Mastermind' is registered already"):
         registry.register_game(registry.Game("Mastermind", "Other-v0", "x:Y"))
+
+
+def test_the_registry_pairs_multiplayer_rules_with_their_seat_knowledge():
+    """The rules do not import the reasoning layer: the registry makes a seat's knowledge."""
+    from deduction_envs.games.algo import AlgoRules
+    from deduction_envs.reasoning import AlgoKnowledge
+
+    knowledge = registry.new_knowledge(AlgoRules(players=3), 2)
+    assert isinstance(knowledge, AlgoKnowledge) and knowledge.player == 2
+    with pytest.raises(ValueError, match=r"player must be an integer in \[0, 2\], got 3"):
+        registry.new_knowledge(AlgoRules(players=3), 3)
+    with pytest.raises(ValueError, match="HigherLower is not the rules of a registered multiplayer game"):
+        registry.new_knowledge(HigherLower(), 0)

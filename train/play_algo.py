@@ -21,6 +21,7 @@ import numpy as np
 
 from agents.algo_agents import attack_probabilities
 from agents.roster import seat_agent
+from deduction_envs import registry
 from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, Move, Phase, PlayerView, format_card
 from deduction_envs.reasoning import AlgoKnowledge
 from train.seat import Quit, play_in_seat_zero
@@ -87,7 +88,7 @@ def play(
     """
     rules = AlgoRules(players=players)
     rng = np.random.default_rng(seed)
-    you = rules.new_knowledge(0)
+    you = registry.new_knowledge(rules, 0)
 
     def hear(event: AlgoDeal | AlgoEvent) -> None:
         you.update(event)

@@ -32,6 +32,7 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.roster import agent_names, seat_agent
+from deduction_envs import registry
 from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules, parse_card
 from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
 from deduction_envs.reasoning.clue_suggestions import score_suggestions
@@ -97,7 +98,7 @@ def play(
     if opponent not in agent_names("clue_v0"):
         raise ValueError(f"opponent must be one of {', '.join(agent_names('clue_v0'))}, got {opponent!r}")
     rng = np.random.default_rng(seed)
-    you = rules.new_knowledge(0)
+    you = registry.new_knowledge(rules, 0)
     names = ["you", *(f"P{p}" for p in range(1, players))]
 
     def hear(event: ClueEvent) -> None:

@@ -48,7 +48,9 @@ class MultiplayerRules(Protocol):
 
     States are mutable and belong to whoever asked :meth:`new_game` for them
     (a :class:`Table`, or a search's own determinisation); events are
-    immutable values.
+    immutable values. A seat's :class:`Knowledge` is the reasoning layer's;
+    the registry pairs the rules with it
+    (:func:`deduction_envs.registry.new_knowledge`), so the rules never import it.
     """
 
     players: int
@@ -74,9 +76,6 @@ class MultiplayerRules(Protocol):
 
     def observe_event(self, event: Any, player: int) -> Any:
         """``event`` as ``player`` sees it: its public part and only ``player``'s own private parts."""
-
-    def new_knowledge(self, player: int) -> Knowledge:
-        """An empty :class:`Knowledge` for ``player``, to be fed the projected deal and then each event."""
 
     def winner(self, state: Any) -> int | None:
         """The winning seat of a finished game (None while it goes on, or if nobody won)."""

@@ -30,6 +30,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from deduction_envs import registry
 from deduction_envs.core.multiplayer import Knowledge, MultiplayerRules, Table
 from deduction_envs.core.rules import check_int, check_options, check_seed
 
@@ -146,7 +147,7 @@ class MultiplayerAECEnv(AECEnv):
 
     def new_knowledge(self, player: int) -> Knowledge:
         """A seat's empty knowledge (the rules', unless the env wants other budgets for its observations)."""
-        return self.rules.new_knowledge(player)
+        return registry.new_knowledge(self.rules, player)
 
     def render_text(self) -> str:
         raise NotImplementedError

@@ -6,9 +6,6 @@ registered name to its rules class; :func:`make_rules` builds one by name.
 
 from __future__ import annotations
 
-import dataclasses
-import weakref
-
 from deduction_envs import registry
 from deduction_envs.core.rules import DeductionRules
 from deduction_envs.games.black_box import BlackBox
@@ -38,25 +35,11 @@ __all__ = [
 GAMES: dict[str, type[DeductionRules]] = {game.name: game.rules_class() for game in registry.games(multiplayer=False)}
 
 
-#: The one rules object of each configuration in this process, so that every env, sub-env, evaluation chunk
-#: and agent built by name shares its caches (the feedback memo above all: Wordle's takes seconds to fill).
-_SHARED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
-
-
 def make_rules(game: str, **sizes: int) -> DeductionRules:
     """The rules of single-player ``game`` (its name or Gymnasium id in :mod:`deduction_envs.registry`) at the
-    given sizes.
-
-    Rules are immutable, so equal configurations get the same object while
-    any holder keeps it alive: one feedback memo per configuration.
+    given sizes: :meth:`Game.make_rules <deduction_envs.registry.Game.make_rules>`, one object per configuration.
     """
     entry = registry.game(game)
     if entry.multiplayer:
         raise ValueError(f"{game!r} is a multiplayer game; its rules are {entry.rules}")
-    cls = entry.rules_class()
-    accepted = [field.name for field in dataclasses.fields(cls)]
-    unknown = sorted(set(sizes) - set(accepted))
-    if unknown:
-        raise TypeError(f"{entry.name} has no size parameter {', '.join(map(repr, unknown))}; it accepts {accepted}")
-    rules = cls(**sizes)
-    return _SHARED.setdefault(rules, rules)
+    return entry.make_rules(**sizes)

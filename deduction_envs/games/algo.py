@@ -306,12 +306,6 @@ class AlgoRules:
             return event._replace(drawn=-1)
         return event
 
-    def new_knowledge(self, player: int):
-        """An empty :class:`~deduction_envs.reasoning.AlgoKnowledge` for ``player``."""
-        from deduction_envs.reasoning.algo_hands import AlgoKnowledge  # the reasoning layer builds on the rules
-
-        return AlgoKnowledge(self, check_int("player", player, low=0, high=self.players - 1))
-
     def rewards(self, state: AlgoState) -> list[float]:
         """Each seat's reward for a finished game: +1 for the winner, -1 for the first out, linear in between."""
         rewards = [0.0] * self.players

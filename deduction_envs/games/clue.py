@@ -53,6 +53,7 @@ from deduction_envs.core.rules import check_int
 __all__ = [
     "CLASSIC_CATEGORIES",
     "CLASSIC_CATEGORY_NAMES",
+    "MAX_CARDS",
     "ClueEvent",
     "ClueMove",
     "ClueRules",
@@ -65,6 +66,9 @@ __all__ = [
 ]
 
 CLASSIC_CATEGORY_NAMES = ("suspect", "weapon", "room")
+#: The largest deck of the Clue family: the knowledge engine keeps cards as bits of int64 masks.
+MAX_CARDS = 62
+
 CLASSIC_CATEGORIES: tuple[tuple[str, ...], ...] = (
     ("Miss Scarlet", "Colonel Mustard", "Mrs. White", "Mr. Green", "Mrs. Peacock", "Professor Plum"),
     ("Candlestick", "Knife", "Lead Pipe", "Revolver", "Rope", "Wrench"),
@@ -504,12 +508,6 @@ class ClueRules:
         if event.kind == "show" and player not in (event.refuter, event.asker):
             return event._replace(card=-1)
         return event
-
-    def new_knowledge(self, player: int):
-        """An empty :class:`~deduction_envs.reasoning.CluePlayerKnowledge` for ``player``."""
-        from deduction_envs.reasoning.clue_player import CluePlayerKnowledge  # the reasoning layer builds on rules
-
-        return CluePlayerKnowledge(self, check_int("player", player, low=0, high=self.players - 1))
 
     # ------------------------------------------------------------------ helpers
     def _is_legal(self, state: ClueState, move: ClueMove) -> bool:

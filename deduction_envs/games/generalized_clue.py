@@ -47,7 +47,7 @@ from typing import NamedTuple
 import numpy as np
 
 from deduction_envs.core.rules import check_int
-from deduction_envs.games.clue import deal, deal_sizes
+from deduction_envs.games.clue import MAX_CARDS, deal, deal_sizes
 
 __all__ = ["GCEvent", "GCMove", "GCPhase", "GCState", "GeneralizedClueRules"]
 
@@ -152,8 +152,6 @@ class GeneralizedClueRules:
     max_rounds: int = 20
 
     def __post_init__(self) -> None:
-        from deduction_envs.reasoning.clue_knowledge import MAX_CARDS
-
         # The smallest deck hides one card and deals one to each of two players; a bound that depends on another
         # size names it, since a default may be what conflicts with the size given.
         cards = check_int("cards", self.cards, low=3, high=MAX_CARDS)
@@ -341,12 +339,6 @@ class GeneralizedClueRules:
         if event.kind == "guess" and player != event.player:
             return event._replace(correct=-1)
         return event
-
-    def new_knowledge(self, player: int):
-        """An empty :class:`~deduction_envs.reasoning.generalized_clue_player.GCPlayerKnowledge` for ``player``."""
-        from deduction_envs.reasoning.generalized_clue_player import GCPlayerKnowledge
-
-        return GCPlayerKnowledge(self, check_int("player", player, low=0, high=self.players - 1))
 
     # ------------------------------------------------------------------ words
     def describe(self, event: GCEvent, names: Sequence[str] | None = None) -> str:

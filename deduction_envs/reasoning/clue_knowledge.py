@@ -70,7 +70,7 @@ import numpy as np
 
 from deduction_envs.core.entropy import entropy_bits, sampled_entropy_bits
 from deduction_envs.core.rules import check_int
-from deduction_envs.games.clue import CLASSIC_CATEGORIES, deal_sizes
+from deduction_envs.games.clue import CLASSIC_CATEGORIES, MAX_CARDS, deal_sizes
 from deduction_envs.reasoning.clue_counting import (
     ExactCounts,
     FreeProblem,
@@ -101,8 +101,6 @@ __all__ = ["ClueKnowledge", "ClueSolution", "ContradictionError", "UndecidedErro
 
 Card = int | str
 METHODS = ("auto", "exact", "sample")
-#: The largest deck: cards are bits of int64 masks in the compiled kernels.
-MAX_CARDS = 62
 #: Deals a swap chain keeps when the relaxed counts are too large (and no number of samples was asked for).
 CHAIN_SAMPLES = 4000
 #: Rejection draws (about 1.5 us each) for a number of samples asked for without a time budget; a rejection

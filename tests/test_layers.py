@@ -1,0 +1,53 @@
+"""The layers of DESIGN.md: each imports only the layers below it (read from the source, every import)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+#: From the bottom up; a module may import its own layer and those before it. The registry names the layers
+#: above it by strings (imported on use), so it sits just above core.
+LAYERS = [
+    "deduction_envs.core",
+    "deduction_envs.registry",
+    "deduction_envs.games",
+    "deduction_envs.reasoning",
+    "deduction_envs.envs",
+    "deduction_envs.wrappers",
+    "agents",
+    "train",
+]
+
+
+def layer_of(module: str) -> int:
+    """The module's layer; -1 outside the project. The package's own ``__init__`` registers every env: the top of
+    the package."""
+    if module == "deduction_envs":
+        return LAYERS.index("deduction_envs.wrappers")
+    matches = [i for i, layer in enumerate(LAYERS) if module == layer or module.startswith(layer + ".")]
+    return matches[-1] if matches else -1
+
+
+def imports(path: Path) -> list[str]:
+    """Every module ``path`` imports, at the top or inside a function."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found += [f"{node.module}.{alias.name}" for alias in node.names]  # a submodule, or a name in one
+    return found
+
+
+SOURCES = [p for top in ("deduction_envs", "agents", "train") for p in sorted((ROOT / top).rglob("*.py"))]
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_each_module_imports_only_its_own_layer_and_those_below(path):
+    module = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+    own = layer_of(module)
+    above = sorted({name for name in imports(path) if layer_of(name) > own})
+    assert not above, f"{module} (layer {LAYERS[own]}) imports a layer above it: {above}"
