@@ -25,7 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from train.training import hyperparameters, make_envs
+from train.config import hyperparameters
+from train.training import make_envs
 
 #: (label, envs, in subprocesses, minibatch)
 SETUPS = (

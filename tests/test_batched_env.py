@@ -210,7 +210,7 @@ def test_the_adapters_entropy_reward_is_the_wrappers_and_the_monitor_logs_the_ga
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from deduction_envs.wrappers import EntropyRewardWrapper
-    from train.training import read_monitors
+    from train.curves import read_monitors
     from train.vec_env import batched_vec_env
 
     sizes = {"pegs": 3, "colors": 3, "action_mask": mask, "max_steps": 5}

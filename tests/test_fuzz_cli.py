@@ -18,7 +18,7 @@ import pytest
 from train import arguments
 
 COMMANDS = [
-    "train.training",
+    "train.cli",
     "train.evaluate",
     "train.play",
     "train.demo",

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agents import ISES
-from train import training
+from train import cli
 from train.imitation import Demonstrations, demonstrations
 
 SIZES = {"pegs": 3, "colors": 3}
@@ -55,7 +55,7 @@ def test_a_static_feature_head_fitted_to_ises_plays_every_secret_as_ises_does(tm
     argv = ["--env", "Mastermind-v0", "--size", "pegs=3", "--size", "colors=3", "--policy", "features"]
     argv += ["--imitate", "ises", "--imitate-games", "200", "--imitate-epochs", "300", "--imitate-learning-rate"]
     argv += ["1e-3", "--timesteps", "0", "--eval-time-limit", "0.005", "--no-progress", "--output", str(out)]
-    policy, ises, *_ = training.main(argv)
+    policy, ises, *_ = cli.main(argv)
     report = json.loads((out / "imitation.json").read_text())
     assert report["expert"] == "ises" and "opponents" not in report and report["games"] == 200
     assert report["epochs"][0]["agreement_fitted"] < 0.6 < 0.99 < report["epochs"][-1]["agreement_fitted"]
@@ -63,8 +63,8 @@ def test_a_static_feature_head_fitted_to_ises_plays_every_secret_as_ises_does(tm
     assert json.loads((out / "run.json").read_text())["imitated"] == "ises"
     demos = Demonstrations.load(out / "demonstrations.npz")
     assert len(demos) == report["decisions"]
-    training.main([*argv[:-1], str(tmp_path / "again"), "--imitate-demos", str(out / "demonstrations.npz")])
+    cli.main([*argv[:-1], str(tmp_path / "again"), "--imitate-demos", str(out / "demonstrations.npz")])
     with pytest.raises(ValueError, match="another env or size"):
-        training.main(["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--imitate", "ises",
+        cli.main(["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--imitate", "ises",
                        "--timesteps", "0", "--imitate-demos", str(out / "demonstrations.npz"),
                        "--output", str(tmp_path / "x"), "--no-progress"])  # fmt: skip

@@ -13,7 +13,7 @@ from agents.roster import agent_names, seat_agent
 from deduction_envs.core.multiplayer import ranks_from_rewards
 from deduction_envs.envs import algo_v0, clue_v0, generalized_clue_v0
 from deduction_envs.envs.single_seat import SingleSeatEnv
-from train import evaluate, multiplayer, training
+from train import cli, curves, evaluate, multiplayer
 
 
 def test_ranks_from_rewards_by_hand():
@@ -149,14 +149,14 @@ def test_training_a_seat_end_to_end_then_evaluating_and_resuming(tmp_path, capsy
     out = tmp_path / "run"
     argv = ["--env", "clue_v0", "--size", "players=3", "--opponents", "deduction_sheet,random", "--output", str(out)]
     argv += ["--timesteps", "512", "--n-envs", "2", "--no-progress", "--eval-games", "6"]
-    run = training.main([*argv, "--eval-opponents", "random,deduction_sheet"])
+    run = cli.main([*argv, "--eval-opponents", "random,deduction_sheet"])
     assert [r.opponent for r in run] == ["random", "deduction_sheet"]
     assert all(r.games == 6 and r.players == 3 and 0 <= r.wins <= 6 for r in run)
     assert (out / "learning_curve.png").read_bytes().startswith(b"\x89PNG")
     assert f"| deduction_sheet | 6 | {run[1].wins} | {run[1].wins / 6:.3f} [" in (out / "comparison.md").read_text()
     settings = json.loads((out / "run.json").read_text())
     assert settings["opponents"] == ["deduction_sheet", "random"] and settings["sizes"] == {"players": 3}
-    monitor = training.read_monitors(out / "monitor", "rank")
+    monitor = curves.read_monitors(out / "monitor", "rank")
     assert monitor.size and set(monitor) <= {1.0, 2.5, 3.0, 2.0}
     # train.evaluate plays the same seeded games as the end of training.
     model = ["--model", str(out / "model.zip"), "--env", "clue_v0", "--size", "players=3", "--games", "6"]
@@ -169,7 +169,7 @@ def test_training_a_seat_end_to_end_then_evaluating_and_resuming(tmp_path, capsy
     evaluate.main([*model, "--opponents", "random", "--seed", "1", "--output", str(tmp_path / "e")])
     assert (tmp_path / "e" / "evaluation-seed1.md").exists() and (out / "evaluation-seed0.md").exists()
     capsys.readouterr()
-    training.main([*argv, "--eval-opponents", "random", "--resume", str(out / "model.zip")])
+    cli.main([*argv, "--eval-opponents", "random", "--resume", str(out / "model.zip")])
     assert "trained 1024 timesteps" in capsys.readouterr().out
 
 
@@ -178,14 +178,14 @@ def test_a_league_adds_snapshots_that_play_as_opponents_and_a_resumed_run_keeps_
     argv = ["--env", "algo_v0", "--opponents", "random", "--league", "--league-threshold", "-1"]
     argv += ["--entropy-reward", "0.5", "--league-window", "5", "--timesteps", "256", "--n-envs", "2"]
     argv += ["--eval-games", "2", "--no-progress"]
-    training.main([*argv, "--output", str(out), "--eval-opponents", "random"])
+    cli.main([*argv, "--output", str(out), "--eval-opponents", "random"])
     snapshots = multiplayer.read_league(out)
     assert snapshots and all(p.endswith(".zip") for p in snapshots)
     assert "joins the pool" in capsys.readouterr().out
     pool = multiplayer.OpponentPool("algo_v0", ["random"], {"players": 2}, snapshots)
     names = {a.name for _ in range(30) for a in pool(np.random.default_rng(_))}
     assert "random" in names and any(n.startswith("snapshot") for n in names)
-    training.main([*argv, "--output", str(out), "--eval-opponents", "random", "--resume", str(out / "model.zip")])
+    cli.main([*argv, "--output", str(out), "--eval-opponents", "random", "--resume", str(out / "model.zip")])
     assert multiplayer.read_league(out)[: len(snapshots)] == snapshots
 
 
@@ -249,7 +249,7 @@ def test_a_league_adds_snapshots_that_play_as_opponents_and_a_resumed_run_keeps_
 )
 def test_bad_multiplayer_options_are_clear_errors(argv, message, capsys):
     with pytest.raises(SystemExit):
-        training.main(argv)
+        cli.main(argv)
     assert message in capsys.readouterr().err
 
 
@@ -370,7 +370,7 @@ def test_fitting_a_policy_to_an_expert_makes_the_experts_actions_its_own(tmp_pat
     argv = ["--env", "algo_v0", "--policy", "features", "--opponents", "random", "--imitate", "epsilon_greedy"]
     argv += ["--imitate-games", "40", "--imitate-epochs", "60", "--timesteps", "0", "--eval-games", "20"]
     argv += ["--eval-opponents", "random", "--no-progress", "--output", str(out)]
-    training.main(argv)
+    cli.main(argv)
     report = json.loads((out / "imitation.json").read_text())
     first, last = report["epochs"][0], report["epochs"][-1]
     assert report["expert"] == "epsilon_greedy" and report["games"] == 40 and report["held_out_games"] == 4
@@ -384,20 +384,20 @@ def test_fitting_a_policy_to_an_expert_makes_the_experts_actions_its_own(tmp_pat
     assert "0 timesteps" in capsys.readouterr().out
     demos = Demonstrations.load(out / "demonstrations.npz")
     assert len(demos) == report["decisions"]
-    training.main([*argv[:-1], str(tmp_path / "again"), "--imitate-demos", str(out / "demonstrations.npz")])
+    cli.main([*argv[:-1], str(tmp_path / "again"), "--imitate-demos", str(out / "demonstrations.npz")])
     assert json.loads((tmp_path / "again" / "imitation.json").read_text())["decisions"] == len(demos)
     settings = json.loads((tmp_path / "again" / "run.json").read_text())
     assert settings["imitation_demonstrations"] == [str(out / "demonstrations.npz")]  # which games were fitted
     twice = [*argv[:-1], str(tmp_path / "twice"), "--imitate-demos", *[str(out / "demonstrations.npz")] * 2]
-    training.main(twice)  # several runs' demonstrations together, each file's games counted apart
+    cli.main(twice)  # several runs' demonstrations together, each file's games counted apart
     report = json.loads((tmp_path / "twice" / "imitation.json").read_text())
     assert (report["decisions"], report["games"], report["held_out_games"]) == (2 * len(demos), 80, 8)
     with pytest.raises(ValueError, match="soft targets need demonstrations of a search agent"):
-        training.main([*twice, "--imitate-soft"])  # epsilon-greedy's demonstrations hold no visit counts
+        cli.main([*twice, "--imitate-soft"])  # epsilon-greedy's demonstrations hold no visit counts
     with pytest.raises(ValueError, match="value targets need demonstrations of a search agent"):
-        training.main([*twice, "--imitate-values", "0.1"])  # nor root values
+        cli.main([*twice, "--imitate-values", "0.1"])  # nor root values
     with pytest.raises(ValueError, match="another env or size"):
-        training.main(["--env", "algo_v0", "--size", "players=3", "--imitate", "random", "--timesteps", "0",
+        cli.main(["--env", "algo_v0", "--size", "players=3", "--imitate", "random", "--timesteps", "0",
                        "--imitate-demos", str(out / "demonstrations.npz"), "--output", str(tmp_path / "x"),
                        "--no-progress"])  # fmt: skip
 
@@ -414,7 +414,7 @@ def test_the_fit_runs_at_its_own_learning_rate_and_ppo_after_it_at_the_configs(t
     argv = ["--env", "algo_v0", "--opponents", "random", "--imitate", "epsilon_greedy", "--imitate-games", "6"]
     argv += ["--imitate-epochs", "2", "--imitate-learning-rate", "2e-3", "--config", str(config)]
     argv += ["--timesteps", "64", "--n-envs", "2", "--eval-games", "2", "--no-progress", "--output", str(out)]
-    training.main(argv)
+    cli.main(argv)
     assert json.loads((out / "imitation.json").read_text())["learning_rate"] == 2e-3
     model = MaskablePPO.load(out / "model.zip")
     assert {g["lr"] for g in model.policy.optimizer.param_groups} == {1e-5}  # PPO's updates set its own again

@@ -13,7 +13,7 @@ from agents import ClueDeductionSheet, RandomSeatAgent, SB3SeatPolicy, play_matc
 from deduction_envs.envs import clue_v0
 from deduction_envs.envs.single_seat import SingleSeatEnv
 from deduction_envs.games.clue import ClueRules
-from train import training
+from train import cli
 from train.policies import FeatureHead, policy_for
 
 
@@ -70,7 +70,7 @@ def test_bad_feature_matrices_and_algorithms_are_refused(tmp_path, capsys):
     with pytest.raises(ValueError, match="the features policy is for maskable_ppo or ppo"):
         policy_for("dqn", np.zeros((670, 2)))
     with pytest.raises(SystemExit):
-        training.main(["--env", "Mastermind-v0", "--policy", "features", "--algo", "a2c"])
+        cli.main(["--env", "Mastermind-v0", "--policy", "features", "--algo", "a2c"])
     assert "--policy features is for maskable_ppo and ppo" in capsys.readouterr().err
 
 
@@ -126,7 +126,7 @@ def test_the_algo_feature_policy_trains_and_plays_as_a_seat(tmp_path):
 
     out = tmp_path / "algo"
     argv = ["--env", "algo_v0", "--policy", "features", "--timesteps", "256", "--n-envs", "2", "--no-progress"]
-    training.main([*argv, "--eval-games", "4", "--eval-opponents", "random", "--output", str(out)])
+    cli.main([*argv, "--eval-games", "4", "--eval-opponents", "random", "--output", str(out)])
     env = algo_v0.raw_env()
     policy = SB3SeatPolicy.load(out / "model.zip", env)
     assert policy.model.policy.action_net.pointers.shape == (env.rules.num_actions, 1)
@@ -136,7 +136,7 @@ def test_the_algo_feature_policy_trains_and_plays_as_a_seat(tmp_path):
         MaskablePPO(policy_class, SingleSeatEnv(algo_v0.raw_env(), [ClueDeductionSheet()]), policy_kwargs=kwargs)
     # With the exposure and play-out entries, the stop action reads them: the head has their columns, and the
     # policy plays a seat of an env with them (and of no other).
-    training.main([*argv, "--size", "exposure=1", "--size", "playouts=1", "--eval-games", "2", "--eval-opponents",
+    cli.main([*argv, "--size", "exposure=1", "--size", "playouts=1", "--eval-games", "2", "--eval-opponents",
                    "random", "--output", str(tmp_path / "exposure")])  # fmt: skip
     env = algo_v0.raw_env(exposure=1, playouts=1)
     policy = SB3SeatPolicy.load(tmp_path / "exposure" / "model.zip", env)
@@ -197,7 +197,7 @@ def test_a_single_player_game_trains_and_evaluates_with_the_features_policy(tmp_
     argv = ["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--policy", "features",
             "--timesteps", "128", "--n-envs", "2", "--eval-time-limit", "0.005", "--no-progress",
             "--output", str(tmp_path)]  # fmt: skip
-    results = training.main(argv)
+    results = cli.main(argv)
     assert results[0].agent == "MaskablePPO policy" and results[0].episodes == 9
     model = MaskablePPO.load(tmp_path / "model.zip")
     assert model.policy.action_net.features_t.shape == (6, 9)  # the head scores the 9 codes by their 6 features
@@ -224,7 +224,7 @@ def test_the_query_features_option_trains_evaluates_and_resumes_only_with_itself
     argv = ["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--policy", "features",
             "--query-features", "--timesteps", "128", "--n-envs", "2", "--eval-time-limit", "0.005",
             "--no-progress", "--output", str(tmp_path)]  # fmt: skip
-    results = training.main(argv)
+    results = cli.main(argv)
     assert results[0].agent == "MaskablePPO policy" and results[0].episodes == 9
     model = MaskablePPO.load(tmp_path / "model.zip")
     assert model.policy.action_net.state_weights.out_features == 3  # reads the 3 features of every query
@@ -237,10 +237,10 @@ def test_the_query_features_option_trains_evaluates_and_resumes_only_with_itself
     plain = ["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--policy", "features",
              "--resume", str(tmp_path / "model.zip"), "--output", str(tmp_path / "more")]  # fmt: skip
     with pytest.raises(SystemExit):
-        training.parse_args(plain)
+        cli.parse_args(plain)
     assert "trained with query_features True" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        training.parse_args(["--env", "algo_v0", "--query-features"])
+        cli.parse_args(["--env", "algo_v0", "--query-features"])
     assert "single-player" in capsys.readouterr().err
     with pytest.raises(ValueError, match="needs a Dict observation"):
         policy, kwargs = policy_for("maskable_ppo", np.eye(9, dtype=np.float32), True)

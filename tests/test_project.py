@@ -30,7 +30,7 @@ def test_the_main_job_is_training_with_its_defaults():
 
 
 def test_every_option_of_the_readme_training_commands_exists():
-    from train.training import build_parser
+    from train.cli import build_parser
 
     readme = (ROOT / "README.md").read_text()
     commands = re.findall(r"^python -m train( .*)?$", readme, flags=re.M)  # not train.evaluate and the like
@@ -90,3 +90,14 @@ def test_the_readme_generalized_clue_example_runs():
     namespace: dict = {}
     exec(compile(example, "README.md", "exec"), namespace)  # a whole game to the end
     assert namespace["env"].unwrapped.table.over
+
+
+def test_the_readme_training_library_example_runs(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # its output folder is relative
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("The same from Python, with no command line", 1)[1].split("\n### ", 1)[0]
+    (example,) = re.findall(r"```python\n(.+?)\n```", section, flags=re.S)
+    namespace: dict = {}
+    exec(compile(example, "README.md", "exec"), namespace)
+    assert namespace["done"].timesteps >= 512 and (tmp_path / "runs" / "example" / "comparison.md").exists()
+    assert [r.agent for r in namespace["done"].results][1] == "ISES"

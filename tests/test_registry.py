@@ -21,7 +21,7 @@ from agents.roster import agent_names, seat_agent
 from deduction_envs import registry
 from deduction_envs.core.rules import DeductionRules, int_field
 from deduction_envs.envs import env_rules
-from train import evaluate, play, training
+from train import cli, evaluate, play
 from train.multiplayer import multiplayer_envs
 
 
@@ -93,7 +93,7 @@ def test_a_game_declared_once_gets_an_env_an_id_play_training_and_evaluation(toy
     # which one more query splits into single numbers: 1 + 2 * 2 + 3 * 2 = 11 steps over the six secrets.
     assert evaluate_agent(ISES(), "HigherLower-v0", {"n": 6}).mean_steps == pytest.approx(11 / 6)
     output = tmp_path / "run"
-    training.main(["--env", "HigherLower-v0", "--size", "n=6", "--timesteps", "64", "--n-envs", "2",
+    cli.main(["--env", "HigherLower-v0", "--size", "n=6", "--timesteps", "64", "--n-envs", "2",
                    "--no-progress", "--eval-time-limit", "0.005", "--output", str(output)])  # fmt: skip
     assert "| ISES |" in (output / "comparison.md").read_text()
     evaluate.main(["--model", str(output / "model.zip"), "--env", "HigherLower-v0", "--size", "n=6",

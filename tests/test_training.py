@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from train import evaluate, training
+from train import cli, curves, evaluate
+from train.config import hyperparameters, run_settings
 
 TINY = ["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--eval-time-limit", "0.005"]
 
 
 def test_train_save_evaluate_and_resume(tmp_path, capsys):
     out = tmp_path / "run"
-    results = training.main([*TINY, "--timesteps", "256", "--checkpoint-every", "128", "--output", str(out)])
+    results = cli.main([*TINY, "--timesteps", "256", "--checkpoint-every", "128", "--output", str(out)])
     assert [r.agent for r in results] == ["MaskablePPO policy", "ISES", "SO-ISMCTS", "random", "random (consistent)"]
     assert all(r.exact and r.episodes == 9 for r in results)  # every secret of 2x3 Mastermind, for every agent
     assert (out / "model.zip").exists() and sorted(p.name for p in (out / "checkpoints").iterdir())
@@ -27,39 +28,39 @@ def test_train_save_evaluate_and_resume(tmp_path, capsys):
     import torch
 
     assert torch.get_num_threads() == 1  # one torch thread per process unless --torch-threads says otherwise
-    played = training.read_monitors(out / "monitor").sum()
-    training.main([*TINY, "--timesteps", "256", "--resume", str(out / "model.zip"), "--output", str(out)])
+    played = curves.read_monitors(out / "monitor").sum()
+    cli.main([*TINY, "--timesteps", "256", "--resume", str(out / "model.zip"), "--output", str(out)])
     # PPO collects whole rollouts (8 envs x n_steps 128), so each run trains 1,024 steps; the second continues
     # the first, and its monitors add to the episode log rather than replace it.
     assert "trained 1024 timesteps" in first and "trained 2048 timesteps" in capsys.readouterr().out
-    assert played <= 1024 < training.read_monitors(out / "monitor").sum()  # more than one run could play
+    assert played <= 1024 < curves.read_monitors(out / "monitor").sum()  # more than one run could play
     # Resumed into a new folder, the run starts its own episode log, header and all, and plots its curve.
-    training.main([*TINY, "--timesteps", "256", "--resume", str(out / "model.zip"), "--output", str(tmp_path / "b")])
-    assert 0 < training.read_monitors(tmp_path / "b" / "monitor").sum() <= 1024
+    cli.main([*TINY, "--timesteps", "256", "--resume", str(out / "model.zip"), "--output", str(tmp_path / "b")])
+    assert 0 < curves.read_monitors(tmp_path / "b" / "monitor").sum() <= 1024
     assert (tmp_path / "b" / "learning_curve.png").exists()
 
 
 def test_a_resumed_run_keeps_its_entropy_reward_and_refuses_another_game(tmp_path, capsys):
     argv = [*TINY, "--timesteps", "64", "--n-envs", "2", "--no-progress", "--output", str(tmp_path)]
-    training.main([*argv, "--entropy-reward", "0.5"])
-    assert training.run_settings(tmp_path / "model.zip")["entropy_reward"] == 0.5
-    args, _ = training.parse_args([*argv, "--resume", str(tmp_path / "model.zip")])
+    cli.main([*argv, "--entropy-reward", "0.5"])
+    assert run_settings(tmp_path / "model.zip")["entropy_reward"] == 0.5
+    args = cli.parse_args([*argv, "--resume", str(tmp_path / "model.zip")])
     assert args.entropy_reward == 0.5 and "resuming with the run's --entropy-reward 0.5" in capsys.readouterr().out
     with pytest.raises(SystemExit):
-        training.parse_args(["--env", "Mastermind-v0", "--resume", str(tmp_path / "model.zip")])
+        cli.parse_args(["--env", "Mastermind-v0", "--resume", str(tmp_path / "model.zip")])
     assert "--resume: the model was trained with sizes {'pegs': 2, 'colors': 3}" in capsys.readouterr().err
 
 
 def test_subprocess_envs_with_the_consistent_mask(tmp_path):
     argv = [*TINY, "--timesteps", "64", "--n-envs", "2", "--vec-env", "subproc", "--action-mask", "consistent"]
-    results = training.main([*argv, "--no-progress", "--output", str(tmp_path)])
+    results = cli.main([*argv, "--no-progress", "--output", str(tmp_path)])
     # With the consistent mask every query could win, so even an untrained policy solves every 2x3 game.
     assert results[0].solve_rate == 1
 
 
 def test_max_minutes_stops_training_on_the_clock(tmp_path, capsys):
     argv = [*TINY, "--timesteps", "1000000", "--max-minutes", "1e-6", "--no-progress", "--output", str(tmp_path)]
-    training.main(argv)
+    cli.main(argv)
     # The clock is read after every step of the 8 envs; the deadline has passed by the first.
     assert "trained 8 timesteps" in capsys.readouterr().out and (tmp_path / "model.zip").exists()
 
@@ -67,23 +68,23 @@ def test_max_minutes_stops_training_on_the_clock(tmp_path, capsys):
 @pytest.mark.parametrize("algo", ["ppo", "dqn"])
 def test_other_algorithms_and_the_entropy_reward_train_too(tmp_path, algo):
     argv = [*TINY, "--algo", algo, "--timesteps", "128", "--entropy-reward", "0.5", "--output", str(tmp_path)]
-    results = training.main(argv)
+    results = cli.main(argv)
     assert results[0].agent == f"{algo.upper()} policy" and results[0].episodes == 9
 
 
 def test_the_batched_env_is_the_default_where_it_plays_the_game(tmp_path):
     def chosen(*argv: str) -> str:
-        return training.parse_args(list(argv))[0].vec_env
+        return cli.parse_args(list(argv)).vec_env
 
     assert chosen(*TINY) == "batched"
     assert chosen(*TINY, "--entropy-reward", "1") == "batched"
     assert chosen("--env", "FakeCoin-v0") == "dummy"
     assert chosen(*TINY, "--vec-env", "subproc") == "subproc"
     argv = [*TINY, "--timesteps", "64", "--n-envs", "2", "--vec-env", "batched", "--action-mask", "consistent"]
-    results = training.main([*argv, "--no-progress", "--output", str(tmp_path)])
+    results = cli.main([*argv, "--no-progress", "--output", str(tmp_path)])
     assert results[0].solve_rate == 1  # every query could win: the batched env's masks reached the policy
     assert [p.name for p in (tmp_path / "monitor").iterdir()] == ["batched.monitor.csv"]
-    assert training.read_monitors(tmp_path / "monitor").sum() >= 64
+    assert curves.read_monitors(tmp_path / "monitor").sum() >= 64
 
 
 @pytest.mark.parametrize(
@@ -108,7 +109,7 @@ def test_the_batched_env_is_the_default_where_it_plays_the_game(tmp_path):
 )
 def test_bad_options_are_clear_errors(argv, message, capsys):
     with pytest.raises(SystemExit):
-        training.main(argv)
+        cli.main(argv)
     assert message in capsys.readouterr().err
 
 
@@ -132,7 +133,7 @@ def test_options_that_need_a_saved_model_refuse_other_files_and_combinations_bef
     ]
     for argv, message in cases:
         with pytest.raises(SystemExit) as exit_:
-            training.main(argv)
+            cli.main(argv)
         err = capsys.readouterr().err
         assert exit_.value.code == 2 and message in err, (argv, err)
         assert err.strip().splitlines()[-1].startswith("python -m train: error:")
@@ -143,12 +144,12 @@ def test_options_that_need_a_saved_model_refuse_other_files_and_combinations_bef
 def test_hyperparameters_merge_the_algorithm_defaults_with_env_overrides(tmp_path):
     config = tmp_path / "h.toml"
     config.write_text('[ppo]\nn_steps = 512\ngamma = 0.99\n\n["Wordle-v0".ppo]\nn_steps = 64\n')
-    assert training.hyperparameters("ppo", "Wordle-v0", config) == {"n_steps": 64, "gamma": 0.99}
-    assert training.hyperparameters("ppo", "Mastermind-v0", config) == {"n_steps": 512, "gamma": 0.99}
+    assert hyperparameters("ppo", "Wordle-v0", config) == {"n_steps": 64, "gamma": 0.99}
+    assert hyperparameters("ppo", "Mastermind-v0", config) == {"n_steps": 512, "gamma": 0.99}
 
 
 def test_evaluate_measures_a_saved_model_and_rejects_a_mismatched_game(tmp_path, capsys):
-    training.main([*TINY, "--timesteps", "64", "--no-progress", "--output", str(tmp_path)])
+    cli.main([*TINY, "--timesteps", "64", "--no-progress", "--output", str(tmp_path)])
     capsys.readouterr()
     model = str(tmp_path / "model.zip")
     args = ["--model", model, "--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3"]
@@ -188,7 +189,7 @@ def test_algorithms_without_masks_train_where_actions_are_masked(tmp_path, algo)
     """Fake Coin masks weighings the player has no coins for; without masks they are wasted steps, not crashes."""
     argv = ["--env", "FakeCoin-v0", "--size", "coins=4", "--algo", algo, "--timesteps", "256", "--n-envs", "2",
             "--eval-secrets", "8", "--eval-time-limit", "0.005", "--output", str(tmp_path)]  # fmt: skip
-    results = training.main(argv)
+    results = cli.main(argv)
     assert results[0].agent == f"{algo.upper()} policy" and (tmp_path / "model.zip").exists()
 
 
@@ -198,5 +199,5 @@ def test_cuda_is_refused_where_there_is_none(capsys):
     if torch.cuda.is_available():
         pytest.skip("this machine has CUDA")
     with pytest.raises(SystemExit):
-        training.main(["--device", "cuda"])
+        cli.main(["--device", "cuda"])
     assert "no CUDA device" in capsys.readouterr().err

@@ -1,6 +1,6 @@
-"""``python -m train``: train a policy and compare it with the reference agents (see train.training)."""
+"""``python -m train``: train a policy and compare it with the reference agents (see train.cli)."""
 
-from train.training import main
+from train.cli import main
 
 if __name__ == "__main__":
     main()

@@ -16,7 +16,18 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["count", "existing_file", "file_to_write", "model_zip", "number", "output_folder", "port", "seconds", "seed"]
+__all__ = [
+    "count",
+    "existing_file",
+    "file_to_write",
+    "model_zip",
+    "number",
+    "output_folder",
+    "parse_size",
+    "port",
+    "seconds",
+    "seed",
+]
 
 
 def _named(function: Callable, name: str) -> Callable:
@@ -114,6 +125,14 @@ def file_to_write(text: str) -> Path:
         raise argparse.ArgumentTypeError(f"{text} is a folder, not a file")
     output_folder(str(path.parent))
     return path
+
+
+def parse_size(text: str) -> tuple[str, int]:
+    """``"pegs=5"`` -> ``("pegs", 5)``, for ``--size``."""
+    name, sep, value = text.partition("=")
+    if not sep or not name or not value.lstrip("-").isdigit():
+        raise argparse.ArgumentTypeError(f"a size is NAME=INTEGER, e.g. pegs=5; got {text!r}")
+    return name, int(value)
 
 
 existing_file = _named(existing_file, "existing_file")

@@ -20,14 +20,6 @@ from deduction_envs import registry
 from train import arguments
 
 
-def parse_size(text: str) -> tuple[str, int]:
-    """``"pegs=5"`` -> ``("pegs", 5)``, for ``--size``."""
-    name, sep, value = text.partition("=")
-    if not sep or not name or not value.lstrip("-").isdigit():
-        raise argparse.ArgumentTypeError(f"a size is NAME=INTEGER, e.g. pegs=5; got {text!r}")
-    return name, int(value)
-
-
 def play(env_id: str, sizes: dict[str, int], seed: int | None) -> int:
     """Play one episode, printing the board each turn; returns the number of queries."""
     env = gym.make(env_id, render_mode="ansi", action_mask="consistent", **sizes)
@@ -52,7 +44,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     single = [game.env_id for game in registry.games(multiplayer=False)]
     parser.add_argument("--env", default="Mastermind-v0", choices=single, help="env id")
-    parser.add_argument("--size", type=parse_size, action="append", default=[], metavar="NAME=N", help="game size")
+    parser.add_argument(
+        "--size", type=arguments.parse_size, action="append", default=[], metavar="NAME=N", help="game size"
+    )
     parser.add_argument("--seed", type=arguments.seed, default=None, help="seed of the secret and of the player")
     args = parser.parse_args(argv)
     try:

@@ -29,7 +29,9 @@ from agents.sb3_policy import ALGORITHMS, SB3SeatPolicy
 from deduction_envs import registry
 from deduction_envs.envs import env_rules
 from train import arguments
-from train.demo import parse_size
+from train.cli import names
+from train.comparison import compare, write_comparison
+from train.config import run_settings
 from train.multiplayer import (
     SeatEvaluation,
     check_opponents,
@@ -40,7 +42,6 @@ from train.multiplayer import (
     raw_env,
     write_seat_evaluation,
 )
-from train.training import compare, names, run_settings, write_comparison
 
 
 def main(argv: list[str] | None = None) -> list[EvaluationResult]:
@@ -54,7 +55,9 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
     parser.add_argument(
         "--env", required=True, choices=[g.env_id for g in registry.games()], help="env id it was trained on"
     )
-    parser.add_argument("--size", type=parse_size, action="append", default=[], metavar="NAME=N", help="game size")
+    parser.add_argument(
+        "--size", type=arguments.parse_size, action="append", default=[], metavar="NAME=N", help="game size"
+    )
     parser.add_argument("--action-mask", default="all", choices=("all", "consistent"), help="the mask it trained with")
     parser.add_argument(
         "--eval-secrets", type=arguments.count(1), default=2000, help="play every secret up to this many, else sample"

@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,6 +39,9 @@ from agents.roster import seat_agent
 from deduction_envs.core.rules import check_int
 from deduction_envs.envs.single_seat import SingleSeatEnv
 from train.parallel import run_jobs
+
+if TYPE_CHECKING:
+    from train.config import RunConfig
 
 __all__ = ["SINGLE_PLAYER_EXPERTS", "Demonstrations", "demonstrations", "fit", "plot_fit"]
 
@@ -439,15 +442,15 @@ def _load(paths: list[Path], model: Any) -> Demonstrations:
     return Demonstrations.join(parts)
 
 
-def imitate(args: Any, env_kwargs: dict[str, Any], model: Any) -> dict[str, Any]:
+def imitate(args: RunConfig, model: Any) -> dict[str, Any]:
     """``python -m train --imitate``: collect the demonstrations (or read ``--imitate-demos``), fit ``model`` to
     them, write ``imitation.json`` and the demonstrations (``demonstrations.npz``); returns the fit's report."""
-    if getattr(args, "imitate_demos", None) is not None:
+    if args.imitate_demos is not None:
         demos = _load(args.imitate_demos, model)
     else:
         demos = demonstrations(
             args.env,
-            env_kwargs,
+            args.env_kwargs,
             args.imitate,
             args.opponents or [],
             args.imitate_games,
@@ -462,8 +465,8 @@ def imitate(args: Any, env_kwargs: dict[str, Any], model: Any) -> dict[str, Any]
         args.imitate_epochs,
         seed=args.seed,
         learning_rate=args.imitate_learning_rate,
-        soft=getattr(args, "imitate_soft", False),
-        temperature=getattr(args, "imitate_values", None),
+        soft=args.imitate_soft,
+        temperature=args.imitate_values,
     )
     report = {"expert": args.imitate, **({"opponents": args.opponents} if args.opponents else {}), **report}
     Path(args.output, "imitation.json").write_text(json.dumps(report, indent=1) + "\n")

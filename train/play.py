@@ -29,7 +29,6 @@ from deduction_envs import registry
 from deduction_envs.core.information_set import InformationSet
 from deduction_envs.core.rules import DeductionRules
 from train import arguments
-from train.demo import parse_size
 
 COMMANDS = "Commands: a query, 'hint', 'help', 'quit'."
 
@@ -150,7 +149,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     games = [*(g.env_id for g in registry.games(multiplayer=False)), *MULTIPLAYER]
     parser.add_argument("env", nargs="?", default="Mastermind-v0", choices=games, help="env id, or algo or clue")
-    parser.add_argument("--size", type=parse_size, action="append", default=[], metavar="NAME=N", help="game size")
+    parser.add_argument(
+        "--size", type=arguments.parse_size, action="append", default=[], metavar="NAME=N", help="game size"
+    )
     parser.add_argument("--seed", type=arguments.seed, default=None, help="seed of the secret (or of the deal)")
     opponents = sorted({name for game in MULTIPLAYER.values() for name in game.agents})
     parser.add_argument(

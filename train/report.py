@@ -29,6 +29,9 @@ from agents import EvaluationResult
 from deduction_envs.envs import env_rules
 from deduction_envs.games.wordle import load_words
 from train import arguments, training
+from train.comparison import compare
+from train.config import RunConfig
+from train.curves import read_monitors, smoothed
 from train.parallel import run_jobs
 from train.plotting import panel_grid, save
 
@@ -123,15 +126,20 @@ def run_job(job: Job, settings: Settings) -> list[Row]:
     torch.set_num_threads(1)
     env_id, _, env_kwargs, _ = GAMES[job.game]
     if job.variant == "references":
-        results = training.compare(None, env_id, env_kwargs, 2000, settings.time_limit, settings.seed)
+        results = compare(None, env_id, env_kwargs, 2000, settings.time_limit, settings.seed)
         return [_row(job, r) for r in results]
-    argv = ["--env", env_id, "--timesteps", str(job.timesteps), "--seed", str(settings.seed), "--no-progress"]
-    argv += ["--eval-time-limit", str(settings.time_limit), "--action-mask", settings.action_mask]
-    argv += ["--output", str(settings.folder(job.game, job.variant))]
-    if job.variant == "entropy":
-        argv += ["--entropy-reward", str(settings.entropy_scale)]
-    args, _ = training.parse_args(argv)
-    done = training.run(args, env_kwargs, references=False)
+    config = RunConfig(
+        env=env_id,
+        sizes=env_kwargs,
+        action_mask=settings.action_mask,
+        timesteps=job.timesteps,
+        seed=settings.seed,
+        entropy_reward=settings.entropy_scale if job.variant == "entropy" else None,
+        output=settings.folder(job.game, job.variant),
+        eval_time_limit=settings.time_limit,
+        progress=False,
+    )
+    done = training.run(config, references=False)
     return [_row(job, done.results[0], done.timesteps, done.seconds)]
 
 
@@ -181,9 +189,9 @@ def plot_curves(rows: list[Row], settings: Settings, path: Path) -> None:
     figure, axes = panel_grid(len(games), width=4)
     for ax, game in zip(axes, games, strict=True):
         for variant, colour in zip(VARIANTS, ("tab:blue", "tab:orange"), strict=True):
-            lengths = training.read_monitors(settings.folder(game, variant) / "monitor")
+            lengths = read_monitors(settings.folder(game, variant) / "monitor")
             if lengths.size:
-                _, steps, smooth = training.smoothed(lengths, most=200, share=20)
+                _, steps, smooth = smoothed(lengths, most=200, share=20)
                 ax.plot(steps, smooth, color=colour, label=f"policy ({variant})")
         ises = [r.mean_steps for r in rows if r.game == game and r.agent == "ISES"]
         if ises:

@@ -1,0 +1,73 @@
+"""A trained single-player policy against the reference agents on the same secrets, and its table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agents import ISES, ISMCTS, Agent, EvaluationResult, RandomAgent, SB3Policy, evaluate
+from deduction_envs.core.rules import DeductionRules
+from deduction_envs.envs import env_rules
+
+__all__ = ["compare", "reference_agents", "write_comparison"]
+
+
+def reference_agents(rules: DeductionRules, time_limit: float) -> list[Agent]:
+    """Exhaustive ISES, SO-ISMCTS, random play and, where queries name secrets, consistent random play."""
+    agents: list[Agent] = [ISES(), ISMCTS(time_limit=time_limit), RandomAgent()]
+    if rules.queries_name_secrets:
+        agents.append(RandomAgent(consistent=True))
+    return agents
+
+
+def compare(
+    policy: Any,
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    eval_secrets: int,
+    time_limit: float,
+    seed: int,
+    action_mask: str = "all",
+    references: bool = True,
+    progress: bool | None = None,
+) -> list[EvaluationResult]:
+    """The trained policy (a model or an SB3Policy) and the :func:`reference_agents` on the same secrets.
+
+    ``env_kwargs`` are the env's sizes (the reference agents play with the
+    env's default options); ``action_mask`` is the mask a model was trained
+    with (an SB3Policy brings its own). Without ``references``, the policy
+    alone. ``progress``: a bar per agent (None: on a terminal only).
+    """
+    rules = env_rules(env_id, **env_kwargs)
+    agents: list[Agent] = (
+        []
+        if policy is None
+        else [policy if isinstance(policy, SB3Policy) else SB3Policy(policy, action_mask=action_mask)]
+    )
+    if references:
+        agents += reference_agents(rules, time_limit)
+    if rules.num_secrets <= eval_secrets:
+        plan: dict[str, Any] = {"secrets": "all"}
+    else:
+        plan = {"secrets": "sample", "episodes": eval_secrets, "seed": seed}
+    episodes = rules.num_secrets if plan["secrets"] == "all" else eval_secrets
+    print(f"comparing {', '.join(a.name for a in agents)} on {episodes} secrets of {env_id}", flush=True)
+    return [evaluate(agent, env_id, env_kwargs, progress=progress, **plan) for agent in agents]
+
+
+def write_comparison(results: list[EvaluationResult], path: Path, title: str) -> str:
+    lines = [
+        f"# {title}",
+        "",
+        "| agent | episodes | mean steps | 95% CI | worst | solved | decision ms (mean) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in results:
+        ci = "exact" if r.exact else f"± {r.ci95:.2f}"
+        lines.append(
+            f"| {r.agent} | {r.episodes} | {r.mean_steps:.3f} | {ci} | {r.worst} | {100 * r.solve_rate:.1f}% "
+            f"| {1e3 * r.mean_decision_time:.2f} |"
+        )
+    text = "\n".join(lines) + "\n"
+    path.write_text(text)
+    return text
