@@ -12,7 +12,6 @@ import math
 import statistics
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -21,6 +20,7 @@ import numpy as np
 
 from agents.base import Agent
 from deduction_envs import registry  # importing the package registers the envs
+from deduction_envs.core.executor import run_jobs
 from deduction_envs.core.rules import check_int
 
 __all__ = ["EvaluationResult", "evaluate"]
@@ -133,6 +133,11 @@ def _play_episodes(
     return steps, solved, times
 
 
+def _play_part(part: tuple[int, int], agent: Agent, env_id: str, env_kwargs: dict[str, Any], plan: tuple) -> tuple:
+    """The episodes ``plan[start:stop]``: one job of :func:`evaluate`."""
+    return _play_episodes(agent, env_id, env_kwargs, plan[part[0] : part[1]])
+
+
 def evaluate(
     agent: Agent,
     env_id: str,
@@ -182,27 +187,11 @@ def evaluate(
         for i in range(count)
     ]
     chunk = max(1, min(64, count // (8 * workers)))
-    chunks = [plan[i : i + chunk] for i in range(0, count, chunk)]
-
-    from tqdm.auto import tqdm
-
+    parts = [(start, min(start + chunk, count)) for start in range(0, count, chunk)]
     name = getattr(agent, "name", type(agent).__name__)
-    # tqdm's disable=None already means "only on a terminal".
-    bar = tqdm(total=count, desc=f"{name} on {env_id}", unit="ep", disable=None if progress is None else not progress)
-    results: list[tuple[list[int], list[bool], list[float]]] = []
-    if workers == 1:
-        for part in chunks:
-            results.append(_play_episodes(agent, env_id, env_kwargs, part))
-            bar.update(len(part))
-    else:
-        import multiprocessing
-
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = [pool.submit(_play_episodes, agent, env_id, env_kwargs, part) for part in chunks]
-            for future, part in zip(futures, chunks, strict=True):
-                results.append(future.result())
-                bar.update(len(part))
-    bar.close()
+    done = run_jobs(_play_part, parts, workers, f"{name} on {env_id}", agent, env_id, env_kwargs, tuple(plan),
+                    progress=progress)  # fmt: skip
+    results = [done[part] for part in parts]
 
     return EvaluationResult(
         agent=name,

@@ -36,9 +36,9 @@ import numpy as np
 
 from agents import ISES, Agent
 from agents.roster import seat_agent
+from deduction_envs.core.executor import run_jobs
 from deduction_envs.core.rules import check_int
 from deduction_envs.envs.single_seat import SingleSeatEnv
-from train.parallel import run_jobs
 
 if TYPE_CHECKING:
     from train.config import RunConfig

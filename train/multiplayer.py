@@ -287,7 +287,7 @@ def evaluate_seat_policy(
     """
     from scipy.stats import binomtest, t, ttest_1samp
 
-    from train.parallel import run_jobs
+    from deduction_envs.core.executor import run_jobs
     from train.tournament import chunks, interval
 
     players = raw_env(env, **env_kwargs).rules.players

@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from agents import ISES, ISMCTS, Agent, RandomAgent, evaluate
+from deduction_envs.core.executor import run_jobs
 from deduction_envs.games import make_rules
 from deduction_envs.games.wordle import load_words
 from train import arguments
-from train.parallel import run_jobs
 from train.plotting import panel_grid, save
 
 

@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from agents import EvaluationResult
+from deduction_envs.core.executor import run_jobs
 from deduction_envs.envs import env_rules
 from deduction_envs.games.wordle import load_words
 from train import arguments, training
 from train.comparison import compare
 from train.config import RunConfig
 from train.curves import read_monitors, smoothed
-from train.parallel import run_jobs
 from train.plotting import panel_grid, save
 
 

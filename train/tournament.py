@@ -12,7 +12,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 from agents import SeatAgent
-from train.parallel import run_jobs
+from deduction_envs.core.executor import run_jobs
 
 __all__ = ["Logged", "chunks", "format_p", "interval", "output_folder", "run_tournament"]
 
