@@ -132,7 +132,7 @@ def test_a_masked_action_ends_the_game_with_a_penalty_and_strict_mode_raises(mak
         env.step(masked)
     assert all(env.terminations.values()) and env.infos[agent] == {"illegal_action": masked}
     assert env.rewards == {a: (-1.0 if a == agent else 0.0) for a in env.possible_agents}
-    strict = make(players=3, strict=True)
+    strict = make(players=3, illegal_action="raise")
     strict.reset(seed=4)
     before = strict.unwrapped.state.copy()
     with pytest.raises(ValueError, match=f"action {masked} is masked"):

@@ -208,6 +208,7 @@ def test_the_entropy_reward_wrapper_shapes_clue_with_the_case_file_entropy():
         ({"max_cycles": 0}, "max_cycles must be an integer >= 1"),
         ({"probabilities": "yes"}, "probabilities must be True or False"),
         ({"strict": 1}, "strict must be True or False"),
+        ({"illegal_action": "waste"}, "illegal_action must be 'end' or 'raise'"),
         ({"render_mode": "video"}, "render_mode must be one of"),
     ],
 )
@@ -223,7 +224,7 @@ def test_masked_and_out_of_space_actions():
     with pytest.warns(UserWarning, match="masked action"):
         env.step(660)  # showing a card is masked at the start of a turn
     assert all(env.terminations.values()) and env.rewards[agent] == -1.0
-    strict = clue_v0.env(players=4, strict=True)
+    strict = clue_v0.env(players=4, illegal_action="raise")
     strict.reset(seed=0)
     with pytest.raises(ValueError, match="action 660 is masked"):
         strict.step(660)

@@ -91,7 +91,7 @@ MULTIPLAYER = {
     clue_v0.raw_env: ["players"],
     generalized_clue_v0.raw_env: ["cards", "hidden", "players", "max_rounds"],
 }
-COMMON = ["max_cycles", "probabilities", "strict", "render_mode"]
+COMMON = ["max_cycles", "probabilities", "illegal_action", "render_mode"]
 
 
 @SLOW

@@ -127,3 +127,18 @@ def test_the_registry_pairs_multiplayer_rules_with_their_seat_knowledge():
         registry.new_knowledge(AlgoRules(players=3), 3)
     with pytest.raises(ValueError, match="HigherLower is not the rules of a registered multiplayer game"):
         registry.new_knowledge(HigherLower(), 0)
+
+
+@pytest.mark.parametrize("game", registry.games(multiplayer=True), ids=lambda g: g.env_id)
+def test_the_strict_mode_has_one_name_in_both_kinds_of_env_and_the_old_one_warns(game):
+    """``illegal_action="raise"`` as in the Gymnasium envs; ``strict=True`` still works for one version."""
+    env = game.make_raw_env(illegal_action="raise")
+    env.reset(seed=0)
+    masked = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
+    with pytest.raises(ValueError, match="is masked"):
+        env.step(masked)
+    with pytest.warns(DeprecationWarning, match="strict is deprecated: give illegal_action='raise'"):
+        assert game.make_raw_env(strict=True).illegal_action == "raise"
+    with pytest.raises(ValueError, match="illegal_action must be 'end' or 'raise', got 'waste'"):
+        game.make_raw_env(illegal_action="waste")
+    assert gym.make("Mastermind-v0", illegal_action="raise").unwrapped._illegal_action == "raise"

@@ -51,14 +51,15 @@ At the end: +1 for the winner, -1 for the player out first, and linearly in
 between by the order of going out (two players: +1 and -1). ``max_cycles``
 actions truncate the game (0 for everyone). A masked action ends the game
 with -1 for its player and 0 for the others
-(:mod:`deduction_envs.envs.multiplayer_env`; ``strict=True`` raises instead).
+(:mod:`deduction_envs.envs.multiplayer_env`; ``illegal_action="raise"`` raises instead).
 
 Arguments
 ---------
 ``players`` (2-4), ``hand_size``, ``numbers`` (see ``AlgoRules``),
 ``probabilities`` (default True), ``exposure`` and ``playouts`` (default 0: none; at most
 :data:`MAX_SAMPLES`, since each costs about a millisecond a stop decision), ``max_cycles`` (default 2,000),
-``render_mode`` (``"ansi"``, ``"human"`` or ``"rgb_array"``), ``strict``
+``render_mode`` (``"ansi"``, ``"human"`` or ``"rgb_array"``), ``illegal_action`` (``"end"`` or ``"raise"``;
+``strict`` its deprecated alias)
 (default False).
 
 Version History
@@ -66,6 +67,8 @@ Version History
 * v0: first version. Since the multiplayer layer, the raw env ends the game
   on a masked action itself (it raised before; ``env()`` ended it already).
   The ``exposure`` and ``playouts`` options (off by default: observations without them are unchanged).
+  ``illegal_action`` (``"end"`` or ``"raise"``) names the strict mode as the Gymnasium envs do; ``strict`` is
+  its deprecated alias, for one version.
 """
 
 from __future__ import annotations
@@ -270,12 +273,15 @@ class raw_env(MultiplayerAECEnv):
         playouts: int = 0,
         max_cycles: int = 2000,
         render_mode: str | None = None,
-        strict: bool = False,
+        illegal_action: str = "end",
+        strict: bool | None = None,
     ) -> None:
         self.exposure = check_int("exposure", exposure, low=0, high=MAX_SAMPLES)
         self.playouts = check_int("playouts", playouts, low=0, high=MAX_SAMPLES)
         self._recent: deque[tuple[PlayerView, np.ndarray]] = deque(maxlen=8)  # see _stop_entries
-        super().__init__(AlgoRules(players, hand_size, numbers), probabilities, max_cycles, render_mode, strict)
+        super().__init__(
+            AlgoRules(players, hand_size, numbers), probabilities, max_cycles, render_mode, illegal_action, strict
+        )
 
     def observation_size(self) -> int:
         return observation_size(self.rules) + (EXPOSURE if self.exposure else 0) + (PLAYOUTS if self.playouts else 0)

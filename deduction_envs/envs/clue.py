@@ -28,7 +28,7 @@ Action space
 * ``a > 648``: show card ``a - 649`` (only to the refuter, only its matching cards).
 
 ``observation["action_mask"]`` marks the legal ones. A masked action ends the
-game with -1 for its player (``strict=True`` raises instead).
+game with -1 for its player (``illegal_action="raise"`` raises instead).
 
 Observation space
 -----------------
@@ -68,11 +68,14 @@ Arguments
 ---------
 ``players`` (3-6, default 4), ``probabilities`` (default True),
 ``max_cycles`` (default 1,000), ``render_mode`` (``"ansi"``, ``"human"`` or
-``"rgb_array"``: the acting player's deduction sheet), ``strict`` (default False).
+``"rgb_array"``: the acting player's deduction sheet), ``illegal_action`` (``"end"``, default, or
+``"raise"``; ``strict`` its deprecated alias).
 
 Version History
 ---------------
 * v0: first version.
+  ``illegal_action`` (``"end"`` or ``"raise"``) names the strict mode as the Gymnasium envs do; ``strict`` is
+  its deprecated alias, for one version.
 """
 
 from __future__ import annotations
@@ -154,7 +157,8 @@ class SheetEnv(MultiplayerAECEnv):
         probabilities: bool,
         max_cycles: int,
         render_mode: str | None,
-        strict: bool,
+        illegal_action: str,
+        strict: bool | None,
     ) -> None:
         self.pieces = pieces
         self._max_entropy = max(max_entropy, 1.0)
@@ -168,7 +172,7 @@ class SheetEnv(MultiplayerAECEnv):
         self._slots = dict(pieces.slices)
         self._slots["record"] = slice(self._slots[record[0]].start, self._slots[record[1]].stop)  # adjacent pieces
         self._starts = np.array([self._slots[name].start for name in ("hand", "held", "not_held", "record")])
-        super().__init__(rules, probabilities, max_cycles, render_mode, strict)
+        super().__init__(rules, probabilities, max_cycles, render_mode, illegal_action, strict)
 
     def observation_size(self) -> int:
         return self.pieces.size
@@ -250,13 +254,14 @@ class raw_env(SheetEnv):
         probabilities: bool = True,
         max_cycles: int = 1000,
         render_mode: str | None = None,
-        strict: bool = False,
+        illegal_action: str = "end",
+        strict: bool | None = None,
     ) -> None:
         rules = ClueRules(players)
         pieces = observation_pieces(rules)
         record = ("shown", "refuted")  # shown, suggested, passed, refuted: adjacent
         super().__init__(rules, pieces, record, math.log2(rules.num_triples), probabilities, max_cycles, render_mode,
-                         strict)  # fmt: skip
+                         illegal_action, strict)  # fmt: skip
 
     def new_knowledge(self, player: int) -> CluePlayerKnowledge:
         # Observations count exactly up to OBSERVATION_WORK hands (about 15 ms), then estimate from samples.

@@ -26,7 +26,7 @@ to show when answering), ``cards + q`` asks
 player ``q``, ``cards + players`` starts a guess and ``cards + players + 1``
 submits the list or the guess. ``rules.steps(GCMove(...))`` turns a whole move
 into its steps. A masked action ends the game with -1 for its player
-(``strict=True`` raises instead).
+(``illegal_action="raise"`` raises instead).
 
 Observation space
 -----------------
@@ -63,7 +63,7 @@ Arguments
 ``cards`` (default 12), ``hidden`` (2), ``players`` (3), ``max_rounds`` (20):
 any sizes the knowledge engine handles (at most 62 cards), else ``ValueError``;
 ``probabilities`` (True), ``max_cycles`` (5,000), ``render_mode`` (``"ansi"``,
-``"human"``, ``"rgb_array"``), ``strict`` (False).
+``"human"``, ``"rgb_array"``), ``illegal_action`` (``"end"`` or ``"raise"``; ``strict`` its deprecated alias).
 
 Version History
 ---------------
@@ -72,6 +72,8 @@ Version History
   Cards are added to a list, not toggled: an early build
   let a card be taken out again, so a random policy could build one list for
   thousands of steps (training episodes ran to ``max_cycles``).
+  ``illegal_action`` (``"end"`` or ``"raise"``) names the strict mode as the Gymnasium envs do; ``strict`` is
+  its deprecated alias, for one version.
 """
 
 from __future__ import annotations
@@ -136,13 +138,14 @@ class raw_env(SheetEnv):
         probabilities: bool = True,
         max_cycles: int = 5000,
         render_mode: str | None = None,
-        strict: bool = False,
+        illegal_action: str = "end",
+        strict: bool | None = None,
     ) -> None:
         rules = GeneralizedClueRules(cards, hidden, players, max_rounds)
         entropy = math.log2(math.comb(rules.cards, rules.hidden))
         record = ("shown", "no")  # shown, asked, yes, no: adjacent
         super().__init__(rules, observation_pieces(rules), record, entropy, probabilities, max_cycles, render_mode,
-                         strict)  # fmt: skip
+                         illegal_action, strict)  # fmt: skip
 
     def new_knowledge(self, player: int) -> GCPlayerKnowledge:
         return GCPlayerKnowledge(self.rules, player, work_limit=OBSERVATION_WORK, samples=OBSERVATION_SAMPLES)

@@ -14,13 +14,15 @@ An action inside the action space that the mask forbids follows PettingZoo's
 convention for classic games (the policy of ``DESIGN.md``, in this one
 place): the game ends at once, the player who chose it gets ``-1`` and the
 others ``0``, and ``infos[agent]["illegal_action"]`` says so. With
-``strict=True`` the env raises ``ValueError`` instead and changes nothing. An
+``illegal_action="raise"`` (the strict mode, named as in the Gymnasium envs; ``strict=True`` is its
+deprecated alias, for one version) the env raises ``ValueError`` instead and changes nothing. An
 action outside the action space always raises ``ValueError``.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -84,7 +86,9 @@ class MultiplayerAECEnv(AECEnv):
             estimated) probability table, which costs the counting.
         max_cycles: actions after which the game is truncated (rewards 0).
         render_mode: ``"ansi"``, ``"human"``, ``"rgb_array"`` or None.
-        strict: raise on a masked action instead of ending the game.
+        illegal_action: ``"end"`` (the game ends with -1 for the player) or ``"raise"`` (strict: a ValueError,
+            nothing changed) on a masked action.
+        strict: deprecated: ``strict=True`` is ``illegal_action="raise"``.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -99,19 +103,29 @@ class MultiplayerAECEnv(AECEnv):
         probabilities: bool = True,
         max_cycles: int = 2000,
         render_mode: str | None = None,
-        strict: bool = False,
+        illegal_action: str = "end",
+        strict: bool | None = None,
     ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        for name, flag in (("probabilities", probabilities), ("strict", strict)):
+        for name, flag in (("probabilities", probabilities), ("strict", False if strict is None else strict)):
             if not isinstance(flag, bool):
                 raise ValueError(f"{name} must be True or False, got {flag!r}")
+        if strict is not None:
+            warnings.warn(
+                "strict is deprecated: give illegal_action='raise' (or 'end'), the name the Gymnasium envs use",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+            illegal_action = "raise" if strict else illegal_action
+        if illegal_action not in ("end", "raise"):
+            raise ValueError(f"illegal_action must be 'end' or 'raise', got {illegal_action!r}")
         self.probabilities = probabilities
         self.rules = rules
         self.max_cycles = check_int("max_cycles", max_cycles, low=1)
         self.render_mode = render_mode
-        self.strict = strict
+        self.illegal_action = illegal_action
         self.possible_agents = [f"player_{p}" for p in range(rules.players)]
         self._seat_of = {agent: p for p, agent in enumerate(self.possible_agents)}
         size = self.observation_size()
@@ -240,7 +254,7 @@ class MultiplayerAECEnv(AECEnv):
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.infos = {a: {} for a in self.agents}
         if not self.table.legal_mask()[action]:
-            if self.strict:
+            if self.illegal_action == "raise":
                 raise ValueError(f"{agent}'s action {action} is masked (not legal now)")
             gymnasium.logger.warn(f"{agent} chose the masked action {action}: the game ends, {agent} gets -1")
             self.rewards[agent] = ILLEGAL_ACTION_REWARD
