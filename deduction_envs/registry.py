@@ -66,6 +66,8 @@ class Game:
         agents: multiplayer reference agents by name (the roster; ``--opponents``, evaluations, play).
         opponent: the default training opponent; ``evaluation``: the default evaluation opponents.
         play: the terminal game (``"module:function"``), its default opponent and players.
+        playthroughs: multiplayer: the recorded games a person can read, as env keyword arguments and a seed
+            (:mod:`deduction_envs.envs.playthrough`).
     """
 
     name: str
@@ -79,6 +81,7 @@ class Game:
     opponent: str | None = None
     evaluation: tuple[str, ...] = ()
     play: tuple[str, str, int] | None = None
+    playthroughs: tuple[tuple[Mapping[str, Any], int], ...] = ()
 
     @property
     def multiplayer(self) -> bool:
@@ -198,6 +201,7 @@ register_game(
         opponent="epsilon_greedy",
         evaluation=("random", "epsilon_greedy", "max_entropy"),
         play=("train.play_algo:play", "max_entropy", 2),
+        playthroughs=(({"players": 2}, 2), ({"players": 3, "probabilities": False}, 3)),
     )
 )
 register_game(
@@ -220,6 +224,7 @@ register_game(
         # SO-ISMCTS and the entropy agent take seconds a game: evaluated against on request only.
         evaluation=("random", "deduction_sheet"),
         play=("train.play_clue:play", "deduction_sheet", 4),
+        playthroughs=(({"players": 3, "max_cycles": 40}, 1),),
     )
 )
 register_game(
@@ -240,6 +245,7 @@ register_game(
         ),
         opponent="scoreboard",
         evaluation=("random", "scoreboard", "interrogation_pattern", "exact"),
+        playthroughs=(({"cards": 8, "hidden": 2, "players": 3, "max_cycles": 60}, 1),),
     )
 )
 

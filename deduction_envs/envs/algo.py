@@ -82,7 +82,7 @@ from pettingzoo import AECEnv
 
 from deduction_envs.core.raster import Canvas
 from deduction_envs.core.rules import check_int
-from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, wrap
+from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, ObservationPieces, wrap
 from deduction_envs.games.algo import AlgoRules, AlgoState, Phase, PlayerView, format_card
 from deduction_envs.reasoning.algo_hands import (
     AlgoHandPosterior,
@@ -98,6 +98,7 @@ __all__ = [
     "encode_view",
     "env",
     "exposure_features",
+    "observation_pieces",
     "observation_size",
     "playout_features",
     "raw_env",
@@ -117,6 +118,22 @@ PLAYOUT_EPSILON = 0.1
 def observation_size(rules: AlgoRules) -> int:
     """Length of :func:`encode_view`'s vector."""
     return rules.players * rules.max_hand * (3 + 3 * rules.numbers) + (2 + rules.numbers) + 3 + 1
+
+
+def observation_pieces(rules: AlgoRules, exposure: bool = False, playouts: bool = False) -> ObservationPieces:
+    """The named pieces of :func:`encode_view`'s vector (and the exposure and play-out entries when asked for):
+    per seat in turn order from the observer's and position, the card's 3 + 3 * numbers entries (present,
+    white, face up, its number, numbers ruled out, probabilities); the drawn card; the phase; the deck's share."""
+    n = rules.numbers
+    pieces = [("hands", (rules.players, rules.max_hand, 3 + 3 * n)), ("drawn", (2 + n,)), ("phase", (3,)),
+              ("deck", (1,))]  # fmt: skip
+    return ObservationPieces(
+        [
+            *pieces,
+            *([("exposure", (EXPOSURE,))] if exposure else []),
+            *([("playouts", (PLAYOUTS,))] if playouts else []),
+        ]
+    )
 
 
 def encode_view(
@@ -279,12 +296,12 @@ class raw_env(MultiplayerAECEnv):
         self.exposure = check_int("exposure", exposure, low=0, high=MAX_SAMPLES)
         self.playouts = check_int("playouts", playouts, low=0, high=MAX_SAMPLES)
         self._recent: deque[tuple[PlayerView, np.ndarray]] = deque(maxlen=8)  # see _stop_entries
-        super().__init__(
-            AlgoRules(players, hand_size, numbers), probabilities, max_cycles, render_mode, illegal_action, strict
-        )
+        rules = AlgoRules(players, hand_size, numbers)
+        self.pieces = observation_pieces(rules, bool(self.exposure), bool(self.playouts))
+        super().__init__(rules, probabilities, max_cycles, render_mode, illegal_action, strict)
 
     def observation_size(self) -> int:
-        return observation_size(self.rules) + (EXPOSURE if self.exposure else 0) + (PLAYOUTS if self.playouts else 0)
+        return self.pieces.size
 
     def encode(self, knowledge: AlgoKnowledge) -> np.ndarray:
         posterior = knowledge.posterior if self.probabilities else None

@@ -180,10 +180,6 @@ class SheetEnv(MultiplayerAECEnv):
     def observation_high(self) -> float:
         return float(self.max_cycles)  # the counts; everything else is in [0, 1]
 
-    def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:
-        """The named pieces of an observation vector, shaped (views, not copies)."""
-        return self.pieces.split(vector)
-
     def encode_sheet(self, knowledge: Any) -> np.ndarray:
         """A new observation vector with the seat's hand, facts, probabilities, entropy and record in it."""
         me, at = knowledge.player, self._slots

@@ -76,9 +76,9 @@ def wrap(env: AECEnv) -> AECEnv:
 class MultiplayerAECEnv(AECEnv):
     """An AEC env over a :class:`~deduction_envs.core.multiplayer.MultiplayerRules`; see the module docstring.
 
-    Subclasses set ``metadata`` and implement :meth:`observation_size`,
-    :meth:`encode` (a seat's observation vector from its knowledge),
-    :meth:`render_text` and :meth:`render_rgb`.
+    Subclasses set ``metadata`` and ``pieces`` (the observation's named pieces, before this constructor
+    runs) and implement :meth:`observation_size`, :meth:`encode` (a seat's observation vector from its
+    knowledge), :meth:`render_text` and :meth:`render_rgb`.
 
     Args:
         rules: the game.
@@ -145,6 +145,13 @@ class MultiplayerAECEnv(AECEnv):
         #: that play seats inside a single-seat view).
         self.seat_listeners: dict[int, Callable[[Any], None]] = {}
         self._rng = np.random.default_rng()
+
+    #: The observation vector's named pieces (set by each game's env).
+    pieces: ObservationPieces
+
+    def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:
+        """The named pieces of an observation vector, shaped (views, not copies)."""
+        return self.pieces.split(vector)
 
     # ------------------------------------------------------------------ the game's parts
     def observation_size(self) -> int:
