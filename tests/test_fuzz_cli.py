@@ -113,3 +113,39 @@ def test_the_checked_types_accept_and_refuse_what_they_say(tmp_path):
     assert arguments.output_folder(str(tmp_path / "a" / "b")) == tmp_path / "a" / "b"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # the folder was checked, not left behind
     assert arguments.output_folder(str(tmp_path)) == Path(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("command", "argv", "message"),
+    [
+        ("train.cli", ["--env", "Mastermind-v0", "--eval-games", "5"], "--eval-games is for the multiplayer envs"),
+        ("train.cli", ["--env", "Mastermind-v0", "--league-window", "5"], "--league-window is for the multiplayer"),
+        ("train.cli", ["--env", "algo_v0", "--eval-secrets", "5"], "--eval-secrets is for the single-player games"),
+        ("train.cli", ["--env", "algo_v0", "--eval-time-limit", "1"], "--eval-time-limit is for the single-player"),
+        ("train.cli", ["--env", "algo_v0", "--league-window", "5"], "--league-window go with --league"),
+        ("train.play", ["algo", "--size", "pegs=3"], "--size is for the single-player games; algo takes --players"),
+        ("train.play", ["Mastermind-v0", "--players", "3"], "--opponent and --players are for algo and clue"),
+        ("train.play", ["Wordle-v0", "--opponent", "random"], "Wordle-v0 is played alone"),
+    ],
+)
+def test_an_option_the_chosen_game_does_not_take_is_refused_not_ignored(command, argv, message, capsys):
+    """Options that cannot apply used to be ignored, and the command ran and exited 0 (issue 41)."""
+    with pytest.raises(SystemExit) as exit_:
+        importlib.import_module(command).main(argv)
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_train_evaluate_refuses_options_its_env_does_not_take(tmp_path, capsys):
+    model = tmp_path / "model.zip"
+    import zipfile
+
+    with zipfile.ZipFile(model, "w") as archive:
+        archive.writestr("data", "{}")
+    for argv, message in [
+        (["--env", "Mastermind-v0", "--games", "5"], "--games is for the multiplayer envs"),
+        (["--env", "Mastermind-v0", "--workers", "2"], "--workers is for the multiplayer envs"),
+        (["--env", "clue_v0", "--eval-secrets", "5"], "are for the single-player games"),
+    ]:
+        with pytest.raises(SystemExit) as exit_:
+            importlib.import_module("train.evaluate").main(["--model", str(model), *argv])
+        assert exit_.value.code == 2 and message in capsys.readouterr().err, argv

@@ -114,9 +114,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--checkpoint-every", type=arguments.count(1), default=10_000, help="timesteps between checkpoints"
     )
     parser.add_argument(
-        "--eval-secrets", type=arguments.count(1), default=2000, help="play every secret up to this many, else sample"
+        "--eval-secrets",
+        type=arguments.count(1),
+        default=None,
+        help="play every secret up to this many (2000), else sample",
     )
-    parser.add_argument("--eval-time-limit", type=arguments.seconds, default=0.1, help="SO-ISMCTS seconds per decision")
+    parser.add_argument(
+        "--eval-time-limit", type=arguments.seconds, default=None, help="SO-ISMCTS seconds a decision (0.1)"
+    )
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="hide the progress bar")
     seats = parser.add_argument_group("multiplayer envs (algo_v0, clue_v0, generalized_clue_v0)")
     seats.add_argument(
@@ -130,18 +135,18 @@ def build_parser() -> argparse.ArgumentParser:
     seats.add_argument(
         "--league-threshold",
         type=arguments.number(-1, 1),
-        default=0.2,
+        default=None,
         help="mean reward that adds a snapshot (default 0.2; 0 = parity)",
     )
     seats.add_argument(
-        "--league-window", type=arguments.count(1), default=500, help="games the mean is over (default 500)"
+        "--league-window", type=arguments.count(1), default=None, help="games the mean is over (default 500)"
     )
     seats.add_argument(
         "--eval-opponents", type=names, default=None, metavar="NAME[,NAME...]", help="agents met at the end"
     )
-    seats.add_argument("--eval-games", type=arguments.count(1), default=400, help="games against each (default 400)")
+    seats.add_argument("--eval-games", type=arguments.count(1), default=None, help="games against each (default 400)")
     seats.add_argument(
-        "--eval-workers", type=arguments.count(1), default=1, help="processes for the evaluation (default 1)"
+        "--eval-workers", type=arguments.count(1), default=None, help="processes for the evaluation (default 1)"
     )
     imitation = parser.add_argument_group("imitation, before reinforcement learning (train.imitation)")
     imitation.add_argument(
@@ -223,7 +228,7 @@ def parse_args(argv: list[str] | None = None) -> RunConfig:
         if options and args.imitate is not None:
             parser.error(f"{options[0]} needs a search agent; a single-player game's experts do not search")
         envs = ", ".join(multiplayer_envs())
-        for name in ("opponents", "eval_opponents"):
+        for name in ("opponents", "eval_opponents", "eval_games", "eval_workers", "league_threshold", "league_window"):
             if getattr(args, name) is not None:
                 parser.error(f"--{name.replace('_', '-')} is for the multiplayer envs ({envs})")
         if args.league:
@@ -247,8 +252,11 @@ def parse_args(argv: list[str] | None = None) -> RunConfig:
         parser.error(f"--action-mask consistent needs queries that name secrets, which {args.env} lacks")
     if args.resume is not None:
         _continue_run(args, sizes, parser)  # may set the run's entropy reward, which the batched env lacks
+    # An option left out is None here, so that one the env does not take can be refused (above); the run's
+    # defaults are RunConfig's.
     names = {f.name for f in dataclasses.fields(RunConfig)} - {"sizes"}
-    config = RunConfig(sizes=sizes, **{name: value for name, value in vars(args).items() if name in names})
+    given = {name: value for name, value in vars(args).items() if name in names and value is not None}
+    config = RunConfig(sizes=sizes, **given)
     try:
         config.vec_env = vec_env_choice(config)
     except ValueError as error:
@@ -273,6 +281,11 @@ def _check_multiplayer(args: argparse.Namespace, parser: argparse.ArgumentParser
         parser.error(f"{args.env}: {error}")
     if args.action_mask != "all":
         parser.error("--action-mask consistent is for single-player games; multiplayer envs mask legal actions")
+    for name in ("eval_secrets", "eval_time_limit"):
+        if getattr(args, name) is not None:
+            parser.error(f"--{name.replace('_', '-')} is for the single-player games (their comparison)")
+    if not args.league and (args.league_threshold is not None or args.league_window is not None):
+        parser.error("--league-threshold and --league-window go with --league")
     if args.algo not in ("maskable_ppo", "ppo"):
         parser.error(f"multiplayer envs train with maskable_ppo or ppo, got {args.algo}")
     game = registry.game(args.env)

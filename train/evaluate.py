@@ -60,9 +60,11 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
     )
     parser.add_argument("--action-mask", default="all", choices=("all", "consistent"), help="the mask it trained with")
     parser.add_argument(
-        "--eval-secrets", type=arguments.count(1), default=2000, help="play every secret up to this many, else sample"
+        "--eval-secrets", type=arguments.count(1), default=None, help="play every secret up to this many, else sample"
     )
-    parser.add_argument("--eval-time-limit", type=arguments.seconds, default=0.1, help="SO-ISMCTS seconds per decision")
+    parser.add_argument(
+        "--eval-time-limit", type=arguments.seconds, default=None, help="SO-ISMCTS seconds a decision (0.1)"
+    )
     parser.add_argument("--seed", type=arguments.seed, default=0, help="seed of sampled secrets (default 0)")
     parser.add_argument(
         "--output",
@@ -73,14 +75,19 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
     seats = parser.add_argument_group("multiplayer envs")
     seats.add_argument("--opponents", type=names, default=None, metavar="NAME[,NAME...]", help="reference agents")
     seats.add_argument(
-        "--games", type=arguments.count(1), default=400, help="games against each opponent (default 400)"
+        "--games", type=arguments.count(1), default=None, help="games against each opponent (default 400)"
     )
-    seats.add_argument("--workers", type=arguments.count(1), default=1, help="processes (default 1)")
+    seats.add_argument("--workers", type=arguments.count(1), default=None, help="processes (default 1)")
     args = parser.parse_args(argv)
     if is_multiplayer(args.env):
+        if args.action_mask != "all" or args.eval_secrets is not None or args.eval_time_limit is not None:
+            parser.error("--action-mask, --eval-secrets and --eval-time-limit are for the single-player games")
+        args.games, args.workers = args.games or 400, args.workers or 1
         return _evaluate_seat(args, parser)
-    if args.opponents is not None:
-        parser.error(f"--opponents is for the multiplayer envs ({', '.join(multiplayer_envs())})")
+    for option, value in (("--opponents", args.opponents), ("--games", args.games), ("--workers", args.workers)):
+        if value is not None:
+            parser.error(f"{option} is for the multiplayer envs ({', '.join(multiplayer_envs())})")
+    args.eval_secrets, args.eval_time_limit = args.eval_secrets or 2000, args.eval_time_limit or 0.1
     sizes = dict(args.size)
     try:
         env_rules(args.env, **sizes)

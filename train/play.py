@@ -166,6 +166,11 @@ def main(argv: list[str] | None = None) -> None:
     players = "; ".join(f"{name}: default {game.play[2]}" for name, game in MULTIPLAYER.items())
     parser.add_argument("--players", type=arguments.count(1), default=None, help=f"players, you included ({players})")
     args = parser.parse_args(argv)
+    # An option the chosen game does not take is a mistake to say, not to ignore.
+    if args.env in MULTIPLAYER and args.size:
+        parser.error(f"--size is for the single-player games; {args.env} takes --players")
+    if args.env not in MULTIPLAYER and (args.opponent is not None or args.players is not None):
+        parser.error(f"--opponent and --players are for {' and '.join(MULTIPLAYER)}; {args.env} is played alone")
     try:
         if args.env in MULTIPLAYER:
             game = MULTIPLAYER[args.env]
