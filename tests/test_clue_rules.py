@@ -216,3 +216,18 @@ def test_apply_checks_legality_exactly_as_the_mask_says():
                 legal = np.flatnonzero(mask)
                 others = legal[(legal < 324) | (legal >= 648)]
                 rules.apply(state, int(rng.choice(others if others.size and rng.random() > 0.1 else legal)))
+
+
+def test_what_an_event_proves_for_each_seat_is_stated_once_by_the_rules():
+    """A suggestion by seat 0 that seat 1 passed on and seat 2 refuted, then seat 2 showing card 5 to seat 0."""
+    rules = ClueRules(4)
+    suggest = ClueEvent("suggest", 0, cards=(1, 7, 14), passed=(1,), refuter=2)
+    assert rules.event_facts(suggest, 0) == [("none", 1, (1, 7, 14))]  # the asker will see the card
+    assert rules.event_facts(suggest, 1) == [("one_of", 2, (1, 7, 14))]  # its own pass tells it nothing new
+    assert rules.event_facts(suggest, 3) == [("none", 1, (1, 7, 14)), ("one_of", 2, (1, 7, 14))]
+    assert rules.event_facts(suggest, -1) == rules.event_facts(suggest, 3)  # a spectator: the public part
+    show = ClueEvent("show", 2, cards=(1, 7, 14), refuter=2, card=7, asker=0)
+    assert rules.event_facts(show, 0) == [("holds", 2, (7,))]
+    assert rules.event_facts(rules.observe_event(show, 3), 3) == []
+    accuse = ClueEvent("accuse", 3, cards=(0, 6, 12), correct=False)
+    assert rules.event_facts(accuse, 1) == [("wrong", 4, (0, 6, 12))]  # the case file is place 4

@@ -509,6 +509,26 @@ class ClueRules:
             return event._replace(card=-1)
         return event
 
+    def event_facts(self, event: ClueEvent, seat: int) -> list[tuple[str, int, tuple[int, ...]]]:
+        """What ``event``, projected for ``seat``, proves of where the cards are: ``(kind, place, cards)``, the
+        kinds of :meth:`ClueKnowledge.add_trusted <deduction_envs.reasoning.ClueKnowledge.add_trusted>` (the case
+        file is place ``players``). ``seat`` -1 is a spectator, who sees only the public part.
+
+        The one statement of what an event proves: a seat's knowledge and its public view read it.
+        """
+        if event.kind == "deal":
+            return [("hand", seat, tuple(event.hands[seat]))] if seat >= 0 else []
+        if event.kind == "suggest":
+            facts = [("none", q, event.cards) for q in event.passed if q != seat]
+            if event.refuter >= 0 and seat not in (event.player, event.refuter):  # the asker will see the card
+                facts.append(("one_of", event.refuter, event.cards))
+            return facts
+        if event.kind == "show":
+            return [("holds", event.refuter, (event.card,))] if seat == event.asker and seat >= 0 else []
+        if event.kind == "accuse":
+            return [("right" if event.correct else "wrong", self.players, event.cards)]
+        return []
+
     # ------------------------------------------------------------------ helpers
     def _is_legal(self, state: ClueState, move: ClueMove) -> bool:
         """``legal_mask(state)[action_index(move)]`` without building the mask (``apply`` checks every action)."""

@@ -340,6 +340,22 @@ class GeneralizedClueRules:
             return event._replace(correct=-1)
         return event
 
+    def event_facts(self, event: GCEvent, seat: int) -> list[tuple[str, int, tuple[int, ...]]]:
+        """What ``event``, projected for ``seat``, proves of where the cards are: ``(kind, place, cards)``, the
+        kinds of :meth:`ClueKnowledge.add_trusted <deduction_envs.reasoning.ClueKnowledge.add_trusted>`. The one
+        statement of what an event proves, which a seat's knowledge reads."""
+        if event.kind == "deal":
+            return [("hand", seat, tuple(event.hands[seat]))] if seat >= 0 else []
+        if event.kind == "ask":
+            if not event.answered:
+                return [("none", event.target, event.cards)]
+            return [("one_of", event.target, event.cards)] if seat not in (event.player, event.target) else []
+        if event.kind == "show":
+            return [("holds", event.target, (event.card,))] if seat == event.player else []
+        if event.kind == "guess" and event.player != seat:
+            return [("hand", event.player, tuple(event.hands[0]))]
+        return []
+
     # ------------------------------------------------------------------ words
     def describe(self, event: GCEvent, names: Sequence[str] | None = None) -> str:
         """One event in words, as the seat it was projected for saw it."""

@@ -158,33 +158,26 @@ class CluePlayerKnowledge(SeatKnowledge):
         me = self.player
         self.events.append(event)
         kind, actor, cards = event.kind, event.player, event.cards
+        for fact, place, named in self.rules.event_facts(event, me):
+            self._facts.add(fact, place, card_mask(named))
         if kind == "deal":
             self.hand = event.hands[me]
             self.mover = actor
-            self._facts.add("hand", me, card_mask(self.hand))
         elif kind == "suggest":
-            mask = card_mask(cards)
             _count(self.suggested[actor], cards)
             for q in event.passed:
                 _count(self.passed[q], cards)
-                if q != me:
-                    self._facts.add("none", q, mask)
             if event.refuter >= 0:  # pending until the card is shown
                 self.suggestion, self.asker, self.refuter = event.cards, actor, event.refuter
                 _count(self.refuted[event.refuter], cards)
                 self.phase = CluePhase.SHOW
-                if me not in (actor, event.refuter):
-                    self._facts.add("one_of", event.refuter, mask)
             else:
                 self.phase = CluePhase.AFTER
         elif kind == "show":
-            if me == event.asker:
-                self._facts.add("holds", event.refuter, 1 << event.card)
-            elif me == event.refuter:
+            if me == event.refuter:
                 self.shown[event.asker, event.card] = 1
             self.phase, self.suggestion, self.asker, self.refuter = CluePhase.AFTER, (), -1, -1
         elif kind == "accuse":
-            self._facts.add("right" if event.correct else "wrong", self.rules.players, card_mask(cards))
             if event.correct:
                 self.winner, self.phase = actor, CluePhase.OVER
             else:
@@ -205,15 +198,11 @@ class CluePlayerKnowledge(SeatKnowledge):
         """
         viewer = check_int("viewer", viewer, low=0, high=self.rules.players - 1)
         engine = blank_engine(self.rules.categories, self.rules.hand_sizes, 1, self._engine.work_limit).copy()
-        facts = []
-        for event in self.events:
-            mask = card_mask(event.cards)
-            if event.kind == "suggest":
-                facts.extend(("none", q, mask) for q in event.passed)
-                if event.refuter >= 0:
-                    facts.append(("one_of", event.refuter, mask))
-            elif event.kind == "accuse":
-                facts.append(("right" if event.correct else "wrong", self.rules.players, mask))
+        facts = [
+            (fact, place, card_mask(named))
+            for event in self.events
+            for fact, place, named in self.rules.event_facts(event, -1)  # as a spectator sees it: the public part
+        ]
         facts.extend(("holds", self.player, 1 << int(c)) for c in np.flatnonzero(self.shown[viewer]))
         engine.add_trusted(facts)
         return engine

@@ -68,10 +68,10 @@ class GCPlayerKnowledge(SeatKnowledge):
         """Take the next event projected for this seat (the deal first)."""
         me = self.player
         self.events.append(event)
-        mask = card_mask(event.cards)
+        for fact, place, named in self.rules.event_facts(event, me):
+            self._facts.add(fact, place, card_mask(named))
         if event.kind == "deal":
             self.hand, self.mover = event.hands[me], event.player
-            self._facts.add("hand", me, card_mask(self.hand))
         elif event.kind == "step":
             if event.player == me:
                 if event.card >= 0:
@@ -83,25 +83,17 @@ class GCPlayerKnowledge(SeatKnowledge):
             target = event.target
             self.asked[target, list(event.cards)] += 1
             (self.yes if event.answered else self.no)[target, list(event.cards)] += 1
-            if not event.answered:
-                self._facts.add("none", target, mask)
-            else:
-                if me not in (event.player, target):
-                    self._facts.add("one_of", target, mask)
+            if event.answered:
                 self.phase, self.target, self.asked_cards, self.asker = GCPhase.SHOW, target, event.cards, event.player
             self.chosen = 0
         elif event.kind == "show":
-            if me == event.player:
-                self._facts.add("holds", event.target, 1 << event.card)
-            elif me == event.target:
+            if me == event.target:
                 self.shown[event.player, event.card] = 1
         elif event.kind == "guess":
             hand = event.hands[0]
             self.guesses.append((event.player, event.cards, hand))
             self.out[event.player] = True
-            if event.player != me:
-                self._facts.add("hand", event.player, card_mask(hand))
-            else:
+            if event.player == me:
                 self.correct = bool(event.correct)
             if self.out.all():
                 self.phase = GCPhase.OVER
