@@ -23,7 +23,7 @@ import numpy as np
 
 from agents import ClueDeductionSheet, play_game
 from deduction_envs.games.clue import ClueRules
-from train.assistant import ClueSession
+from train.tools.assistant import ClueSession
 
 
 def entries(rules: ClueRules, events: list, names: list[str], me: int) -> list[dict]:

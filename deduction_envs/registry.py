@@ -200,7 +200,7 @@ register_game(
         ),
         opponent="epsilon_greedy",
         evaluation=("random", "epsilon_greedy", "max_entropy"),
-        play=("train.play_algo:play", "max_entropy", 2),
+        play=("train.tools.play_algo:play", "max_entropy", 2),
         playthroughs=(({"players": 2}, 2), ({"players": 3, "probabilities": False}, 3)),
     )
 )
@@ -223,7 +223,7 @@ register_game(
         opponent="deduction_sheet",
         # SO-ISMCTS and the entropy agent take seconds a game: evaluated against on request only.
         evaluation=("random", "deduction_sheet"),
-        play=("train.play_clue:play", "deduction_sheet", 4),
+        play=("train.tools.play_clue:play", "deduction_sheet", 4),
         playthroughs=(({"players": 3, "max_cycles": 40}, 1),),
     )
 )

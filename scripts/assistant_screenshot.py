@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from train.assistant import ClueSession
-from train.assistant.app import AssistantApp
+from train.tools.assistant import ClueSession
+from train.tools.assistant.app import AssistantApp
 
 OUT = Path(__file__).resolve().parent.parent / "docs"
 ENTRIES = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from train import algo_experiments
+from train.experiments import algo_experiments
 
 
 def test_round_robin_writes_the_articles_table(tmp_path):

@@ -9,7 +9,7 @@ import pytest
 
 from agents import ISES, RandomAgent
 from deduction_envs.games import Mastermind, SimpleMastermind
-from train import analysis
+from train.experiments import analysis
 
 
 def entropy_of(probabilities):

@@ -10,8 +10,8 @@ pytest.importorskip("textual")
 
 from textual.widgets import DataTable, Static
 
-from train.assistant import ClueSession
-from train.assistant.app import AssistantApp
+from train.tools.assistant import ClueSession
+from train.tools.assistant.app import AssistantApp
 
 PLAYERS = ["Ann", "Bill", "Cy", "Dee"]
 HAND = ["scar", "must", "knife", "kitchen", "ballroom"]
@@ -58,7 +58,7 @@ def test_enter_refuse_undo_and_resume(tmp_path):
 
 
 def test_command_line_refuses_an_incomplete_start(capsys, tmp_path):
-    from train.assistant.__main__ import main
+    from train.tools.assistant.__main__ import main
 
     with pytest.raises(SystemExit):
         main(["--players", "Ann", "Bill", "Cy", "--log", str(tmp_path / "x.json")])

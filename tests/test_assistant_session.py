@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from train.assistant import ClueSession
-from train.assistant.session import ContradictionError
+from train.tools.assistant import ClueSession
+from train.tools.assistant.session import ContradictionError
 
 PLAYERS = ["Ann", "Bill", "Cy", "Dee"]
 HAND = ["scar", "must", "knife", "kitchen", "ballroom"]  # Ann's five cards, by prefix

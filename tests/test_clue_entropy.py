@@ -243,14 +243,14 @@ def test_clue_ismcts_accuses_when_it_knows_and_refuses_bad_parameters():
 
 
 def test_clue_experiments_quick_run_writes_its_report(tmp_path):
-    from train import clue_experiments
+    from train.experiments import clue_experiments
 
     argv = ["--games", "3", "--ismcts-games", "1", "--ismcts-seconds", "0.02", "--players", "3"]
     results = clue_experiments.main([*argv, "--workers", "1", "--output", str(tmp_path)])
     assert {len(games) for key, games in results.items()} == {1, 3}
     report = (tmp_path / "clue.md").read_text()
     assert "| entropy | deduction-sheet | 3 |" in report and "| SO-ISMCTS | random | 1 |" in report
-    assert "python -m train.clue_experiments --games 3" in report
+    assert "python -m train.experiments.clue_experiments --games 3" in report
     assert (tmp_path / "clue.png").stat().st_size > 10_000
     with pytest.raises(SystemExit):
         clue_experiments.main(["--quick", "--output", "results"])  # quick runs never overwrite results/

@@ -1,6 +1,6 @@
 import pytest
 
-from train import demo
+from train.tools import demo
 
 
 def test_demo_plays_mastermind_to_the_end_and_prints_the_board(capsys):

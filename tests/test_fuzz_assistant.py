@@ -17,8 +17,8 @@ from fuzzing import fuzz_settings
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from train.assistant import ClueSession
-from train.assistant.__main__ import main
+from train.tools.assistant import ClueSession
+from train.tools.assistant.__main__ import main
 
 PLAYERS = ["Ann", "Bill", "Cy", "Dee"]
 HAND = ["scar", "must", "knife", "kitchen", "ballroom"]
@@ -151,16 +151,16 @@ GOOD_START = '{"version": 1, "game": "clue", "players": ["a", "b", "c"], "me": "
 def test_the_logs_the_fuzzer_broke_are_refused_by_resume_in_one_line(tmp_path, capsys, text, message):
     path = tmp_path / "game.json"
     path.write_text(text, encoding="latin-1")
-    with mock.patch("train.assistant.app.AssistantApp.run") as run, pytest.raises(SystemExit) as exit_:
+    with mock.patch("train.tools.assistant.app.AssistantApp.run") as run, pytest.raises(SystemExit) as exit_:
         main(["--resume", str(path)])
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and message in err and "Traceback" not in err, err
-    assert err.strip().splitlines()[-1].startswith("python -m train.assistant: error:")
+    assert err.strip().splitlines()[-1].startswith("python -m train.tools.assistant: error:")
     run.assert_not_called()
 
 
 def test_resume_of_a_good_log_runs_the_app(tmp_path):
     played(tmp_path / "game.json")
-    with mock.patch("train.assistant.app.AssistantApp.run") as run:
+    with mock.patch("train.tools.assistant.app.AssistantApp.run") as run:
         main(["--resume", str(tmp_path / "game.json")])
     run.assert_called_once()

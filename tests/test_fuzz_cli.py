@@ -20,15 +20,15 @@ from train import arguments
 COMMANDS = [
     "train.cli",
     "train.evaluate",
-    "train.play",
-    "train.demo",
-    "train.analysis",
-    "train.algo_experiments",
-    "train.clue_experiments",
-    "train.generalized_clue_experiments",
-    "train.paper_figure5",
-    "train.report",
-    "train.assistant.__main__",
+    "train.tools.play",
+    "train.tools.demo",
+    "train.experiments.analysis",
+    "train.experiments.algo_experiments",
+    "train.experiments.clue_experiments",
+    "train.experiments.generalized_clue_experiments",
+    "train.experiments.paper_figure5",
+    "train.experiments.report",
+    "train.tools.assistant.__main__",
 ]
 #: Text a checked type is given; each one it refuses must stop the command.
 NONSENSE = ["-1", "0", "1.5", "x", "", "nan", "inf", "-inf", "1e400", "99999999999999999999", "/proc/x/y", "none.zip"]
@@ -123,9 +123,13 @@ def test_the_checked_types_accept_and_refuse_what_they_say(tmp_path):
         ("train.cli", ["--env", "algo_v0", "--eval-secrets", "5"], "--eval-secrets is for the single-player games"),
         ("train.cli", ["--env", "algo_v0", "--eval-time-limit", "1"], "--eval-time-limit is for the single-player"),
         ("train.cli", ["--env", "algo_v0", "--league-window", "5"], "--league-window go with --league"),
-        ("train.play", ["algo", "--size", "pegs=3"], "--size is for the single-player games; algo takes --players"),
-        ("train.play", ["Mastermind-v0", "--players", "3"], "--opponent and --players are for algo and clue"),
-        ("train.play", ["Wordle-v0", "--opponent", "random"], "Wordle-v0 is played alone"),
+        (
+            "train.tools.play",
+            ["algo", "--size", "pegs=3"],
+            "--size is for the single-player games; algo takes --players",
+        ),
+        ("train.tools.play", ["Mastermind-v0", "--players", "3"], "--opponent and --players are for algo and clue"),
+        ("train.tools.play", ["Wordle-v0", "--opponent", "random"], "Wordle-v0 is played alone"),
     ],
 )
 def test_an_option_the_chosen_game_does_not_take_is_refused_not_ignored(command, argv, message, capsys):

@@ -141,7 +141,7 @@ def test_agents_play_their_moves_step_by_step_through_the_table():
 
 
 def test_generalized_clue_experiments_quick_run_writes_its_report(tmp_path):
-    from train import generalized_clue_experiments
+    from train.experiments import generalized_clue_experiments
 
     results = generalized_clue_experiments.main(["--games", "3", "--workers", "1", "--settings", "3 x 4",
                                                  "--output", str(tmp_path)])  # fmt: skip
@@ -154,7 +154,7 @@ def test_generalized_clue_experiments_quick_run_writes_its_report(tmp_path):
 
 
 def test_paired_tables_play_the_same_deals_with_the_same_seeds(tmp_path):
-    from train import generalized_clue_experiments
+    from train.experiments import generalized_clue_experiments
 
     results = generalized_clue_experiments.main(["--games", "4", "--workers", "1", "--settings", "3 x 4", "--no-mixed",
                                                  "--head-to-head", "exact", "scoreboard", "--paired",

@@ -6,7 +6,7 @@ import csv
 
 import pytest
 
-from train import paper_figure5
+from train.experiments import paper_figure5
 
 
 def test_quick_run_writes_the_table_the_csv_and_the_figure(tmp_path, capsys):

@@ -8,7 +8,7 @@ import re
 import gymnasium as gym
 import pytest
 
-from train import play
+from train.tools import play
 
 
 def run(monkeypatch, capsys, argv, lines):

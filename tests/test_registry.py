@@ -21,8 +21,9 @@ from agents.roster import agent_names, seat_agent
 from deduction_envs import registry
 from deduction_envs.core.rules import DeductionRules, int_field
 from deduction_envs.envs import env_rules
-from train import cli, evaluate, play
+from train import cli, evaluate
 from train.multiplayer import multiplayer_envs
+from train.tools import play
 
 
 @dataclass(frozen=True)

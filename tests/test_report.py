@@ -7,7 +7,7 @@ import csv
 import pytest
 
 from deduction_envs.envs import env_rules
-from train import report
+from train.experiments import report
 
 
 def test_report_trains_both_variants_and_measures_the_references_once(tmp_path):

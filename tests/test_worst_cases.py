@@ -149,7 +149,7 @@ resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
 import numpy as np
 from deduction_envs.envs import algo_v0, generalized_clue_v0
 from deduction_envs.reasoning import ClueKnowledge
-from train.assistant.session import ClueSession
+from train.tools.assistant.session import ClueSession
 
 class Hang(Exception):
     pass

@@ -288,7 +288,7 @@ def evaluate_seat_policy(
     from scipy.stats import binomtest, t, ttest_1samp
 
     from deduction_envs.core.executor import run_jobs
-    from train.tournament import chunks, interval
+    from train.stats import chunks, interval
 
     players = raw_env(env, **env_kwargs).rules.players
     check_opponents(env, opponents)
@@ -327,7 +327,7 @@ def evaluate_seat_policy(
 def write_seat_evaluation(results: Sequence[SeatEvaluation], path: Path | None, title: str) -> str:
     """The evaluation as a markdown table (written to ``path`` unless None); returns the text. It gives the
     wins as a count beside the rate, so that tables of several seeds can be pooled."""
-    from train.tournament import format_p
+    from train.stats import format_p
 
     players = results[0].players if results else 0
     lines = [

@@ -1,5 +1,5 @@
-"""A person in seat 0 of a multiplayer game and agents in the others: what ``train.play_algo`` and
-``train.play_clue`` share."""
+"""A person in seat 0 of a multiplayer game and agents in the others: what ``train.tools.play_algo`` and
+``train.tools.play_clue`` share."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from agents.multiplayer import play_match
 from agents.multiplayer_ismcts import SOISMCTS, AlgoSearchPolicy
 from agents.roster import seat_agent
 from deduction_envs.envs import algo_v0
-from train.tournament import interval
+from train.stats import interval
 
 RULES = algo_v0.raw_env(players=2).rules
 

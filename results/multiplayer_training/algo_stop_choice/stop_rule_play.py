@@ -30,7 +30,7 @@ from deduction_envs.envs import algo_v0
 from deduction_envs.envs.algo import observation_size
 from deduction_envs.games.algo import Phase
 from train.imitation import Demonstrations
-from train.tournament import interval
+from train.stats import interval
 
 ENV = algo_v0.raw_env(players=2, exposure=8)
 RULES = ENV.rules

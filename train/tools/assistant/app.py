@@ -1,9 +1,9 @@
 """The Clue table assistant as a Textual app: the sheet, the case file, advice, the log, one command line.
 
-    python -m train.assistant --players Ann Bill Cy Dee --me Ann --hand scar must knife kitchen ballroom
-    python -m train.assistant --resume clue-game.json
-    python -m train.assistant --resume clue-game.json --serve      # the same app in a browser (textual-serve)
-    python -m train.assistant --deck 12 2 --players Ann Bo Cy --me Ann --hand 0 1 2 3   # Generalized Clue
+    python -m train.tools.assistant --players Ann Bill Cy Dee --me Ann --hand scar must knife kitchen ballroom
+    python -m train.tools.assistant --resume clue-game.json
+    python -m train.tools.assistant --resume clue-game.json --serve      # the same app in a browser (textual-serve)
+    python -m train.tools.assistant --deck 12 2 --players Ann Bo Cy --me Ann --hand 0 1 2 3   # Generalized Clue
 
 Everything is typed on one line (``help`` lists the commands; cards and
 players by the start of a word). The sheet shows where each card is: ``X``
@@ -23,7 +23,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from train.assistant.session import COMMANDS, ClueSession
+from train.tools.assistant.session import COMMANDS, ClueSession
 
 __all__ = ["AssistantApp"]
 

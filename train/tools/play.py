@@ -1,10 +1,10 @@
 """Play a deduction game in the terminal, with hints from ISES.
 
-    python -m train.play                                  # Mastermind 4 x 6
-    python -m train.play Wordle-v0
-    python -m train.play Mastermind-v0 --size pegs=5 --size colors=8 --seed 3
-    python -m train.play algo --opponent max_entropy      # Algo against an agent (train.play_algo)
-    python -m train.play clue --players 4 --opponent deduction_sheet   # Clue (train.play_clue)
+    python -m train.tools.play                                  # Mastermind 4 x 6
+    python -m train.tools.play Wordle-v0
+    python -m train.tools.play Mastermind-v0 --size pegs=5 --size colors=8 --seed 3
+    python -m train.tools.play algo --opponent max_entropy      # Algo against an agent (train.tools.play_algo)
+    python -m train.tools.play clue --players 4 --opponent deduction_sheet   # Clue (train.tools.play_clue)
 
 Each turn shows the board, the number of secrets still possible and their
 entropy in bits. Type a query in the game's notation (``help`` shows an
@@ -145,7 +145,7 @@ def _hint(hinter: ISES, last_gain: float | None) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m train.play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m train.tools.play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     games = [*(g.env_id for g in registry.games(multiplayer=False)), *MULTIPLAYER]
     parser.add_argument("env", nargs="?", default="Mastermind-v0", choices=games, help="env id, or algo or clue")

@@ -4,9 +4,9 @@ The player guesses uniformly at random among the codes still consistent with
 the feedback so far (the env's ``action_mask="consistent"``), which solves
 classic Mastermind in about five or six guesses.
 
-    python -m train.demo
-    python -m train.demo --env BullsAndCows-v0 --seed 3
-    python -m train.demo --env Mastermind-v0 --size pegs=5 --size colors=8
+    python -m train.tools.demo
+    python -m train.tools.demo --env BullsAndCows-v0 --seed 3
+    python -m train.tools.demo --env Mastermind-v0 --size pegs=5 --size colors=8
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def play(env_id: str, sizes: dict[str, int], seed: int | None) -> int:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m train.demo", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m train.tools.demo", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     single = [game.env_id for game in registry.games(multiplayer=False)]
     parser.add_argument("--env", default="Mastermind-v0", choices=single, help="env id")

@@ -9,12 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.stats import binomtest
 
 from agents import SeatAgent
 from deduction_envs.core.executor import run_jobs
 
-__all__ = ["Logged", "chunks", "format_p", "interval", "output_folder", "run_tournament"]
+__all__ = ["Logged", "output_folder", "run_tournament"]
 
 
 class Logged(SeatAgent):
@@ -36,24 +35,6 @@ class Logged(SeatAgent):
         action = int(self.agent.act(mask))
         self.log.append((action, time.perf_counter() - start))
         return action
-
-
-def interval(successes: int, trials: int) -> tuple[float, float]:
-    """The 95% Wilson interval of a proportion."""
-    ci = binomtest(successes, trials).proportion_ci(confidence_level=0.95, method="wilson")
-    return ci.low, ci.high
-
-
-def format_p(p: float) -> str:
-    """A p-value for a table."""
-    if p < 1e-300:
-        return "< 1e-300"
-    return f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
-
-
-def chunks(total: int, size: int) -> list[tuple[int, int]]:
-    """``(start, games)`` parts of a match of ``total`` games, ``size`` a part (one job each)."""
-    return [(start, min(size, total - start)) for start in range(0, total, size)]
 
 
 def output_folder(parser: argparse.ArgumentParser, output: Path | None, quick: bool) -> Path:

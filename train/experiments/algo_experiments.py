@@ -1,7 +1,7 @@
 """The Algo article's experiments, reproduced: the epsilon-greedy round robin and max-entropy against it.
 
-    python -m train.algo_experiments                 # the article's numbers of games
-    python -m train.algo_experiments --games 1000 --duel-games 1000 --ismcts-games 100 --search-games 500
+    python -m train.experiments.algo_experiments                 # the article's numbers of games
+    python -m train.experiments.algo_experiments --games 1000 --duel-games 1000 --ismcts-games 100 --search-games 500
 
 Experiment 1: ``AlgoEpsilonGreedy(epsilon)`` for epsilon in {0, 0.1, 0.5, 1}
 (epsilon is the probability of stopping after a hit) plays every ordered
@@ -39,7 +39,7 @@ from agents.multiplayer_ismcts import SOISMCTS
 from agents.roster import seat_agent
 from deduction_envs.games.algo import AlgoRules
 from train import arguments
-from train.tournament import format_p, interval
+from train.stats import format_p, interval
 
 EPSILONS = (0.0, 0.1, 0.5, 1.0)
 
@@ -198,7 +198,7 @@ def _duel_table(agent: str, wins: dict[str, tuple[int, int]], games: int, test: 
 
 def main(argv: list[str] | None = None) -> np.ndarray:
     parser = argparse.ArgumentParser(
-        prog="python -m train.algo_experiments",
+        prog="python -m train.experiments.algo_experiments",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -226,7 +226,9 @@ def main(argv: list[str] | None = None) -> np.ndarray:
         for opponent in (AlgoEpsilonGreedy(0.1), AlgoMaxEntropy())
     }
     args.output.mkdir(parents=True, exist_ok=True)
-    command = ("python -m train.algo_experiments " + " ".join(sys.argv[1:] if argv is None else argv)).strip()
+    command = (
+        "python -m train.experiments.algo_experiments " + " ".join(sys.argv[1:] if argv is None else argv)
+    ).strip()
     path = args.output / "algo.md"
     ismcts_games, search_games = args.ismcts_games, args.search_games
     report = write_report(

@@ -8,10 +8,10 @@ confidence interval, solve rate, mean decision time), the same figures as CSV,
 and a PNG in the paper's layout: one panel per game, mean steps against game
 size, one line per agent.
 
-    python -m train.paper_figure5                      # 500 trials per cell
-    python -m train.paper_figure5 --trials 100 --workers 2
-    python -m train.paper_figure5 --quick              # 10 trials, smallest size
-    python -m train.paper_figure5 --games FakeCoin TreasureHunt --output /tmp/fig5
+    python -m train.experiments.paper_figure5                      # 500 trials per cell
+    python -m train.experiments.paper_figure5 --trials 100 --workers 2
+    python -m train.experiments.paper_figure5 --quick              # 10 trials, smallest size
+    python -m train.experiments.paper_figure5 --games FakeCoin TreasureHunt --output /tmp/fig5
 
 Choices that differ from the paper are listed in the README ("The paper's
 experiment").
@@ -247,7 +247,9 @@ def plot(results: list[CellResult], path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> list[CellResult]:
     parser = argparse.ArgumentParser(
-        prog="python -m train.paper_figure5", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m train.experiments.paper_figure5",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--trials", type=arguments.count(1), default=None, help="sampled secrets per game and size (default 500)"
@@ -271,7 +273,7 @@ def main(argv: list[str] | None = None) -> list[CellResult]:
 
     results = run(args.games, trials, args.time_limit, args.seed, args.workers, quick=args.quick)
     args.output.mkdir(parents=True, exist_ok=True)
-    command = "python -m train.paper_figure5 " + " ".join(sys.argv[1:] if argv is None else argv)
+    command = "python -m train.experiments.paper_figure5 " + " ".join(sys.argv[1:] if argv is None else argv)
     write_table(results, args.output / "paper_figure5.md", command.strip(), args.time_limit)
     write_csv(results, args.output / "paper_figure5.csv")
     plot(results, args.output / "paper_figure5.png")

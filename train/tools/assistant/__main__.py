@@ -1,4 +1,4 @@
-"""``python -m train.assistant``: the Clue table assistant (see :mod:`train.assistant.app`)."""
+"""``python -m train.tools.assistant``: the Clue table assistant (see :mod:`train.tools.assistant.app`)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,14 @@ import sys
 from pathlib import Path
 
 from train import arguments
-from train.assistant.app import __doc__ as APP_DOC
+from train.tools.assistant.app import __doc__ as APP_DOC
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m train.assistant", description=APP_DOC, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m train.tools.assistant",
+        description=APP_DOC,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--players", nargs="+", help="the players' names in seat order (3 to 6)")
     parser.add_argument("--me", help="your name (or seat number)")
@@ -36,11 +38,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.serve:
         from textual_serve.server import Server
 
-        command = [sys.executable, "-m", "train.assistant", *(a for a in argv if a not in ("--serve",))]
+        command = [sys.executable, "-m", "train.tools.assistant", *(a for a in argv if a not in ("--serve",))]
         Server(shlex.join(command), host="0.0.0.0", port=args.port, title="Clue assistant").serve()
         return
-    from train.assistant.app import AssistantApp
-    from train.assistant.session import ClueSession
+    from train.tools.assistant.app import AssistantApp
+    from train.tools.assistant.session import ClueSession
 
     try:
         if args.resume is not None:

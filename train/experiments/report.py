@@ -1,9 +1,9 @@
 """Train on each single-player game at a small size, with and without the entropy reward, and tabulate.
 
-    python -m train.report                       # all eight games, two processes
-    python -m train.report --games TreasureHunt LowMiddleHigh --timesteps 400000
-    python -m train.report --quick               # a smoke run: 1,024 steps, the smallest games
-    python -m train.report --action-mask consistent --games Mastermind BullsAndCows Wordle
+    python -m train.experiments.report                       # all eight games, two processes
+    python -m train.experiments.report --games TreasureHunt LowMiddleHigh --timesteps 400000
+    python -m train.experiments.report --quick               # a smoke run: 1,024 steps, the smallest games
+    python -m train.experiments.report --action-mask consistent --games Mastermind BullsAndCows Wordle
 
 Each run is ``python -m train`` (MaskablePPO, the shipped hyperparameters, the
 env's mask of all legal queries) with its output in ``--runs/<game>-<variant>``;
@@ -208,7 +208,9 @@ def plot_curves(rows: list[Row], settings: Settings, path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> list[Row]:
     parser = argparse.ArgumentParser(
-        prog="python -m train.report", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m train.experiments.report",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--games", nargs="+", default=None, choices=list(GAMES), metavar="GAME", help="games")
     parser.add_argument(
@@ -251,7 +253,7 @@ def main(argv: list[str] | None = None) -> list[Row]:
     settings = Settings(args.runs, args.entropy_scale, args.eval_time_limit, args.seed, args.action_mask)
     rows = run(jobs, settings, args.workers)
     args.output.mkdir(parents=True, exist_ok=True)
-    command = "python -m train.report " + " ".join(sys.argv[1:] if argv is None else argv)
+    command = "python -m train.experiments.report " + " ".join(sys.argv[1:] if argv is None else argv)
     name = "training_runs" + ("" if args.action_mask == "all" else f"_{args.action_mask}")
     print(write_table(rows, args.output / f"{name}.md", command.strip(), settings))
     write_csv(rows, args.output / f"{name}.csv")

@@ -1,7 +1,7 @@
 """Clue tournaments: the entropy agent, SO-ISMCTS, the deduction sheet and random, at 3 to 6 players.
 
-    python -m train.clue_experiments            # results/clue.md and results/clue.png
-    python -m train.clue_experiments --quick    # a look in a minute, written to runs/quick/
+    python -m train.experiments.clue_experiments            # results/clue.md and results/clue.png
+    python -m train.experiments.clue_experiments --quick    # a look in a minute, written to runs/quick/
 
 Each cell seats one *contender* with ``players - 1`` copies of one *opponent*
 and plays ``--games`` games (``--ismcts-games`` for SO-ISMCTS), the seats
@@ -49,7 +49,8 @@ from agents import (
 )
 from deduction_envs.games.clue import ClueRules
 from train import arguments
-from train.tournament import Logged, chunks, format_p, interval, output_folder, run_tournament
+from train.experiments.tournament import Logged, output_folder, run_tournament
+from train.stats import chunks, format_p, interval
 
 #: The entropy agent's accusation rules and refuter model; the first is the default the others are compared with.
 ENTROPY_VARIANTS = ("entropy", "entropy(p>=0.79)", "entropy(H<=1)", "entropy(adversarial)")
@@ -128,13 +129,13 @@ def play_part(job: tuple[int, str, str, int, int], seed: int, ismcts_seconds: fl
 
 def report(results: dict[tuple[int, str, str], list[dict]], args: argparse.Namespace, minutes: float) -> str:
     """The markdown of ``results/clue.md``."""
-    command = "python -m train.clue_experiments " + " ".join(args.argv)
+    command = "python -m train.experiments.clue_experiments " + " ".join(args.argv)
     lines = [
         "# Clue tournaments",
         "",
         f"Written by `{command.strip()}` in {minutes:.0f} minutes with {args.workers} worker processes on "
         f"{platform.processor() or platform.machine()} (the 2-core benchmark VM, Python {platform.python_version()}). "
-        "See `train/clue_experiments.py` for the design: one contender against `players - 1` copies of one "
+        "See `train/experiments/clue_experiments.py` for the design: one contender against `players - 1` copies of one "
         "opponent, seats rotated, the same deals in every cell at a player count.",
         "",
         "Win rate: the contender's, with its 95% Wilson interval; *p*: one-sided binomial test of it against "
@@ -242,7 +243,7 @@ def plot(results: dict[tuple[int, str, str], list[dict]], players: list[int], pa
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(
-        prog="python -m train.clue_experiments",
+        prog="python -m train.experiments.clue_experiments",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -1,8 +1,8 @@
-"""Play Clue in the terminal against the reference agents (``python -m train.play clue``).
+"""Play Clue in the terminal against the reference agents (``python -m train.tools.play clue``).
 
-    python -m train.play clue --players 4 --opponent deduction_sheet
-    python -m train.play clue --players 3 --opponent random --seed 4
-    python -m train.play clue --players 5 --opponent entropy     # or ismcts
+    python -m train.tools.play clue --players 4 --opponent deduction_sheet
+    python -m train.tools.play clue --players 3 --opponent random --seed 4
+    python -m train.tools.play clue --players 5 --opponent entropy     # or ismcts
 
 You sit in seat 0 and see your hand and your deduction sheet, with the exact
 probability of every card at every place (``X`` held, ``-`` not held), counted

@@ -1,7 +1,7 @@
 """The entropy analysis of deduction games (Meng & Lucas 2024, Figures 3 and 4).
 
-    python -m train.analysis                  # every game at two sizes -> results/
-    python -m train.analysis --quick          # small sizes and few secrets, seconds
+    python -m train.experiments.analysis                  # every game at two sizes -> results/
+    python -m train.experiments.analysis --quick          # small sizes and few secrets, seconds
 
 Importable functions:
 
@@ -35,7 +35,7 @@ from deduction_envs.core.rules import DeductionRules
 from deduction_envs.games import make_rules
 from deduction_envs.games.codes import CodeGame
 from train import arguments
-from train.paper_figure5 import AGENT_NAMES, SIZES, make_agent
+from train.experiments.paper_figure5 import AGENT_NAMES, SIZES, make_agent
 from train.plotting import panel_grid, save
 
 
@@ -228,7 +228,9 @@ def plot_trajectories(results: list[GameAnalysis], path: Path, traces: int = 30)
 
 def main(argv: list[str] | None = None) -> list[GameAnalysis]:
     parser = argparse.ArgumentParser(
-        prog="python -m train.analysis", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m train.experiments.analysis",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--games", nargs="+", default=list(SIZES), choices=list(SIZES), metavar="GAME", help="games")
     parser.add_argument(
@@ -251,7 +253,7 @@ def main(argv: list[str] | None = None) -> list[GameAnalysis]:
     jobs = [(game, size, kwargs) for game in args.games for size, kwargs in ANALYSIS_SIZES[game][:count]]
     results = [analyse(game, size, kwargs, secrets, args.seed, args.agent) for game, size, kwargs in tqdm(jobs)]
     args.output.mkdir(parents=True, exist_ok=True)
-    command = " ".join(["python -m train.analysis", *(sys.argv[1:] if argv is None else argv)])
+    command = " ".join(["python -m train.experiments.analysis", *(sys.argv[1:] if argv is None else argv)])
     write_table(results, args.output / "game_analysis.md", command, secrets, args.agent)
     # The figures show one size per game: the larger one analysed.
     shown = list({r.game: r for r in results}.values())

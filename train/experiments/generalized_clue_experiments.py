@@ -1,7 +1,7 @@
 """Generalized Clue tournaments: the exact agent, the course report's scoreboard player and its rule, random.
 
-    python -m train.generalized_clue_experiments            # results/generalized_clue.md and .png
-    python -m train.generalized_clue_experiments --quick    # a look in a minute, to runs/quick/
+    python -m train.experiments.generalized_clue_experiments            # results/generalized_clue.md and .png
+    python -m train.experiments.generalized_clue_experiments --quick    # a look in a minute, to runs/quick/
 
 Settings ``(cards, hidden, players)``: 3 players of 4 cards (14, 2, 3), 5 of
 5 (27, 2, 5) and the report's 8 of 5 (45, 5, 8); ``max_rounds`` is the number
@@ -63,7 +63,8 @@ from agents import GCExact, GCRandom, GCScoreboard, play_match
 from agents.generalized_clue_agents import GCAgent
 from deduction_envs.games.generalized_clue import GeneralizedClueRules
 from train import arguments
-from train.tournament import chunks, format_p, interval, output_folder, run_tournament
+from train.experiments.tournament import output_folder, run_tournament
+from train.stats import chunks, format_p, interval
 
 SETTINGS = {"3 x 4": (14, 2, 3), "5 x 5": (27, 2, 5), "8 x 5 (report)": (45, 5, 8)}
 REPORT = "8 x 5 (report)"
@@ -205,13 +206,13 @@ def paired_summary(games: list[dict], alone: list[dict], agent: str, players: in
 
 
 def report(results: dict[tuple[str, str], list[dict]], args: argparse.Namespace, minutes: float) -> str:
-    command = ("python -m train.generalized_clue_experiments " + " ".join(args.argv)).strip()
+    command = ("python -m train.experiments.generalized_clue_experiments " + " ".join(args.argv)).strip()
     lines = [
         "# Generalized Clue tournaments",
         "",
         f"Written by `{command}` in {minutes:.0f} minutes with {args.workers} worker processes on "
         f"{platform.processor() or platform.machine()} (the 2-core benchmark VM, Python {platform.python_version()}). "
-        "The design is in the docstring of `train/generalized_clue_experiments.py`.",
+        "The design is in the docstring of `train/experiments/generalized_clue_experiments.py`.",
         "",
         "Rank: mean with a 95% t interval (1 = first). First: share of games it guessed right first, Wilson 95%. "
         "p: one-sided t-test of the mean reward against 0 (an equal agent's expectation). Wrong: share of games "
@@ -315,7 +316,7 @@ def plot(
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(
-        prog="python -m train.generalized_clue_experiments",
+        prog="python -m train.experiments.generalized_clue_experiments",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -1,7 +1,7 @@
-"""Play Algo in the terminal against the reference agents (``python -m train.play algo``).
+"""Play Algo in the terminal against the reference agents (``python -m train.tools.play algo``).
 
-    python -m train.play algo --opponent max_entropy
-    python -m train.play algo --players 3 --opponent epsilon_greedy --seed 4
+    python -m train.tools.play algo --opponent max_entropy
+    python -m train.tools.play algo --players 3 --opponent epsilon_greedy --seed 4
 
 You sit in seat 0. Your cards show their numbers (``[B3]`` while face down to
 the others); the others' face-down cards show their colour only (``B?``), with
