@@ -153,3 +153,16 @@ def test_train_evaluate_refuses_options_its_env_does_not_take(tmp_path, capsys):
         with pytest.raises(SystemExit) as exit_:
             importlib.import_module("train.evaluate").main(["--model", str(model), *argv])
         assert exit_.value.code == 2 and message in capsys.readouterr().err, argv
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["train.experiments.analysis", "train.experiments.paper_figure5", "train.experiments.report",
+     "train.experiments.clue_experiments", "train.experiments.generalized_clue_experiments"],
+)  # fmt: skip
+def test_a_quick_run_is_refused_an_output_of_results(command, capsys, tmp_path, monkeypatch):
+    """Quick or test runs never overwrite results/ (three experiments let --quick --output results through)."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        importlib.import_module(command).main(["--quick", "--output", "results"])
+    assert exit_.value.code == 2 and "--quick runs never overwrite results/" in capsys.readouterr().err

@@ -36,6 +36,7 @@ from deduction_envs.games import make_rules
 from deduction_envs.games.codes import CodeGame
 from train import arguments
 from train.experiments.paper_figure5 import AGENT_NAMES, SIZES, make_agent
+from train.experiments.tournament import results_folder
 from train.plotting import panel_grid, save
 
 
@@ -246,7 +247,7 @@ def main(argv: list[str] | None = None) -> list[GameAnalysis]:
         help="folder for the outputs (default results/, or runs/quick/ with --quick)",
     )
     args = parser.parse_args(argv)
-    args.output = args.output or Path("runs/quick" if args.quick else "results")
+    args.output = results_folder(parser, args.output, args.quick)  # a quick run never overwrites results/
     secrets = min(args.secrets, 30) if args.quick else args.secrets
 
     count = 1 if args.quick else 2

@@ -49,7 +49,7 @@ from agents import (
 )
 from deduction_envs.games.clue import ClueRules
 from train import arguments
-from train.experiments.tournament import Logged, output_folder, run_tournament
+from train.experiments.tournament import Logged, results_folder, run_tournament
 from train.stats import chunks, format_p, interval
 
 #: The entropy agent's accusation rules and refuter model; the first is the default the others are compared with.
@@ -267,7 +267,7 @@ def main(argv: list[str] | None = None) -> dict:
     if args.quick:
         args.games, args.ismcts_games, args.players = 12, 3, [3]
         args.ismcts_seconds = min(args.ismcts_seconds, 0.05)
-    args.output = output_folder(parser, args.output, args.quick)
+    args.output = results_folder(parser, args.output, args.quick)
     jobs = []
     for players in args.players:
         for contender, opponent in cells(players):

@@ -63,7 +63,7 @@ from agents import GCExact, GCRandom, GCScoreboard, play_match
 from agents.generalized_clue_agents import GCAgent
 from deduction_envs.games.generalized_clue import GeneralizedClueRules
 from train import arguments
-from train.experiments.tournament import output_folder, run_tournament
+from train.experiments.tournament import results_folder, run_tournament
 from train.stats import chunks, format_p, interval
 
 SETTINGS = {"3 x 4": (14, 2, 3), "5 x 5": (27, 2, 5), "8 x 5 (report)": (45, 5, 8)}
@@ -354,7 +354,7 @@ def main(argv: list[str] | None = None) -> dict:
     args.argv = sys.argv[1:] if argv is None else list(argv)
     if args.quick:
         args.games, args.settings = 8, ["3 x 4"]
-    args.output = output_folder(parser, args.output, args.quick)
+    args.output = results_folder(parser, args.output, args.quick)
     jobs = [
         (setting, table, start, n)
         for setting in args.settings

@@ -32,6 +32,7 @@ from deduction_envs.core.executor import run_jobs
 from deduction_envs.games import make_rules
 from deduction_envs.games.wordle import load_words
 from train import arguments
+from train.experiments.tournament import results_folder
 from train.plotting import panel_grid, save
 
 
@@ -268,7 +269,7 @@ def main(argv: list[str] | None = None) -> list[CellResult]:
         help="folder for the outputs (default results/, or runs/quick/ with --quick)",
     )
     args = parser.parse_args(argv)
-    args.output = args.output or Path("runs/quick" if args.quick else "results")
+    args.output = results_folder(parser, args.output, args.quick)  # a quick run never overwrites results/
     trials = args.trials if args.trials is not None else 10 if args.quick else 500
 
     results = run(args.games, trials, args.time_limit, args.seed, args.workers, quick=args.quick)

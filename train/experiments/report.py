@@ -33,6 +33,7 @@ from train import arguments, training
 from train.comparison import compare
 from train.config import RunConfig
 from train.curves import read_monitors, smoothed
+from train.experiments.tournament import results_folder
 from train.plotting import panel_grid, save
 
 
@@ -237,7 +238,7 @@ def main(argv: list[str] | None = None) -> list[Row]:
         help="folder for the table and figure (default results/, or runs/quick/ with --quick)",
     )
     args = parser.parse_args(argv)
-    args.output = args.output or Path("runs/quick" if args.quick else "results")
+    args.output = results_folder(parser, args.output, args.quick)  # a quick run never overwrites results/
     timesteps = 1024 if args.quick and args.timesteps is None else args.timesteps
     games = args.games or (list(QUICK_GAMES) if args.quick else list(GAMES))
 

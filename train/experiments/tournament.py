@@ -13,7 +13,7 @@ import numpy as np
 from agents import SeatAgent
 from deduction_envs.core.executor import run_jobs
 
-__all__ = ["Logged", "output_folder", "run_tournament"]
+__all__ = ["Logged", "results_folder", "run_tournament"]
 
 
 class Logged(SeatAgent):
@@ -37,7 +37,7 @@ class Logged(SeatAgent):
         return action
 
 
-def output_folder(parser: argparse.ArgumentParser, output: Path | None, quick: bool) -> Path:
+def results_folder(parser: argparse.ArgumentParser, output: Path | None, quick: bool) -> Path:
     """Where a tournament writes: ``output``, else ``results/`` (``runs/quick/`` for a quick run, which never
     overwrites ``results/``)."""
     if output is None:
