@@ -19,6 +19,7 @@ the agents (a layer above the envs) are named, never imported, until the roster 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import sys
 import weakref
@@ -136,10 +137,6 @@ class Game:
         return self.agents[name].make()
 
 
-def _ismcts(**kwargs: Any) -> Agent:
-    return Agent("agents.multiplayer_ismcts:SOISMCTS", kwargs)
-
-
 _SINGLE = [
     ("Mastermind", "codes", True),
     ("SimpleMastermind", "codes", True),
@@ -188,7 +185,7 @@ register_game(
                 "random": Agent("agents.multiplayer:RandomSeatAgent"),
                 "epsilon_greedy": Agent("agents.algo_agents:AlgoEpsilonGreedy", {"epsilon": 0.1}),
                 "max_entropy": Agent("agents.algo_agents:AlgoMaxEntropy"),
-                "ismcts": _ismcts(iterations=200),
+                "ismcts": Agent("agents.multiplayer_ismcts:SOISMCTS", {"iterations": 200}),
                 "ismcts_greedy": Agent("agents.multiplayer_ismcts:algo_search", {"iterations": 100}),
                 # Every root option about 200 play-outs, so that the choice follows their values rather than
                 # chance: 100 iterations choose as a precise search would in 84% of stop decisions
@@ -269,12 +266,20 @@ def new_knowledge(rules: Any, player: int) -> Any:
     Raises:
         ValueError: ``rules`` are not a registered multiplayer game's, or ``player`` is not a seat.
     """
-    entry = next((g for g in games(multiplayer=True) if isinstance(rules, g.rules_class())), None)  # or a subclass
-    if entry is None or entry.knowledge is None:
-        raise ValueError(f"{type(rules).__name__} is not the rules of a registered multiplayer game")
     from deduction_envs.core.rules import check_int
 
-    return load(entry.knowledge)(rules, check_int("player", player, low=0, high=rules.players - 1))
+    knowledge = _knowledge_class(type(rules))
+    return knowledge(rules, check_int("player", player, low=0, high=rules.players - 1))
+
+
+@functools.lru_cache(maxsize=64)
+def _knowledge_class(rules_type: type) -> Any:
+    """The knowledge class of the game whose rules are ``rules_type`` (or a subclass of them); looked up once a
+    type, since every env reset and every seat agent asks."""
+    entry = next((g for g in games(multiplayer=True) if issubclass(rules_type, g.rules_class())), None)
+    if entry is None or entry.knowledge is None:
+        raise ValueError(f"{rules_type.__name__} is not the rules of a registered multiplayer game")
+    return load(entry.knowledge)
 
 
 def games(multiplayer: bool | None = None) -> list[Game]:

@@ -685,15 +685,12 @@ class ClueKnowledge:
         if exact is not None:
             return exact
         if samples is None:  # as many as the time allows, within the memory bound
-            samples, seconds = self._check_deals("samples", 10**18, low=1, clip=True), seconds or self.seconds
+            samples, seconds = MAX_DEAL_ENTRIES // self._model.cards, seconds or self.seconds
         return self._sampled_solution(samples, seconds, np.random.default_rng(rng))
 
-    def _check_deals(self, name: str, value: object, low: int, clip: bool = False) -> int:
-        """A number of deals asked for, at most :data:`MAX_DEAL_ENTRIES` card places in all (or clipped to it)."""
-        most = MAX_DEAL_ENTRIES // self._model.cards
-        if clip:
-            return min(check_int(name, value, low=low), most)
-        return check_int(name, value, low=low, high=most)
+    def _check_deals(self, name: str, value: object, low: int) -> int:
+        """A number of deals asked for, at most :data:`MAX_DEAL_ENTRIES` card places in all."""
+        return check_int(name, value, low=low, high=MAX_DEAL_ENTRIES // self._model.cards)
 
     def _exact(self, method: str) -> ClueSolution | None:
         """The exact solution, or None when over budget (an error for ``method="exact"``); both cached per state."""
@@ -780,9 +777,7 @@ class ClueKnowledge:
         try:
             drawn = chain.sample(rng, samples)
         except RuntimeError as error:
-            raise UndecidedError(
-                f"no consistent deal was found to answer from: rejection accepted too few and {error}"
-            ) from None
+            raise UndecidedError(f"no consistent deal was found to answer from: {error}") from None
         return problem, cards, drawn
 
     def _sampled_solution(self, samples: int, seconds: float | None, rng: np.random.Generator) -> ClueSolution:

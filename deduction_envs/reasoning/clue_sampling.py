@@ -428,7 +428,7 @@ class SwapChain:
         return SampledDeals(out, samples, float("nan"), mcmc=True)
 
 
-def _disjoint_clauses(masks: tuple[int, ...], allowed: int) -> list[int]:
+def _disjoint_clauses(masks: Iterable[int], allowed: int = -1) -> list[int]:
     """A greedy set of pairwise disjoint clauses among ``masks`` (smallest first), each cut to ``allowed``."""
     chosen: list[int] = []
     taken = 0
@@ -447,7 +447,6 @@ HITTING_SET_NODES = 2000
 def _smallest_hitting_set(clauses: list[int]) -> int:
     """A lower bound on the cards a hand needs to meet every clause (masks): the exact smallest hitting set,
     by branch and bound within :data:`HITTING_SET_NODES`, else the count of a greedy set of disjoint clauses."""
-    packing = len(_disjoint_clauses(tuple(clauses), -1))
     best = len(clauses)  # a card from each clause meets them all
     nodes = 0
 
@@ -459,7 +458,7 @@ def _smallest_hitting_set(clauses: list[int]) -> int:
         if not open_clauses:
             best = min(best, chosen)
             return
-        if chosen + len(_disjoint_clauses(tuple(open_clauses), -1)) >= best:
+        if chosen + len(_disjoint_clauses(open_clauses)) >= best:
             return
         smallest = min(open_clauses, key=lambda m: (m.bit_count(), m))
         for card in _bits(smallest):
@@ -468,7 +467,7 @@ def _smallest_hitting_set(clauses: list[int]) -> int:
     try:
         search(clauses, 0)
     except OverflowError:
-        return packing
+        return len(_disjoint_clauses(clauses))
     return best
 
 
