@@ -9,11 +9,16 @@ from train.experiments import algo_experiments
 
 def test_round_robin_writes_the_articles_table(tmp_path):
     argv = ["--games", "3", "--duel-games", "2", "--ismcts-games", "1", "--search-games", "1"]
-    argv += ["--output", str(tmp_path)]
-    wins = algo_experiments.main(argv)
+    finished = algo_experiments.main([*argv, "--output", str(tmp_path / "a"), "--no-progress"])
+    wins = algo_experiments.round_robin(finished.results)
     assert wins.shape == (4, 4) and ((0 <= wins) & (wins <= 3)).all()
-    assert wins.tolist() == algo_experiments.round_robin(3).tolist()  # seeded: the same games again
-    report = (tmp_path / "algo.md").read_text()
+    # Seeded by each game's place: the same tables in other parts over two processes.
+    again = algo_experiments.main([*argv, "--chunk", "2", "--workers", "2", "--output", str(tmp_path / "b")])
+    assert algo_experiments.round_robin(again.results).tolist() == wins.tolist()
+    first, second = ((tmp_path / f).joinpath("algo.md").read_text().split("\n", 3)[3] for f in "ab")
+    assert first == second  # every table equal (the command line, on line 3, differs)
+    assert not (tmp_path / "a" / ".jobs").exists()  # the kept jobs are gone once the report is written
+    report = (tmp_path / "a" / "algo.md").read_text()
     assert "| first \\ second | 0 | 0.1 | 0.5 | 1 | mean |" in report
     assert "(0.49)" in report  # the article's figure beside ours
     assert "## Experiment 2: max-entropy against epsilon-greedy(0.1)" in report and "u0 = " in report

@@ -142,9 +142,11 @@ def test_agents_play_their_moves_step_by_step_through_the_table():
 
 def test_generalized_clue_experiments_quick_run_writes_its_report(tmp_path):
     from train.experiments import generalized_clue_experiments
+    from train.experiments.runner import gather
 
-    results = generalized_clue_experiments.main(["--games", "3", "--workers", "1", "--settings", "3 x 4",
-                                                 "--output", str(tmp_path)])  # fmt: skip
+    finished = generalized_clue_experiments.main(["--games", "3", "--workers", "1", "--settings", "3 x 4",
+                                                  "--output", str(tmp_path)])  # fmt: skip
+    results = gather(finished.results)
     assert {len(games) for games in results.values()} == {3}
     report = (tmp_path / "generalized_clue.md").read_text()
     assert "**exact vs scoreboards** (3 games)" in report and "over its exact worst case" in report
@@ -155,10 +157,12 @@ def test_generalized_clue_experiments_quick_run_writes_its_report(tmp_path):
 
 def test_paired_tables_play_the_same_deals_with_the_same_seeds(tmp_path):
     from train.experiments import generalized_clue_experiments
+    from train.experiments.runner import gather
 
-    results = generalized_clue_experiments.main(["--games", "4", "--workers", "1", "--settings", "3 x 4", "--no-mixed",
-                                                 "--head-to-head", "exact", "scoreboard", "--paired",
-                                                 "--output", str(tmp_path)])  # fmt: skip
+    finished = generalized_clue_experiments.main(["--games", "4", "--workers", "1", "--settings", "3 x 4", "--no-mixed",
+                                                  "--head-to-head", "exact", "scoreboard", "--paired",
+                                                  "--output", str(tmp_path)])  # fmt: skip
+    results = gather(finished.results)
     report = (tmp_path / "generalized_clue.md").read_text()
     paired = report[report.index("**Paired with the scoreboards alone**") :].splitlines()
     # A scoreboard in place of a scoreboard changes nothing, in any seat of any game (all 3 x 4 are its): the

@@ -101,3 +101,25 @@ def test_the_readme_training_library_example_runs(tmp_path, monkeypatch, capsys)
     exec(compile(example, "README.md", "exec"), namespace)
     assert namespace["done"].timesteps >= 512 and (tmp_path / "runs" / "example" / "comparison.md").exists()
     assert [r.agent for r in namespace["done"].results][1] == "ISES"
+
+
+def test_results_hold_only_outputs():
+    """Tables, figures and logs: no script, model or pickle (analysis code lives in train/experiments/)."""
+    outputs = {".md", ".csv", ".json", ".png", ".txt"}
+    others = [p.relative_to(ROOT) for p in (ROOT / "results").rglob("*") if p.is_file() and p.suffix not in outputs]
+    assert not others, others
+
+
+def test_every_option_of_the_readme_experiment_commands_exists():
+    import importlib
+
+    from train.experiments.runner import parser_for
+
+    readme = (ROOT / "README.md").read_text()
+    commands = re.findall(r"python -m train\.experiments\.(\w+)((?: [^`#\n]*)?)", readme)
+    assert len(commands) >= 8
+    for name, arguments in commands:
+        parser = parser_for(importlib.import_module(f"train.experiments.{name}").EXPERIMENT)
+        options = {flag for action in parser._actions for flag in action.option_strings}
+        used = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", arguments))
+        assert used <= options, (name, used - options)

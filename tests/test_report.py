@@ -12,7 +12,8 @@ from train.experiments import report
 
 def test_report_trains_both_variants_and_measures_the_references_once(tmp_path):
     argv = ["--games", "Mastermind", "--timesteps", "256", "--workers", "1", "--eval-time-limit", "0.005"]
-    rows = report.main([*argv, "--runs", str(tmp_path / "runs"), "--output", str(tmp_path)])
+    finished = report.main([*argv, "--runs", str(tmp_path / "runs"), "--output", str(tmp_path)])
+    rows = report.table_rows(finished.settings, finished.results)
     trained = [r for r in rows if r.timesteps]
     assert [(r.variant, r.timesteps) for r in trained] == [("plain", 1024), ("entropy", 1024)]  # whole rollouts
     references = [r.agent for r in rows if not r.timesteps]

@@ -2,6 +2,7 @@
 
     python -m train.experiments.algo_experiments                 # the article's numbers of games
     python -m train.experiments.algo_experiments --games 1000 --duel-games 1000 --ismcts-games 100 --search-games 500
+    python -m train.experiments.algo_experiments --quick        # a few games of each, to runs/quick/
 
 Experiment 1: ``AlgoEpsilonGreedy(epsilon)`` for epsilon in {0, 0.1, 0.5, 1}
 (epsilon is the probability of stopping after a hit) plays every ordered
@@ -20,18 +21,19 @@ each of them, ``--ismcts-games`` games with each moving first. Experiment 4
 (the likeliest attack and stopping at the root, epsilon-greedy(0.1) players
 in the rollouts; 100 iterations, the roster's ``ismcts_greedy``) against
 each of them, ``--search-games`` games with each moving first. Writes
-``algo.md`` to ``--output``.
+``algo.md`` to ``--output``. The games are played in parts of ``--chunk``
+(jobs of :mod:`train.experiments.runner`), each game seeded by its place in
+the experiment, so the tables do not depend on ``--workers`` or ``--chunk``.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import binomtest, norm
-from tqdm import tqdm
 
 from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
 from agents.multiplayer import SeatAgent, play_game
@@ -39,7 +41,8 @@ from agents.multiplayer_ismcts import SOISMCTS
 from agents.roster import seat_agent
 from deduction_envs.games.algo import AlgoRules
 from train import arguments
-from train.stats import format_p, interval
+from train.experiments.runner import Experiment, Finished, Run, run_experiment
+from train.stats import chunks, format_p, interval
 
 EPSILONS = (0.0, 0.1, 0.5, 1.0)
 
@@ -48,35 +51,99 @@ ARTICLE_TABLE = np.array(
     [[0.60, 0.48, 0.60, 0.77], [0.55, 0.49, 0.59, 0.82], [0.44, 0.48, 0.47, 0.85], [0.28, 0.25, 0.12, 0.54]]
 )
 
+EPSILON_NAMES = tuple(f"epsilon-greedy({e:g})" for e in EPSILONS)
 
-def round_robin(games: int, seed: int = 0) -> np.ndarray:
-    """``wins[i, j]``: games the first player (epsilon i) won against the second (epsilon j)."""
+#: The agents of the experiments by name: the epsilon-greedy family, max-entropy and the two searches.
+AGENTS: dict[str, Callable[[], SeatAgent]] = {
+    **{name: (lambda e=e: AlgoEpsilonGreedy(e)) for name, e in zip(EPSILON_NAMES, EPSILONS, strict=True)},
+    "max-entropy": AlgoMaxEntropy,
+    "SO-ISMCTS": lambda: SOISMCTS(iterations=200),
+    "ismcts_greedy": lambda: seat_agent("algo_v0", "ismcts_greedy"),
+}
+#: The opponents of Experiments 2 to 4 (max-entropy plays only the first).
+DUEL_OPPONENTS = ("epsilon-greedy(0.1)", "max-entropy")
+
+
+@dataclass(frozen=True)
+class Settings:
+    games: int  #: Experiment 1 games per ordered pairing
+    duel_games: int  #: Experiment 2 games per seating
+    ismcts_games: int  #: Experiment 3 games per seating
+    search_games: int  #: Experiment 4 games per seating
+    seed: int
+    chunk: int  #: games per job
+
+
+@dataclass(frozen=True, order=True)
+class Part:
+    """Games ``[start, start + games)`` of one pairing: ``contender`` in seat ``seat`` against ``opponent``.
+
+    Experiment 1 deals game ``g`` of epsilons ``(i, j)`` from ``(seed, i, j, g)``; the duels (Experiments 2 to
+    4) deal game ``g`` with the contender in ``seat`` from ``(seed, 9, seat, g)``, the same deals for each.
+    """
+
+    experiment: int
+    contender: str
+    opponent: str
+    seat: int
+    start: int
+    games: int
+
+    def deal(self, seed: int, game: int) -> tuple[int, ...]:
+        if self.experiment == 1:
+            return seed, EPSILON_NAMES.index(self.contender), EPSILON_NAMES.index(self.opponent), game
+        return seed, 9, self.seat, game
+
+
+def play(part: Part, settings: Settings) -> int:
+    """The contender's wins in one part."""
     rules = AlgoRules()
-    wins = np.zeros((len(EPSILONS), len(EPSILONS)), dtype=int)
-    with tqdm(total=wins.size * games, desc="Experiment 1 games") as bar:
-        for i, first in enumerate(EPSILONS):
-            for j, second in enumerate(EPSILONS):
-                agents = [AlgoEpsilonGreedy(first), AlgoEpsilonGreedy(second)]
-                for g in range(games):
-                    wins[i, j] += play_game(rules, agents, seed=(seed, i, j, g), first=0).winner == 0
-                    bar.update()
-    return wins
+    contender, opponent = AGENTS[part.contender](), AGENTS[part.opponent]()
+    agents = [contender, opponent] if part.seat == 0 else [opponent, contender]
+    return sum(
+        play_game(rules, agents, seed=part.deal(settings.seed, g), first=0).winner == part.seat
+        for g in range(part.start, part.start + part.games)
+    )
 
 
-def duel(games: int, seed: int = 0, first: SeatAgent | None = None, second: SeatAgent | None = None) -> tuple[int, int]:
-    """Wins of ``first`` (default max-entropy) against ``second`` (default epsilon-greedy(0.1)):
-    (moving first, moving second), ``games`` each."""
-    first = first or AlgoMaxEntropy()
-    second = second or AlgoEpsilonGreedy(0.1)
-    rules = AlgoRules()
-    wins = [0, 0]
-    with tqdm(total=2 * games, desc=f"{first.name} v {second.name}") as bar:
-        for seat in (0, 1):
-            agents = [first, second] if seat == 0 else [second, first]
-            for g in range(games):
-                wins[seat] += play_game(rules, agents, seed=(seed, 9, seat, g), first=0).winner == seat
-                bar.update()
-    return wins[0], wins[1]
+def jobs(settings: Settings) -> list[Part]:
+    """Every part: the duels with a search first (the slow jobs), then max-entropy's, then the round robin."""
+    out = []
+    for experiment, contender, games in (
+        (4, "ismcts_greedy", settings.search_games),
+        (3, "SO-ISMCTS", settings.ismcts_games),
+        (2, "max-entropy", settings.duel_games),
+    ):
+        for opponent in DUEL_OPPONENTS[:1] if experiment == 2 else DUEL_OPPONENTS:
+            for seat in (0, 1):
+                out += [Part(experiment, contender, opponent, seat, *c) for c in chunks(games, settings.chunk)]
+    for first in EPSILON_NAMES:
+        for second in EPSILON_NAMES:
+            out += [Part(1, first, second, 0, *c) for c in chunks(settings.games, settings.chunk)]
+    return out
+
+
+def wins_of(results: dict[Part, int], experiment: int, contender: str, opponent: str, seat: int = 0) -> int:
+    """The contender's wins over the parts of one pairing and seat."""
+    return sum(
+        wins
+        for part, wins in results.items()
+        if (part.experiment, part.contender, part.opponent, part.seat) == (experiment, contender, opponent, seat)
+    )
+
+
+def round_robin(results: dict[Part, int]) -> np.ndarray:
+    """``wins[i, j]``: Experiment 1's games the first player (epsilon i) won against the second (epsilon j)."""
+    return np.array([[wins_of(results, 1, first, second) for second in EPSILON_NAMES] for first in EPSILON_NAMES])
+
+
+def duels(results: dict[Part, int], experiment: int, contender: str) -> dict[str, tuple[int, int]]:
+    """A duel experiment's wins of ``contender`` by opponent: (moving first, moving second)."""
+    return {
+        opponent: tuple(wins_of(results, experiment, contender, opponent, seat) for seat in (0, 1))
+        for opponent in DUEL_OPPONENTS
+        if any(p.experiment == experiment and p.opponent == opponent for p in results)
+    }
 
 
 def z_test(wins: int, games: int) -> tuple[float, float]:
@@ -90,18 +157,13 @@ def _interval(successes: int, trials: int) -> str:
     return f"{successes / trials:.3f} [{low:.3f}, {high:.3f}]"
 
 
-def write_report(
-    wins: np.ndarray,
-    games: int,
-    duel_wins: tuple[int, int],
-    duel_games: int,
-    ismcts: dict[str, tuple[int, int]],
-    ismcts_games: int,
-    path: Path,
-    command: str,
-    search: dict[str, tuple[int, int]] | None = None,
-    search_games: int = 0,
-) -> str:
+def write(settings: Settings, results: dict[Part, int], run: Run) -> str:
+    """``algo.md``: the four experiments' tables."""
+    wins, games = round_robin(results), settings.games
+    duel_wins, duel_games = duels(results, 2, "max-entropy")["epsilon-greedy(0.1)"], settings.duel_games
+    ismcts, ismcts_games = duels(results, 3, "SO-ISMCTS"), settings.ismcts_games
+    search, search_games = duels(results, 4, "ismcts_greedy"), settings.search_games
+    command = run.command
     rates = wins / games
     header = " | ".join(f"{e:g}" for e in EPSILONS)
     lines = [
@@ -176,7 +238,7 @@ def write_report(
         ]
         lines += _duel_table("ismcts_greedy", search, search_games, test=True)
     text = "\n".join(lines) + "\n"
-    path.write_text(text)
+    (run.output / "algo.md").write_text(text)
     return text
 
 
@@ -196,12 +258,7 @@ def _duel_table(agent: str, wins: dict[str, tuple[int, int]], games: int, test: 
     return lines
 
 
-def main(argv: list[str] | None = None) -> np.ndarray:
-    parser = argparse.ArgumentParser(
-        prog="python -m train.experiments.algo_experiments",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=arguments.count(1), default=100, help="games per ordered pairing (default 100)")
     parser.add_argument(
         "--duel-games", type=arguments.count(1), default=50, help="Experiment 2 games per seating (default 50)"
@@ -212,30 +269,20 @@ def main(argv: list[str] | None = None) -> np.ndarray:
     parser.add_argument(
         "--search-games", type=arguments.count(1), default=50, help="Experiment 4 games per seating (default 50)"
     )
-    parser.add_argument("--seed", type=arguments.seed, default=0, help="seed of the deals and agents (default 0)")
-    parser.add_argument("--output", type=arguments.output_folder, default=Path("results"), help="folder for algo.md")
-    args = parser.parse_args(argv)
-    wins = round_robin(args.games, args.seed)
-    duel_wins = duel(args.duel_games, args.seed)
-    ismcts = {
-        opponent.name: duel(args.ismcts_games, args.seed, SOISMCTS(iterations=200), opponent)
-        for opponent in (AlgoEpsilonGreedy(0.1), AlgoMaxEntropy())
-    }
-    search = {
-        opponent.name: duel(args.search_games, args.seed, seat_agent("algo_v0", "ismcts_greedy"), opponent)
-        for opponent in (AlgoEpsilonGreedy(0.1), AlgoMaxEntropy())
-    }
-    args.output.mkdir(parents=True, exist_ok=True)
-    command = (
-        "python -m train.experiments.algo_experiments " + " ".join(sys.argv[1:] if argv is None else argv)
-    ).strip()
-    path = args.output / "algo.md"
-    ismcts_games, search_games = args.ismcts_games, args.search_games
-    report = write_report(
-        wins, args.games, duel_wins, args.duel_games, ismcts, ismcts_games, path, command, search, search_games
-    )
-    print(report)
-    return wins
+    parser.add_argument("--chunk", type=arguments.count(1), default=50, help="games per job (default 50)")
+
+
+def settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
+    if args.quick:  # a look in a minute: a few games of every experiment
+        return Settings(4, 2, 1, 1, args.seed, args.chunk)
+    return Settings(args.games, args.duel_games, args.ismcts_games, args.search_games, args.seed, args.chunk)
+
+
+EXPERIMENT = Experiment("algo_experiments", __doc__, options, settings, jobs, play, write, workers=1, job_name="parts")
+
+
+def main(argv: list[str] | None = None) -> Finished:
+    return run_experiment(EXPERIMENT, argv)
 
 
 if __name__ == "__main__":

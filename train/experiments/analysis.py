@@ -2,6 +2,7 @@
 
     python -m train.experiments.analysis                  # every game at two sizes -> results/
     python -m train.experiments.analysis --quick          # small sizes and few secrets, seconds
+    python -m train.experiments.analysis --workers 2      # the games over two processes (the same tables)
 
 Importable functions:
 
@@ -19,7 +20,6 @@ Importable functions:
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +36,7 @@ from deduction_envs.games import make_rules
 from deduction_envs.games.codes import CodeGame
 from train import arguments
 from train.experiments.paper_figure5 import AGENT_NAMES, SIZES, make_agent
-from train.experiments.tournament import results_folder
+from train.experiments.runner import Experiment, Finished, Run, run_experiment
 from train.plotting import panel_grid, save
 
 
@@ -157,15 +157,25 @@ class GameAnalysis:
         return temporal_uncertainty(self.trajectories)
 
 
-def analyse(
-    game: str, size: str, env_kwargs: dict[str, Any], secrets: int, seed: int, agent: str = "ISES"
-) -> GameAnalysis:
-    env_id = SIZES[game][0]
+@dataclass(frozen=True)
+class Settings:
+    games: tuple[str, ...]
+    secrets: int  #: most secrets per trajectory plot
+    agent: str  #: the agent of the trajectories
+    seed: int
+    sizes: int  #: sizes per game (of :data:`ANALYSIS_SIZES`)
+
+
+def analyse(job: tuple[str, str], settings: Settings) -> GameAnalysis:
+    """One game at one size: ``job = (game, size)``."""
+    game, size = job
+    env_id, env_kwargs = SIZES[game][0], dict(ANALYSIS_SIZES[game])[size]
     start = time.perf_counter()
     classes = first_action_classes(make_rules(game, **env_kwargs))
     # Let the agent play as long as it needs: the analysis is of the policy, not of the step limit.
     kwargs = {**env_kwargs, "max_steps": 64}
-    trajectories, steps = entropy_trajectories(make_agent(agent, 0.1), env_id, kwargs, secrets=secrets, seed=seed)
+    agent = make_agent(settings.agent, 0.1)
+    trajectories, steps = entropy_trajectories(agent, env_id, kwargs, secrets=settings.secrets, seed=settings.seed)
     return GameAnalysis(game, env_id, size, classes, trajectories, steps, time.perf_counter() - start)
 
 
@@ -227,41 +237,39 @@ def plot_trajectories(results: list[GameAnalysis], path: Path, traces: int = 30)
     save(figure, path)
 
 
-def main(argv: list[str] | None = None) -> list[GameAnalysis]:
-    parser = argparse.ArgumentParser(
-        prog="python -m train.experiments.analysis",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", nargs="+", default=list(SIZES), choices=list(SIZES), metavar="GAME", help="games")
     parser.add_argument(
         "--secrets", type=arguments.count(1), default=300, help="most secrets per trajectory plot (default 300)"
     )
-    parser.add_argument("--quick", action="store_true", help="the smallest size only, at most 30 secrets")
     parser.add_argument("--agent", default="ISES", choices=AGENT_NAMES, help="agent of the trajectories (ISES)")
-    parser.add_argument("--seed", type=arguments.seed, default=0, help="seed of the sampled secrets (default 0)")
-    parser.add_argument(
-        "--output",
-        type=arguments.output_folder,
-        default=None,
-        help="folder for the outputs (default results/, or runs/quick/ with --quick)",
-    )
-    args = parser.parse_args(argv)
-    args.output = results_folder(parser, args.output, args.quick)  # a quick run never overwrites results/
-    secrets = min(args.secrets, 30) if args.quick else args.secrets
 
-    count = 1 if args.quick else 2
-    jobs = [(game, size, kwargs) for game in args.games for size, kwargs in ANALYSIS_SIZES[game][:count]]
-    results = [analyse(game, size, kwargs, secrets, args.seed, args.agent) for game, size, kwargs in tqdm(jobs)]
-    args.output.mkdir(parents=True, exist_ok=True)
-    command = " ".join(["python -m train.experiments.analysis", *(sys.argv[1:] if argv is None else argv)])
-    write_table(results, args.output / "game_analysis.md", command, secrets, args.agent)
-    # The figures show one size per game: the larger one analysed.
-    shown = list({r.game: r for r in results}.values())
-    plot_first_actions(shown, args.output / "game_analysis_first_actions.png")
-    plot_trajectories(shown, args.output / "game_analysis_trajectories.png")
-    print((args.output / "game_analysis.md").read_text())
-    return results
+
+def settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
+    if args.quick:  # the smallest size only, at most 30 secrets
+        return Settings(tuple(args.games), min(args.secrets, 30), args.agent, args.seed, 1)
+    return Settings(tuple(args.games), args.secrets, args.agent, args.seed, 2)
+
+
+def jobs(settings: Settings) -> list[tuple[str, str]]:
+    return [(game, size) for game in settings.games for size, _ in ANALYSIS_SIZES[game][: settings.sizes]]
+
+
+def write(settings: Settings, results: dict[tuple[str, str], GameAnalysis], run: Run) -> str:
+    """``game_analysis.md`` and the two figures, which show one size per game: the larger one analysed."""
+    analysed = list(results.values())
+    write_table(analysed, run.output / "game_analysis.md", run.command, settings.secrets, settings.agent)
+    shown = list({r.game: r for r in analysed}.values())
+    plot_first_actions(shown, run.output / "game_analysis_first_actions.png")
+    plot_trajectories(shown, run.output / "game_analysis_trajectories.png")
+    return (run.output / "game_analysis.md").read_text()
+
+
+EXPERIMENT = Experiment("analysis", __doc__, options, settings, jobs, analyse, write, workers=1, job_name="games")
+
+
+def main(argv: list[str] | None = None) -> Finished:
+    return run_experiment(EXPERIMENT, argv)
 
 
 if __name__ == "__main__":

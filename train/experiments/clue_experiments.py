@@ -2,6 +2,7 @@
 
     python -m train.experiments.clue_experiments            # results/clue.md and results/clue.png
     python -m train.experiments.clue_experiments --quick    # a look in a minute, written to runs/quick/
+    python -m train.experiments.clue_experiments --resume   # after an interruption: only the unfinished jobs
 
 Each cell seats one *contender* with ``players - 1`` copies of one *opponent*
 and plays ``--games`` games (``--ismcts-games`` for SO-ISMCTS), the seats
@@ -28,9 +29,9 @@ one of the two won. ``results/clue.png`` draws the win rates by player count.
 from __future__ import annotations
 
 import argparse
-import platform
-import sys
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,13 +50,44 @@ from agents import (
 )
 from deduction_envs.games.clue import ClueRules
 from train import arguments
-from train.experiments.tournament import Logged, results_folder, run_tournament
+from train.experiments.runner import Experiment, Finished, Run, gather, run_experiment
 from train.stats import chunks, format_p, interval
 
 #: The entropy agent's accusation rules and refuter model; the first is the default the others are compared with.
 ENTROPY_VARIANTS = ("entropy", "entropy(p>=0.79)", "entropy(H<=1)", "entropy(adversarial)")
 OPPONENTS = ("deduction-sheet", "random")
 ISMCTS = "SO-ISMCTS"
+
+
+@dataclass(frozen=True)
+class Settings:
+    games: int  #: games per entropy cell
+    ismcts_games: int  #: games per SO-ISMCTS cell
+    ismcts_seconds: float
+    players: tuple[int, ...]
+    seed: int
+    chunk: int  #: games per job
+
+
+class Logged(SeatAgent):
+    """An agent that logs each decision (action and seconds) and is otherwise the agent it wraps."""
+
+    def __init__(self, agent: SeatAgent) -> None:
+        super().__init__()
+        self.agent, self.name, self.log = agent, agent.name, []
+
+    def reset(self, rules: Any, seat: int, seed: int | None = None) -> None:
+        self.agent.reset(rules, seat, seed)
+        self.rules, self.seat, self.log = rules, seat, []
+
+    def observe(self, event: Any) -> None:
+        self.agent.observe(event)
+
+    def act(self, mask: np.ndarray) -> int:
+        start = time.perf_counter()
+        action = int(self.agent.act(mask))
+        self.log.append((action, time.perf_counter() - start))
+        return action
 
 
 def make_agent(name: str, ismcts_seconds: float = 0.25) -> SeatAgent:
@@ -109,32 +141,31 @@ def summarise(rules: ClueRules, record: GameRecord, agents: list[Logged], lineup
     return out
 
 
-def play_part(job: tuple[int, str, str, int, int], seed: int, ismcts_seconds: float) -> list[dict]:
+def play_part(job: tuple[int, str, str, int, int], settings: Settings) -> list[dict]:
     """Games ``[start, start + games)`` of one cell: ``job = (players, contender, opponent, start, games)``."""
     players, contender, opponent, start, games = job
     rules = ClueRules(players)
-    agents = [Logged(make_agent(contender, ismcts_seconds))]
-    agents += [Logged(make_agent(opponent, ismcts_seconds)) for _ in range(players - 1)]
+    agents = [Logged(make_agent(contender, settings.ismcts_seconds))]
+    agents += [Logged(make_agent(opponent, settings.ismcts_seconds)) for _ in range(players - 1)]
     games_out: list[dict] = []
     play_match(
         rules,
         agents,
         games,
-        seed=seed,
+        seed=settings.seed,
         start=start,
         after_game=lambda record, lineup: games_out.append(summarise(rules, record, agents, lineup)),
     )
     return games_out
 
 
-def report(results: dict[tuple[int, str, str], list[dict]], args: argparse.Namespace, minutes: float) -> str:
+def report(results: dict[tuple[int, str, str], list[dict]], settings: Settings, run: Run) -> str:
     """The markdown of ``results/clue.md``."""
-    command = "python -m train.experiments.clue_experiments " + " ".join(args.argv)
     lines = [
         "# Clue tournaments",
         "",
-        f"Written by `{command.strip()}` in {minutes:.0f} minutes with {args.workers} worker processes on "
-        f"{platform.processor() or platform.machine()} (the 2-core benchmark VM, Python {platform.python_version()}). "
+        f"Written by `{run.command}` in {run.minutes:.0f} minutes with {run.workers} worker processes on "
+        f"{run.machine} (the 2-core benchmark VM). "
         "See `train/experiments/clue_experiments.py` for the design: one contender against `players - 1` copies of one "
         "opponent, seats rotated, the same deals in every cell at a player count.",
         "",
@@ -146,7 +177,7 @@ def report(results: dict[tuple[int, str, str], list[dict]], args: argparse.Names
         "![Win rates by player count](clue.png)",
         "",
     ]
-    for players in args.players:
+    for players in settings.players:
         lines += [
             f"## {players} players (fair share {1 / players:.3f})",
             "",
@@ -241,12 +272,7 @@ def plot(results: dict[tuple[int, str, str], list[dict]], players: list[int], pa
     save(figure, path)
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(
-        prog="python -m train.experiments.clue_experiments",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=arguments.count(1), default=500, help="games per entropy cell (default 500)")
     parser.add_argument(
         "--ismcts-games", type=arguments.count(1), default=100, help="games per SO-ISMCTS cell (default 100)"
@@ -255,33 +281,39 @@ def main(argv: list[str] | None = None) -> dict:
         "--ismcts-seconds", type=arguments.seconds, default=0.25, help="SO-ISMCTS search time per decision"
     )
     parser.add_argument("--players", type=arguments.count(3, 6), nargs="+", default=[3, 4, 5, 6], choices=[3, 4, 5, 6])
-    parser.add_argument("--seed", type=arguments.seed, default=0, help="seed of the deals and agents (default 0)")
-    parser.add_argument("--workers", type=arguments.count(1), default=2, help="worker processes (default 2)")
     parser.add_argument("--chunk", type=arguments.count(1), default=25, help="games per job (default 25)")
-    parser.add_argument(
-        "--output", type=arguments.output_folder, default=None, help="folder for clue.md and clue.png (default results)"
-    )
-    parser.add_argument("--quick", action="store_true", help="12 games a cell, 3 players, to runs/quick/")
-    args = parser.parse_args(argv)
-    args.argv = sys.argv[1:] if argv is None else list(argv)
-    if args.quick:
-        args.games, args.ismcts_games, args.players = 12, 3, [3]
-        args.ismcts_seconds = min(args.ismcts_seconds, 0.05)
-    args.output = results_folder(parser, args.output, args.quick)
-    jobs = []
-    for players in args.players:
+
+
+def settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
+    if args.quick:  # 12 games a cell, 3 players
+        return Settings(12, 3, min(args.ismcts_seconds, 0.05), (3,), args.seed, args.chunk)
+    return Settings(args.games, args.ismcts_games, args.ismcts_seconds, tuple(args.players), args.seed, args.chunk)
+
+
+def jobs(settings: Settings) -> list[tuple[int, str, str, int, int]]:
+    """Every cell in parts of ``chunk`` games, the slow SO-ISMCTS cells first (the workers finish together)."""
+    out = []
+    for players in settings.players:
         for contender, opponent in cells(players):
-            total = args.ismcts_games if contender == ISMCTS else args.games
-            jobs += [(players, contender, opponent, s, n) for s, n in chunks(total, args.chunk)]
-    jobs.sort(key=lambda job: job[1] != ISMCTS)  # the slow cells first, so that the workers finish together
-    desc = f"Clue jobs ({args.chunk} games each)"
-    results, minutes = run_tournament(play_part, jobs, args.workers, desc, args.seed, args.ismcts_seconds)
-    args.output.mkdir(parents=True, exist_ok=True)
-    text = report(results, args, minutes)
-    (args.output / "clue.md").write_text(text)
-    plot(results, args.players, args.output / "clue.png")
-    print(text)
-    return results
+            total = settings.ismcts_games if contender == ISMCTS else settings.games
+            out += [(players, contender, opponent, s, n) for s, n in chunks(total, settings.chunk)]
+    return sorted(out, key=lambda job: job[1] != ISMCTS)
+
+
+def write(settings: Settings, parts: dict[tuple, list[dict]], run: Run) -> str:
+    """``clue.md`` and ``clue.png``."""
+    results = gather(parts)
+    text = report(results, settings, run)
+    (run.output / "clue.md").write_text(text)
+    plot(results, list(settings.players), run.output / "clue.png")
+    return text
+
+
+EXPERIMENT = Experiment("clue_experiments", __doc__, options, settings, jobs, play_part, write, job_name="jobs")
+
+
+def main(argv: list[str] | None = None) -> Finished:
+    return run_experiment(EXPERIMENT, argv)
 
 
 if __name__ == "__main__":

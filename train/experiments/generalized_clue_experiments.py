@@ -50,9 +50,8 @@ is public at the end).
 from __future__ import annotations
 
 import argparse
-import platform
-import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -63,7 +62,7 @@ from agents import GCExact, GCRandom, GCScoreboard, play_match
 from agents.generalized_clue_agents import GCAgent
 from deduction_envs.games.generalized_clue import GeneralizedClueRules
 from train import arguments
-from train.experiments.tournament import results_folder, run_tournament
+from train.experiments.runner import Experiment, Finished, Run, gather, run_experiment
 from train.stats import chunks, format_p, interval
 
 SETTINGS = {"3 x 4": (14, 2, 3), "5 x 5": (27, 2, 5), "8 x 5 (report)": (45, 5, 8)}
@@ -79,6 +78,18 @@ HEAD_TO_HEAD = [
     "exact(sure)",
     *(f"exact(listeners={w:g}{race})" for w in LISTENERS for race in ("", ", race")),
 ]
+
+
+@dataclass(frozen=True)
+class Settings:
+    games: int  #: games per table
+    report_games: int  #: games per table in the report's setting
+    settings: tuple[str, ...]
+    head_to_head: tuple[str, ...]
+    mixed: bool
+    paired: bool
+    seed: int
+    chunk: int  #: games per job
 
 
 def make_agent(name: str) -> GCAgent:
@@ -120,7 +131,7 @@ def tables(
     return out
 
 
-def play_part(job: tuple[str, str, int, int], seed: int) -> list[dict]:
+def play_part(job: tuple[str, str, int, int], settings: Settings) -> list[dict]:
     """Games ``[start, start + games)`` of one table: ``job = (setting, table, start, games)``."""
     setting, table, start, games = job
     cards, hidden, players = SETTINGS[setting]
@@ -151,7 +162,7 @@ def play_part(job: tuple[str, str, int, int], seed: int) -> list[dict]:
             )
         out.append({"seats": game})
 
-    play_match(rules, agents, games, seed=seed, start=start, after_game=after)
+    play_match(rules, agents, games, seed=settings.seed, start=start, after_game=after)
     return out
 
 
@@ -205,13 +216,13 @@ def paired_summary(games: list[dict], alone: list[dict], agent: str, players: in
     )
 
 
-def report(results: dict[tuple[str, str], list[dict]], args: argparse.Namespace, minutes: float) -> str:
-    command = ("python -m train.experiments.generalized_clue_experiments " + " ".join(args.argv)).strip()
+def report(results: dict[tuple[str, str], list[dict]], settings: Settings, run: Run) -> str:
+    """The markdown of ``results/generalized_clue.md``."""
     lines = [
         "# Generalized Clue tournaments",
         "",
-        f"Written by `{command}` in {minutes:.0f} minutes with {args.workers} worker processes on "
-        f"{platform.processor() or platform.machine()} (the 2-core benchmark VM, Python {platform.python_version()}). "
+        f"Written by `{run.command}` in {run.minutes:.0f} minutes with {run.workers} worker processes on "
+        f"{run.machine} (the 2-core benchmark VM). "
         "The design is in the docstring of `train/experiments/generalized_clue_experiments.py`.",
         "",
         "Rank: mean with a 95% t interval (1 = first). First: share of games it guessed right first, Wilson 95%. "
@@ -221,13 +232,13 @@ def report(results: dict[tuple[str, str], list[dict]], args: argparse.Namespace,
         "![Mean rank by agent and setting](generalized_clue.png)",
         "",
     ]
-    for setting in args.settings:
+    for setting in settings.settings:
         cards, hidden, players = SETTINGS[setting]
         bound = cards - hidden - cards / players
         lines += [f"## {setting}: {cards} cards, {hidden} hidden, {players} players", ""]
         lines.append(f"The report's worst case n - k - n/p = {bound:.1f} asks.")
         lines.append("")
-        for table, seated in tables(players, args.head_to_head, args.mixed, args.paired).items():
+        for table, seated in tables(players, settings.head_to_head, settings.mixed, settings.paired).items():
             games = results.get((setting, table))
             if not games:
                 continue
@@ -271,7 +282,7 @@ def report(results: dict[tuple[str, str], list[dict]], args: argparse.Namespace,
                 "| agent | games | rank difference | reward difference | p | better / same / worse | by seat |",
                 "|---|---:|---|---:|---:|---|---|",
             ]
-            for agent in args.head_to_head:
+            for agent in settings.head_to_head:
                 games = results.get((setting, f"{agent} vs scoreboards"))
                 if games:
                     lines.append(paired_summary(games, alone, agent, players))
@@ -314,12 +325,7 @@ def plot(
     save(figure, path)
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(
-        prog="python -m train.experiments.generalized_clue_experiments",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=arguments.count(1), default=200, help="games per table (default 200)")
     parser.add_argument(
         "--report-games",
@@ -328,13 +334,7 @@ def main(argv: list[str] | None = None) -> dict:
         help="games per table in the report's 8 x 5 setting (default 40)",
     )
     parser.add_argument("--settings", nargs="+", default=list(SETTINGS), choices=list(SETTINGS))
-    parser.add_argument("--seed", type=arguments.seed, default=0, help="seed of the deals and agents (default 0)")
-    parser.add_argument("--workers", type=arguments.count(1), default=2, help="worker processes (default 2)")
     parser.add_argument("--chunk", type=arguments.count(1), default=20, help="games per job (default 20)")
-    parser.add_argument(
-        "--output", type=arguments.output_folder, default=None, help="folder for the report (default results)"
-    )
-    parser.add_argument("--quick", action="store_true", help="8 games a table, the small setting, to runs/quick/")
     parser.add_argument(
         "--head-to-head",
         nargs="+",
@@ -350,26 +350,47 @@ def main(argv: list[str] | None = None) -> dict:
         help="also play scoreboards alone on the same deals, and compare each head-to-head agent with the "
         "scoreboard in its seat there, game by game",
     )
-    args = parser.parse_args(argv)
-    args.argv = sys.argv[1:] if argv is None else list(argv)
-    if args.quick:
-        args.games, args.settings = 8, ["3 x 4"]
-    args.output = results_folder(parser, args.output, args.quick)
-    jobs = [
+
+
+def settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
+    games, chosen = (8, ["3 x 4"]) if args.quick else (args.games, args.settings)  # quick: 8 games, small setting
+    return Settings(
+        games,
+        args.report_games,
+        tuple(chosen),
+        tuple(args.head_to_head),
+        args.mixed,
+        args.paired,
+        args.seed,
+        args.chunk,
+    )
+
+
+def jobs(settings: Settings) -> list[tuple[str, str, int, int]]:
+    """Every table in parts of ``chunk`` games, the large settings first (the workers finish together)."""
+    out = [
         (setting, table, start, n)
-        for setting in args.settings
-        for table in tables(SETTINGS[setting][2], args.head_to_head, args.mixed, args.paired)
-        for start, n in chunks(args.report_games if setting == REPORT else args.games, args.chunk)
+        for setting in settings.settings
+        for table in tables(SETTINGS[setting][2], settings.head_to_head, settings.mixed, settings.paired)
+        for start, n in chunks(settings.report_games if setting == REPORT else settings.games, settings.chunk)
     ]
-    jobs.sort(key=lambda job: -SETTINGS[job[0]][0])  # the large settings first, so that the workers finish together
-    desc = f"Generalized Clue jobs ({args.chunk} games each)"
-    results, minutes = run_tournament(play_part, jobs, args.workers, desc, args.seed)
-    args.output.mkdir(parents=True, exist_ok=True)
-    text = report(results, args, minutes)
-    (args.output / "generalized_clue.md").write_text(text)
-    plot(results, args.settings, args.output / "generalized_clue.png", args.head_to_head)
-    print(text)
-    return results
+    return sorted(out, key=lambda job: -SETTINGS[job[0]][0])
+
+
+def write(settings: Settings, parts: dict[tuple, list[dict]], run: Run) -> str:
+    """``generalized_clue.md`` and ``generalized_clue.png``."""
+    results = gather(parts)
+    text = report(results, settings, run)
+    (run.output / "generalized_clue.md").write_text(text)
+    plot(results, list(settings.settings), run.output / "generalized_clue.png", settings.head_to_head)
+    return text
+
+
+EXPERIMENT = Experiment("generalized_clue_experiments", __doc__, options, settings, jobs, play_part, write)
+
+
+def main(argv: list[str] | None = None) -> Finished:
+    return run_experiment(EXPERIMENT, argv)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ size, one line per agent.
     python -m train.experiments.paper_figure5                      # 500 trials per cell
     python -m train.experiments.paper_figure5 --trials 100 --workers 2
     python -m train.experiments.paper_figure5 --quick              # 10 trials, smallest size
-    python -m train.experiments.paper_figure5 --games FakeCoin TreasureHunt --output /tmp/fig5
+    python -m train.experiments.paper_figure5 --games FakeCoin TreasureHunt --output runs/fig5
+    python -m train.experiments.paper_figure5 --resume             # after an interruption: the cells not done
 
 Choices that differ from the paper are listed in the README ("The paper's
 experiment").
@@ -21,18 +22,16 @@ from __future__ import annotations
 
 import argparse
 import csv
-import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from agents import ISES, ISMCTS, Agent, RandomAgent, evaluate
-from deduction_envs.core.executor import run_jobs
 from deduction_envs.games import make_rules
 from deduction_envs.games.wordle import load_words
 from train import arguments
-from train.experiments.tournament import results_folder
+from train.experiments.runner import Experiment, Finished, Run, run_experiment
 from train.plotting import panel_grid, save
 
 
@@ -118,6 +117,15 @@ class Cell:
 
 
 @dataclass(frozen=True)
+class Settings:
+    games: tuple[str, ...]
+    trials: int  #: sampled secrets per game and size
+    time_limit: float  #: seconds per decision of the sampled agents
+    seed: int
+    quick: bool  #: the smallest size of each game only
+
+
+@dataclass(frozen=True)
 class CellResult:
     cell: Cell
     trials: int
@@ -130,8 +138,9 @@ class CellResult:
     seconds: float
 
 
-def run_cell(cell: Cell, trials: int, time_limit: float, seed: int) -> CellResult:
+def run_cell(cell: Cell, settings: Settings) -> CellResult:
     """Play ``trials`` sampled secrets of one cell; the same secrets for every agent of a game and size."""
+    trials, time_limit, seed = settings.trials, settings.time_limit, settings.seed
     env_id, _, sizes = SIZES[cell.game]
     env_kwargs = dict(sizes)[cell.size]
     max_steps = max_steps_for(cell.game, env_kwargs)
@@ -158,20 +167,19 @@ def run_cell(cell: Cell, trials: int, time_limit: float, seed: int) -> CellResul
     )
 
 
-def run(
-    games: list[str], trials: int, time_limit: float, seed: int, workers: int, quick: bool = False
-) -> list[CellResult]:
-    """Every cell of the experiment, in parallel over ``workers`` processes, in table order."""
-    cells = [
+def cells(settings: Settings) -> list[Cell]:
+    """Every cell of the experiment, in table order."""
+    return [
         Cell(game, size, agent)
-        for game in games
-        for size, _ in (SIZES[game][2][:1] if quick else SIZES[game][2])
+        for game in settings.games
+        for size, _ in (SIZES[game][2][:1] if settings.quick else SIZES[game][2])
         for agent in AGENT_NAMES
     ]
-    # Largest sizes and searching agents first, so that the slowest cells do not start last.
-    order = sorted(cells, key=lambda c: (-[s for s, _ in SIZES[c.game][2]].index(c.size), c.agent == "random"))
-    results = run_jobs(run_cell, order, workers, "Figure 5 cells", trials, time_limit, seed)
-    return [results[cell] for cell in cells]
+
+
+def jobs(settings: Settings) -> list[Cell]:
+    """The cells, largest sizes and searching agents first, so that the slowest cells do not start last."""
+    return sorted(cells(settings), key=lambda c: (-[s for s, _ in SIZES[c.game][2]].index(c.size), c.agent == "random"))
 
 
 def write_table(results: list[CellResult], path: Path, command: str, time_limit: float) -> None:
@@ -246,41 +254,35 @@ def plot(results: list[CellResult], path: Path) -> None:
     save(figure, path, bottom=0.06)
 
 
-def main(argv: list[str] | None = None) -> list[CellResult]:
-    parser = argparse.ArgumentParser(
-        prog="python -m train.experiments.paper_figure5",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--trials", type=arguments.count(1), default=None, help="sampled secrets per game and size (default 500)"
     )
-    parser.add_argument("--quick", action="store_true", help="a small run: 10 trials, the smallest size of each game")
     parser.add_argument("--games", nargs="+", default=list(SIZES), choices=list(SIZES), metavar="GAME", help="games")
-    parser.add_argument("--workers", type=arguments.count(1), default=1, help="processes (default 1)")
     parser.add_argument(
         "--time-limit", type=arguments.seconds, default=0.1, help="seconds per decision of the sampled agents"
     )
-    parser.add_argument("--seed", type=arguments.seed, default=0, help="seed of the secrets and the agents (default 0)")
-    parser.add_argument(
-        "--output",
-        type=arguments.output_folder,
-        default=None,
-        help="folder for the outputs (default results/, or runs/quick/ with --quick)",
-    )
-    args = parser.parse_args(argv)
-    args.output = results_folder(parser, args.output, args.quick)  # a quick run never overwrites results/
-    trials = args.trials if args.trials is not None else 10 if args.quick else 500
 
-    results = run(args.games, trials, args.time_limit, args.seed, args.workers, quick=args.quick)
-    args.output.mkdir(parents=True, exist_ok=True)
-    command = "python -m train.experiments.paper_figure5 " + " ".join(sys.argv[1:] if argv is None else argv)
-    write_table(results, args.output / "paper_figure5.md", command.strip(), args.time_limit)
-    write_csv(results, args.output / "paper_figure5.csv")
-    plot(results, args.output / "paper_figure5.png")
-    print((args.output / "paper_figure5.md").read_text())
-    print(f"wrote {args.output / 'paper_figure5.md'}, .csv and .png")
-    return results
+
+def settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
+    trials = args.trials if args.trials is not None else 10 if args.quick else 500  # quick: 10, the smallest size
+    return Settings(tuple(args.games), trials, args.time_limit, args.seed, args.quick)
+
+
+def write(settings: Settings, results: dict[Cell, CellResult], run: Run) -> str:
+    """``paper_figure5.md``, ``.csv`` and ``.png``."""
+    ordered = [results[cell] for cell in cells(settings)]
+    write_table(ordered, run.output / "paper_figure5.md", run.command, settings.time_limit)
+    write_csv(ordered, run.output / "paper_figure5.csv")
+    plot(ordered, run.output / "paper_figure5.png")
+    return (run.output / "paper_figure5.md").read_text() + f"wrote {run.output / 'paper_figure5.md'}, .csv and .png"
+
+
+EXPERIMENT = Experiment("paper_figure5", __doc__, options, settings, jobs, run_cell, write, workers=1, job_name="cells")
+
+
+def main(argv: list[str] | None = None) -> Finished:
+    return run_experiment(EXPERIMENT, argv)
 
 
 if __name__ == "__main__":

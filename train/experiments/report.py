@@ -20,20 +20,18 @@ from __future__ import annotations
 
 import argparse
 import csv
-import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from agents import EvaluationResult
-from deduction_envs.core.executor import run_jobs
 from deduction_envs.envs import env_rules
 from deduction_envs.games.wordle import load_words
 from train import arguments, training
 from train.comparison import compare
 from train.config import RunConfig
 from train.curves import read_monitors, smoothed
-from train.experiments.tournament import results_folder
+from train.experiments.runner import Experiment, Finished, Run, run_experiment
 from train.plotting import panel_grid, save
 
 
@@ -72,6 +70,8 @@ class Settings:
     time_limit: float
     seed: int
     action_mask: str = "all"
+    games: tuple[str, ...] = tuple(GAMES)
+    timesteps: int | None = None  #: of every run (None: each game's own)
 
     def folder(self, game: str, variant: str) -> Path:
         suffix = "" if self.action_mask == "all" else f"-{self.action_mask}"
@@ -144,11 +144,22 @@ def run_job(job: Job, settings: Settings) -> list[Row]:
     return [_row(job, done.results[0], done.timesteps, done.seconds)]
 
 
-def run(jobs: list[Job], settings: Settings, workers: int) -> list[Row]:
-    """Every job over ``workers`` processes (longest first), rows in job order."""
-    order = sorted(jobs, key=lambda j: -j.timesteps)
-    done = run_jobs(run_job, order, workers, "training runs", settings)
-    return [row for job in jobs for row in done[job]]
+def table_jobs(settings: Settings) -> list[Job]:
+    """Per game, both variants, then the reference agents: the table's order."""
+    return [
+        Job(game, variant, 0 if variant == "references" else settings.timesteps or GAMES[game][3])
+        for game in settings.games
+        for variant in (*VARIANTS, "references")
+    ]
+
+
+def jobs(settings: Settings) -> list[Job]:
+    """The jobs, longest first."""
+    return sorted(table_jobs(settings), key=lambda j: -j.timesteps)
+
+
+def table_rows(settings: Settings, results: dict[Job, list[Row]]) -> list[Row]:
+    return [row for job in table_jobs(settings) for row in results[job]]
 
 
 def write_table(rows: list[Row], path: Path, command: str, settings: Settings) -> str:
@@ -207,17 +218,11 @@ def plot_curves(rows: list[Row], settings: Settings, path: Path) -> None:
     save(figure, path, bottom=0.08)
 
 
-def main(argv: list[str] | None = None) -> list[Row]:
-    parser = argparse.ArgumentParser(
-        prog="python -m train.experiments.report",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", nargs="+", default=None, choices=list(GAMES), metavar="GAME", help="games")
     parser.add_argument(
         "--timesteps", type=arguments.count(1), default=None, help="timesteps of every run (default: per game)"
     )
-    parser.add_argument("--quick", action="store_true", help="a smoke run: 1,024 timesteps on two small games")
     parser.add_argument("--action-mask", default="all", choices=list(MASKS), help="the env's mask (default all)")
     parser.add_argument(
         "--entropy-scale",
@@ -226,42 +231,40 @@ def main(argv: list[str] | None = None) -> list[Row]:
         help="scale of the entropy reward (default 1)",
     )
     parser.add_argument("--eval-time-limit", type=arguments.seconds, default=0.1, help="SO-ISMCTS seconds per decision")
-    parser.add_argument("--workers", type=arguments.count(1), default=2, help="processes (default 2)")
-    parser.add_argument("--seed", type=arguments.seed, default=0, help="seed of training and evaluation (default 0)")
     parser.add_argument(
         "--runs", type=arguments.output_folder, default=Path("runs/report"), help="folder of the training runs"
     )
-    parser.add_argument(
-        "--output",
-        type=arguments.output_folder,
-        default=None,
-        help="folder for the table and figure (default results/, or runs/quick/ with --quick)",
-    )
-    args = parser.parse_args(argv)
-    args.output = results_folder(parser, args.output, args.quick)  # a quick run never overwrites results/
+
+
+def settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
+    """Quick: 1,024 timesteps on two small games."""
     timesteps = 1024 if args.quick and args.timesteps is None else args.timesteps
     games = args.games or (list(QUICK_GAMES) if args.quick else list(GAMES))
-
     if args.action_mask == "consistent":
         lacking = [g for g in games if not env_rules(GAMES[g][0], **GAMES[g][2]).queries_name_secrets]
         if lacking:
             parser.error(f"--action-mask consistent needs queries that name secrets, which {lacking} lack")
-    jobs = [
-        Job(game, variant, 0 if variant == "references" else timesteps or GAMES[game][3])
-        for game in games
-        for variant in (*VARIANTS, "references")
-    ]
-    settings = Settings(args.runs, args.entropy_scale, args.eval_time_limit, args.seed, args.action_mask)
-    rows = run(jobs, settings, args.workers)
-    args.output.mkdir(parents=True, exist_ok=True)
-    command = "python -m train.experiments.report " + " ".join(sys.argv[1:] if argv is None else argv)
-    name = "training_runs" + ("" if args.action_mask == "all" else f"_{args.action_mask}")
-    print(write_table(rows, args.output / f"{name}.md", command.strip(), settings))
-    write_csv(rows, args.output / f"{name}.csv")
-    curves = args.output / name.replace("runs", "curves")
+    return Settings(
+        args.runs, args.entropy_scale, args.eval_time_limit, args.seed, args.action_mask, tuple(games), timesteps
+    )
+
+
+def write(settings: Settings, results: dict[Job, list[Row]], run: Run) -> str:
+    """``training_runs.md``, ``.csv`` and ``training_curves.png`` (``_consistent`` with that mask)."""
+    rows = table_rows(settings, results)
+    name = "training_runs" + ("" if settings.action_mask == "all" else f"_{settings.action_mask}")
+    text = write_table(rows, run.output / f"{name}.md", run.command, settings)
+    write_csv(rows, run.output / f"{name}.csv")
+    curves = run.output / name.replace("runs", "curves")
     plot_curves(rows, settings, curves.with_suffix(".png"))
-    print(f"wrote {args.output / name}.md, .csv and {curves}.png")
-    return rows
+    return text + f"wrote {run.output / name}.md, .csv and {curves}.png"
+
+
+EXPERIMENT = Experiment("report", __doc__, options, settings, jobs, run_job, write, job_name="training runs")
+
+
+def main(argv: list[str] | None = None) -> Finished:
+    return run_experiment(EXPERIMENT, argv)
 
 
 if __name__ == "__main__":

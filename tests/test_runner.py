@@ -1,0 +1,114 @@
+"""The experiment runner: one command line for every experiment, seeded jobs, quick runs kept out of results/,
+and a run interrupted part way resumed with ``--resume`` without replaying its finished jobs."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from train import arguments
+from train.experiments.runner import Experiment, Run, gather, run_experiment
+
+#: Every experiment of train/experiments/ (each declares EXPERIMENT and runs through the runner).
+EXPERIMENTS = ["algo_experiments", "analysis", "clue_experiments", "generalized_clue_experiments", "paper_figure5",
+               "report"]  # fmt: skip
+
+PLAYED: list[int] = []  # the jobs the toy experiment played in this process, in order
+
+
+@dataclass(frozen=True)
+class Toy:
+    jobs: int
+    seed: int
+
+
+def toy_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--jobs", type=arguments.count(1), default=6)
+
+
+def toy_settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Toy:
+    return Toy(2 if args.quick else args.jobs, args.seed)
+
+
+def toy_play(job: int, settings: Toy) -> float:
+    if str(job) == os.environ.get("TOY_FAIL_AT"):  # an interruption: not a setting, so not in the jobs' keys
+        raise RuntimeError(f"interrupted at job {job}")
+    PLAYED.append(job)
+    return float(np.random.default_rng((settings.seed, job)).random())
+
+
+def toy_write(settings: Toy, results: dict[int, float], run: Run) -> str:
+    text = f"{run.command}\n" + "".join(f"{job} {value:.6f}\n" for job, value in results.items())
+    (run.output / "toy.md").write_text(text)
+    return text
+
+
+TOY = Experiment("toy", "A toy experiment.", toy_options, toy_settings, lambda s: list(range(s.jobs)), toy_play,
+                 toy_write, workers=1)  # fmt: skip
+
+
+def test_an_interrupted_run_resumes_without_replaying_its_finished_jobs(tmp_path, monkeypatch):
+    PLAYED.clear()
+    monkeypatch.setenv("TOY_FAIL_AT", "4")
+    with pytest.raises(RuntimeError, match="interrupted at job 4"):
+        run_experiment(TOY, ["--output", str(tmp_path)])
+    monkeypatch.delenv("TOY_FAIL_AT")
+    assert PLAYED == [0, 1, 2, 3] and len(list((tmp_path / ".jobs" / "toy").iterdir())) == 4
+    PLAYED.clear()
+    resumed = run_experiment(TOY, ["--resume", "--output", str(tmp_path)])
+    assert PLAYED == [4, 5]  # only the jobs the interrupted run had not finished
+    assert not (tmp_path / ".jobs").exists()  # kept results go once the outputs are written
+    PLAYED.clear()
+    fresh = run_experiment(TOY, ["--output", str(tmp_path / "fresh")])
+    assert PLAYED == list(range(6)) and fresh.results == resumed.results  # seeded: the same results either way
+    tables = [(folder / "toy.md").read_text().splitlines()[1:] for folder in (tmp_path, tmp_path / "fresh")]
+    assert tables[0] == tables[1]
+
+
+def test_a_run_without_resume_starts_afresh(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOY_FAIL_AT", "2")
+    with pytest.raises(RuntimeError):
+        run_experiment(TOY, ["--output", str(tmp_path)])
+    monkeypatch.delenv("TOY_FAIL_AT")
+    PLAYED.clear()
+    run_experiment(TOY, ["--output", str(tmp_path)])
+    assert PLAYED == list(range(6))
+
+
+def test_the_command_recorded_regenerates_the_run(tmp_path):
+    finished = run_experiment(TOY, ["--jobs", "3", "--seed", "7", "--output", str(tmp_path / "a b")])
+    assert finished.run.command == f"python -m train.experiments.toy --jobs 3 --seed 7 --output '{tmp_path}/a b'"
+    assert finished.results == {j: float(np.random.default_rng((7, j)).random()) for j in range(3)}
+
+
+def test_quick_runs_go_to_runs_quick_and_never_to_results(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    finished = run_experiment(TOY, ["--quick"])
+    assert finished.run.output.as_posix() == "runs/quick" and (tmp_path / "runs/quick/toy.md").exists()
+    with pytest.raises(SystemExit) as exit_:
+        run_experiment(TOY, ["--quick", "--output", "results"])
+    assert exit_.value.code == 2 and "--quick runs never overwrite results/" in capsys.readouterr().err
+
+
+def test_a_job_declared_twice_is_refused(tmp_path):
+    twice = Experiment("twice", "", toy_options, toy_settings, lambda s: [0, 1, 0], toy_play, toy_write)
+    with pytest.raises(ValueError, match="declared a job twice"):
+        run_experiment(twice, ["--output", str(tmp_path)])
+
+
+def test_gather_joins_a_tournaments_parts_in_game_order():
+    parts = {("b", 2, 2): ["b2", "b3"], ("a", 0, 2): ["a0", "a1"], ("b", 0, 2): ["b0", "b1"], ("a", 2, 1): ["a2"]}
+    assert gather(parts) == {("a",): ["a0", "a1", "a2"], ("b",): ["b0", "b1", "b2", "b3"]}
+
+
+@pytest.mark.parametrize("name", EXPERIMENTS)
+def test_every_experiment_is_declared_for_the_runner(name):
+    module = importlib.import_module(f"train.experiments.{name}")
+    experiment = module.EXPERIMENT
+    assert experiment.name == name and experiment.description == module.__doc__
+    assert experiment.play.__module__ == module.__name__  # a module-level function: the workers can run it

@@ -1,0 +1,175 @@
+"""One experiment runner: every experiment is a declared set of seeded jobs plus a writer of its outputs.
+
+An :class:`Experiment` says what it needs from the command line (its own options), how those become a typed
+settings value (its quick mode included), which jobs it plays (each hashable, seeded by the settings and
+itself alone, so a table is the same whoever runs the jobs and in whatever order), the function that plays one
+job, and the writer of its tables and figures. :func:`run_experiment` gives every experiment the same command
+line around that:
+
+* ``--output FOLDER`` (default ``results/``; ``runs/quick/`` with ``--quick``, which never writes into
+  ``results/``), ``--seed``, ``--workers`` (processes of the local executor), ``--no-progress``;
+* ``--quick``: the experiment's small run, for a look in a minute and for the tests;
+* resumable runs: each finished job's result is kept in ``FOLDER/.jobs/<experiment>/`` as it arrives
+  (:func:`deduction_envs.core.executor.run_jobs` with ``store=``); after an interruption the same command
+  with ``--resume`` plays only the jobs that had not finished. The kept results are removed once the outputs
+  are written; a run without ``--resume`` starts afresh.
+
+The jobs run through the one executor seam (:mod:`deduction_envs.core.executor`); the writer is told the
+command that regenerates its outputs, the minutes the jobs took and the machine, to put beside its figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import shlex
+import shutil
+import sys
+import time
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from deduction_envs.core.executor import run_jobs
+from train import arguments
+
+__all__ = ["Experiment", "Finished", "Run", "results_folder", "run_experiment"]
+
+S = TypeVar("S")  # an experiment's settings
+J = TypeVar("J", bound=Hashable)  # one of its jobs
+R = TypeVar("R")  # a job's result
+
+
+@dataclass(frozen=True)
+class Run:
+    """What a writer knows of the run besides the results."""
+
+    command: str  #: the command line that regenerates the outputs
+    output: Path  #: the folder the outputs go to
+    workers: int
+    minutes: float  #: wall-clock minutes of the jobs (resumed jobs' time not counted)
+    quick: bool
+
+    @property
+    def machine(self) -> str:
+        """The processor and Python the jobs ran on, for the text beside a figure."""
+        return f"{platform.processor() or platform.machine()}, Python {platform.python_version()}"
+
+
+@dataclass(frozen=True)
+class Experiment(Generic[S, J, R]):
+    """An experiment declared: its options, settings, seeded jobs, the player of one job and the writer.
+
+    ``play(job, settings)`` must be a module-level function (the local executor runs it in fresh processes);
+    ``write(settings, results, run)`` writes the outputs into ``run.output`` and returns the text to print.
+    """
+
+    name: str  #: the module under ``train.experiments``
+    description: str  #: the command's help (the module's docstring)
+    options: Callable[[argparse.ArgumentParser], None]
+    settings: Callable[[argparse.Namespace, argparse.ArgumentParser], S]
+    jobs: Callable[[S], Sequence[J]]
+    play: Callable[[J, S], R]
+    write: Callable[[S, dict[J, R], Run], str]
+    workers: int = 2  #: default ``--workers``
+    job_name: str = "jobs"  #: the progress bar's name
+
+    @property
+    def command(self) -> str:
+        return f"python -m train.experiments.{self.name}"
+
+
+@dataclass(frozen=True)
+class Finished(Generic[S, J, R]):
+    """A run's settings, results by job (in job order) and the printed text."""
+
+    settings: S
+    results: dict[J, R]
+    run: Run
+    text: str
+
+
+def results_folder(parser: argparse.ArgumentParser, output: Path | None, quick: bool) -> Path:
+    """Where an experiment writes: ``output``, else ``results/`` (``runs/quick/`` for a quick run, which never
+    overwrites ``results/``)."""
+    if output is None:
+        return Path("runs/quick") if quick else Path("results")
+    if quick and output.resolve() == Path("results").resolve():
+        parser.error("--quick runs never overwrite results/: give another --output")
+    return output
+
+
+def parser_for(experiment: Experiment) -> argparse.ArgumentParser:
+    """The command line of ``experiment``: its own options, then the runner's."""
+    parser = argparse.ArgumentParser(
+        prog=experiment.command,
+        description=experiment.description,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    experiment.options(parser)
+    common = parser.add_argument_group("every experiment")
+    common.add_argument("--quick", action="store_true", help="a small run, written to runs/quick/ by default")
+    common.add_argument("--seed", type=arguments.seed, default=0, help="seed of the deals, secrets and agents (0)")
+    common.add_argument(
+        "--workers",
+        type=arguments.count(1),
+        default=experiment.workers,
+        help=f"worker processes (default {experiment.workers})",
+    )
+    common.add_argument(
+        "--output",
+        type=arguments.output_folder,
+        default=None,
+        help="folder for the outputs (default results/, or runs/quick/ with --quick)",
+    )
+    common.add_argument(
+        "--resume",
+        action="store_true",
+        help="take the jobs an interrupted run of the same command finished (kept in OUTPUT/.jobs/) and play the rest",
+    )
+    common.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    return parser
+
+
+def run_experiment(experiment: Experiment[S, J, R], argv: Sequence[str] | None = None) -> Finished[S, J, R]:
+    """Parse ``argv`` (default the process's), play every job through the executor seam and write the outputs."""
+    parser = parser_for(experiment)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(argv)
+    output = results_folder(parser, args.output, args.quick)
+    settings = experiment.settings(args, parser)
+    jobs = list(experiment.jobs(settings))
+    if len(set(jobs)) != len(jobs):
+        raise ValueError(f"{experiment.name} declared a job twice; every job must be distinct")
+    store = output / ".jobs" / experiment.name
+    if store.exists() and not args.resume:
+        shutil.rmtree(store)
+    start = time.perf_counter()
+    results = run_jobs(
+        experiment.play,
+        jobs,
+        args.workers,
+        f"{experiment.name} {experiment.job_name}",
+        settings,
+        store=store,
+        progress=None if args.progress else False,
+    )
+    command = " ".join([experiment.command, *map(shlex.quote, argv)])
+    run = Run(command, output, args.workers, (time.perf_counter() - start) / 60, args.quick)
+    output.mkdir(parents=True, exist_ok=True)
+    text = experiment.write(settings, results, run)
+    shutil.rmtree(store)
+    if not any(store.parent.iterdir()):
+        store.parent.rmdir()
+    print(text)
+    return Finished(settings, results, run, text)
+
+
+def gather(parts: dict[tuple, list[Any]]) -> dict[tuple, list[Any]]:
+    """A tournament's parts joined: jobs ending in ``(start, games)`` give each table's games in game order,
+    keyed by the job without its last two items."""
+    tables: dict[tuple, list[Any]] = {}
+    for job in sorted(parts):
+        tables.setdefault(job[:-2], []).extend(parts[job])
+    return tables
