@@ -13,7 +13,7 @@ from agents.evaluation import EvaluationResult, evaluate
 from agents.generalized_clue_agents import GCExact, GCRandom, GCScoreboard
 from agents.ises import ISES
 from agents.ismcts import ISMCTS
-from agents.multiplayer import GameRecord, MatchResult, RandomSeatAgent, SeatAgent, play_game, play_match
+from agents.multiplayer import GameRecord, Logged, MatchResult, RandomSeatAgent, SeatAgent, play_game, play_match
 from agents.multiplayer_ismcts import SOISMCTS, AlgoSearchPolicy, ClueSearchPolicy, SearchPolicy
 from agents.random_agent import RandomAgent
 from agents.sb3_policy import SB3Policy, SB3SeatPolicy
@@ -33,6 +33,7 @@ __all__ = [
     "GCRandom",
     "GCScoreboard",
     "GameRecord",
+    "Logged",
     "MatchResult",
     "RandomAgent",
     "RandomSeatAgent",

@@ -16,6 +16,7 @@ the AEC envs step too.
 from __future__ import annotations
 
 import abc
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,16 @@ from deduction_envs import registry
 from deduction_envs.core.multiplayer import Knowledge, MultiplayerRules, Table, play
 from deduction_envs.core.rules import check_int
 
-__all__ = ["GameRecord", "MatchResult", "RandomSeatAgent", "SeatAgent", "play_game", "play_match", "reshown_card"]
+__all__ = [
+    "GameRecord",
+    "Logged",
+    "MatchResult",
+    "RandomSeatAgent",
+    "SeatAgent",
+    "play_game",
+    "play_match",
+    "reshown_card",
+]
 
 
 class SeatAgent(abc.ABC):
@@ -78,6 +88,33 @@ def reshown_card(cards: np.ndarray, shown: np.ndarray, asker: int, rng: np.rando
         if pool.size:
             return int(rng.choice(pool))
     return None
+
+
+class Logged(SeatAgent):
+    """The agent it wraps, logging each decision as ``(seat, action, seconds)``.
+
+    ``log`` is the list to append to (default its own): give every seat of a game the same list to have the
+    game's decisions in the order they were made. The log is emptied when a game starts (:meth:`reset`).
+    """
+
+    def __init__(self, agent: SeatAgent, log: list[tuple[int, int, float]] | None = None) -> None:
+        super().__init__()
+        self.agent, self.name = agent, agent.name
+        self.log: list[tuple[int, int, float]] = [] if log is None else log
+
+    def reset(self, rules: Any, seat: int, seed: int | None = None) -> None:
+        self.agent.reset(rules, seat, seed)
+        self.rules, self.seat = rules, seat
+        self.log.clear()
+
+    def observe(self, event: Any) -> None:
+        self.agent.observe(event)
+
+    def act(self, mask: np.ndarray) -> int:
+        start = time.perf_counter()
+        action = int(self.agent.act(mask))
+        self.log.append((self.seat, action, time.perf_counter() - start))
+        return action
 
 
 @dataclass(frozen=True)

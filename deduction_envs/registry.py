@@ -69,6 +69,8 @@ class Game:
         play: the terminal game (``"module:function"``), its default opponent and players.
         playthroughs: multiplayer: the recorded games a person can read, as env keyword arguments and a seed
             (:mod:`deduction_envs.envs.playthrough`).
+        matches: multiplayer: recorded games between reference agents, as rules keyword arguments, the agents'
+            names by seat and a seed (:mod:`agents.matches`).
     """
 
     name: str
@@ -83,6 +85,7 @@ class Game:
     evaluation: tuple[str, ...] = ()
     play: tuple[str, str, int] | None = None
     playthroughs: tuple[tuple[Mapping[str, Any], int], ...] = ()
+    matches: tuple[tuple[Mapping[str, Any], tuple[str, ...], int], ...] = ()
 
     @property
     def multiplayer(self) -> bool:
@@ -198,7 +201,12 @@ register_game(
         opponent="epsilon_greedy",
         evaluation=("random", "epsilon_greedy", "max_entropy"),
         play=("train.tools.play_algo:play", "max_entropy", 2),
-        playthroughs=(({"players": 2}, 2), ({"players": 3, "probabilities": False}, 3)),
+        playthroughs=(({"players": 2}, 2), ({"players": 3, "probabilities": False}, 3), ({"players": 4}, 4)),
+        matches=(
+            ({"players": 2}, ("epsilon_greedy", "max_entropy"), 1),
+            ({"players": 3}, ("ismcts", "random", "ismcts_greedy"), 2),
+            ({"players": 4}, ("random", "epsilon_greedy", "max_entropy", "epsilon_greedy"), 3),
+        ),
     )
 )
 register_game(
@@ -221,7 +229,15 @@ register_game(
         # SO-ISMCTS and the entropy agent take seconds a game: evaluated against on request only.
         evaluation=("random", "deduction_sheet"),
         play=("train.tools.play_clue:play", "deduction_sheet", 4),
-        playthroughs=(({"players": 3, "max_cycles": 40}, 1),),
+        playthroughs=(
+            ({"players": 3, "max_cycles": 40}, 1),
+            ({"players": 6, "probabilities": False, "max_cycles": 20}, 6),
+        ),
+        matches=(
+            ({"players": 3}, ("entropy", "deduction_sheet", "random"), 1),
+            ({"players": 4}, ("deduction_sheet", "random", "deduction_sheet", "random"), 2),
+            ({"players": 6}, ("deduction_sheet",) * 6, 3),
+        ),
     )
 )
 register_game(
@@ -243,6 +259,10 @@ register_game(
         opponent="scoreboard",
         evaluation=("random", "scoreboard", "interrogation_pattern", "exact"),
         playthroughs=(({"cards": 8, "hidden": 2, "players": 3, "max_cycles": 60}, 1),),
+        matches=(
+            ({"cards": 14, "hidden": 2, "players": 3}, ("exact", "scoreboard", "interrogation_pattern"), 1),
+            ({"cards": 12, "hidden": 2, "players": 4}, ("random", "exact", "scoreboard", "scoreboard"), 2),
+        ),
     )
 )
 

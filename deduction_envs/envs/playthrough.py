@@ -20,7 +20,7 @@ import numpy as np
 
 from deduction_envs import registry
 
-__all__ = ["file_name", "playthrough", "playthroughs"]
+__all__ = ["describe", "file_name", "playthrough", "playthroughs"]
 
 
 def _entries(values: np.ndarray) -> str:
@@ -58,9 +58,12 @@ def _ranges(actions: np.ndarray) -> str:
     return " ".join(runs)
 
 
-def _describe(rules: Any, action: int) -> str:
+def describe(rules: Any, action: int) -> str:
+    """An action as the rules write it (Clue's in card names)."""
     if hasattr(rules, "describe_action"):
         return rules.describe_action(action)
+    if hasattr(rules, "format_move"):
+        return rules.format_move(rules.decode(action))
     return str(rules.decode(action))
 
 
@@ -86,7 +89,7 @@ def playthrough(env_id: str, kwargs: dict[str, Any], seed: int) -> str:
                 continue
             seen[other] = vector
             lines += [f"  {other}:", *_observation(env, vector)]
-        lines.append(f"  action: {action} ({_describe(env.rules, action)})")
+        lines.append(f"  action: {action} ({describe(env.rules, action)})")
         env.step(action)
         step += 1
         if all(env.terminations.get(a, False) or env.truncations.get(a, False) for a in env.agents):

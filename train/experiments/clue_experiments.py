@@ -29,7 +29,6 @@ one of the two won. ``results/clue.png`` draws the win rates by player count.
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +43,7 @@ from agents import (
     ClueEntropyAgent,
     ClueSearchPolicy,
     GameRecord,
+    Logged,
     RandomSeatAgent,
     SeatAgent,
     play_match,
@@ -67,27 +67,6 @@ class Settings:
     players: tuple[int, ...]
     seed: int
     chunk: int  #: games per job
-
-
-class Logged(SeatAgent):
-    """An agent that logs each decision (action and seconds) and is otherwise the agent it wraps."""
-
-    def __init__(self, agent: SeatAgent) -> None:
-        super().__init__()
-        self.agent, self.name, self.log = agent, agent.name, []
-
-    def reset(self, rules: Any, seat: int, seed: int | None = None) -> None:
-        self.agent.reset(rules, seat, seed)
-        self.rules, self.seat, self.log = rules, seat, []
-
-    def observe(self, event: Any) -> None:
-        self.agent.observe(event)
-
-    def act(self, mask: np.ndarray) -> int:
-        start = time.perf_counter()
-        action = int(self.agent.act(mask))
-        self.log.append((action, time.perf_counter() - start))
-        return action
 
 
 def make_agent(name: str, ismcts_seconds: float = 0.25) -> SeatAgent:
@@ -125,9 +104,9 @@ def summarise(rules: ClueRules, record: GameRecord, agents: list[Logged], lineup
     for side, members in sides.items():
         accusations, times = 0, []
         for index in members:
-            kinds = [rules.decode(action).kind for action, _ in agents[index].log]
+            kinds = [rules.decode(action).kind for _, action, _ in agents[index].log]
             accusations += kinds.count("accuse")
-            times.extend(seconds for _, seconds in agents[index].log)
+            times.extend(seconds for _, _, seconds in agents[index].log)
             if index == winner:  # a turn starts with a suggestion, or an accusation not after one's own suggestion
                 moves = [k for k in kinds if k != "show"]
                 out["winner_turns"] = sum(
