@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from deduction_envs.games.algo import AlgoRules, HandView, Phase, PlayerView, parse_card
 from deduction_envs.reasoning import AlgoHandPosterior
+from deduction_envs.reasoning.algo_hands import AlgoKnowledge
 
 
 def brute_force(view: PlayerView, numbers: int) -> list[dict[int, tuple[int, ...]]]:
@@ -105,3 +106,27 @@ def test_a_contradictory_view_is_a_clear_error():
     view = PlayerView(0, (HandView((), (), ()), opponent), (), -1, 0, 0, Phase.ATTACK)
     with pytest.raises(ValueError, match="contradicts itself"):
         AlgoHandPosterior(view)
+
+
+def test_a_determinisation_is_the_rules_state_of_the_movers_view_out_order_included():
+    """Made by the rules from the mover's view (``AlgoRules.state_of_view``): the same view back, the same
+    legal actions, and the players out in the order they went out (which ranks them), on 4-player games
+    played until at least two are out."""
+    rules = AlgoRules(players=4)
+    checked = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        state = rules.new_game(rng)
+        while not rules.is_over(state):
+            mover = rules.mover(state)
+            if len(state.out) >= 2:
+                view = rules.view(state, mover)
+                determinised = AlgoKnowledge.from_view(rules, view).determinise(rng)
+                assert rules.view(determinised, mover) == view and determinised.out == state.out
+                assert rules.legal_mask(determinised).tolist() == rules.legal_mask(state).tolist()
+                checked += 1
+            rules.apply(state, int(rng.choice(np.flatnonzero(rules.legal_mask(state)))))
+    assert checked > 20
+    view = rules.view(rules.new_game(np.random.default_rng(0)), 0)
+    with pytest.raises(ValueError, match="need 4 hands and"):
+        rules.state_of_view(view, [[0]], [])

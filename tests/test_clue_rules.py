@@ -188,6 +188,9 @@ def test_every_seats_knowledge_stays_sound_and_its_determinisations_agree_with_i
             assert held[np.arange(rules.cards), truth].sum() == held.sum()  # every "held" is true
             assert not lacked[np.arange(rules.cards), truth].any()  # no "not held" is false
             assert known.entropy() >= 0
+            public = (known.mover, known.phase, known.suggestion, known.refuter, known.out.tolist(), known.winner)
+            true = table.state  # the seat's public record, moved by the rules' advance, is the table's
+            assert public == (true.mover, true.phase, true.suggestion, true.refuter, true.out, true.winner)
             if seat == table.mover:
                 state = known.determinise(rng)
                 assert state.hands[seat] == table.state.hands[seat]

@@ -204,3 +204,32 @@ def test_the_reports_setting_eight_players_of_five_cards():
     api_test(generalized_clue_v0.env(**kwargs), num_cycles=60)
     seed_test(lambda **kw: generalized_clue_v0.env(**kwargs, **kw), num_cycles=40)
     render_test(lambda render_mode=None: generalized_clue_v0.env(**kwargs, render_mode=render_mode))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from([(8, 2, 3), (10, 1, 4), (9, 3, 2)]), st.integers(0, 2**32 - 1))
+def test_each_seats_public_record_and_determinisations_follow_the_table(sizes, seed):
+    """The rules' one public state machine (``advance``) keeps each seat's record equal to the table's public
+    position as that seat sees it, at every step; the mover's determinisations are that position, with every
+    earlier guess right or wrong as the drawn deal makes it."""
+    rules = GeneralizedClueRules(*sizes, max_rounds=4)
+    knowledge = [registry.new_knowledge(rules, p) for p in range(rules.players)]
+    rng = np.random.default_rng(seed)
+    table = Table(rules, rng, [k.update for k in knowledge], first=seed % rules.players)
+    while not table.over:
+        true = table.state
+        for seat, known in enumerate(knowledge):
+            building = true.phase in (GCPhase.ASKING, GCPhase.GUESSING) and true.mover != seat
+            phase = GCPhase.START if building else true.phase  # the others' build steps are not shown
+            target, chosen = (-1, 0) if building else (true.target, true.chosen)
+            assert (known.mover, known.phase, known.target, known.chosen, known.asked_cards) == (
+                true.mover, phase, target, chosen, true.asked)  # fmt: skip
+            assert known.turns.tolist() == true.turns and known.out.tolist() == true.out
+        mover = knowledge[rules.mover(true)]
+        if true.phase != GCPhase.SHOW:  # (a determinisation is the mover's own; a card to show is not searched)
+            state = mover.determinise(rng)
+            assert (state.mover, state.phase, state.target, state.chosen, state.turns, state.out) == (
+                true.mover, true.phase, true.target, true.chosen, true.turns, true.out)  # fmt: skip
+            assert sorted(state.right + state.wrong) == sorted(true.right + true.wrong)
+            assert rules.legal_mask(state).tolist() == rules.legal_mask(true).tolist()
+        table.step(int(rng.choice(np.flatnonzero(table.legal_mask()))))

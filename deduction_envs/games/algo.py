@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import NamedTuple
@@ -218,7 +219,8 @@ class PlayerView(NamedTuple):
     ``hands[q]`` is player ``q``'s :class:`HandView` (the player's own too,
     which says what the others know of it); ``own`` its sorted card ids and
     ``drawn`` its drawn card (-1 if none or not its turn). ``deck`` is the
-    number of cards left to draw.
+    number of cards left to draw; ``out`` the players whose cards are all face
+    up, in the order they went out (public, and what ranks them).
     """
 
     player: int
@@ -228,6 +230,7 @@ class PlayerView(NamedTuple):
     deck: int
     mover: int
     phase: Phase
+    out: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -456,7 +459,7 @@ class AlgoRules:
         )
         drawn = state.drawn if state.drawn is not None and state.mover == player else -1
         own = tuple(state.hands[player])
-        return PlayerView(player, hands, own, drawn, len(state.deck), state.mover, state.phase)
+        return PlayerView(player, hands, own, drawn, len(state.deck), state.mover, state.phase, tuple(state.out))
 
     def first_view(self, deal: AlgoDeal, player: int) -> PlayerView:
         """``player``'s view at the start, from the deal as projected for it."""
@@ -500,17 +503,49 @@ class AlgoRules:
             if event.mover == view.player:
                 own = (*own[:at], view.drawn, *own[at:])
                 drawn = -1
-        out = sum(all(k >= 0 for k in hand.known) for hand in hands)
-        if out == self.players - 1:
+        out = view.out + tuple(  # an event puts at most one player out
+            q for q, hand in enumerate(hands) if q not in view.out and all(k >= 0 for k in hand.known)
+        )
+        if len(out) == self.players - 1:
             phase = Phase.OVER
         elif move.kind == "attack" and event.hit:
             phase = Phase.CONTINUE
         elif move.kind == "attack" and event.placed < 0:
             phase = Phase.REVEAL  # a miss with nothing drawn
         if event.next_mover < 0:
-            return view._replace(hands=tuple(hands), own=own, drawn=drawn, phase=phase)
+            return view._replace(hands=tuple(hands), own=own, drawn=drawn, phase=phase, out=out)
         deck = max(view.deck - 1, 0)
-        return PlayerView(view.player, tuple(hands), own, event.drawn, deck, event.next_mover, Phase.ATTACK)
+        return PlayerView(view.player, tuple(hands), own, event.drawn, deck, event.next_mover, Phase.ATTACK, out)
+
+    def state_of_view(self, view: PlayerView, hands: Sequence[Sequence[int]], deck: Sequence[int]) -> AlgoState:
+        """The position ``view`` shows, with every hand's cards (``hands``, by seat: the viewer's own and the
+        others' face-down cards filled in, each hand sorted) and the cards left to draw (``deck``, the top
+        last): how a determinisation is made. What is face up, the numbers ruled out, whose turn, the phase,
+        the drawn card and who is out in what order are the view's.
+
+        Raises:
+            ValueError: a determinisation of another's turn (its drawn card is not in the view), or ``hands``
+                and ``deck`` that do not match the view.
+        """
+        drawn = view.drawn if view.drawn >= 0 else None
+        if drawn is None and view.player != view.mover:
+            raise ValueError("a determinisation of Algo is drawn for the mover only (another's drawn card is unseen)")
+        if len(hands) != self.players or len(deck) != view.deck:
+            raise ValueError(
+                f"need {self.players} hands and {view.deck} cards to draw, got {len(hands)} and {len(deck)}"
+            )
+        hands = [list(hand) for hand in hands]
+        revealed = [
+            {c for c, k in zip(hand, seen.known, strict=True) if k >= 0}
+            for hand, seen in zip(hands, view.hands, strict=True)
+        ]
+        ruled_out = {
+            c: set(excluded)
+            for hand, seen in zip(hands, view.hands, strict=True)
+            for c, excluded in zip(hand, seen.excluded, strict=True)
+            if excluded
+        }
+        return AlgoState(hands, revealed, list(deck), view.mover, view.phase, drawn, ruled_out, list(view.out))
 
     # ------------------------------------------------------------- helpers
     def _start_turn(self, state: AlgoState) -> None:

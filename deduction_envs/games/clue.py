@@ -394,13 +394,52 @@ class ClueRules:
         first = check_int("first", first, low=0, high=self.players - 1)
         return self.state_of_deal(deal(self.category_sizes, [1] * len(self.categories), self.players, rng), first)
 
-    def state_of_deal(self, places: Sequence[int], first: int = 0) -> ClueState:
-        """A new game of the deal ``places`` (each card's place, ``players`` for the case file)."""
+    def state_of_deal(self, places: Sequence[int], first: int = 0, public: ClueState | None = None) -> ClueState:
+        """The game of the deal ``places`` (each card's place, ``players`` for the case file): new, or at the
+        public position of ``public`` (whose turn, the phase, the pending suggestion, who is out, the winner; a
+        seat's record, :meth:`public_state`), which is how a determinisation is made."""
         places = tuple(places.tolist() if isinstance(places, np.ndarray) else (int(p) for p in places))
         hands: list[list[int]] = [[] for _ in range(self.players + 1)]  # and the case file
         for card, place in enumerate(places):
             hands[place].append(card)
-        return ClueState(places, tuple(map(tuple, hands[:-1])), mover=first, out=[False] * self.players)
+        held = tuple(map(tuple, hands[:-1]))
+        if public is None:
+            return ClueState(places, held, mover=first, out=[False] * self.players)
+        return ClueState(
+            places, held, public.mover, public.phase, public.suggestion, public.refuter, list(public.out),
+            public.winner,
+        )  # fmt: skip
+
+    def public_state(self) -> ClueState:
+        """A position with no cards, for a seat to keep the public part of the game in (:meth:`advance`)."""
+        return ClueState((), (), out=[False] * self.players)
+
+    def advance(self, state: ClueState, event: ClueEvent) -> None:
+        """The public part of ``state`` after ``event``: whose turn, the phase, the pending suggestion and its
+        refuter, who is out, the winner.
+
+        The one statement of Clue's public state machine: :meth:`apply` moves a position by it, and a seat's
+        knowledge its own record (:meth:`public_state`) by the events it is shown.
+        """
+        kind = event.kind
+        if kind == "deal":
+            state.mover = event.player
+        elif kind == "suggest":
+            if event.refuter >= 0:  # pending until the card is shown
+                state.phase, state.refuter, state.suggestion = CluePhase.SHOW, event.refuter, event.cards
+            else:
+                state.phase = CluePhase.AFTER
+        elif kind == "show":
+            state.phase, state.refuter, state.suggestion = CluePhase.AFTER, -1, ()
+        elif kind == "accuse":
+            if event.correct:
+                state.phase, state.winner = CluePhase.OVER, event.player
+            else:
+                state.out[event.player] = True
+                if all(state.out):
+                    state.phase = CluePhase.OVER
+        if event.next_mover >= 0:
+            state.mover, state.phase = event.next_mover, CluePhase.START
 
     def deal_event(self, state: ClueState) -> ClueEvent:
         return ClueEvent("deal", state.mover, hands=state.hands)
@@ -479,27 +518,22 @@ class ClueRules:
             for step in range(1, self.players):
                 asked = (player + step) % self.players
                 if self._matching(state, asked, move.cards):
-                    state.phase, state.refuter, state.suggestion = CluePhase.SHOW, asked, move.cards
-                    return ClueEvent("suggest", player, move.cards, tuple(passed), refuter=asked)
+                    event = ClueEvent("suggest", player, move.cards, tuple(passed), refuter=asked)
+                    break
                 passed.append(asked)
-            state.phase = CluePhase.AFTER
-            return ClueEvent("suggest", player, move.cards, tuple(passed))
-        if move.kind == "show":
+            else:
+                event = ClueEvent("suggest", player, move.cards, tuple(passed))
+        elif move.kind == "show":
             event = ClueEvent("show", player, state.suggestion, refuter=player, card=move.card, asker=state.mover)
-            state.phase, state.refuter, state.suggestion = CluePhase.AFTER, -1, ()
-            return event
-        if move.kind == "accuse":
+        elif move.kind == "accuse":
             correct = all(state.places[c] == self.players for c in move.cards)
             event = ClueEvent("accuse", player, move.cards, correct=correct)
-            if correct:
-                state.phase, state.winner = CluePhase.OVER, player
-                return event
-            state.out[player] = True
-            if all(state.out):
-                state.phase = CluePhase.OVER
-                return event
-            return self._pass_turn(state, event)
-        return self._pass_turn(state, ClueEvent("end", player))
+            if not correct and sum(state.out) + 1 < self.players:  # the game goes on without the accuser
+                event = event._replace(next_mover=self._next_in(state, player))
+        else:
+            event = ClueEvent("end", player, next_mover=self._next_in(state))
+        self.advance(state, event)
+        return event
 
     def observe_event(self, event: ClueEvent, player: int) -> ClueEvent:
         """``event`` as ``player`` sees it: its own hand of the deal, a shown card only if it showed or saw it."""
@@ -548,10 +582,9 @@ class ClueRules:
         cards = state.suggestion if cards is None else cards
         return [c for c in cards if state.places[c] == player]
 
-    def _pass_turn(self, state: ClueState, event: ClueEvent) -> ClueEvent:
-        """Give the turn to the next player still in; ``event`` with who that is."""
+    def _next_in(self, state: ClueState, leaving: int = -1) -> int:
+        """The next player still in after the mover, ``leaving`` (an accuser just out) counted out too."""
         player = (state.mover + 1) % self.players
-        while state.out[player]:
+        while state.out[player] or player == leaving:
             player = (player + 1) % self.players
-        state.mover, state.phase = player, CluePhase.START
-        return event._replace(next_mover=player)
+        return player

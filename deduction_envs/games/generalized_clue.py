@@ -222,11 +222,67 @@ class GeneralizedClueRules:
         first = check_int("first", first, low=0, high=self.players - 1)
         return self.state_of_deal(deal([self.cards], [self.hidden], self.players, rng), first)
 
-    def state_of_deal(self, places: Sequence[int], first: int = 0) -> GCState:
-        """A new game of the deal ``places`` (each card's place, ``players`` for the case file)."""
+    def state_of_deal(
+        self,
+        places: Sequence[int],
+        first: int = 0,
+        public: GCState | None = None,
+        guesses: Sequence[tuple[int, Sequence[int]]] = (),
+    ) -> GCState:
+        """The game of the deal ``places`` (each card's place, ``players`` for the case file): new, or at the
+        public position of ``public`` (a seat's record, :meth:`public_state`) after the guesses ``(player,
+        cards)`` made so far, each right or wrong as this deal makes it; which is how a determinisation is made.
+        """
         places = tuple(int(p) for p in places)
         hands = tuple(tuple(c for c, place in enumerate(places) if place == p) for p in range(self.players))
-        return GCState(places, hands, mover=first, turns=[0] * self.players, out=[False] * self.players)
+        if public is None:
+            return GCState(places, hands, mover=first, turns=[0] * self.players, out=[False] * self.players)
+        state = GCState(
+            places, hands, public.mover, public.phase, public.target, public.chosen, public.asked,
+            list(public.turns), list(public.out),
+        )  # fmt: skip
+        for player, cards in guesses:
+            (state.right if all(places[c] == self.players for c in cards) else state.wrong).append(player)
+        return state
+
+    def public_state(self) -> GCState:
+        """A position with no cards, for a seat to keep the public part of the game in (:meth:`advance`)."""
+        return GCState((), (), turns=[0] * self.players, out=[False] * self.players)
+
+    def advance(self, state: GCState, event: GCEvent, seat: int | None = None) -> None:
+        """The public part of ``state`` after ``event`` as ``seat`` sees it (None: the whole event, as
+        :meth:`apply` has it): whose turn, the phase, the move being built (a seat sees only its own: the
+        others' build steps leave it at START), the pending ask, the turns taken, who is out, and the guesses
+        whose verdict the seat knows.
+
+        The one statement of Generalized Clue's public state machine: :meth:`apply` moves a position by it, and
+        a seat's knowledge its own record (:meth:`public_state`) by the events it is shown.
+        """
+        kind = event.kind
+        if kind == "deal":
+            state.mover = event.player
+        elif kind == "step":
+            if seat is None or seat == event.player:
+                if event.card >= 0:
+                    state.chosen |= 1 << event.card
+                else:
+                    state.phase = GCPhase.GUESSING if event.target < 0 else GCPhase.ASKING
+                    state.target, state.chosen = event.target, 0
+        elif kind == "ask":
+            if event.answered:
+                state.phase, state.target, state.asked = GCPhase.SHOW, event.target, event.cards
+            state.chosen = 0
+        elif kind == "guess":
+            state.out[event.player] = True
+            if event.correct >= 0:
+                (state.right if event.correct else state.wrong).append(event.player)
+        if kind in ("show", "guess") or (kind == "ask" and not event.answered):  # the mover's turn is over
+            state.turns[event.player] += 1
+            state.target, state.chosen, state.asked = -1, 0, ()
+            if all(state.out):
+                state.phase = GCPhase.OVER
+        if event.next_mover >= 0:
+            state.mover, state.phase = event.next_mover, GCPhase.START
 
     def deal_event(self, state: GCState) -> GCEvent:
         return GCEvent("deal", state.mover, hands=state.hands)
@@ -288,44 +344,34 @@ class GeneralizedClueRules:
             raise ValueError(f"action {action} is not legal in phase {state.phase.name}")
         player = self.mover(state)
         if state.phase == GCPhase.START:
-            if action == self.guess_action:
-                state.phase = GCPhase.GUESSING
-            else:
-                state.phase, state.target = GCPhase.ASKING, action - self.cards
-            state.chosen = 0
-            return GCEvent("step", player, target=state.target)
-        if state.phase == GCPhase.SHOW:
+            event = GCEvent("step", player, target=-1 if action == self.guess_action else action - self.cards)
+        elif state.phase == GCPhase.SHOW:
             event = GCEvent("show", state.mover, target=player, cards=state.asked, card=action)
-            return self._end_turn(state, event)
-        if action < self.cards:  # a card added
-            state.chosen |= 1 << action
-            return GCEvent("step", player, target=state.target, card=action)
-        cards = _bits(state.chosen)  # submit
-        if state.phase == GCPhase.ASKING:
+            event = event._replace(next_mover=self._next_in(state))
+        elif action < self.cards:  # a card added
+            event = GCEvent("step", player, target=state.target, card=action)
+        elif state.phase == GCPhase.ASKING:  # submit the list
+            cards = _bits(state.chosen)
             answered = any(state.places[c] == state.target for c in cards)
             event = GCEvent("ask", player, target=state.target, cards=cards, answered=answered)
-            if answered:
-                state.phase, state.asked = GCPhase.SHOW, cards
-                return event
-            return self._end_turn(state, event)
-        correct = all(state.places[c] == self.players for c in cards)
-        (state.right if correct else state.wrong).append(player)
-        state.out[player] = True
-        event = GCEvent("guess", player, cards=cards, correct=int(correct), hands=(state.hands[player],))
-        return self._end_turn(state, event)
+            if not answered:
+                event = event._replace(next_mover=self._next_in(state))
+        else:  # submit the guess
+            cards = _bits(state.chosen)
+            correct = all(state.places[c] == self.players for c in cards)
+            event = GCEvent("guess", player, cards=cards, correct=int(correct), hands=(state.hands[player],))
+            event = event._replace(next_mover=self._next_in(state, leaving=player))
+        self.advance(state, event)
+        return event
 
-    def _end_turn(self, state: GCState, event: GCEvent) -> GCEvent:
-        """Finish the mover's turn: the next player still in moves (the event says who), or the game is over."""
-        state.turns[state.mover] += 1
-        state.target, state.chosen, state.asked = -1, 0, ()
-        if all(state.out):
-            state.phase = GCPhase.OVER
-            return event
+    def _next_in(self, state: GCState, leaving: int = -1) -> int:
+        """The next player still in after the mover, ``leaving`` (a guesser) counted out too; -1 if nobody is."""
+        if sum(state.out) + (leaving >= 0 and not state.out[leaving]) == self.players:
+            return -1
         player = (state.mover + 1) % self.players
-        while state.out[player]:
+        while state.out[player] or player == leaving:
             player = (player + 1) % self.players
-        state.mover, state.phase = player, GCPhase.START
-        return event._replace(next_mover=player)
+        return player
 
     def observe_event(self, event: GCEvent, player: int) -> GCEvent:
         """``event`` as ``player`` sees it: its own hand of the deal; a shown card, a build step and a guess's

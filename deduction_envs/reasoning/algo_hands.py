@@ -285,22 +285,8 @@ class AlgoKnowledge:
         placed = {c for h in hands for c in h} | ({view.drawn} if view.drawn >= 0 else set())
         deck = [c for c in range(rules.deck_size) if c not in placed]
         rng.shuffle(deck)
-        revealed = [
-            {c for c, k in zip(hand, seen.known, strict=True) if k >= 0}
-            for hand, seen in zip(hands, view.hands, strict=True)
-        ]
-        ruled_out = {
-            c: set(excluded)
-            for h, v in zip(hands, view.hands, strict=True)
-            for c, excluded in zip(h, v.excluded, strict=True)
-            if excluded
-        }
-        out = [seat for seat, h in enumerate(hands) if len(revealed[seat]) == len(h)]
-        drawn = view.drawn if view.drawn >= 0 else None
-        if drawn is None and view.player != view.mover:
-            raise ValueError("a determinisation of Algo is drawn for the mover only (another's drawn card is unseen)")
         # The deck size is public; a mover without a drawn card met an empty deck.
-        return AlgoState(hands, revealed, deck[: view.deck], view.mover, view.phase, drawn, ruled_out, out)
+        return rules.state_of_view(view, hands, deck[: view.deck])
 
 
 def attack_probabilities(rules, view: PlayerView, posterior: AlgoHandPosterior | None = None) -> np.ndarray:

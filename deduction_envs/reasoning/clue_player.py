@@ -143,14 +143,42 @@ class CluePlayerKnowledge(SeatKnowledge):
         self.shown = self.record[0]
         #: ``[seat, card]``: suggestions by the seat naming the card; passes and refutations on such suggestions.
         self.suggested, self.passed, self.refuted = self.record[1], self.record[2], self.record[3]
-        self.mover = 0  # whose turn it is
-        self.phase = CluePhase.START
-        self.suggestion: tuple[int, ...] = ()  # pending, with its asker and refuter
-        self.asker = -1
-        self.refuter = -1
-        self.out = np.zeros(players, dtype=bool)
-        self._outs = 0  # players out
-        self.winner: int | None = None
+        #: The public position (no cards): whose turn, the phase, the pending suggestion, who is out, the winner;
+        #: moved by the rules' own public state machine (:meth:`ClueRules.advance`).
+        self.public = rules.public_state()
+
+    @property
+    def mover(self) -> int:
+        """Whose turn it is (the asker while a card is to be shown)."""
+        return self.public.mover
+
+    @property
+    def phase(self) -> CluePhase:
+        return self.public.phase
+
+    @property
+    def suggestion(self) -> tuple[int, ...]:
+        """The pending suggestion's cards (empty when none is pending)."""
+        return self.public.suggestion
+
+    @property
+    def refuter(self) -> int:
+        """Who must show a card of the pending suggestion (-1 if none)."""
+        return self.public.refuter
+
+    @property
+    def asker(self) -> int:
+        """Who made the pending suggestion (-1 if none)."""
+        return self.public.mover if self.public.phase == CluePhase.SHOW else -1
+
+    @property
+    def out(self) -> np.ndarray:
+        """Per seat, whether it is out (a wrong accusation)."""
+        return np.array(self.public.out, dtype=bool)
+
+    @property
+    def winner(self) -> int | None:
+        return self.public.winner
 
     # ------------------------------------------------------------------ events
     def update(self, event: ClueEvent) -> None:
@@ -162,31 +190,15 @@ class CluePlayerKnowledge(SeatKnowledge):
             self._facts.add(fact, place, card_mask(named))
         if kind == "deal":
             self.hand = event.hands[me]
-            self.mover = actor
         elif kind == "suggest":
             _count(self.suggested[actor], cards)
             for q in event.passed:
                 _count(self.passed[q], cards)
-            if event.refuter >= 0:  # pending until the card is shown
-                self.suggestion, self.asker, self.refuter = event.cards, actor, event.refuter
+            if event.refuter >= 0:
                 _count(self.refuted[event.refuter], cards)
-                self.phase = CluePhase.SHOW
-            else:
-                self.phase = CluePhase.AFTER
-        elif kind == "show":
-            if me == event.refuter:
-                self.shown[event.asker, event.card] = 1
-            self.phase, self.suggestion, self.asker, self.refuter = CluePhase.AFTER, (), -1, -1
-        elif kind == "accuse":
-            if event.correct:
-                self.winner, self.phase = actor, CluePhase.OVER
-            else:
-                self.out[actor] = True
-                self._outs += 1
-                if self._outs == self.rules.players:
-                    self.phase = CluePhase.OVER
-        if event.next_mover >= 0:
-            self.mover, self.phase = event.next_mover, CluePhase.START
+        elif kind == "show" and me == event.refuter:
+            self.shown[event.asker, event.card] = 1
+        self.rules.advance(self.public, event)
 
     def public_view(self, viewer: int) -> ClueKnowledge:
         """What seat ``viewer`` knows of where the cards are, as far as this seat can tell.
@@ -209,7 +221,4 @@ class CluePlayerKnowledge(SeatKnowledge):
 
     def determinise(self, rng: np.random.Generator) -> ClueState:
         """A whole state drawn uniformly from the deals consistent with this seat's knowledge."""
-        state = self.rules.state_of_deal(self.engine.sample(1, rng)[0], self.mover)
-        state.phase, state.suggestion, state.refuter = self.phase, self.suggestion, self.refuter
-        state.out, state.winner = [bool(o) for o in self.out], self.winner
-        return state
+        return self.rules.state_of_deal(self.engine.sample(1, rng)[0], public=self.public)

@@ -52,17 +52,51 @@ class GCPlayerKnowledge(SeatKnowledge):
         self.shown = self.record[0]
         #: ``[seat, card]``: how often the seat was asked about the card, and answered yes or no.
         self.asked, self.yes, self.no = self.record[1], self.record[2], self.record[3]
-        self.mover = 0
-        self.phase = GCPhase.START  # as this seat sees it: the others' building steps show as START
-        self.target = -1  # the player this seat is asking, or the asked player of a pending ask
-        self.chosen = 0  # the list or guess this seat is building, as a bit mask
-        self.asked_cards: tuple[int, ...] = ()  # an ask waiting for its answer
-        self.asker = -1
-        self.out = np.zeros(players, dtype=bool)
-        self.turns = np.zeros(players, dtype=np.int64)
+        #: The public position as this seat sees it (no cards; the others' build steps show as START), moved by
+        #: the rules' own public state machine (:meth:`GeneralizedClueRules.advance`).
+        self.public = rules.public_state()
         #: ``(player, cards, hand)`` of every guess, in order; ``correct`` of this seat's own (None before it).
         self.guesses: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
         self.correct: bool | None = None
+
+    @property
+    def mover(self) -> int:
+        """Whose turn it is (the asker while a card is to be shown)."""
+        return self.public.mover
+
+    @property
+    def phase(self) -> GCPhase:
+        return self.public.phase
+
+    @property
+    def target(self) -> int:
+        """The player this seat is asking, or the asked player of a pending ask (-1 if none)."""
+        return self.public.target
+
+    @property
+    def chosen(self) -> int:
+        """The list or guess this seat is building, as a bit mask."""
+        return self.public.chosen
+
+    @property
+    def asked_cards(self) -> tuple[int, ...]:
+        """The cards of an ask waiting for its answer."""
+        return self.public.asked
+
+    @property
+    def asker(self) -> int:
+        """Who made the pending ask (-1 if none)."""
+        return self.public.mover if self.public.phase == GCPhase.SHOW else -1
+
+    @property
+    def out(self) -> np.ndarray:
+        """Per seat, whether it has guessed (and left)."""
+        return np.array(self.public.out, dtype=bool)
+
+    @property
+    def turns(self) -> np.ndarray:
+        """Per seat, the turns it has finished."""
+        return np.array(self.public.turns, dtype=np.int64)
 
     def update(self, event: GCEvent) -> None:
         """Take the next event projected for this seat (the deal first)."""
@@ -71,50 +105,23 @@ class GCPlayerKnowledge(SeatKnowledge):
         for fact, place, named in self.rules.event_facts(event, me):
             self._facts.add(fact, place, card_mask(named))
         if event.kind == "deal":
-            self.hand, self.mover = event.hands[me], event.player
-        elif event.kind == "step":
-            if event.player == me:
-                if event.card >= 0:
-                    self.chosen ^= 1 << event.card
-                else:
-                    self.phase = GCPhase.GUESSING if event.target < 0 else GCPhase.ASKING
-                    self.target, self.chosen = event.target, 0
+            self.hand = event.hands[me]
         elif event.kind == "ask":
             target = event.target
             self.asked[target, list(event.cards)] += 1
             (self.yes if event.answered else self.no)[target, list(event.cards)] += 1
-            if event.answered:
-                self.phase, self.target, self.asked_cards, self.asker = GCPhase.SHOW, target, event.cards, event.player
-            self.chosen = 0
-        elif event.kind == "show":
-            if me == event.target:
-                self.shown[event.player, event.card] = 1
+        elif event.kind == "show" and me == event.target:
+            self.shown[event.player, event.card] = 1
         elif event.kind == "guess":
-            hand = event.hands[0]
-            self.guesses.append((event.player, event.cards, hand))
-            self.out[event.player] = True
+            self.guesses.append((event.player, event.cards, event.hands[0]))
             if event.player == me:
                 self.correct = bool(event.correct)
-            if self.out.all():
-                self.phase = GCPhase.OVER
-        if event.kind in ("show", "guess") or (event.kind == "ask" and not event.answered):
-            self.turns[event.player] += 1
-            self.target, self.chosen, self.asked_cards, self.asker = -1, 0, (), -1
-        if event.next_mover >= 0:
-            self.mover, self.phase = event.next_mover, GCPhase.START
+        self.rules.advance(self.public, event, me)
 
     def determinise(self, rng: np.random.Generator) -> GCState:
         """A whole state drawn uniformly from the deals consistent with this seat's knowledge.
 
         Earlier guesses are right or wrong as the drawn deal makes them.
         """
-        rules = self.rules
-        state = rules.state_of_deal(self.engine.sample(1, rng)[0], self.mover)
-        state.phase, state.target, state.chosen, state.asked = self.phase, self.target, self.chosen, self.asked_cards
-        if self.phase == GCPhase.SHOW:
-            state.mover = self.asker
-        state.turns, state.out = [int(t) for t in self.turns], [bool(o) for o in self.out]
-        for player, cards, _ in self.guesses:
-            correct = all(state.places[c] == rules.players for c in cards)
-            (state.right if correct else state.wrong).append(player)
-        return state
+        deal = self.engine.sample(1, rng)[0]
+        return self.rules.state_of_deal(deal, public=self.public, guesses=[(p, cards) for p, cards, _ in self.guesses])
