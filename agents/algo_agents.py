@@ -1,9 +1,8 @@
 """Agents for Algo that play from their own view: the article's epsilon-greedy baseline and max-entropy agent.
 
 The probabilities come from :class:`deduction_envs.reasoning.AlgoHandPosterior`,
-exact over every deal consistent with the agent's view. The baseline's move and the attacks' chances to
-hit are functions of a view, kept in :mod:`deduction_envs.reasoning.algo_hands` (the env's play-out
-entries use them too) and exported here.
+exact over every deal consistent with the agent's view. The baseline's move (:func:`epsilon_greedy_move`) is a
+function of a view, which SO-ISMCTS's play-outs and the training side's play-out entries use too.
 """
 
 from __future__ import annotations
@@ -16,9 +15,30 @@ from agents.multiplayer import SeatAgent
 from deduction_envs.core.rules import check_int
 from deduction_envs.games.algo import HandView, Phase, PlayerView
 from deduction_envs.reasoning import AlgoHandPosterior
-from deduction_envs.reasoning.algo_hands import attack_probabilities, epsilon_greedy_move
+from deduction_envs.reasoning.algo_hands import attack_probabilities
 
 __all__ = ["AlgoEpsilonGreedy", "AlgoMaxEntropy", "attack_probabilities", "epsilon_greedy_move"]
+
+
+def epsilon_greedy_move(
+    rules,
+    view: PlayerView,
+    mask: np.ndarray,
+    rng: np.random.Generator,
+    epsilon: float,
+    posterior: AlgoHandPosterior | None = None,
+) -> int:
+    """The article's epsilon-greedy baseline's move from ``view`` (``posterior``: ``view``'s, if already
+    counted): after a hit stop with probability ``epsilon``, else attack the likeliest (position, number), the
+    first in action order on ties; reveal a random own face-down card. :class:`agents.AlgoEpsilonGreedy`
+    plays it, and the SO-ISMCTS play-outs and the training side's play-out entries
+    (:mod:`train.observations`) simulate every seat with it."""
+    if view.phase == Phase.REVEAL:
+        return int(rng.choice(np.flatnonzero(mask)))
+    if view.phase == Phase.CONTINUE and rng.random() < epsilon:
+        return rules.stop_action
+    hits = np.where(mask[: rules.num_attacks], attack_probabilities(rules, view, posterior), -1.0)
+    return int(np.argmax(hits))
 
 
 class AlgoEpsilonGreedy(SeatAgent):

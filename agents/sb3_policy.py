@@ -113,8 +113,9 @@ class SB3SeatPolicy(SeatAgent):
     Args:
         model: a model trained on the single-seat view of ``env`` (``MaskablePPO``,
             ``PPO``, ``A2C``, ``DQN``); :meth:`load` reads a saved one.
-        env: a raw multiplayer env of the game and size it was trained on
-            (``clue_v0.raw_env(players=4)``); only its observation encoder and
+        env: a raw multiplayer env of the game and size it was trained on, as training built it
+            (``train.multiplayer.raw_env("clue_v0", players=4)``; the game's own ``clue_v0.raw_env(players=4)``
+            serves unless training added entries, as Algo's ``exposure``); only its observation encoder and
             its seats' knowledge budgets are used, never its state.
         deterministic: take the most likely legal action (default), or draw
             one from the policy's masked distribution with the agent's seeded

@@ -15,8 +15,9 @@
 4. The observation of a seat that may stop (after a hit), at the stop decisions
    of ``--games`` two-player epsilon-greedy(0.1) self-play games: median
    milliseconds of ``algo_v0``'s plain observation (the seat's posterior
-   already counted, as in play), with ``exposure=8``, ``playouts=20`` and
-   both, each as a ratio to the plain one.
+   already counted, as in play), and of the training side's
+   ``AlgoTrainingEnv`` with ``exposure=8``, ``playouts=20`` and both, each as
+   a ratio to the plain one.
 """
 
 from __future__ import annotations
@@ -68,12 +69,13 @@ def stop_observation_times(games: int, seed: int = 0) -> dict[str, np.ndarray]:
     """Seconds to encode the observation of a seat that may stop, plain and with the stop entries, at the stop
     decisions of two-player epsilon-greedy(0.1) self-play games."""
     from agents.algo_agents import epsilon_greedy_move
+    from train.observations import AlgoTrainingEnv
 
     envs = {
         "plain": algo_v0.raw_env(),
-        "exposure=8": algo_v0.raw_env(exposure=8),
-        "playouts=20": algo_v0.raw_env(playouts=20),
-        "exposure=8, playouts=20": algo_v0.raw_env(exposure=8, playouts=20),
+        "exposure=8": AlgoTrainingEnv(exposure=8),
+        "playouts=20": AlgoTrainingEnv(playouts=20),
+        "exposure=8, playouts=20": AlgoTrainingEnv(exposure=8, playouts=20),
     }
     play = envs["plain"]
     rng = np.random.default_rng(seed)

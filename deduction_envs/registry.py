@@ -71,6 +71,8 @@ class Game:
             (:mod:`deduction_envs.envs.playthrough`).
         matches: multiplayer: recorded games between reference agents, as rules keyword arguments, the agents'
             names by seat and a seed (:mod:`agents.matches`).
+        training_env: multiplayer: the raw env the training layer builds (``"module:Class"``, a subclass of the
+            game's with what only training reads, :mod:`train.observations`); default the game's own.
     """
 
     name: str
@@ -86,6 +88,7 @@ class Game:
     play: tuple[str, str, int] | None = None
     playthroughs: tuple[tuple[Mapping[str, Any], int], ...] = ()
     matches: tuple[tuple[Mapping[str, Any], tuple[str, ...], int], ...] = ()
+    training_env: str | None = None
 
     @property
     def multiplayer(self) -> bool:
@@ -132,6 +135,12 @@ class Game:
     def make_raw_env(self, **kwargs: Any) -> Any:
         """The multiplayer AEC env without PettingZoo's order wrapper."""
         return self.env_module().raw_env(**kwargs)
+
+    def make_training_env(self, **kwargs: Any) -> Any:
+        """The raw env the training layer builds (:attr:`training_env`, else :meth:`make_raw_env`)."""
+        if self.training_env is None:
+            return self.make_raw_env(**kwargs)
+        return load(self.training_env)(**kwargs)
 
     def make_agent(self, name: str) -> Any:
         """A fresh reference agent ``name`` (agents keep their seat's knowledge: every seat needs its own)."""
@@ -201,6 +210,7 @@ register_game(
         opponent="epsilon_greedy",
         evaluation=("random", "epsilon_greedy", "max_entropy"),
         play=("train.tools.play_algo:play", "max_entropy", 2),
+        training_env="train.observations:AlgoTrainingEnv",
         playthroughs=(({"players": 2}, 2), ({"players": 3, "probabilities": False}, 3), ({"players": 4}, 4)),
         matches=(
             ({"players": 2}, ("epsilon_greedy", "max_entropy"), 1),
@@ -229,6 +239,7 @@ register_game(
         # SO-ISMCTS and the entropy agent take seconds a game: evaluated against on request only.
         evaluation=("random", "deduction_sheet"),
         play=("train.tools.play_clue:play", "deduction_sheet", 4),
+        training_env="train.observations:ClueTrainingEnv",
         playthroughs=(
             ({"players": 3, "max_cycles": 40}, 1),
             ({"players": 6, "probabilities": False, "max_cycles": 20}, 6),
@@ -258,6 +269,7 @@ register_game(
         ),
         opponent="scoreboard",
         evaluation=("random", "scoreboard", "interrogation_pattern", "exact"),
+        training_env="train.observations:GeneralizedClueTrainingEnv",
         playthroughs=(({"cards": 8, "hidden": 2, "players": 3, "max_cycles": 60}, 1),),
         matches=(
             ({"cards": 14, "hidden": 2, "players": 3}, ("exact", "scoreboard", "interrogation_pattern"), 1),

@@ -11,9 +11,9 @@ from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy, attack_probabi
 from agents.multiplayer import RandomSeatAgent, SeatAgent, play_game, play_match
 from agents.multiplayer_ismcts import SOISMCTS, AlgoSearchPolicy
 from agents.roster import seat_agent
-from deduction_envs.envs.algo import playout_features
 from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, HandView, Move, Phase, PlayerView, parse_card
 from deduction_envs.reasoning import AlgoKnowledge
+from train.observations import playout_features
 
 
 class Recorder(SeatAgent):

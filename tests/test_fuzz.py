@@ -27,6 +27,7 @@ from deduction_envs import DeductionEnv
 from deduction_envs.envs import algo_v0, clue_v0, generalized_clue_v0
 from deduction_envs.games import GAMES, make_rules
 from deduction_envs.reasoning import ClueKnowledge
+from train.observations import AlgoTrainingEnv
 
 NONSENSE = st.one_of(
     st.integers(-3, 12),
@@ -87,7 +88,8 @@ def test_any_action_steps_or_is_a_clear_error(game, actions):
 
 
 MULTIPLAYER = {
-    algo_v0.raw_env: ["players", "hand_size", "numbers", "exposure", "playouts"],
+    algo_v0.raw_env: ["players", "hand_size", "numbers"],
+    AlgoTrainingEnv: ["players", "hand_size", "numbers", "exposure", "playouts"],
     clue_v0.raw_env: ["players"],
     generalized_clue_v0.raw_env: ["cards", "hidden", "players", "max_rounds"],
 }

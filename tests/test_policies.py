@@ -14,6 +14,7 @@ from deduction_envs.envs import clue_v0
 from deduction_envs.envs.single_seat import SingleSeatEnv
 from deduction_envs.games.clue import ClueRules
 from train import cli
+from train.multiplayer import raw_env
 from train.policies import FeatureHead, policy_for
 
 
@@ -76,9 +77,8 @@ def test_bad_feature_matrices_and_algorithms_are_refused(tmp_path, capsys):
 
 def test_algo_features_and_pointers_read_each_attacks_hit_probability():
     from agents.algo_agents import attack_probabilities
-    from deduction_envs.envs import algo_v0
 
-    env = algo_v0.raw_env(players=3)
+    env = raw_env("algo_v0", players=3)  # the training side's env: the game's with its pointers
     rules, pointers = env.rules, env.observation_pointers()
     features = rules.action_features()
     for action in range(rules.num_actions):
@@ -102,7 +102,7 @@ def test_algo_features_and_pointers_read_each_attacks_hit_probability():
         env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
     assert checked > 10
     with pytest.raises(ValueError, match="need the probabilities"):
-        algo_v0.raw_env(probabilities=False).observation_pointers()
+        raw_env("algo_v0", probabilities=False).observation_pointers()
 
 
 def test_a_pointer_heads_logits_move_with_the_pointed_observation_only():
@@ -138,20 +138,18 @@ def test_the_algo_feature_policy_trains_and_plays_as_a_seat(tmp_path):
     # policy plays a seat of an env with them (and of no other).
     cli.main([*argv, "--size", "exposure=1", "--size", "playouts=1", "--eval-games", "2", "--eval-opponents",
                    "random", "--output", str(tmp_path / "exposure")])  # fmt: skip
-    env = algo_v0.raw_env(exposure=1, playouts=1)
+    env = raw_env("algo_v0", exposure=1, playouts=1)
     policy = SB3SeatPolicy.load(tmp_path / "exposure" / "model.zip", env)
     assert np.array_equal(policy.model.policy.action_net.pointers.numpy(), env.observation_pointers())
     result = play_match(env.rules, [policy, RandomSeatAgent()], games=2)
     assert len(result.games) == 2
-    for other in (algo_v0.raw_env(), algo_v0.raw_env(exposure=1)):
+    for other in (algo_v0.raw_env(), raw_env("algo_v0", exposure=1)):
         with pytest.raises(ValueError, match="trained on another game or size"):
             SB3SeatPolicy.load(tmp_path / "exposure" / "model.zip", other)
 
 
 def test_clue_and_generalized_clue_pointers_read_the_case_file_probability_of_each_actions_cards():
-    from deduction_envs.envs import generalized_clue_v0
-
-    for env in (clue_v0.raw_env(players=4), generalized_clue_v0.raw_env()):
+    for env in (raw_env("clue_v0", players=4), raw_env("generalized_clue_v0")):
         pointers, rules, rng = env.observation_pointers(), env.rules, np.random.default_rng(1)
         env.reset(seed=4)
         for _ in range(12):
@@ -167,7 +165,7 @@ def test_clue_and_generalized_clue_pointers_read_the_case_file_probability_of_ea
             if env.terminations[agent]:
                 break
     with pytest.raises(ValueError, match="need the probabilities"):
-        generalized_clue_v0.raw_env(probabilities=False).observation_pointers()
+        raw_env("generalized_clue_v0", probabilities=False).observation_pointers()
 
 
 def _named_cards(rules, action: int) -> tuple[int, ...]:

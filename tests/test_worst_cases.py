@@ -110,8 +110,8 @@ CASES = [
         "ClueKnowledge.generalized(62, 31, 2).sample(10**12)",
         "ValueError",
     ),
-    ("algo_v0 with exposure=10**9 (hung past 60 s)", "algo_v0.raw_env(exposure=10**9)", "ValueError"),
-    ("algo_v0 with playouts=10**9", "algo_v0.raw_env(playouts=10**9)", "ValueError"),
+    ("Algo's training env with exposure=10**9 (hung past 60 s)", "AlgoTrainingEnv(exposure=10**9)", "ValueError"),
+    ("Algo's training env with playouts=10**9", "AlgoTrainingEnv(playouts=10**9)", "ValueError"),
     (
         "probabilities() with 17 pair clauses at 36 cards (RuntimeError: acceptance too low)",
         """
@@ -148,6 +148,7 @@ import json, resource, signal, sys, textwrap, time
 resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
 import numpy as np
 from deduction_envs.envs import algo_v0, generalized_clue_v0
+from train.observations import AlgoTrainingEnv
 from deduction_envs.reasoning import ClueKnowledge
 from train.tools.assistant.session import ClueSession
 

@@ -74,10 +74,12 @@ LEAGUE_FILE = "league.json"
 
 
 def raw_env(env: str, **kwargs: Any) -> MultiplayerAECEnv:
-    """A raw multiplayer env by its module name (``clue_v0``) with its keyword arguments."""
+    """The raw multiplayer env that training uses, by its module name (``clue_v0``), with its keyword
+    arguments: the game's env with what only training reads (its registry entry's ``training_env``,
+    :mod:`train.observations`: observation pointers, and Algo's ``exposure`` and ``playouts`` entries)."""
     if not is_multiplayer(env):
         raise ValueError(f"env must be one of {', '.join(multiplayer_envs())}, got {env!r}")
-    return registry.game(env).make_raw_env(**kwargs)
+    return registry.game(env).make_training_env(**kwargs)
 
 
 def check_opponents(env: str, names: Sequence[str]) -> list[str]:

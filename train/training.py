@@ -187,12 +187,13 @@ def train(config: RunConfig) -> tuple[Any, float]:
         settings = dict(settings)
         policy_kwargs = dict(settings.pop("policy_kwargs", {}))
         if args.policy == "features":
+            from train.observations import observation_pointers
             from train.policies import policy_for
 
             sizes = args.sizes
             game = raw_env(args.env, **sizes) if multiplayer else None  # its rules, and its observation's pointers
             features = (game.rules if multiplayer else env_rules(args.env, **sizes)).action_features()
-            pointers = game.observation_pointers() if hasattr(game, "observation_pointers") else None
+            pointers = observation_pointers(game)
             query = len(QUERY_FEATURES) if args.query_features else 0
             policy, extra = policy_for(args.algo, features, not multiplayer, pointers, query)
             policy_kwargs.update(extra)

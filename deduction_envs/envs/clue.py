@@ -198,14 +198,6 @@ class SheetEnv(MultiplayerAECEnv):
                      knowledge.record, self._seat_arrays[me])  # fmt: skip
         return vector
 
-    def case_file_entries(self) -> np.ndarray:
-        """Per card, the index in the observation vector of its probability of being in the case file (what
-        the subclasses' ``observation_pointers`` point at); needs ``probabilities=True``."""
-        if not self.probabilities:
-            raise ValueError("observation_pointers need the probabilities in the observation (probabilities=True)")
-        places = self.rules.players + 1
-        return self._slots["probabilities"].start + np.arange(self.rules.cards) * places + self.rules.players
-
     # ------------------------------------------------------------------ renders
     def _viewer(self) -> Any:
         """The knowledge of the player to act (the last mover once the game is over)."""
@@ -281,18 +273,6 @@ class raw_env(SheetEnv):
             if not out[seat]:
                 vector[start + i] = 1
         return vector
-
-    def observation_pointers(self) -> np.ndarray:
-        """Per action, indices in the observation vector of its cards' probabilities of being in the case
-        file, ``(num_actions, 6)`` int64 (-1: none): columns 0-2 a suggestion's three cards, 3-5 an
-        accusation's; what a policy that scores actions by their features reads as the state-dependent ones
-        (``train.policies``). Needs ``probabilities=True``."""
-        rules, case = self.rules, self.case_file_entries()
-        triples = np.array([rules.triple(t) for t in range(rules.num_triples)])
-        pointers = np.full((rules.num_actions, 6), -1, dtype=np.int64)
-        pointers[: rules.num_triples, :3] = case[triples]
-        pointers[rules.num_triples : 2 * rules.num_triples, 3:] = case[triples]
-        return pointers
 
     def status(self, viewer: CluePlayerKnowledge) -> str:
         return f" ({CluePhase(viewer.phase).name.lower()})"

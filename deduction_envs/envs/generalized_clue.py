@@ -167,14 +167,6 @@ class raw_env(SheetEnv):
         vector[at["seat"].start + me] = 1
         return vector
 
-    def observation_pointers(self) -> np.ndarray:
-        """Per action, the index in the observation vector of its card's probability of being in the case file
-        (card actions; -1 for the others), ``(num_actions, 1)`` int64: the state-dependent feature a policy
-        that scores actions by their features reads (``train.policies``). Needs ``probabilities=True``."""
-        pointers = np.full((self.rules.num_actions, 1), -1, dtype=np.int64)
-        pointers[: self.rules.cards, 0] = self.case_file_entries()
-        return pointers
-
     def status(self, viewer: GCPlayerKnowledge) -> str:
         chosen = [c for c in range(self.rules.cards) if viewer.chosen >> c & 1]
         building = f", building {chosen}" if viewer.phase in (GCPhase.ASKING, GCPhase.GUESSING) else ""

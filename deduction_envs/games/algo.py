@@ -337,7 +337,7 @@ class AlgoRules:
         Columns: the kind (attack, stop, reveal), the attack's target (its
         place clockwise from the mover), the position (attacked, then
         revealed), the number attacked. What makes an attack good, its chance
-        to hit, is not static: ``algo_v0``'s ``raw_env.observation_pointers()``
+        to hit, is not static: :func:`train.observations.observation_pointers`
         points each attack at its probability in the observation.
         """
         opponents, hand, numbers = self.players - 1, self.max_hand, self.numbers

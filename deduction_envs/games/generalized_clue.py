@@ -186,7 +186,7 @@ class GeneralizedClueRules:
     def action_features(self) -> np.ndarray:
         """Each action's static features for policies that score actions by their features
         (``train.policies``): one column per action (the actions are few), float32. The state-dependent
-        one, a card's chance of being hidden, is ``generalized_clue_v0``'s ``raw_env.observation_pointers()``."""
+        one, a card's chance of being hidden, is read through :func:`train.observations.observation_pointers`."""
         return np.eye(self.num_actions, dtype=np.float32)
 
     def ask_action(self, target: int) -> int:

@@ -31,9 +31,9 @@ from functools import cached_property
 import numpy as np
 from numba import njit
 
-from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, AlgoState, Phase, PlayerView
+from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, AlgoState, PlayerView
 
-__all__ = ["AlgoHandPosterior", "AlgoKnowledge", "attack_probabilities", "epsilon_greedy_move"]
+__all__ = ["AlgoHandPosterior", "AlgoKnowledge", "attack_probabilities"]
 
 
 @njit(cache=True)
@@ -301,23 +301,3 @@ def attack_probabilities(rules, view: PlayerView, posterior: AlgoHandPosterior |
         if hidden:
             table[target, hidden] = posterior.number_probabilities(player)[hidden]
     return hits
-
-
-def epsilon_greedy_move(
-    rules,
-    view: PlayerView,
-    mask: np.ndarray,
-    rng: np.random.Generator,
-    epsilon: float,
-    posterior: AlgoHandPosterior | None = None,
-) -> int:
-    """The article's epsilon-greedy baseline's move from ``view`` (``posterior``: ``view``'s, if already
-    counted): after a hit stop with probability ``epsilon``, else attack the likeliest (position, number), the
-    first in action order on ties; reveal a random own face-down card. :class:`agents.AlgoEpsilonGreedy`
-    plays it, and the SO-ISMCTS play-outs and ``algo_v0``'s play-out entries simulate every seat with it."""
-    if view.phase == Phase.REVEAL:
-        return int(rng.choice(np.flatnonzero(mask)))
-    if view.phase == Phase.CONTINUE and rng.random() < epsilon:
-        return rules.stop_action
-    hits = np.where(mask[: rules.num_attacks], attack_probabilities(rules, view, posterior), -1.0)
-    return int(np.argmax(hits))
