@@ -113,10 +113,11 @@ class SB3SeatPolicy(SeatAgent):
     Args:
         model: a model trained on the single-seat view of ``env`` (``MaskablePPO``,
             ``PPO``, ``A2C``, ``DQN``); :meth:`load` reads a saved one.
-        env: a raw multiplayer env of the game and size it was trained on, as training built it
+        env: the game and size it was trained on, as a raw multiplayer env as training built it
             (``train.multiplayer.raw_env("clue_v0", players=4)``; the game's own ``clue_v0.raw_env(players=4)``
-            serves unless training added entries, as Algo's ``exposure``); only its observation encoder and
-            its seats' knowledge budgets are used, never its state.
+            serves unless training added entries, as Algo's ``exposure``) or that env's observer
+            (``env.observer``, :class:`~deduction_envs.envs.multiplayer_env.Observer`): only the observation
+            encoder and its seats' knowledge budgets are used, never a game's state.
         deterministic: take the most likely legal action (default), or draw
             one from the policy's masked distribution with the agent's seeded
             generator (actor-critic models).
@@ -126,24 +127,28 @@ class SB3SeatPolicy(SeatAgent):
 
     def __init__(self, model: Any, env: Any, deterministic: bool = True) -> None:
         super().__init__()
-        from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv
+        from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, Observer
 
         if not hasattr(model, "predict") or not hasattr(model, "observation_space"):
             raise TypeError(f"model must be a stable-baselines3 model, got {type(model).__name__}")
         env = getattr(env, "unwrapped", env)
-        if not isinstance(env, MultiplayerAECEnv):
-            raise ValueError(f"env must be a multiplayer env (e.g. clue_v0.raw_env()), got {type(env).__name__}")
-        expected = env.observation_space(env.possible_agents[0])["observation"].shape
-        if getattr(model.observation_space, "shape", None) != expected:
+        observer = env.observer if isinstance(env, MultiplayerAECEnv) else env
+        if not isinstance(observer, Observer):
+            raise ValueError(
+                f"env must be a multiplayer env or its observer (e.g. clue_v0.raw_env()), got {type(env).__name__}"
+            )
+        rules = observer.rules
+        if getattr(model.observation_space, "shape", None) != (observer.size,):
             raise ValueError(
                 f"the model's observations have shape {model.observation_space.shape}; "
-                f"{env.metadata['name']} with these sizes has {expected}: it was trained on another game or size"
+                f"{type(rules).__name__} with these sizes has {(observer.size,)}: it was trained on another game or "
+                "size"
             )
-        if model.action_space.n != env.rules.num_actions:
-            raise ValueError(f"the model has {model.action_space.n} actions; the env has {env.rules.num_actions}")
+        if model.action_space.n != rules.num_actions:
+            raise ValueError(f"the model has {model.action_space.n} actions; the env has {rules.num_actions}")
         if not deterministic and not hasattr(model.policy, "get_distribution"):
             raise ValueError(f"{type(model).__name__} has no action distribution to sample: use deterministic=True")
-        self.model, self.env, self.deterministic = model, env, deterministic
+        self.model, self.observer, self.deterministic = model, observer, deterministic
 
     @classmethod
     def load(cls, path: str | Path, env: Any, algo: str = "maskable_ppo", **kwargs: Any) -> SB3SeatPolicy:
@@ -154,16 +159,17 @@ class SB3SeatPolicy(SeatAgent):
         return cls(algorithm_class(algo).load(path, device="cpu"), env, **kwargs)
 
     def reset(self, rules: Any, seat: int, seed: int | None = None) -> None:
-        if type(rules) is not type(self.env.rules) or rules.num_actions != self.env.rules.num_actions:
-            raise ValueError(f"the policy plays {self.env.rules!r}, not {rules!r}")
+        mine = self.observer.rules
+        if type(rules) is not type(mine) or rules.num_actions != mine.num_actions:
+            raise ValueError(f"the policy plays {mine!r}, not {rules!r}")
         super().reset(rules, seat, seed)
-        self.knowledge = self.env.new_knowledge(seat)  # the env's budgets, as in training
+        self.knowledge = self.observer.new_knowledge(seat)  # the observer's budgets, as in training
 
     def observation(self) -> np.ndarray:
-        """The observation the model gets now: the env's, from this seat's knowledge."""
+        """The observation the model gets now: the observer's, from this seat's knowledge."""
         if self.knowledge is None:
             raise RuntimeError("SB3SeatPolicy.reset(rules, seat) must be called before playing")
-        return self.env.encode(self.knowledge)
+        return self.observer.encode(self.knowledge)
 
     def act(self, mask: np.ndarray) -> int:
         scores = _action_scores(self.model, self.observation(), mask)
@@ -172,7 +178,7 @@ class SB3SeatPolicy(SeatAgent):
         return int(self.rng.choice(scores.size, p=scores / scores.sum()))
 
     def __repr__(self) -> str:
-        return f"SB3SeatPolicy({type(self.model).__name__}, {self.env.metadata['name']})"
+        return f"SB3SeatPolicy({type(self.model).__name__}, {type(self.observer.rules).__name__})"
 
 
 def _is_maskable(model: Any) -> bool:

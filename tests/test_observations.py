@@ -165,3 +165,32 @@ def test_the_stop_entries_are_computed_once_per_view(monkeypatch):
         assert np.array_equal(fresh, vector)
         seen += 1
     assert seen >= 3 and calls.count("playout_features") == calls.count("exposure_features") >= seen
+
+
+@pytest.mark.parametrize("env_id", ["algo_v0", "clue_v0", "generalized_clue_v0"])
+def test_an_observer_encodes_a_seat_without_an_env_as_the_env_does(env_id):
+    """The observer objects (named pieces, a seat's vector from its knowledge alone): built from the rules with
+    no env, kept with a seat's own knowledge fed the events projected for that seat, they give the env's
+    observation of that seat at every step."""
+    from deduction_envs import registry
+    from deduction_envs.envs.algo import AlgoObserver
+    from deduction_envs.envs.clue import ClueObserver
+    from deduction_envs.envs.generalized_clue import GCObserver
+
+    env = registry.game(env_id).make_raw_env(max_cycles=60)
+    make = {"algo_v0": AlgoObserver, "clue_v0": ClueObserver, "generalized_clue_v0": GCObserver}[env_id]
+    observer = make(env.rules) if env_id == "algo_v0" else make(env.rules, max_cycles=60)
+    assert observer.size == env.observation_size() and observer.pieces.slices == env.pieces.slices
+    seat, rng, compared = 1, np.random.default_rng(5), 0
+    knowledge = observer.new_knowledge(seat)
+    env.seat_listeners[seat] = knowledge.update
+    env.reset(seed=5)
+    for _ in env.agent_iter():
+        observation, _, termination, truncation, _ = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        np.testing.assert_array_equal(observer.encode(knowledge), env.observe(f"player_{seat}")["observation"])
+        compared += 1
+        env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    assert compared >= 5

@@ -143,6 +143,9 @@ def test_the_algo_feature_policy_trains_and_plays_as_a_seat(tmp_path):
     assert np.array_equal(policy.model.policy.action_net.pointers.numpy(), env.observation_pointers())
     result = play_match(env.rules, [policy, RandomSeatAgent()], games=2)
     assert len(result.games) == 2
+    alone = SB3SeatPolicy.load(tmp_path / "exposure" / "model.zip", env.observer)  # the observer, no env
+    again = play_match(env.rules, [alone, RandomSeatAgent()], games=2)
+    assert [g.actions for g in again.games] == [g.actions for g in result.games]
     for other in (algo_v0.raw_env(), raw_env("algo_v0", exposure=1)):
         with pytest.raises(ValueError, match="trained on another game or size"):
             SB3SeatPolicy.load(tmp_path / "exposure" / "model.zip", other)

@@ -41,6 +41,7 @@ __all__ = [
     "PLAYOUTS",
     "PLAYOUT_EPSILON",
     "AlgoTrainingEnv",
+    "AlgoTrainingObserver",
     "ClueTrainingEnv",
     "GeneralizedClueTrainingEnv",
     "case_file_entries",
@@ -102,16 +103,15 @@ class GeneralizedClueTrainingEnv(generalized_clue.raw_env):
         return pointers
 
 
-class AlgoTrainingEnv(algo.raw_env):
-    """``algo_v0`` with its observation pointers and, on request, the search entries (see the module
-    docstring): ``exposure`` and ``playouts`` determinisations (0: none; at most :data:`MAX_SAMPLES`, each
-    costs about a millisecond a stop decision). The other arguments are ``algo_v0``'s."""
+class AlgoTrainingObserver(algo.AlgoObserver):
+    """Algo's observer with the search entries (see the module docstring): ``exposure`` and ``playouts``
+    determinisations (0: none; at most :data:`MAX_SAMPLES`, each costs about a millisecond a stop decision)."""
 
-    def __init__(self, *args: Any, exposure: int = 0, playouts: int = 0, **kwargs: Any) -> None:
+    def __init__(self, rules: AlgoRules, probabilities: bool = True, exposure: int = 0, playouts: int = 0) -> None:
         self.exposure = check_int("exposure", exposure, low=0, high=MAX_SAMPLES)
         self.playouts = check_int("playouts", playouts, low=0, high=MAX_SAMPLES)
         self._recent: deque[tuple[PlayerView, np.ndarray]] = deque(maxlen=8)  # see _stop_entries
-        super().__init__(*args, **kwargs)
+        super().__init__(rules, probabilities)
 
     def piece_shapes(self, rules: AlgoRules) -> list[tuple[str, tuple[int, ...]]]:
         return [
@@ -143,6 +143,26 @@ class AlgoTrainingEnv(algo.raw_env):
         entries = np.concatenate(parts)
         self._recent.append((view, entries))
         return entries
+
+
+class AlgoTrainingEnv(algo.raw_env):
+    """``algo_v0`` with its observation pointers and, on request, the search entries
+    (:class:`AlgoTrainingObserver`'s ``exposure`` and ``playouts``). The other arguments are ``algo_v0``'s."""
+
+    def __init__(self, *args: Any, exposure: int = 0, playouts: int = 0, **kwargs: Any) -> None:
+        self._search = (exposure, playouts)  # checked by the observer
+        super().__init__(*args, **kwargs)
+
+    def make_observer(self, rules: AlgoRules, probabilities: bool, max_cycles: int) -> AlgoTrainingObserver:
+        return AlgoTrainingObserver(rules, probabilities, *self._search)
+
+    @property
+    def exposure(self) -> int:
+        return self.observer.exposure
+
+    @property
+    def playouts(self) -> int:
+        return self.observer.playouts
 
     def observation_pointers(self) -> np.ndarray:
         """Per action, the index in the observation vector of its probability of hitting (-1 for stop and

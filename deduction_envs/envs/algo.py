@@ -71,11 +71,11 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from deduction_envs.core.raster import Canvas
-from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, ObservationPieces, wrap
+from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, ObservationPieces, Observer, wrap
 from deduction_envs.games.algo import AlgoRules, Phase, PlayerView, format_card
 from deduction_envs.reasoning.algo_hands import AlgoHandPosterior, AlgoKnowledge
 
-__all__ = ["encode_view", "env", "observation_pieces", "observation_size", "piece_shapes", "raw_env"]
+__all__ = ["AlgoObserver", "encode_view", "env", "observation_pieces", "observation_size", "piece_shapes", "raw_env"]
 
 
 def observation_size(rules: AlgoRules) -> int:
@@ -142,6 +142,22 @@ def encode_view(
     return out
 
 
+class AlgoObserver(Observer):
+    """A seat's observation of Algo (see the module docstring), from its :class:`AlgoKnowledge` alone."""
+
+    def __init__(self, rules: AlgoRules, probabilities: bool = True) -> None:
+        super().__init__(rules, probabilities)
+        self.pieces = ObservationPieces(self.piece_shapes(rules))
+
+    def piece_shapes(self, rules: AlgoRules) -> list[tuple[str, tuple[int, ...]]]:
+        """The vector's pieces (:func:`piece_shapes`); a subclass that adds entries adds their pieces."""
+        return piece_shapes(rules)
+
+    def encode(self, knowledge: AlgoKnowledge) -> np.ndarray:
+        posterior = knowledge.posterior if self.probabilities else None
+        return encode_view(self.rules, knowledge.view, self.probabilities, posterior)
+
+
 def env(**kwargs: Any) -> AECEnv:
     """:class:`raw_env` in the standard wrapper (PettingZoo's order checks)."""
     return wrap(raw_env(**kwargs))
@@ -164,19 +180,10 @@ class raw_env(MultiplayerAECEnv):
         strict: bool | None = None,
     ) -> None:
         rules = AlgoRules(players, hand_size, numbers)
-        self.pieces = ObservationPieces(self.piece_shapes(rules))
         super().__init__(rules, probabilities, max_cycles, render_mode, illegal_action, strict)
 
-    def observation_size(self) -> int:
-        return self.pieces.size
-
-    def piece_shapes(self, rules: AlgoRules) -> list[tuple[str, tuple[int, ...]]]:
-        """The observation's pieces (:func:`piece_shapes`); a subclass that adds entries adds their pieces."""
-        return piece_shapes(rules)
-
-    def encode(self, knowledge: AlgoKnowledge) -> np.ndarray:
-        posterior = knowledge.posterior if self.probabilities else None
-        return encode_view(self.rules, knowledge.view, self.probabilities, posterior)
+    def make_observer(self, rules: AlgoRules, probabilities: bool, max_cycles: int) -> AlgoObserver:
+        return AlgoObserver(rules, probabilities)
 
     def render_text(self) -> str:
         """A spectator's view: every hand (``[B3]`` face down, ``B3`` face up), the deck and the last event."""

@@ -88,12 +88,21 @@ from numba import njit
 from pettingzoo import AECEnv
 
 from deduction_envs.core.raster import Canvas
-from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, ObservationPieces, wrap
+from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, ObservationPieces, Observer, wrap
 from deduction_envs.games.clue import CluePhase, ClueRules
 from deduction_envs.reasoning.clue_facts import card_mask
 from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
 
-__all__ = ["SheetEnv", "env", "observation_pieces", "raw_env", "sheet_pieces", "sheet_pixels"]
+__all__ = [
+    "ClueObserver",
+    "SheetEnv",
+    "SheetObserver",
+    "env",
+    "observation_pieces",
+    "raw_env",
+    "sheet_pieces",
+    "sheet_pixels",
+]
 
 #: The observation's counting budget: exact up to this many hands, else estimated from this many sampled deals.
 OBSERVATION_WORK = 2e5
@@ -137,15 +146,14 @@ def env(**kwargs: Any) -> AECEnv:
     return wrap(raw_env(**kwargs))
 
 
-class SheetEnv(MultiplayerAECEnv):
-    """What ``clue_v0`` and ``generalized_clue_v0`` share: seats in turn order from the observer, the sheet
-    pieces of the observation (hand, facts, probabilities, entropy, the record), and the renders.
+class SheetObserver(Observer):
+    """What the observers of ``clue_v0`` and ``generalized_clue_v0`` share: seats in turn order from the
+    observer, the sheet pieces of the vector (hand, facts, probabilities, entropy, the record).
 
-    Subclasses pass the rules, the observation's pieces, the names of the
-    first and last of the record's adjacent pieces, and the case file's
-    largest entropy; they encode what else their observation holds in
-    :meth:`encode` after :meth:`encode_sheet`, and may add a line to the text
-    render (:meth:`status`).
+    Subclasses pass the rules, the vector's pieces, the names of the first and last of the record's adjacent
+    pieces, the case file's largest entropy and the vector's upper bound (the record counts up to the game's
+    ``max_cycles``); they encode what else their observation holds in :meth:`encode` after
+    :meth:`encode_sheet`.
     """
 
     def __init__(
@@ -155,12 +163,10 @@ class SheetEnv(MultiplayerAECEnv):
         record: tuple[str, str],
         max_entropy: float,
         probabilities: bool,
-        max_cycles: int,
-        render_mode: str | None,
-        illegal_action: str,
-        strict: bool | None,
+        high: float,
     ) -> None:
-        self.pieces = pieces
+        super().__init__(rules, probabilities)
+        self.pieces, self.high = pieces, float(high)
         self._max_entropy = max(max_entropy, 1.0)
         players = rules.players
         # Per observer: the seats in its turn order, the places (those seats, then the case file), each seat's rank.
@@ -172,13 +178,6 @@ class SheetEnv(MultiplayerAECEnv):
         self._slots = dict(pieces.slices)
         self._slots["record"] = slice(self._slots[record[0]].start, self._slots[record[1]].stop)  # adjacent pieces
         self._starts = np.array([self._slots[name].start for name in ("hand", "held", "not_held", "record")])
-        super().__init__(rules, probabilities, max_cycles, render_mode, illegal_action, strict)
-
-    def observation_size(self) -> int:
-        return self.pieces.size
-
-    def observation_high(self) -> float:
-        return float(self.max_cycles)  # the counts; everything else is in [0, 1]
 
     def encode_sheet(self, knowledge: Any) -> np.ndarray:
         """A new observation vector with the seat's hand, facts, probabilities, entropy and record in it."""
@@ -197,6 +196,44 @@ class SheetEnv(MultiplayerAECEnv):
         _write_sheet(vector, self._starts, card_mask(knowledge.hand), required, forbidden, self._place_arrays[me],
                      knowledge.record, self._seat_arrays[me])  # fmt: skip
         return vector
+
+
+class ClueObserver(SheetObserver):
+    """A seat's observation of Clue (see the module docstring), from its :class:`CluePlayerKnowledge` alone.
+    ``max_cycles`` bounds the record's counts (the vector's upper bound)."""
+
+    def __init__(self, rules: ClueRules, probabilities: bool = True, max_cycles: int = 1000) -> None:
+        record = ("shown", "refuted")  # shown, suggested, passed, refuted: adjacent
+        entropy = math.log2(rules.num_triples)
+        super().__init__(rules, observation_pieces(rules), record, entropy, probabilities, max_cycles)
+
+    def new_knowledge(self, player: int) -> CluePlayerKnowledge:
+        # Observations count exactly up to OBSERVATION_WORK hands (about 15 ms), then estimate from samples.
+        return CluePlayerKnowledge(self.rules, player, work_limit=OBSERVATION_WORK, samples=OBSERVATION_SAMPLES)
+
+    def encode(self, knowledge: CluePlayerKnowledge) -> np.ndarray:
+        me, at = knowledge.player, self._slots
+        seats = self._seats[me]
+        vector = self.encode_sheet(knowledge)
+        for card in knowledge.suggestion:  # a few scalar writes cost less than one fancy-indexed write
+            vector[at["suggestion"].start + card] = 1
+        relative = self._relative[me]
+        if knowledge.asker >= 0:
+            vector[at["asker"].start + relative[knowledge.asker]] = 1
+        if knowledge.refuter >= 0:
+            vector[at["refuter"].start + relative[knowledge.refuter]] = 1
+        vector[at["phase"].start + int(knowledge.phase)] = 1
+        vector[at["turn"].start + relative[knowledge.mover]] = 1
+        out, start = knowledge.out, at["in"].start
+        for i, seat in enumerate(seats):
+            if not out[seat]:
+                vector[start + i] = 1
+        return vector
+
+
+class SheetEnv(MultiplayerAECEnv):
+    """What ``clue_v0`` and ``generalized_clue_v0`` share: a :class:`SheetObserver` and the renders of the
+    acting player's sheet; a subclass may add a line to the text render (:meth:`status`)."""
 
     # ------------------------------------------------------------------ renders
     def _viewer(self) -> Any:
@@ -245,34 +282,10 @@ class raw_env(SheetEnv):
         illegal_action: str = "end",
         strict: bool | None = None,
     ) -> None:
-        rules = ClueRules(players)
-        pieces = observation_pieces(rules)
-        record = ("shown", "refuted")  # shown, suggested, passed, refuted: adjacent
-        super().__init__(rules, pieces, record, math.log2(rules.num_triples), probabilities, max_cycles, render_mode,
-                         illegal_action, strict)  # fmt: skip
+        super().__init__(ClueRules(players), probabilities, max_cycles, render_mode, illegal_action, strict)
 
-    def new_knowledge(self, player: int) -> CluePlayerKnowledge:
-        # Observations count exactly up to OBSERVATION_WORK hands (about 15 ms), then estimate from samples.
-        return CluePlayerKnowledge(self.rules, player, work_limit=OBSERVATION_WORK, samples=OBSERVATION_SAMPLES)
-
-    def encode(self, knowledge: CluePlayerKnowledge) -> np.ndarray:
-        me, at = knowledge.player, self._slots
-        seats = self._seats[me]
-        vector = self.encode_sheet(knowledge)
-        for card in knowledge.suggestion:  # a few scalar writes cost less than one fancy-indexed write
-            vector[at["suggestion"].start + card] = 1
-        relative = self._relative[me]
-        if knowledge.asker >= 0:
-            vector[at["asker"].start + relative[knowledge.asker]] = 1
-        if knowledge.refuter >= 0:
-            vector[at["refuter"].start + relative[knowledge.refuter]] = 1
-        vector[at["phase"].start + int(knowledge.phase)] = 1
-        vector[at["turn"].start + relative[knowledge.mover]] = 1
-        out, start = knowledge.out, at["in"].start
-        for i, seat in enumerate(seats):
-            if not out[seat]:
-                vector[start + i] = 1
-        return vector
+    def make_observer(self, rules: ClueRules, probabilities: bool, max_cycles: int) -> ClueObserver:
+        return ClueObserver(rules, probabilities, max_cycles)
 
     def status(self, viewer: CluePlayerKnowledge) -> str:
         return f" ({CluePhase(viewer.phase).name.lower()})"

@@ -84,12 +84,12 @@ from typing import Any, ClassVar
 import numpy as np
 from pettingzoo import AECEnv
 
-from deduction_envs.envs.clue import SheetEnv, sheet_pieces
+from deduction_envs.envs.clue import SheetEnv, SheetObserver, sheet_pieces
 from deduction_envs.envs.multiplayer_env import ObservationPieces, wrap
 from deduction_envs.games.generalized_clue import GCPhase, GeneralizedClueRules
 from deduction_envs.reasoning.generalized_clue_player import GCPlayerKnowledge
 
-__all__ = ["env", "observation_pieces", "raw_env"]
+__all__ = ["GCObserver", "env", "observation_pieces", "raw_env"]
 
 #: The observation's counting budget (as ``clue_v0``): exact up to this many hands, else this many sampled deals.
 OBSERVATION_WORK = 2e5
@@ -124,28 +124,14 @@ def env(**kwargs: Any) -> AECEnv:
     return wrap(raw_env(**kwargs))
 
 
-class raw_env(SheetEnv):
-    """Generalized Clue; see the module docstring."""
+class GCObserver(SheetObserver):
+    """A seat's observation of Generalized Clue (see the module docstring), from its :class:`GCPlayerKnowledge`
+    alone. ``max_cycles`` bounds the record's counts (the vector's upper bound)."""
 
-    metadata: ClassVar[dict[str, Any]] = {**SheetEnv.metadata, "name": "generalized_clue_v0"}
-
-    def __init__(
-        self,
-        cards: int = 12,
-        hidden: int = 2,
-        players: int = 3,
-        max_rounds: int = 20,
-        probabilities: bool = True,
-        max_cycles: int = 5000,
-        render_mode: str | None = None,
-        illegal_action: str = "end",
-        strict: bool | None = None,
-    ) -> None:
-        rules = GeneralizedClueRules(cards, hidden, players, max_rounds)
+    def __init__(self, rules: GeneralizedClueRules, probabilities: bool = True, max_cycles: int = 5000) -> None:
         entropy = math.log2(math.comb(rules.cards, rules.hidden))
         record = ("shown", "no")  # shown, asked, yes, no: adjacent
-        super().__init__(rules, observation_pieces(rules), record, entropy, probabilities, max_cycles, render_mode,
-                         illegal_action, strict)  # fmt: skip
+        super().__init__(rules, observation_pieces(rules), record, entropy, probabilities, max_cycles)
 
     def new_knowledge(self, player: int) -> GCPlayerKnowledge:
         return GCPlayerKnowledge(self.rules, player, work_limit=OBSERVATION_WORK, samples=OBSERVATION_SAMPLES)
@@ -166,6 +152,30 @@ class raw_env(SheetEnv):
         vector[at["rounds"]] = knowledge.turns[seats] / rules.max_rounds
         vector[at["seat"].start + me] = 1
         return vector
+
+
+class raw_env(SheetEnv):
+    """Generalized Clue; see the module docstring."""
+
+    metadata: ClassVar[dict[str, Any]] = {**SheetEnv.metadata, "name": "generalized_clue_v0"}
+
+    def __init__(
+        self,
+        cards: int = 12,
+        hidden: int = 2,
+        players: int = 3,
+        max_rounds: int = 20,
+        probabilities: bool = True,
+        max_cycles: int = 5000,
+        render_mode: str | None = None,
+        illegal_action: str = "end",
+        strict: bool | None = None,
+    ) -> None:
+        rules = GeneralizedClueRules(cards, hidden, players, max_rounds)
+        super().__init__(rules, probabilities, max_cycles, render_mode, illegal_action, strict)
+
+    def make_observer(self, rules: GeneralizedClueRules, probabilities: bool, max_cycles: int) -> GCObserver:
+        return GCObserver(rules, probabilities, max_cycles)
 
     def status(self, viewer: GCPlayerKnowledge) -> str:
         chosen = [c for c in range(self.rules.cards) if viewer.chosen >> c & 1]

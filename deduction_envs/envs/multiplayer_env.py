@@ -36,7 +36,7 @@ from deduction_envs import registry
 from deduction_envs.core.multiplayer import Knowledge, MultiplayerRules, Table
 from deduction_envs.core.rules import check_int, check_options, check_seed
 
-__all__ = ["ILLEGAL_ACTION_REWARD", "MultiplayerAECEnv", "ObservationPieces", "wrap"]
+__all__ = ["ILLEGAL_ACTION_REWARD", "MultiplayerAECEnv", "ObservationPieces", "Observer", "wrap"]
 
 #: The reward of a player whose action was masked (the game ends; the others get 0).
 ILLEGAL_ACTION_REWARD = -1.0
@@ -64,6 +64,47 @@ class ObservationPieces:
         return {name: vector[self.slices[name]].reshape(shape) for name, shape in self.shapes.items()}
 
 
+class Observer:
+    """A multiplayer game's observation of one seat, as OpenSpiel's observers: the vector's named pieces and
+    the vector itself from the seat's knowledge alone. An env holds one (``env.observer``); an agent or a seat
+    policy can hold one without an env (:class:`agents.SB3SeatPolicy` takes either).
+
+    Subclasses (one per game, in its env module) set :attr:`pieces` and implement :meth:`encode`; they may
+    give the seats' knowledge other budgets (:meth:`new_knowledge`) and the vector another upper bound.
+
+    Args:
+        rules: the game.
+        probabilities: whether the vector carries the seat's probability table, which costs the counting.
+    """
+
+    #: The vector's named pieces.
+    pieces: ObservationPieces
+    #: The vector's upper bound (1 unless the game counts something).
+    high: float = 1.0
+
+    def __init__(self, rules: MultiplayerRules, probabilities: bool = True) -> None:
+        if not isinstance(probabilities, bool):
+            raise ValueError(f"probabilities must be True or False, got {probabilities!r}")
+        self.rules, self.probabilities = rules, probabilities
+
+    @property
+    def size(self) -> int:
+        """Length of the vector."""
+        return self.pieces.size
+
+    def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:
+        """The named pieces of a vector, shaped (views, not copies)."""
+        return self.pieces.split(vector)
+
+    def new_knowledge(self, player: int) -> Knowledge:
+        """A seat's empty knowledge, with the budgets its observations are made with (default the rules')."""
+        return registry.new_knowledge(self.rules, player)
+
+    def encode(self, knowledge: Knowledge) -> np.ndarray:
+        """The observation vector of a seat, from its knowledge only."""
+        raise NotImplementedError
+
+
 def wrap(env: AECEnv) -> AECEnv:
     """The standard wrapper of every multiplayer env: PettingZoo's order checks.
 
@@ -76,9 +117,8 @@ def wrap(env: AECEnv) -> AECEnv:
 class MultiplayerAECEnv(AECEnv):
     """An AEC env over a :class:`~deduction_envs.core.multiplayer.MultiplayerRules`; see the module docstring.
 
-    Subclasses set ``metadata`` and ``pieces`` (the observation's named pieces, before this constructor
-    runs) and implement :meth:`observation_size`, :meth:`encode` (a seat's observation vector from its
-    knowledge), :meth:`render_text` and :meth:`render_rgb`.
+    Subclasses set ``metadata`` and implement :meth:`make_observer` (the game's :class:`Observer`: a seat's
+    observation vector from its knowledge), :meth:`render_text` and :meth:`render_rgb`.
 
     Args:
         rules: the game.
@@ -123,6 +163,8 @@ class MultiplayerAECEnv(AECEnv):
             raise ValueError(f"illegal_action must be 'end' or 'raise', got {illegal_action!r}")
         self.probabilities = probabilities
         self.rules = rules
+        #: The seats' observation encoder.
+        self.observer = self.make_observer(rules, probabilities, max_cycles)
         self.max_cycles = check_int("max_cycles", max_cycles, low=1)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
@@ -146,29 +188,35 @@ class MultiplayerAECEnv(AECEnv):
         self.seat_listeners: dict[int, Callable[[Any], None]] = {}
         self._rng = np.random.default_rng()
 
-    #: The observation vector's named pieces (set by each game's env).
-    pieces: ObservationPieces
+    # ------------------------------------------------------------------ the game's parts
+    def make_observer(self, rules: MultiplayerRules, probabilities: bool, max_cycles: int) -> Observer:
+        """The game's observer (a training env may return one that adds entries)."""
+        raise NotImplementedError
+
+    @property
+    def pieces(self) -> ObservationPieces:
+        """The observation vector's named pieces."""
+        return self.observer.pieces
 
     def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:
         """The named pieces of an observation vector, shaped (views, not copies)."""
-        return self.pieces.split(vector)
+        return self.observer.split(vector)
 
-    # ------------------------------------------------------------------ the game's parts
     def observation_size(self) -> int:
         """Length of the observation vector."""
-        raise NotImplementedError
+        return self.observer.size
 
     def observation_high(self) -> float:
         """The observation vector's upper bound (1 unless the game counts something)."""
-        return 1.0
+        return self.observer.high
 
     def encode(self, knowledge: Knowledge) -> np.ndarray:
-        """The observation vector of a seat, from its knowledge only."""
-        raise NotImplementedError
+        """The observation vector of a seat, from its knowledge only (the observer's)."""
+        return self.observer.encode(knowledge)
 
     def new_knowledge(self, player: int) -> Knowledge:
-        """A seat's empty knowledge (the rules', unless the env wants other budgets for its observations)."""
-        return registry.new_knowledge(self.rules, player)
+        """A seat's empty knowledge, with the observer's budgets."""
+        return self.observer.new_knowledge(player)
 
     def render_text(self) -> str:
         raise NotImplementedError
