@@ -22,12 +22,12 @@ def test_entries_by_name_and_what_they_prove():
     s = session()
     assert s.log() == ["Ann's hand: Miss Scarlet, Colonel Mustard, Knife, Kitchen, Ballroom"]
     s.suggestion("ann", ["white", "rope", "hall"], passed=["bill"], refuter="cy", shown="rope")
-    s.suggestion("bi", ["green", "pipe", "lounge"], passed=["cy", "dee"], refuter="ann")
+    s.suggestion("bi", ["green", "knife", "lounge"], passed=["cy", "dee"], refuter="ann")  # I hold the Knife
     s.showed("knife", to="bill")
     sheet = s.sheet()
-    rope, hall, green, pipe = (s.card(c) for c in ("rope", "hall", "green", "pipe"))
+    rope, hall, green, lounge = (s.card(c) for c in ("rope", "hall", "green", "lounge"))
     assert sheet[rope, 2] == 1 and sheet[rope, 1] == 0  # Cy showed me the Rope; Bill passed on it
-    assert sheet[hall, 1] == 0 and sheet[green, 2] == 0 and sheet[pipe, 3] == 0
+    assert sheet[hall, 1] == 0 and sheet[green, 2] == 0 and sheet[lounge, 3] == 0
     assert (sheet[[s.card(c) for c in HAND], 0] == 1).all()
     assert s.log()[1] == "Ann suggested Mrs. White, Rope, Hall; Bill passed; Cy refuted with Rope"
     total = s.solution().probabilities.sum(axis=1)
@@ -40,6 +40,11 @@ def test_a_contradictory_entry_is_refused_by_name_and_changes_nothing():
     before = s.solution().probabilities.copy()
     with pytest.raises(ContradictionError, match=r"Dee suggested .*Rope.*refused, it contradicts"):
         s.suggestion("dee", ["plum", "rope", "study"], passed=["ann", "bill", "cy"])  # Cy holds the Rope
+    # Your own seat is checked too: you cannot pass on a card you hold, nor refute holding none of the three.
+    with pytest.raises(ContradictionError, match=r"Dee suggested .*Ann, Bill, Cy passed.*refused"):
+        s.suggestion("dee", ["scarlet", "pipe", "study"], passed=["ann", "bill", "cy"])
+    with pytest.raises(ContradictionError, match=r"Cy suggested .*Ann refuted.*refused"):
+        s.suggestion("cy", ["plum", "pipe", "study"], passed=["dee"], refuter="ann")
     with pytest.raises(ValueError, match="asked in order"):
         s.suggestion("bill", ["plum", "wrench", "study"], passed=["dee"], refuter="cy")
     with pytest.raises(ValueError, match="one suspect, one weapon and one room"):
@@ -74,7 +79,7 @@ def test_undo_and_the_log_survive_a_restart(tmp_path):
 def test_any_entry_can_be_undone():
     s = session()
     s.enter("s ann: white, rope, hall pass bill refute cy show rope")
-    s.enter("s bill: plum, wrench, study pass cy, dee refutes ann")
+    s.enter("s bill: plum, knife, study pass cy, dee refutes ann")
     s.enter("a dee: green, candle, lounge wrong")
     only_second = session()
     only_second.enter("s ann: white, rope, hall pass bill refute cy show rope")
@@ -120,8 +125,8 @@ def test_typed_commands():
     assert s.enter("s Ann: white, rope, hall pass Bill refute Cy show rope") == (
         "Ann suggested Mrs. White, Rope, Hall; Bill passed; Cy refuted with Rope"
     )
-    assert s.enter("s bill: plum, wrench, study pass cy, dee refutes ann") == (
-        "Bill suggested Professor Plum, Wrench, Study; Cy, Dee passed; Ann refuted"
+    assert s.enter("s bill: plum, knife, study pass cy, dee refutes ann") == (
+        "Bill suggested Professor Plum, Knife, Study; Cy, Dee passed; Ann refuted"
     )
     assert s.enter("showed knife to bill") == "you showed Knife to Bill"
     assert s.enter("a dee: green, candle, lounge wrong") == "Dee accused Mr. Green, Candlestick, Lounge: wrong"
@@ -155,6 +160,10 @@ def test_a_generalized_clue_deck(tmp_path):
         s.ask("bo", "bo", [4], answered=False)
     with pytest.raises(ContradictionError):
         s.ask("bo", "cy", [10], answered=False)  # Cy's hand is public: it holds 10
+    with pytest.raises(ContradictionError):  # your own seat is checked: Ann holds 0, so cannot answer no
+        s.ask("bo", "ann", [0, 5], answered=False)
+    with pytest.raises(ContradictionError):  # nor yes holding none of them
+        s.ask("bo", "ann", [6, 7], answered=True)
     resumed = ClueSession.load(tmp_path / "gc.json")
     assert resumed.deck == (12, 2) and resumed.log() == s.log()
     with pytest.raises(ValueError, match="move of Generalized Clue"):

@@ -49,7 +49,7 @@ TYPED = st.one_of(
 def played(path=None) -> ClueSession:
     s = ClueSession(PLAYERS, "ann", HAND, path=path)
     s.enter("s Ann: white, rope, hall pass Bill refute Cy show rope")
-    s.enter("s bill: plum, wrench, study pass cy, dee refutes ann")
+    s.enter("s bill: plum, knife, study pass cy, dee refutes ann")
     s.enter("showed knife to bill")
     s.enter("a dee: green, candle, lounge wrong")
     return s

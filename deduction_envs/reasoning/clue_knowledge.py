@@ -649,6 +649,22 @@ class ClueKnowledge:
         """An accusation of ``cards`` was ``correct`` (the case file is exactly them) or wrong (it is not)."""
         self._add(self._accusation(cards, correct))
 
+    def add_facts(self, facts: Iterable[tuple[str, int, Sequence[Card]]]) -> None:
+        """Facts as the rules state what an event proves (``ClueRules.event_facts``, ``GeneralizedClueRules.
+        event_facts``): ``(kind, place, cards)`` with ``kind`` one of ``"hand"``, ``"holds"``, ``"none"``,
+        ``"one_of"``, ``"right"`` and ``"wrong"`` (an accusation, whose place is the case file), each checked as
+        the ``add_*`` method of its kind checks it. People's input made into events goes through here; a game
+        engine's own events through :meth:`add_trusted`."""
+        adders = {"hand": self.add_hand, "holds": self.add_holds, "none": self.add_holds_none,
+                  "one_of": self.add_holds_one_of}  # fmt: skip
+        for kind, place, cards in facts:
+            if kind in ("right", "wrong"):
+                self.add_accusation(cards, kind == "right")
+            elif kind in adders:
+                adders[kind](place, cards)
+            else:
+                raise ValueError(f"a fact is one of {sorted([*adders, 'right', 'wrong'])}, got {kind!r}")
+
     # -- answers ---------------------------------------------------------------------------------------------
 
     def _check_method(self, method: str) -> None:

@@ -35,7 +35,8 @@ from typing import Any
 import numpy as np
 
 from deduction_envs.core.rules import check_int
-from deduction_envs.games.clue import CLASSIC_CATEGORIES, deal_sizes, parse_card
+from deduction_envs.games.clue import CLASSIC_CATEGORIES, ClueEvent, ClueRules, deal_sizes, parse_card
+from deduction_envs.games.generalized_clue import GCEvent, GeneralizedClueRules
 from deduction_envs.reasoning.clue_knowledge import ClueKnowledge, ClueSolution, ContradictionError
 from deduction_envs.reasoning.clue_suggestions import SuggestionScores, ask_candidates, score_asks, score_suggestions
 
@@ -100,9 +101,12 @@ class ClueSession:
                 raise ValueError(f"Clue has 3 to 6 players, got {len(names)}")
             self.card_names = [name for category in CLASSIC_CATEGORIES for name in category]
             blank = ClueKnowledge(CLASSIC_CATEGORIES, deal_sizes(18, len(names)), 1, work_limit=work_limit)
+            #: The rules, which say what each entry (as the game's event) proves.
+            self.rules: ClueRules | GeneralizedClueRules = ClueRules(len(names))
         else:
             cards, hidden = deck
             blank = ClueKnowledge.generalized(cards, hidden, len(names), work_limit=work_limit)
+            self.rules = GeneralizedClueRules(int(cards), int(hidden), len(names))
             self.card_names = [str(c) for c in range(cards)]
             deck = (int(cards), int(hidden))
         self.deck = deck
@@ -236,7 +240,7 @@ class ClueSession:
             correct = entry.get("correct")
             if not isinstance(correct, bool):
                 raise ValueError(f"an accusation is right or wrong (true or false), got {correct!r}")
-            knowledge.add_accusation(cards, correct)
+            knowledge.add_accusation(cards, correct)  # the rules' fact of it, with the accusation's own checks
         elif kind == "suggestion":
             self._apply_suggestion(knowledge, player, cards, entry)
         else:
@@ -260,13 +264,8 @@ class ClueSession:
             raise ValueError("an ask names at least one card")
         if shown is not None and (player != self.me or not answered or shown not in cards):
             raise ValueError("you see the card shown only when you asked, the answer was yes, and it was on the list")
-        if not answered:
-            if target != self.me:
-                knowledge.add_holds_none(target, cards)
-        elif shown is not None:
-            knowledge.add_holds(target, [shown])
-        elif target != self.me:
-            knowledge.add_holds_one_of(target, cards)
+        ask = GCEvent("ask", player, target=target, cards=tuple(cards), answered=answered)
+        self._apply_event(knowledge, ask, None if shown is None else ask._replace(kind="show", card=shown))
 
     def _apply_suggestion(self, knowledge: ClueKnowledge, asker: int, cards: list[int], entry: dict) -> None:
         if len(cards) != 3 or sorted(len(c) for c in _categories(cards)) != [1, 1, 1]:
@@ -287,14 +286,19 @@ class ClueSession:
             raise ValueError("you see the card shown only when you suggested and someone refuted")
         if shown is not None and shown not in cards:
             raise ValueError(f"the card shown, {self.card_names[shown]}, is not one of the suggestion's")
-        for p in passed:
-            if p != self.me:
-                knowledge.add_holds_none(p, cards)
-        if refuter is not None and refuter != self.me:
-            if shown is not None:
-                knowledge.add_holds(refuter, [shown])
-            else:
-                knowledge.add_holds_one_of(refuter, cards)
+        refuter = -1 if refuter is None else refuter
+        suggestion = ClueEvent("suggest", asker, tuple(cards), tuple(passed), refuter=refuter)
+        show = ClueEvent("show", refuter, tuple(cards), refuter=refuter, card=shown, asker=asker)
+        self._apply_event(knowledge, suggestion, None if shown is None else show)
+
+    def _apply_event(self, knowledge: ClueKnowledge, event: Any, shown: Any = None) -> None:
+        """What the rules say ``event`` proves to anyone at the table (``event_facts`` as a spectator sees it:
+        the passes and the refutation, your own seat's included, so that an entry your hand contradicts is
+        refused), and what the card ``shown`` to you proves; each fact checked."""
+        facts = self.rules.event_facts(event, -1)
+        if shown is not None:
+            facts += self.rules.event_facts(shown, self.me)
+        knowledge.add_facts(facts)
 
     def enter(self, text: str) -> str:
         """Take one typed command (see :data:`COMMANDS`); what it did, in words. A ValueError says what is wrong."""
