@@ -112,3 +112,17 @@ def test_every_experiment_is_declared_for_the_runner(name):
     experiment = module.EXPERIMENT
     assert experiment.name == name and experiment.description == module.__doc__
     assert experiment.play.__module__ == module.__name__  # a module-level function: the workers can run it
+
+
+@pytest.mark.parametrize(("name", "outputs"), [("algo_experiments", ["algo.md"]),
+                                               ("generalized_clue_experiments", ["generalized_clue.md",
+                                                                                 "generalized_clue.png"])])  # fmt: skip
+def test_a_quick_run_writes_its_outputs_with_the_command_that_wrote_them(name, outputs, tmp_path):
+    """The quick modes the other experiments' tests do not run already (analysis and Figure 5 run theirs)."""
+    module = importlib.import_module(f"train.experiments.{name}")
+    finished = module.main(["--quick", "--output", str(tmp_path), "--no-progress"])
+    assert finished.run.quick and finished.results
+    for output in outputs:
+        assert (tmp_path / output).stat().st_size > 500
+    assert f"python -m train.experiments.{name} --quick --output {tmp_path} --no-progress" in (
+        tmp_path / outputs[0]).read_text()  # fmt: skip
