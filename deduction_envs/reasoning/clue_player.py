@@ -28,6 +28,7 @@ until the next event that changes what is known.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 
@@ -70,6 +71,30 @@ class SeatKnowledge:
             so that answers (and an env's observations) are the same on every
             run for the same events.
     """
+
+    #: The phase in which a card is to be shown (the pending suggestion or ask has an asker).
+    SHOW: int
+    #: The public position as this seat sees it (a state without cards), moved by the rules' ``advance``.
+    public: Any
+
+    @property
+    def mover(self) -> int:
+        """Whose turn it is (the asker while a card is to be shown)."""
+        return self.public.mover
+
+    @property
+    def phase(self) -> Any:
+        return self.public.phase
+
+    @property
+    def asker(self) -> int:
+        """Who made the pending suggestion or ask (-1 if none)."""
+        return self.public.mover if self.public.phase == self.SHOW else -1
+
+    @property
+    def out(self) -> np.ndarray:
+        """Per seat, whether it is out of the game."""
+        return np.array(self.public.out, dtype=bool)
 
     def __init__(self, engine: ClueKnowledge, player: int, samples: int) -> None:
         self.player = player
@@ -121,7 +146,8 @@ class SeatKnowledge:
 
 
 class CluePlayerKnowledge(SeatKnowledge):
-    """What seat ``player`` knows of a Clue game; see the module docstring.
+    """What seat ``player`` knows of a Clue game; see the module docstring. A seat is out after a wrong
+    accusation.
 
     Args:
         rules: the game.
@@ -131,6 +157,8 @@ class CluePlayerKnowledge(SeatKnowledge):
             so that answers (and an env's observations) are the same on every
             run for the same events.
     """
+
+    SHOW = CluePhase.SHOW
 
     def __init__(self, rules: ClueRules, player: int, work_limit: float = 2e6, samples: int = 4000) -> None:
         super().__init__(blank_engine(rules.categories, rules.hand_sizes, 1, float(work_limit)), player, samples)
@@ -148,15 +176,6 @@ class CluePlayerKnowledge(SeatKnowledge):
         self.public = rules.public_state()
 
     @property
-    def mover(self) -> int:
-        """Whose turn it is (the asker while a card is to be shown)."""
-        return self.public.mover
-
-    @property
-    def phase(self) -> CluePhase:
-        return self.public.phase
-
-    @property
     def suggestion(self) -> tuple[int, ...]:
         """The pending suggestion's cards (empty when none is pending)."""
         return self.public.suggestion
@@ -165,16 +184,6 @@ class CluePlayerKnowledge(SeatKnowledge):
     def refuter(self) -> int:
         """Who must show a card of the pending suggestion (-1 if none)."""
         return self.public.refuter
-
-    @property
-    def asker(self) -> int:
-        """Who made the pending suggestion (-1 if none)."""
-        return self.public.mover if self.public.phase == CluePhase.SHOW else -1
-
-    @property
-    def out(self) -> np.ndarray:
-        """Per seat, whether it is out (a wrong accusation)."""
-        return np.array(self.public.out, dtype=bool)
 
     @property
     def winner(self) -> int | None:

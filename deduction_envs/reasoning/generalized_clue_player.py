@@ -41,6 +41,8 @@ class GCPlayerKnowledge(SeatKnowledge):
         samples: deals drawn when counting is over budget (a number, so that answers are reproducible).
     """
 
+    SHOW = GCPhase.SHOW
+
     def __init__(self, rules: GeneralizedClueRules, player: int, work_limit: float = 2e6, samples: int = 4000):
         engine = blank_engine((rules.cards,), rules.hand_sizes, rules.hidden, float(work_limit))
         super().__init__(engine, player, samples)
@@ -60,15 +62,6 @@ class GCPlayerKnowledge(SeatKnowledge):
         self.correct: bool | None = None
 
     @property
-    def mover(self) -> int:
-        """Whose turn it is (the asker while a card is to be shown)."""
-        return self.public.mover
-
-    @property
-    def phase(self) -> GCPhase:
-        return self.public.phase
-
-    @property
     def target(self) -> int:
         """The player this seat is asking, or the asked player of a pending ask (-1 if none)."""
         return self.public.target
@@ -82,16 +75,6 @@ class GCPlayerKnowledge(SeatKnowledge):
     def asked_cards(self) -> tuple[int, ...]:
         """The cards of an ask waiting for its answer."""
         return self.public.asked
-
-    @property
-    def asker(self) -> int:
-        """Who made the pending ask (-1 if none)."""
-        return self.public.mover if self.public.phase == GCPhase.SHOW else -1
-
-    @property
-    def out(self) -> np.ndarray:
-        """Per seat, whether it has guessed (and left)."""
-        return np.array(self.public.out, dtype=bool)
 
     @property
     def turns(self) -> np.ndarray:
