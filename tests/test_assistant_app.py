@@ -66,3 +66,21 @@ def test_command_line_refuses_an_incomplete_start(capsys, tmp_path):
     with pytest.raises(SystemExit):
         main(["--players", "Ann", "Bill", "--me", "Ann", "--hand", "scar", "--log", str(tmp_path / "x.json")])
     assert "3 to 6 players" in capsys.readouterr().err
+
+
+def test_typed_text_is_never_markup_and_the_shortcuts_work_while_typing(tmp_path):
+    """``[/b]`` in an entry ended the app with Rich's MarkupError; the help lost ``[ROOM]``; Ctrl+A did nothing
+    while the command line had the focus (it always has)."""
+
+    async def scenario() -> None:
+        app = AssistantApp(ClueSession(PLAYERS, "ann", HAND, path=tmp_path / "game.json"))
+        async with app.run_test(size=(160, 50)) as pilot:
+            await type_line(pilot, "s bill: [/b], rope, hall")
+            assert "Not taken" in text(app, "#message") and "[/b]" in text(app, "#message")
+            await type_line(pilot, "help")
+            assert "[ROOM]" in text(app, "#message")
+            await pilot.press("ctrl+a")
+            await pilot.pause()
+            assert text(app, "#advice").startswith("Advice: suggest ")
+
+    asyncio.run(scenario())

@@ -40,8 +40,8 @@ class AssistantApp(App):
     #message { height: auto; color: $warning; }
     """
     BINDINGS: ClassVar = [
-        Binding("ctrl+z", "undo", "Undo"),
-        Binding("ctrl+a", "advice", "Advice"),
+        Binding("ctrl+z", "undo", "Undo", priority=True),
+        Binding("ctrl+a", "advice", "Advice", priority=True),  # before the input's own ctrl+a
         Binding("ctrl+q", "quit", "Quit"),
     ]
 
@@ -54,11 +54,11 @@ class AssistantApp(App):
         with Horizontal():
             yield DataTable(id="sheet", zebra_stripes=True, cursor_type="none")
             with Vertical(id="side"):
-                yield Static(id="status")
-                yield Static(id="cases")
-                yield Static(id="advice")
-                yield Static(id="log")
-        yield Static(id="message")
+                yield Static(id="status", markup=False)
+                yield Static(id="cases", markup=False)
+                yield Static(id="advice", markup=False)
+                yield Static(id="log", markup=False)
+        yield Static(id="message", markup=False)  # what people type is never markup
         yield Input(placeholder="s bill: plum, rope, hall pass cy refute dee   (help lists the commands)", id="command")
         yield Footer()
 
