@@ -213,12 +213,18 @@ class ClueSession:
         try:
             self._apply(knowledge, entry)
         except ContradictionError as error:
-            raise ContradictionError(f"{describe(entry)}: refused, it {str(error).split(': ', 1)[-1]}") from None
+            reason = self._named(str(error).split(": ", 1)[-1])
+            raise ContradictionError(f"{describe(entry)}: refused, it {reason}") from None
         except ValueError as error:
-            raise ValueError(f"{describe(entry)}: refused, {error}") from None
+            raise ValueError(f"{describe(entry)}: refused, {self._named(str(error))}") from None
         self.knowledge, self._solution = knowledge, None
         self.entries.append(entry)
         self.save()
+
+    def _named(self, reason: str) -> str:
+        """The knowledge's reason with the players' names for its seat numbers ("player 0" -> "Ann")."""
+        return re.sub(r"\bplayer (\d+)", lambda m: self.players[int(m[1])] if int(m[1]) < len(self.players) else m[0],
+                      reason)  # fmt: skip
 
     def _apply(self, knowledge: ClueKnowledge, entry: dict[str, Any]) -> None:
         kind = entry.get("kind")
