@@ -194,3 +194,14 @@ def test_an_observer_encodes_a_seat_without_an_env_as_the_env_does(env_id):
         compared += 1
         env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
     assert compared >= 5
+
+
+@pytest.mark.parametrize("env_id", ["algo_v0", "clue_v0", "generalized_clue_v0"])
+@pytest.mark.parametrize("max_cycles", ["", None, 0, 1.5])
+def test_the_envs_arguments_are_checked_before_the_observer_is_built(env_id, max_cycles):
+    """The Clue family's observer takes ``max_cycles`` as its bound: a bad one was a bare float() error from
+    the observer (found by the fuzz test in CI) instead of the env's message."""
+    from deduction_envs import registry
+
+    with pytest.raises(ValueError, match="max_cycles must be an integer >= 1"):
+        registry.game(env_id).make_raw_env(max_cycles=max_cycles)

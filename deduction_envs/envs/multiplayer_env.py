@@ -163,9 +163,9 @@ class MultiplayerAECEnv(AECEnv):
             raise ValueError(f"illegal_action must be 'end' or 'raise', got {illegal_action!r}")
         self.probabilities = probabilities
         self.rules = rules
-        #: The seats' observation encoder.
-        self.observer = self.make_observer(rules, probabilities, max_cycles)
         self.max_cycles = check_int("max_cycles", max_cycles, low=1)
+        #: The seats' observation encoder (made once the arguments it takes are checked).
+        self.observer = self.make_observer(rules, probabilities, self.max_cycles)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.possible_agents = [f"player_{p}" for p in range(rules.players)]
