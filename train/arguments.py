@@ -78,6 +78,20 @@ seed = _named(count(0), "seed")
 port = _named(count(1, 65535), "port")
 
 
+def host(text: str) -> str:
+    """An address to listen on: an IP address (``127.0.0.1``, ``0.0.0.0``, ``::1``) or a host name."""
+    import ipaddress
+    import re
+
+    try:
+        return str(ipaddress.ip_address(text))
+    except ValueError:
+        label = r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+        if re.fullmatch(rf"(?=.{{1,253}}$){label}(\.{label})*", text):
+            return text
+    raise argparse.ArgumentTypeError(f"a host is an IP address (127.0.0.1, 0.0.0.0) or a host name, got {text!r}")
+
+
 def existing_file(text: str) -> Path:
     """A path to a file that exists and can be read."""
     path = Path(text)
@@ -135,6 +149,7 @@ def parse_size(text: str) -> tuple[str, int]:
     return name, int(value)
 
 
+host = _named(host, "host")
 existing_file = _named(existing_file, "existing_file")
 file_to_write = _named(file_to_write, "file_to_write")
 model_zip = _named(model_zip, "model_zip")

@@ -1,10 +1,9 @@
-"""``python -m train.tools.assistant``: the Clue table assistant (see :mod:`train.tools.assistant.app`)."""
+"""``python -m train.tools.assistant``: the Clue table assistant, in the terminal (:mod:`train.tools.assistant.app`)
+or as a web page (``--web``, :mod:`train.tools.assistant.web`)."""
 
 from __future__ import annotations
 
 import argparse
-import shlex
-import sys
 from pathlib import Path
 
 from train import arguments
@@ -31,17 +30,21 @@ def main(argv: list[str] | None = None) -> None:
         "--log", type=arguments.file_to_write, default=Path("clue-game.json"), help="the log to save to"
     )
     parser.add_argument("--resume", type=arguments.existing_file, help="resume the game saved in this log")
-    parser.add_argument("--serve", action="store_true", help="serve the app to a browser (textual-serve)")
-    parser.add_argument("--port", type=arguments.port, default=8000, help="the port of --serve (default 8000)")
+    parser.add_argument(
+        "--web",
+        "--serve",
+        dest="web",
+        action="store_true",
+        help="serve the game as a web page for a phone or a laptop (--serve: the old name) instead of the terminal app",
+    )
+    parser.add_argument(
+        "--host",
+        type=arguments.host,
+        default="127.0.0.1",
+        help="the address --web listens on (default 127.0.0.1, this computer only; 0.0.0.0: the local network too)",
+    )
+    parser.add_argument("--port", type=arguments.port, default=8000, help="the port of --web (default 8000)")
     args = parser.parse_args(argv)
-    argv = sys.argv[1:] if argv is None else argv
-    if args.serve:
-        from textual_serve.server import Server
-
-        command = [sys.executable, "-m", "train.tools.assistant", *(a for a in argv if a not in ("--serve",))]
-        Server(shlex.join(command), host="0.0.0.0", port=args.port, title="Clue assistant").serve()
-        return
-    from train.tools.assistant.app import AssistantApp
     from train.tools.assistant.session import ClueSession
 
     try:
@@ -57,6 +60,13 @@ def main(argv: list[str] | None = None) -> None:
             session = ClueSession(args.players, me, args.hand, args.log, deck=deck)
     except (ValueError, OSError) as error:
         parser.error(str(error))
+    if args.web:
+        from train.tools.assistant.web import serve
+
+        serve(session, args.host, args.port)
+        return
+    from train.tools.assistant.app import AssistantApp
+
     AssistantApp(session).run()
 
 

@@ -2,7 +2,7 @@
 
     python -m train.tools.assistant --players Ann Bill Cy Dee --me Ann --hand scar must knife kitchen ballroom
     python -m train.tools.assistant --resume clue-game.json
-    python -m train.tools.assistant --resume clue-game.json --serve      # the same app in a browser (textual-serve)
+    python -m train.tools.assistant --resume clue-game.json --web        # the game as a web page instead
     python -m train.tools.assistant --deck 12 2 --players Ann Bo Cy --me Ann --hand 0 1 2 3   # Generalized Clue
 
 Everything is typed on one line (``help`` lists the commands; cards and
