@@ -84,7 +84,7 @@ def create_app(session: ClueSession) -> Any:
                     advice = f"Not taken: {error}"
             context = {
                 "session": session,
-                "places": [*session.players, "Case file"],
+                "places": [*session.players, "Case"],  # the case file (short: a phone column)
                 "groups": _sheet(session),
                 "solution": session.solution(),
                 "cases": session.case_files(5),

@@ -1,0 +1,132 @@
+"""The assistant's web page in a real browser: headless Chromium (Debian's ``chromium``) driven by Playwright.
+
+A game of several turns typed and picked, a refused contradiction, undo, two browsers entering at once, a
+reload, and the page at 360 px wide with every column of the sheet in view. ``.ci/run`` installs Chromium and
+sets ``DEDUCTION_ENVS_BROWSER_TESTS=1``, which makes a missing browser a failure rather than a skip.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from train.tools.assistant import ClueSession
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+REQUIRED = os.environ.get("DEDUCTION_ENVS_BROWSER_TESTS") == "1"
+if CHROMIUM is None or not all(importlib.util.find_spec(m) for m in ("playwright", "uvicorn")):
+    if REQUIRED:
+        raise RuntimeError("the browser tests need Debian's chromium, playwright and uvicorn (see .ci/run)")
+    pytest.skip("no chromium, playwright or uvicorn here (.ci/run installs them)", allow_module_level=True)
+
+from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+
+from train.tools.assistant.web import create_app  # noqa: E402
+
+#: Chromium as this machine runs it: no sandbox (root), and none of its own network traffic.
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]  # fmt: skip
+PLAYERS = ["Ann", "Bill", "Cy", "Dee", "Eve", "Fay"]  # six players: the widest sheet
+HAND = ["scar", "knife", "kitchen"]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def served(tmp_path) -> Iterator[tuple[str, ClueSession]]:
+    """The page of a new six-player game, served on a free loopback port."""
+    import uvicorn
+
+    session = ClueSession(PLAYERS, "ann", HAND, path=tmp_path / "game.json")
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(session), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/", session
+    server.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+def enter(page: Page, line: str) -> str:
+    page.fill("#line", line)
+    page.click("#line-form button")
+    return page.inner_text("#said")
+
+
+def test_a_game_typed_and_picked_with_a_refusal_and_an_undo(served, browser):
+    url, session = served
+    page = browser.new_page()
+    page.goto(url)
+    assert enter(page, "s bill: plum, knife, study pass cy, dee, eve, fay refutes ann").startswith("Bill suggested")
+    refused = enter(page, "s cy: plum, pipe, study pass dee, eve, fay refute ann")
+    assert refused.startswith("Not taken") and "Ann would hold none" in refused  # my own seat is checked
+    page.click("#pickers summary")
+    page.select_option("#suggestion-form select[name=asker]", "Ann")
+    for index, card in enumerate(("Mrs. White", "Rope", "Hall")):
+        page.select_option(f"#suggestion-form select[name=card{index}]", card)
+    page.check("#suggestion-form input[value=Bill]")
+    page.select_option("#suggestion-form select[name=refuter]", "Cy")
+    page.select_option("#suggestion-form select[name=shown]", "Rope")
+    page.click("#suggestion-form button")
+    assert page.inner_text("#said") == "Ann suggested Mrs. White, Rope, Hall; Bill passed; Cy refuted with Rope"
+    rope = page.locator("#sheet tr", has_text="Rope").locator("td").nth(2)  # Cy's column
+    assert rope.inner_text() == "✔" and "held" in rope.get_attribute("class")
+    assert page.locator("#log li").count() == 3
+    page.locator("#log li").nth(1).locator("button").click()  # undo entry 2, Bill's suggestion
+    assert page.inner_text("#said").startswith("undone: Bill suggested")
+    assert page.locator("#log li").count() == 2 and len(session.entries) == 2
+
+
+def test_two_browsers_entering_at_once_keep_both_entries_and_a_reload_shows_them(served, browser):
+    url, session = served
+    pages = [browser.new_context().new_page() for _ in range(2)]
+    for page in pages:
+        page.goto(url)
+    pages[0].fill("#line", "showed knife to bill")
+    pages[1].fill("#line", "showed kitchen to cy")
+    for page in pages:  # both submitted before either answer is read
+        page.locator("#line-form button").click(no_wait_after=True)
+    for page in pages:
+        page.wait_for_selector("#said")
+    assert sorted(e["cards"][0] for e in session.entries[1:]) == ["Kitchen", "Knife"]
+    for page in pages:
+        page.reload()
+        assert page.locator("#log li").count() == 3  # both, in every browser
+
+
+def test_at_phone_width_every_column_of_the_sheet_is_in_view(served, browser, tmp_path):
+    url, _ = served
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    page.goto(url)
+    enter(page, "s bill: plum, knife, study pass cy, dee, eve, fay refutes ann")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360  # nothing to scroll sideways
+    headers = page.locator("#sheet thead th")
+    assert headers.count() == 1 + len(PLAYERS) + 1
+    for i in range(headers.count()):
+        box = headers.nth(i).bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 360, (headers.nth(i).inner_text(), box)
+    page.screenshot(path=str(tmp_path / "phone.png"))
+    assert (tmp_path / "phone.png").stat().st_size > 10_000
