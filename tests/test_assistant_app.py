@@ -34,16 +34,21 @@ def test_enter_refuse_undo_and_resume(tmp_path):
         app = AssistantApp(ClueSession(PLAYERS, "ann", HAND, path=log))
         async with app.run_test(size=(160, 50)) as pilot:
             table = app.query_one("#sheet", DataTable)
-            assert table.row_count == 21 and len(table.columns) == 6
+            assert table.row_count == 21 + 3 and len(table.columns) == 6  # and a separator a category
+            assert [str(table.get_cell_at((row, 0))) for row in (0, 7, 14)] == ["Suspects", "Weapons", "Rooms"]
             assert "consistent deals (exact)" in text(app, "#status")
             await type_line(pilot, "s ann: white, rope, hall pass bill refute cy show rope")
             assert "Cy refuted with Rope" in text(app, "#message") and "Cy refuted with Rope" in text(app, "#log")
-            rope = app.session.card("rope")
-            assert str(table.get_cell_at((rope, 3))) == "X"  # Cy's column holds the Rope
+            rope = app.session.card("rope") + 2  # after the suspects' and the weapons' separators
+            assert str(table.get_cell_at((rope, 0))) == "Rope" and str(table.get_cell_at((rope, 3))) == "✔"
             await type_line(pilot, "s dee: plum, rope, study pass ann, bill, cy")  # Cy holds the Rope: refused
             assert text(app, "#message").startswith("Not taken:") and len(app.session.entries) == 2
             await type_line(pilot, "advice")
             assert text(app, "#advice").startswith("Advice: suggest ")
+            await type_line(pilot, "a dee: green, candle, lounge wrong")
+            assert [str(c.label) for c in table.columns.values()][4] == "Dee (out)"  # a player who is out
+            await pilot.press("ctrl+z")
+            await pilot.pause()
             await pilot.press("ctrl+z")
             await pilot.pause()
             assert "undone" in text(app, "#message") and len(app.session.entries) == 1

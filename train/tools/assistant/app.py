@@ -6,17 +6,18 @@
     python -m train.tools.assistant --deck 12 2 --players Ann Bo Cy --me Ann --hand 0 1 2 3   # Generalized Clue
 
 Everything is typed on one line (``help`` lists the commands; cards and
-players by the start of a word). The sheet shows where each card is: ``X``
-(green) certainly, ``-`` (red) certainly not, else the exact probability
-(shaded), or sampled with its error when counting is over budget. The log is
+players by the start of a word). The sheet shows where each card is: ``✔``
+(green) certainly, ``✘`` (red) certainly not, else the exact probability
+(bold from one half up), or sampled with its error when counting is over budget; suspects, weapons and rooms
+apart; a player who is out is marked. The log is
 saved after every entry and undo (``--log``, default ``clue-game.json``).
 """
 
 from __future__ import annotations
 
+import itertools
 from typing import ClassVar
 
-import numpy as np
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -63,8 +64,6 @@ class AssistantApp(App):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#sheet", DataTable)
-        table.add_columns("card", *self.session.players, "case")
         self.refresh_view()
         self.query_one("#command", Input).focus()
 
@@ -75,8 +74,14 @@ class AssistantApp(App):
         solution = session.solution()
         sheet = session.knowledge.deduction_sheet(solution=solution)
         table = self.query_one("#sheet", DataTable)
-        table.clear()
+        table.clear(columns=True)  # the columns too: a player who went out is marked
+        names = [f"{name} (out)" if out else name for name, out in zip(session.players, session.out(), strict=True)]
+        table.add_columns("card", *names, "case")
+        sizes = [len(category) for category in session.knowledge.categories] if session.deck is None else []
+        starts = dict(zip(itertools.accumulate([0, *sizes[:-1]]), ("Suspects", "Weapons", "Rooms"), strict=False))
         for card, name in enumerate(session.card_names):
+            if card in starts:  # a separator row between suspects, weapons and rooms
+                table.add_row(Text(starts[card], style="bold reverse"), *([""] * (len(names) + 1)))
             table.add_row(name, *(_cell(s, p, e) for s, p, e in zip(
                 sheet[card], solution.probabilities[card], solution.errors[card], strict=True)))  # fmt: skip
         if solution.method == "exact":
@@ -133,11 +138,11 @@ class AssistantApp(App):
 
 
 def _cell(state: int, probability: float, error: float) -> Text:
-    """A sheet cell: X held (green), - not held (red), else the probability shaded by its size."""
+    """A sheet cell: the mark says what the colour says (as on the web page): ✔ held, ✘ not held, else the
+    probability, bold from one half up."""
     if state == 1:
-        return Text("X", style="bold white on green")
+        return Text("✔", style="bold green")
     if state == 0:
-        return Text("-", style="red")
-    shade = int(np.clip(80 + 175 * probability, 0, 255))
+        return Text("✘", style="red")
     text = f"{100 * probability:.0f}%" + (f"±{100 * error:.0f}" if error > 0.005 else "")
-    return Text(text, style=f"rgb({shade},{shade},{shade})")
+    return Text(text, style="bold yellow" if probability >= 0.5 else "")

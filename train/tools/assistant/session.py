@@ -372,6 +372,15 @@ class ClueSession:
         """Every entry in words, in order."""
         return [describe(entry) for entry in self.entries]
 
+    def out(self) -> list[bool]:
+        """By seat, whether the player is out: a wrong accusation in Clue, any guess in Generalized Clue."""
+        gone = {
+            self.player(e["player"])
+            for e in self.entries
+            if e["kind"] == "guess" or (e["kind"] == "accusation" and e.get("correct") is False)
+        }
+        return [seat in gone for seat in range(len(self.players))]
+
     # ------------------------------------------------------------------ saving
     def to_json(self) -> dict[str, Any]:
         return {"version": LOG_VERSION, "game": "clue" if self.deck is None else "generalized_clue",

@@ -85,6 +85,7 @@ def create_app(session: ClueSession) -> Any:
             context = {
                 "session": session,
                 "places": [*session.players, "Case"],  # the case file (short: a phone column)
+                "out": [*session.out(), False],
                 "groups": _sheet(session),
                 "solution": session.solution(),
                 "cases": session.case_files(5),
