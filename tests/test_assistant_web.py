@@ -74,7 +74,7 @@ def test_pickers_undo_advice_and_help(tmp_path):
     form = {"player": "Dee", "card0": "Mr. Green", "card1": "Candlestick", "card2": "Lounge", "correct": "wrong"}
     page = client.post("/accusation", data=form).text
     assert said(page) == "ok: Dee accused Mr. Green, Candlestick, Lounge: wrong"
-    assert '<th class="out" title="Dee is out">Dee (out)</th>' in page and session.out() == [False] * 3 + [True]
+    assert '<th class="out" title="Dee is out"><s>Dee</s><br>out</th>' in page and session.out() == [False] * 3 + [True]
     assert len(session.entries) == 3
     page = client.post("/undo", data={"number": "2"}).text
     assert said(page).startswith("ok: undone: Bill suggested") and len(logged(tmp_path)) == 2
