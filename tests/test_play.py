@@ -125,3 +125,18 @@ def test_clue_against_the_entropy_agent_and_ismcts_with_the_entropy_hint(monkeyp
     assert all(float(gain) > 0 for _, gain, _ in best)
     assert best[0][2] == "from 2000 sampled deals"  # at the start, far more than 500 deals are consistent
     assert "P1 suggests" in out and out.rstrip().endswith("Bye.")
+
+
+def test_help_texts_are_plain_text_for_players():
+    """The rules and the Clue help as a player reads them: no reStructuredText marks, and literals kept whole
+    (Fake Coin's help printed "3k" for ``3**k``; the Clue help showed ``suggest`` and :class:)."""
+    from deduction_envs.games import make_rules
+    from train.tools import play_clue
+    from train.tools.play import plain_text, rules_help
+
+    fake_coin = rules_help(make_rules("FakeCoin"))
+    assert "3**k" in fake_coin and "``" not in fake_coin
+    clue = plain_text(play_clue.__doc__.split("\n\n", 3)[3])
+    assert "* suggest SUSPECT, WEAPON, ROOM (or s scarlet, rope, hall)" in clue
+    assert not any(mark in clue for mark in ("``", ":class:", "`")) and "(ClueEntropyAgent)" in clue
+    assert plain_text("**bold**, *em*, `x`, ``a*b*c``, :func:`~m.f`") == "bold, em, x, a*b*c, f"

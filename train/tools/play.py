@@ -109,12 +109,23 @@ def play(
         hinter.observe(action, info["feedback"])
 
 
+def plain_text(rst: str) -> str:
+    """reStructuredText as a player reads it: literals (````3**k````) kept as they are, roles
+    (``:class:`~agents.ClueEntropyAgent```) as their last name, emphasis marks and single backquotes removed."""
+    parts = re.split(r"``(.+?)``", rst, flags=re.S)
+    for i in range(0, len(parts), 2):  # the text between literals; the odd parts are the literals' insides
+        text = re.sub(r":\w+:`~?(?:[\w.]*\.)?([^`]+)`", r"\1", parts[i])
+        text = re.sub(r"\*\*(\S(?:.*?\S)?)\*\*", r"\1", text)
+        parts[i] = re.sub(r"(?<!\w)\*(\S(?:.*?\S)?)\*(?!\w)|`([^`]+)`", lambda m: m[1] or m[2], text)
+    return "".join(parts)
+
+
 def rules_help(rules: DeductionRules) -> str:
-    """The "Rules" section of the game module's documentation, without reStructuredText marks."""
+    """The "Rules" section of the game module's documentation, as plain text."""
     text = sys.modules[type(rules).__module__].__doc__ or ""
     section = text.split("Rules\n-----\n", 1)[-1]
     section = re.split(r"\n[^\n]+\n-{3,}\n", section, maxsplit=1)[0]  # up to the next section's title
-    return section.replace("**", "").replace(":class:", "").replace("`", "").strip()
+    return plain_text(section).strip()
 
 
 def _secret(env: gym.Env) -> str:

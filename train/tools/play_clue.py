@@ -37,6 +37,7 @@ from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules,
 from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
 from deduction_envs.reasoning.clue_suggestions import score_suggestions
 from train.seat import Quit, play_in_seat_zero
+from train.tools.play import plain_text
 
 KINDS = {"suggest": "suggest", "s": "suggest", "accuse": "accuse", "a": "accuse", "show": "show"}
 
@@ -131,7 +132,7 @@ def _ask(rules: ClueRules, you: CluePlayerKnowledge, mask: np.ndarray, read: Cal
         if command in ("quit", "exit", "q"):
             raise Quit
         if command in ("help", "?"):
-            print(__doc__.split("\n\n", 3)[3])
+            print(plain_text(__doc__.split("\n\n", 3)[3]))
             continue
         if command == "hint":
             print(hint(rules, you))
