@@ -164,3 +164,52 @@ def test_resume_of_a_good_log_runs_the_app(tmp_path):
     with mock.patch("train.tools.assistant.app.AssistantApp.run") as run:
         main(["--resume", str(tmp_path / "game.json")])
     run.assert_called_once()
+
+
+@FUZZ
+@given(seed=st.integers(0, 2**32 - 1), steps=st.lists(st.tuples(st.integers(0, 2**16), st.booleans()), max_size=8))
+def test_random_entry_sequences_true_ones_taken_others_consistent_or_refused(tmp_path_factory, seed, steps):
+    """Entries of a real deal (suggestions with the passes, refuter and shown card the deal gives, wrong
+    accusations), some falsified at random: a true entry is never refused while every entry before it was
+    true; a refused one changes nothing; after every accepted one some deal still agrees with everything."""
+    import numpy as np
+
+    from deduction_envs.games.clue import ClueRules
+
+    rules, rng = ClueRules(4), np.random.default_rng(seed)
+    places = rules.new_game(rng).places
+    names = rules.card_names
+    hand = [names[c] for c in range(rules.cards) if places[c] == 0]
+    s = ClueSession(PLAYERS, "ann", hand, path=tmp_path_factory.mktemp("log") / "game.json")
+    truthful = True
+    for draw, falsify in steps:
+        local = np.random.default_rng(draw)
+        cards = [int(local.integers(start, stop)) for start, stop in zip(rules.category_starts,
+                 [*rules.category_starts[1:], rules.cards], strict=True)]  # fmt: skip
+        asker = int(local.integers(4))
+        if local.random() < 0.2:  # an accusation: wrong unless it names the case file
+            correct = all(places[c] == 4 for c in cards) != falsify
+            add, arguments = s.accusation, (PLAYERS[asker], [names[c] for c in cards], correct)
+        else:
+            order = [(asker + i) % 4 for i in range(1, 4)]
+            refuter = next((p for p in order if any(places[c] == p for c in cards)), None)
+            if falsify:  # another refuter (or none), as a mistyped entry would say
+                refuter = [None, *order][int(local.integers(4))]
+            passed = order if refuter is None else order[: order.index(refuter)]
+            shown = None
+            if asker == 0 and refuter is not None:
+                held = [c for c in cards if places[c] == refuter] or cards
+                shown = names[int(local.choice(held))]
+            add, arguments = s.suggestion, (PLAYERS[asker], [names[c] for c in cards], [PLAYERS[p] for p in passed],
+                                            None if refuter is None else PLAYERS[refuter], shown)  # fmt: skip
+        before = copy.deepcopy(s.entries)
+        try:
+            add(*arguments)
+        except ValueError:
+            event("refused")
+            assert not (truthful and not falsify), "a true entry was refused"
+            assert s.entries == before
+            continue
+        event("taken")
+        truthful = truthful and not falsify
+        assert len(s.knowledge.sample(1, rng=0)) == 1  # some deal agrees with everything taken
