@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -168,3 +169,18 @@ def test_a_generalized_clue_deck(tmp_path):
     assert resumed.deck == (12, 2) and resumed.log() == s.log()
     with pytest.raises(ValueError, match="move of Generalized Clue"):
         session().ask("bill", "cy", ["rope"], answered=False)
+
+
+def test_refusals_name_players_cards_and_categories():
+    """Messages in the table's words: no seat numbers, no category numbers, no lists of ids."""
+    s = session()
+    for line, words in [
+        ("a dee: plum, rope wrong", "names 1 card(s) of the rooms"),
+        ("a dee: plum, rope, rope, hall wrong", "names Rope twice (Professor Plum, Rope, Rope, Hall)"),
+        ("hand bill: plum, plum, rope, hall, study", "the cards name Professor Plum twice"),
+        ("s cy: plum, pipe, study pass dee refute ann", "since Ann would hold none of Professor Plum"),
+    ]:
+        with pytest.raises(ValueError) as error:
+            s.enter(line)
+        message = str(error.value)
+        assert words in message and not re.search(r"player \d|category \d|\[", message), message

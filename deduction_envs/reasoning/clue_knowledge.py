@@ -484,7 +484,9 @@ class ClueKnowledge:
         if not ids:
             raise ValueError(f"{what} must name at least one card")
         if len(set(ids)) != len(ids):
-            raise ValueError(f"{what} names a card twice: {[self._model.names[i] for i in ids]}")
+            twice = sorted({i for i in ids if ids.count(i) > 1})
+            listed = ", ".join(self._model.names[i] for i in ids)
+            raise ValueError(f"{what} names {', '.join(self._model.names[i] for i in twice)} twice ({listed})")
         return sum(1 << i for i in ids)
 
     def _player(self, player: int) -> int:

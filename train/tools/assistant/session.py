@@ -222,9 +222,14 @@ class ClueSession:
         self.save()
 
     def _named(self, reason: str) -> str:
-        """The knowledge's reason with the players' names for its seat numbers ("player 0" -> "Ann")."""
-        return re.sub(r"\bplayer (\d+)", lambda m: self.players[int(m[1])] if int(m[1]) < len(self.players) else m[0],
-                      reason)  # fmt: skip
+        """The knowledge's reason with the players' names for its seat numbers ("player 0" -> "Ann") and, in Clue,
+        the categories' names for their numbers ("category 2" -> "the rooms")."""
+        reason = re.sub(r"\bplayer (\d+)", lambda m: self.players[int(m[1])] if int(m[1]) < len(self.players) else m[0],
+                        reason)  # fmt: skip
+        if self.deck is None:
+            reason = re.sub(r"\bcategory ([012])\b", lambda m: ("the suspects", "the weapons", "the rooms")[int(m[1])],
+                            reason)  # fmt: skip
+        return reason.replace("cards names ", "the cards name ")
 
     def _apply(self, knowledge: ClueKnowledge, entry: dict[str, Any]) -> None:
         kind = entry.get("kind")
