@@ -9,7 +9,7 @@ taken; a reload shows the game as it is. The page is plain HTML and one local st
 asset from elsewhere): the sheet (suspects, weapons and rooms apart; a mark and a colour for each
 certainty, the probability otherwise), the likeliest case files, advice on request (in the room you are in,
 when you give it), the log with undo, and the entry forms: one line as in the terminal app (``help`` in the
-page lists the commands) and pickers for a suggestion and an accusation.
+page lists the commands) and pickers for a suggestion and an accusation (Generalized Clue: for an ask).
 
 Built on Starlette (routes, forms, a test client) with Jinja2 templates, which keep the server a few
 functions over :class:`~train.tools.assistant.session.ClueSession`, the same session the terminal app uses.
@@ -132,6 +132,18 @@ def create_app(session: ClueSession) -> Any:
 
         return _take(add)
 
+    async def ask(request: Request) -> Response:
+        form = await request.form()
+        cards = [str(c) for c in form.getlist("cards")]
+        shown = str(form.get("shown", "")) or None
+
+        def add() -> str:
+            answered = str(form.get("answered", "")) == "yes"
+            session.ask(str(form.get("asker", "")), str(form.get("target", "")), cards, answered, shown)
+            return session.log()[-1]
+
+        return _take(add)
+
     async def undo(request: Request) -> Response:
         form = await request.form()
         number = str(form.get("number", "")).strip()
@@ -150,6 +162,7 @@ def create_app(session: ClueSession) -> Any:
         Route("/entry", entry, methods=["POST"]),
         Route("/suggestion", suggestion, methods=["POST"]),
         Route("/accusation", accusation, methods=["POST"]),
+        Route("/ask", ask, methods=["POST"]),
         Route("/undo", undo, methods=["POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
