@@ -654,18 +654,25 @@ class ClueKnowledge:
     def add_facts(self, facts: Iterable[tuple[str, int, Sequence[Card]]]) -> None:
         """Facts as the rules state what an event proves (``ClueRules.event_facts``, ``GeneralizedClueRules.
         event_facts``): ``(kind, place, cards)`` with ``kind`` one of ``"hand"``, ``"holds"``, ``"none"``,
-        ``"one_of"``, ``"right"`` and ``"wrong"`` (an accusation, whose place is the case file), each checked as
-        the ``add_*`` method of its kind checks it. People's input made into events goes through here; a game
-        engine's own events through :meth:`add_trusted`."""
-        adders = {"hand": self.add_hand, "holds": self.add_holds, "none": self.add_holds_none,
-                  "one_of": self.add_holds_one_of}  # fmt: skip
+        ``"one_of"``, ``"right"`` and ``"wrong"`` (an accusation, whose place is the case file), each validated as
+        the ``add_*`` method of its kind validates it, and taken together: one check that some deal agrees with
+        all of them, and all kept or none. People's input made into events goes through here; a game engine's
+        own events through :meth:`add_trusted`."""
+        makers = {"hand": self._hand, "holds": self._holds, "none": self._holds_none, "one_of": self._holds_one_of}
+        constraints = []
         for kind, place, cards in facts:
             if kind in ("right", "wrong"):
-                self.add_accusation(cards, kind == "right")
-            elif kind in adders:
-                adders[kind](place, cards)
+                constraints.append(self._accusation(cards, kind == "right"))
+            elif kind in makers:
+                constraints.append(makers[kind](place, cards))
             else:
-                raise ValueError(f"a fact is one of {sorted([*adders, 'right', 'wrong'])}, got {kind!r}")
+                raise ValueError(f"a fact is one of {sorted([*makers, 'right', 'wrong'])}, got {kind!r}")
+        if not constraints:
+            return
+        changed = self._facts
+        for _, change in constraints:
+            changed = change(changed)
+        self._commit(changed, [describe for describe, _ in constraints], check=True)
 
     # -- answers ---------------------------------------------------------------------------------------------
 
