@@ -32,6 +32,7 @@ from agents.algo_agents import epsilon_greedy_move
 from deduction_envs.core.rules import check_int
 from deduction_envs.envs import algo, clue, generalized_clue
 from deduction_envs.envs.algo import encode_view, observation_size
+from deduction_envs.envs.multiplayer_env import ObservationPieces
 from deduction_envs.games.algo import AlgoRules, AlgoState, Phase, PlayerView
 from deduction_envs.reasoning.algo_hands import AlgoHandPosterior, AlgoKnowledge, attack_probabilities
 
@@ -112,13 +113,11 @@ class AlgoTrainingObserver(algo.AlgoObserver):
         self.playouts = check_int("playouts", playouts, low=0, high=MAX_SAMPLES)
         self._recent: deque[tuple[PlayerView, np.ndarray]] = deque(maxlen=8)  # see _stop_entries
         super().__init__(rules, probabilities)
-
-    def piece_shapes(self, rules: AlgoRules) -> list[tuple[str, tuple[int, ...]]]:
-        return [
-            *super().piece_shapes(rules),
+        self.pieces = ObservationPieces([  # the game's pieces, then the entries asked for
+            *self.pieces.shapes.items(),
             *([("exposure", (EXPOSURE,))] if self.exposure else []),
             *([("playouts", (PLAYOUTS,))] if self.playouts else []),
-        ]
+        ])  # fmt: skip
 
     def encode(self, knowledge: AlgoKnowledge) -> np.ndarray:
         vector = super().encode(knowledge)

@@ -75,7 +75,7 @@ from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, ObservationPi
 from deduction_envs.games.algo import AlgoRules, Phase, PlayerView, format_card
 from deduction_envs.reasoning.algo_hands import AlgoHandPosterior, AlgoKnowledge
 
-__all__ = ["AlgoObserver", "encode_view", "env", "observation_pieces", "observation_size", "piece_shapes", "raw_env"]
+__all__ = ["AlgoObserver", "encode_view", "env", "observation_pieces", "observation_size", "raw_env"]
 
 
 def observation_size(rules: AlgoRules) -> int:
@@ -83,18 +83,13 @@ def observation_size(rules: AlgoRules) -> int:
     return rules.players * rules.max_hand * (3 + 3 * rules.numbers) + (2 + rules.numbers) + 3 + 1
 
 
-def piece_shapes(rules: AlgoRules) -> list[tuple[str, tuple[int, ...]]]:
-    """``(name, shape)`` of each piece of :func:`encode_view`'s vector: per seat in turn order from the
-    observer's and position, the card's 3 + 3 * numbers entries (present, white, face up, its number, numbers
-    ruled out, probabilities); the drawn card; the phase; the deck's share."""
-    n = rules.numbers
-    return [("hands", (rules.players, rules.max_hand, 3 + 3 * n)), ("drawn", (2 + n,)), ("phase", (3,)),
-            ("deck", (1,))]  # fmt: skip
-
-
 def observation_pieces(rules: AlgoRules) -> ObservationPieces:
-    """The named pieces of :func:`encode_view`'s vector (:func:`piece_shapes`)."""
-    return ObservationPieces(piece_shapes(rules))
+    """The named pieces of :func:`encode_view`'s vector: per seat in turn order from the observer's and
+    position, the card's 3 + 3 * numbers entries (present, white, face up, its number, numbers ruled out,
+    probabilities); the drawn card; the phase; the deck's share."""
+    n = rules.numbers
+    return ObservationPieces([("hands", (rules.players, rules.max_hand, 3 + 3 * n)), ("drawn", (2 + n,)),
+                              ("phase", (3,)), ("deck", (1,))])  # fmt: skip
 
 
 def encode_view(
@@ -147,11 +142,7 @@ class AlgoObserver(Observer):
 
     def __init__(self, rules: AlgoRules, probabilities: bool = True) -> None:
         super().__init__(rules, probabilities)
-        self.pieces = ObservationPieces(self.piece_shapes(rules))
-
-    def piece_shapes(self, rules: AlgoRules) -> list[tuple[str, tuple[int, ...]]]:
-        """The vector's pieces (:func:`piece_shapes`); a subclass that adds entries adds their pieces."""
-        return piece_shapes(rules)
+        self.pieces = observation_pieces(rules)
 
     def encode(self, knowledge: AlgoKnowledge) -> np.ndarray:
         posterior = knowledge.posterior if self.probabilities else None
