@@ -251,7 +251,7 @@ class ClueSession:
             correct = entry.get("correct")
             if not isinstance(correct, bool):
                 raise ValueError(f"an accusation is right or wrong (true or false), got {correct!r}")
-            knowledge.add_accusation(cards, correct)  # the rules' fact of it, with the accusation's own checks
+            self._apply_event(knowledge, ClueEvent("accuse", player, tuple(cards), correct=correct))
         elif kind == "suggestion":
             self._apply_suggestion(knowledge, player, cards, entry)
         else:
@@ -262,7 +262,8 @@ class ClueSession:
             hidden = self.deck[1]
             if len(set(cards)) != hidden:
                 raise ValueError(f"a guess names {hidden} cards")
-            knowledge.add_hand(player, [self.card(c) for c in entry.get("hand", [])])
+            hand = tuple(self.card(c) for c in entry.get("hand", []))
+            self._apply_event(knowledge, GCEvent("guess", player, cards=tuple(cards), hands=(hand,)))
             return
         target = self.player(entry["target"])
         answered, shown = entry.get("answered"), entry.get("shown")

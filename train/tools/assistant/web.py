@@ -106,7 +106,7 @@ def create_app(session: ClueSession) -> Any:
         if line.lower().startswith(("advice", "advise", "hint")):
             room = line.split(maxsplit=1)[1] if " " in line else ""
             return RedirectResponse("/?" + urlencode({"advice": 1, "room": room}), status_code=303)
-        return _take(lambda: session.enter(line) if line else _nothing())
+        return _take(lambda: session.enter(line))  # an empty line is refused by the session
 
     async def suggestion(request: Request) -> Response:
         form = await request.form()
@@ -167,10 +167,6 @@ def create_app(session: ClueSession) -> Any:
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     return Starlette(routes=routes)
-
-
-def _nothing() -> str:
-    raise ValueError("type an entry first ('help' lists them)")
 
 
 def lan_address() -> str | None:
