@@ -50,7 +50,7 @@ from agents import (
 )
 from deduction_envs.games.clue import ClueRules
 from train import arguments
-from train.experiments.runner import Experiment, Finished, Run, gather, run_experiment
+from train.experiments.runner import Experiment, Finished, Run, gather, named_agent, run_experiment
 from train.stats import chunks, format_p, interval
 
 #: The entropy agent's accusation rules and refuter model; the first is the default the others are compared with.
@@ -80,11 +80,7 @@ def make_agent(name: str, ismcts_seconds: float = 0.25) -> SeatAgent:
         "deduction-sheet": ClueDeductionSheet,
         "random": RandomSeatAgent,
     }
-    if name not in makers:
-        raise ValueError(f"no agent named {name!r}; the agents are {sorted(makers)}")
-    agent = makers[name]()
-    agent.name = name
-    return agent
+    return named_agent(makers, name)
 
 
 def cells(players: int) -> list[tuple[str, str]]:

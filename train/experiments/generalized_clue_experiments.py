@@ -62,7 +62,7 @@ from agents import GCExact, GCRandom, GCScoreboard, play_match
 from agents.generalized_clue_agents import GCAgent
 from deduction_envs.games.generalized_clue import GeneralizedClueRules
 from train import arguments
-from train.experiments.runner import Experiment, Finished, Run, gather, run_experiment
+from train.experiments.runner import Experiment, Finished, Run, gather, named_agent, run_experiment
 from train.stats import chunks, format_p, interval
 
 SETTINGS = {"3 x 4": (14, 2, 3), "5 x 5": (27, 2, 5), "8 x 5 (report)": (45, 5, 8)}
@@ -106,11 +106,7 @@ def make_agent(name: str) -> GCAgent:
         "scoreboard": GCScoreboard,
         "random": GCRandom,
     }
-    if name not in makers:
-        raise ValueError(f"no agent named {name!r}; the agents are {sorted(makers)}")
-    agent = makers[name]()
-    agent.name = name
-    return agent
+    return named_agent(makers, name)
 
 
 #: The table of scoreboards alone that ``--paired`` compares the head-to-head tables with.

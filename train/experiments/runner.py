@@ -34,7 +34,7 @@ from typing import Any, Generic, TypeVar
 from deduction_envs.core.executor import run_jobs
 from train import arguments
 
-__all__ = ["Experiment", "Finished", "Run", "results_folder", "run_experiment"]
+__all__ = ["Experiment", "Finished", "Run", "gather", "named_agent", "results_folder", "run_experiment"]
 
 S = TypeVar("S")  # an experiment's settings
 J = TypeVar("J", bound=Hashable)  # one of its jobs
@@ -173,3 +173,12 @@ def gather(parts: dict[tuple, list[Any]]) -> dict[tuple, list[Any]]:
     for job in sorted(parts):
         tables.setdefault(job[:-2], []).extend(parts[job])
     return tables
+
+
+def named_agent(makers: dict[str, Callable[[], Any]], name: str) -> Any:
+    """A fresh agent of a tournament by its name in ``makers``, named so in the tables."""
+    if name not in makers:
+        raise ValueError(f"no agent named {name!r}; the agents are {sorted(makers)}")
+    agent = makers[name]()
+    agent.name = name
+    return agent
