@@ -112,6 +112,31 @@ def test_advice_names_the_best_suggestion_and_when_to_accuse():
     assert "accuse now" in str(certain)
 
 
+def test_advice_names_your_own_cards_only_when_that_is_the_better_ask():
+    """A suggestion naming cards you hold asks about the others alone: advised only when strictly better."""
+    s = session()
+    s.suggestion("bill", ["plum", "rope", "study"], passed=["cy"], refuter="dee")
+    s.suggestion("ann", ["white", "pipe", "hall"], passed=["bill", "cy"], refuter="dee", shown="pipe")
+    mine = np.flatnonzero(s.sheet()[:, s.me] == 1)
+    scores = s.scores()
+    held = np.isin(scores.suggestions, mine).sum(axis=1)
+    for room in [None, "kitchen", "hall", "lounge"]:
+        advice = s.advice(room)
+        allowed = np.ones(len(held), bool) if room is None else scores.suggestions[:, 2] == s.card(room)
+        index = [tuple(s.card_names[c] for c in t) for t in scores.suggestions].index(advice.suggestion)
+        assert allowed[index] and advice.yours == tuple(c for c in advice.suggestion if s.card(c) in mine)
+        value = scores.expected_entropy[index]
+        assert value <= scores.expected_entropy[allowed].min() + 1e-9  # the best ask
+        fewer = allowed & (held < held[index])
+        assert not fewer.any() or scores.expected_entropy[fewer].min() > value + 1e-9  # strictly better
+    # Once the case file is proved every suggestion leaves nothing to learn: a tie, so none of Ann's cards.
+    s.suggestion("ann", ["peacock", "candle", "study"], passed=["bill", "cy", "dee"])
+    assert s.advice().certain and s.advice().yours == () and "You hold" not in str(s.advice())
+    # In the Kitchen (Ann's card), whatever is suggested names it, and the advice says so.
+    kitchen = s.advice("kitchen")
+    assert "Kitchen" in kitchen.yours and "You hold" in str(kitchen) and "alone" in str(kitchen)
+
+
 def test_bad_tables_are_refused():
     with pytest.raises(ValueError, match="3 to 6 players"):
         ClueSession(["a", "b"], 0, HAND)

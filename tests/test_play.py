@@ -95,10 +95,12 @@ def test_algo_options_are_checked(monkeypatch, capsys):
 
 
 def test_clue_in_the_terminal_suggest_show_hint_and_bad_input(monkeypatch, capsys):
-    lines = ["hint", "suggest scar, pipe, dining", "show knife", "accuse room", "end", "plum", "sheet", "quit"]
+    lines = ["hint", "suggest scar, pipe", "suggest scar, pipe, dining", "show knife", "accuse room", "end", "plum"]
+    lines += ["sheet", "quit"]
     out = run(monkeypatch, capsys, ["clue", "--players", "3", "--seed", "1", "--opponent", "random"], lines)
     assert "Your hand: Miss Scarlet, Colonel Mustard, Mrs. White, Professor Plum, Billiard Room, Lounge" in out
     assert "Entropy left: 6.39 bits. Most likely case files:" in out
+    assert "one per category, got 2: Miss Scarlet, Lead Pipe" in out  # cards by name, not by id
     assert "You suggest Miss Scarlet, Lead Pipe, Dining Room. P1 refutes." in out
     assert "P1 shows Lead Pipe to you." in out  # seen by you, and only by you
     assert "Not legal now: accuse or end your turn." in out  # showing is not a move of the mover

@@ -282,7 +282,12 @@ class ClueRules:
     def triple_index(self, cards: Sequence[int]) -> int:
         """The index (0 .. 323) of one card of each category, given as card ids in category order."""
         if len(cards) != len(self.categories):
-            raise ValueError(f"a suggestion names {len(self.categories)} cards, one per category, got {cards!r}")
+            known = range(self.cards)
+            named = [self.card_names[c] if isinstance(c, int | np.integer) and c in known else c for c in cards]
+            raise ValueError(
+                f"a suggestion names {len(self.categories)} cards, one per category, got {len(named)}: "
+                + ", ".join(map(str, named))
+            )
         index = 0
         for j, (card, start, size) in enumerate(zip(cards, self.category_starts, self.category_sizes, strict=True)):
             card = check_int(f"cards[{j}]", card, low=0, high=self.cards - 1)

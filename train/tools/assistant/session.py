@@ -56,6 +56,7 @@ class Advice:
     probability: float  # that it is right
     certain: bool  # proved (counting or propagation)
     target: str | None = None  # Generalized Clue: whom to ask
+    yours: tuple[str, ...] = ()  # the suggested cards you hold (it asks about the others)
 
     def __str__(self) -> str:
         how = "exact" if self.exact else "estimated from sampled deals"
@@ -65,10 +66,14 @@ class Advice:
         move = f"suggest {', '.join(self.suggestion)}"
         if self.target is not None:
             move = f"ask {self.target} about {', '.join(self.suggestion)}"
-        return (
+        text = (
             f"{move} (expected gain {self.expected_gain:.2f} bits, {how}); "
             f"likeliest case file {', '.join(self.accusation)}: {verdict}"
         )
+        if self.yours:
+            others = [card for card in self.suggestion if card not in self.yours]
+            text += f". You hold {', '.join(self.yours)}: the suggestion asks about {', '.join(others)} alone"
+        return text
 
 
 class ClueSession:
@@ -489,7 +494,13 @@ class ClueSession:
             if room_id < 12:
                 raise ValueError(f"{self.card_names[room_id]} is not a room")
             allowed = scores.suggestions[:, 2] == room_id
-        best = scores.best(allowed)
+        if allowed is None:
+            allowed = np.ones(len(scores.suggestions), dtype=bool)
+        # Naming cards you hold narrows the ask to the others: among equally good suggestions, the fewest.
+        mine = np.flatnonzero(self.sheet()[:, self.me] == 1)
+        held = np.isin(scores.suggestions, mine).sum(axis=1)
+        level = allowed & (scores.expected_entropy <= scores.expected_entropy[scores.best(allowed)] + 1e-9)
+        best = int(np.flatnonzero(level & (held == held[level].min()))[0])
         solution = self.solution()
         likeliest = int(np.argmax(solution.case_file_probabilities))
         case = np.flatnonzero(self.sheet()[:, len(self.players)] == 1)
@@ -500,6 +511,7 @@ class ClueSession:
             accusation=tuple(self.card_names[c] for c in solution.case_files[likeliest]),
             probability=float(solution.case_file_probabilities[likeliest]),
             certain=case.size == 3,
+            yours=tuple(self.card_names[c] for c in scores.suggestions[best] if c in mine),
         )
 
     def _generalized_advice(self) -> Advice:
