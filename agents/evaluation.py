@@ -23,7 +23,7 @@ from deduction_envs import registry  # importing the package registers the envs
 from deduction_envs.core.executor import run_jobs
 from deduction_envs.core.rules import check_int
 
-__all__ = ["EvaluationResult", "evaluate"]
+__all__ = ["EvaluationResult", "episode_plan", "evaluate", "play_episodes"]
 
 _Z95 = statistics.NormalDist().inv_cdf(0.975)
 
@@ -107,10 +107,24 @@ class EvaluationResult:
         )
 
 
-def _play_episodes(
+def episode_plan(count: int, secrets: Literal["all", "sample"], seed: int) -> list[tuple[dict[str, Any], int]]:
+    """The episodes of an evaluation: ``(reset arguments, agent seed)`` each, fixed by ``seed``.
+
+    ``secrets="all"``: secret ``i`` for episode ``i`` (``count`` is the number of secrets); ``"sample"``: the env
+    draws each episode's secret from its own seed. Any slice of the plan plays the same episodes whoever runs it.
+    """
+    env_seeds, agent_seeds = np.random.SeedSequence(seed).generate_state(2 * count, dtype=np.uint32).reshape(2, count)
+    return [
+        ({"options": {"secret": i}} if secrets == "all" else {"seed": int(env_seeds[i])}, int(agent_seeds[i]))
+        for i in range(count)
+    ]
+
+
+def play_episodes(
     agent: Agent, env_id: str, env_kwargs: dict[str, Any], episodes: Sequence[tuple[dict[str, Any], int]]
 ) -> tuple[list[int], list[bool], list[float]]:
-    """Play each episode (reset arguments, agent seed); the one evaluation loop."""
+    """Play each episode (reset arguments, agent seed): its steps, whether it was solved, and every decision's
+    seconds. The one evaluation loop."""
     env = gym.make(env_id, **env_kwargs)
     rules = env.unwrapped.rules
     steps, solved, times = [], [], []
@@ -135,7 +149,7 @@ def _play_episodes(
 
 def _play_part(part: tuple[int, int], agent: Agent, env_id: str, env_kwargs: dict[str, Any], plan: tuple) -> tuple:
     """The episodes ``plan[start:stop]``: one job of :func:`evaluate`."""
-    return _play_episodes(agent, env_id, env_kwargs, plan[part[0] : part[1]])
+    return play_episodes(agent, env_id, env_kwargs, plan[part[0] : part[1]])
 
 
 def evaluate(
@@ -181,11 +195,7 @@ def evaluate(
     else:
         count = check_int("episodes", episodes, low=1)
 
-    env_seeds, agent_seeds = np.random.SeedSequence(seed).generate_state(2 * count, dtype=np.uint32).reshape(2, count)
-    plan = [
-        ({"options": {"secret": i}} if secrets == "all" else {"seed": int(env_seeds[i])}, int(agent_seeds[i]))
-        for i in range(count)
-    ]
+    plan = episode_plan(count, secrets, seed)
     chunk = max(1, min(64, count // (8 * workers)))
     parts = [(start, min(start + chunk, count)) for start in range(0, count, chunk)]
     name = getattr(agent, "name", type(agent).__name__)

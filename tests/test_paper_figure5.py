@@ -52,3 +52,19 @@ def test_every_size_is_a_valid_game_and_sizes_grow():
     for game, (_, _, sizes) in paper_figure5.SIZES.items():
         counts = [paper_figure5.make_rules(game, **kwargs).num_secrets for _, kwargs in sizes]
         assert len(counts) == 3 and counts == sorted(counts) and len(set(counts)) == 3, game
+
+
+def test_a_cell_split_into_parts_plays_the_trials_evaluate_plays():
+    """Parts of PART_TRIALS trials (jobs of any worker, in any order) give the trials of one evaluate() call."""
+    from agents import evaluate
+
+    settings = paper_figure5.Settings(("LowMiddleHigh",), 120, 0.005, 7, False)
+    cell = paper_figure5.Cell("LowMiddleHigh", "81", "random")
+    parts = [part for part in paper_figure5.jobs(settings) if part.cell == cell]
+    assert [(p.start, p.stop) for p in parts] == [(0, 50), (50, 100), (100, 120)]
+    played = [paper_figure5.run_part(part, settings) for part in reversed(parts)][::-1]
+    env_kwargs = {"n": 81, "max_steps": 81}
+    whole = evaluate(paper_figure5.make_agent("random", 0.005), "LowMiddleHigh-v0", env_kwargs,
+                     secrets="sample", episodes=120, seed=7, progress=False)  # fmt: skip
+    assert [s for part in played for s in part[0]] == whole.steps.tolist()
+    assert paper_figure5.cell_result(cell, played).mean_steps == whole.mean_steps

@@ -27,7 +27,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from agents import ISES, ISMCTS, Agent, RandomAgent, evaluate
+import numpy as np
+
+from agents import ISES, ISMCTS, Agent, RandomAgent
+from agents.evaluation import EvaluationResult, episode_plan, play_episodes
 from deduction_envs.games import make_rules
 from deduction_envs.games.wordle import load_words
 from train import arguments
@@ -126,6 +129,20 @@ class Settings:
 
 
 @dataclass(frozen=True)
+class Part:
+    """Trials ``start`` to ``stop`` of one cell: one job (a cell is split so that no job runs for long, a killed
+    run loses little, and many workers share a slow cell)."""
+
+    cell: Cell
+    start: int
+    stop: int
+
+
+#: Trials per job.
+PART_TRIALS = 50
+
+
+@dataclass(frozen=True)
 class CellResult:
     cell: Cell
     trials: int
@@ -138,32 +155,42 @@ class CellResult:
     seconds: float
 
 
-def run_cell(cell: Cell, settings: Settings) -> CellResult:
-    """Play ``trials`` sampled secrets of one cell; the same secrets for every agent of a game and size."""
-    trials, time_limit, seed = settings.trials, settings.time_limit, settings.seed
+def run_part(part: Part, settings: Settings) -> tuple[list[int], list[bool], list[float], float]:
+    """Play trials ``part.start`` to ``part.stop`` of a cell's sampled secrets (the same secrets for every agent
+    of a game and size): each trial's steps and whether it was solved, every decision's seconds, the part's
+    seconds."""
+    cell = part.cell
+    env_id, _, sizes = SIZES[cell.game]
+    env_kwargs = {**dict(sizes)[cell.size], "max_steps": max_steps_for(cell.game, dict(sizes)[cell.size])}
+    plan = episode_plan(settings.trials, "sample", settings.seed)[part.start : part.stop]
+    start = time.perf_counter()
+    steps, solved, times = play_episodes(make_agent(cell.agent, settings.time_limit), env_id, env_kwargs, plan)
+    return steps, solved, times, time.perf_counter() - start
+
+
+def cell_result(cell: Cell, parts: list[tuple[list[int], list[bool], list[float], float]]) -> CellResult:
+    """A cell's figures from its parts, in trial order."""
     env_id, _, sizes = SIZES[cell.game]
     env_kwargs = dict(sizes)[cell.size]
-    max_steps = max_steps_for(cell.game, env_kwargs)
-    start = time.perf_counter()
-    result = evaluate(
-        make_agent(cell.agent, time_limit),
-        env_id,
-        {**env_kwargs, "max_steps": max_steps},
-        secrets="sample",
-        episodes=trials,
-        seed=seed,
-        progress=False,
+    result = EvaluationResult(
+        agent=cell.agent,
+        env_id=env_id,
+        env_kwargs=env_kwargs,
+        steps=np.array([s for part in parts for s in part[0]]),
+        solved=np.array([s for part in parts for s in part[1]]),
+        decision_times=np.array([t for part in parts for t in part[2]]),
+        exact=False,
     )
     return CellResult(
         cell=cell,
-        trials=trials,
-        max_steps=max_steps,
+        trials=result.episodes,
+        max_steps=max_steps_for(cell.game, env_kwargs),
         mean_steps=result.mean_steps,
         ci95=result.ci95,
         worst=result.worst,
         solve_rate=result.solve_rate,
         mean_decision_ms=1e3 * result.mean_decision_time,
-        seconds=time.perf_counter() - start,
+        seconds=sum(part[3] for part in parts),
     )
 
 
@@ -177,9 +204,13 @@ def cells(settings: Settings) -> list[Cell]:
     ]
 
 
-def jobs(settings: Settings) -> list[Cell]:
-    """The cells, largest sizes and searching agents first, so that the slowest cells do not start last."""
-    return sorted(cells(settings), key=lambda c: (-[s for s, _ in SIZES[c.game][2]].index(c.size), c.agent == "random"))
+def jobs(settings: Settings) -> list[Part]:
+    """The cells' parts, largest sizes and searching agents first, so that the slowest parts do not start last."""
+    order = sorted(
+        cells(settings), key=lambda c: (-[s for s, _ in SIZES[c.game][2]].index(c.size), c.agent == "random")
+    )
+    bounds = [(start, min(start + PART_TRIALS, settings.trials)) for start in range(0, settings.trials, PART_TRIALS)]
+    return [Part(cell, start, stop) for cell in order for start, stop in bounds]
 
 
 def write_table(results: list[CellResult], path: Path, command: str, time_limit: float) -> None:
@@ -271,14 +302,17 @@ def settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Setti
 
 def write(settings: Settings, results: dict[Cell, CellResult], run: Run) -> str:
     """``paper_figure5.md``, ``.csv`` and ``.png``."""
-    ordered = [results[cell] for cell in cells(settings)]
+    by_cell: dict[Cell, list] = {}
+    for part in sorted(results, key=lambda part: part.start):
+        by_cell.setdefault(part.cell, []).append(results[part])
+    ordered = [cell_result(cell, by_cell[cell]) for cell in cells(settings)]
     write_table(ordered, run.output / "paper_figure5.md", run.command, settings.time_limit)
     write_csv(ordered, run.output / "paper_figure5.csv")
     plot(ordered, run.output / "paper_figure5.png")
     return (run.output / "paper_figure5.md").read_text() + f"wrote {run.output / 'paper_figure5.md'}, .csv and .png"
 
 
-EXPERIMENT = Experiment("paper_figure5", __doc__, options, settings, jobs, run_cell, write, workers=1, job_name="cells")
+EXPERIMENT = Experiment("paper_figure5", __doc__, options, settings, jobs, run_part, write, workers=1, job_name="parts")
 
 
 def main(argv: list[str] | None = None) -> Finished:
