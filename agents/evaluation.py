@@ -20,7 +20,7 @@ import numpy as np
 
 from agents.base import Agent
 from deduction_envs import registry  # importing the package registers the envs
-from deduction_envs.core.executor import run_jobs
+from deduction_envs.core.executor import Executor, as_executor, run_jobs
 from deduction_envs.core.rules import check_int
 
 __all__ = ["EvaluationResult", "episode_plan", "evaluate", "play_episodes"]
@@ -160,7 +160,7 @@ def evaluate(
     episodes: int | None = None,
     secrets: Literal["all", "sample"] = "all",
     seed: int = 0,
-    workers: int = 1,
+    workers: int | Executor = 1,
     progress: bool | None = None,
 ) -> EvaluationResult:
     """Measure ``agent`` on ``env_id``.
@@ -175,13 +175,13 @@ def evaluate(
             figures); ``"sample"`` lets the env draw ``episodes`` secrets.
         seed: fixes the sampled secrets and the agent's randomness; results
             do not depend on ``workers``.
-        workers: processes to use; the agent is pickled to each.
+        workers: local processes to use, or an executor (a Ray cluster); the agent is pickled to each.
         progress: show a progress bar (None: only on a terminal).
     """
     env_kwargs = dict(env_kwargs or {})
     if secrets not in ("all", "sample"):
         raise ValueError(f"secrets must be 'all' or 'sample', got {secrets!r}")
-    check_int("workers", workers, low=1)
+    workers = as_executor(workers)
     if env_id not in gym.registry:
         ids = ", ".join(game.env_id for game in registry.games(multiplayer=False))
         raise ValueError(f"unknown env id {env_id!r}; deduction envs: {ids}")
@@ -196,7 +196,7 @@ def evaluate(
         count = check_int("episodes", episodes, low=1)
 
     plan = episode_plan(count, secrets, seed)
-    chunk = max(1, min(64, count // (8 * workers)))
+    chunk = max(1, min(64, count // (8 * workers.workers)))
     parts = [(start, min(start + chunk, count)) for start in range(0, count, chunk)]
     name = getattr(agent, "name", type(agent).__name__)
     done = run_jobs(_play_part, parts, workers, f"{name} on {env_id}", agent, env_id, env_kwargs, tuple(plan),

@@ -126,3 +126,33 @@ def test_a_quick_run_writes_its_outputs_with_the_command_that_wrote_them(name, o
         assert (tmp_path / output).stat().st_size > 500
     assert f"python -m train.experiments.{name} --quick --output {tmp_path} --no-progress" in (
         tmp_path / outputs[0]).read_text()  # fmt: skip
+
+
+def test_a_run_killed_with_sigkill_resumes_to_the_table_of_an_uninterrupted_run(tmp_path):
+    """The driver killed outright (no handler runs) mid-way: the same command with --resume ends as a run that
+    was never interrupted, from the jobs the first kept."""
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from train.experiments import algo_experiments
+
+    argv = ["--games", "2", "--duel-games", "1", "--ismcts-games", "1", "--search-games", "1", "--chunk", "1"]
+    root = Path(__file__).resolve().parent.parent
+    killed = tmp_path / "killed"
+    command = [sys.executable, "-m", "train.experiments.algo_experiments", *argv, "--output", str(killed)]
+    driver = subprocess.Popen([*command, "--no-progress"], cwd=root, stdout=subprocess.DEVNULL)
+    store = killed / ".jobs" / "algo_experiments"
+    deadline = time.monotonic() + 120
+    while len(list(store.glob("*.pickle"))) < 3 and driver.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    driver.kill()
+    driver.wait()
+    kept = len(list(store.glob("*.pickle")))
+    assert kept >= 3 and not (killed / "algo.md").exists(), "the run should have been killed part way"
+
+    algo_experiments.main([*argv, "--output", str(killed), "--resume", "--no-progress"])
+    algo_experiments.main([*argv, "--output", str(tmp_path / "whole"), "--no-progress"])
+    tables = [(folder / "algo.md").read_text().split("\n", 3)[3] for folder in (killed, tmp_path / "whole")]
+    assert tables[0] == tables[1]

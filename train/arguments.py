@@ -15,9 +15,12 @@ import math
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 __all__ = [
+    "add_executor_options",
     "count",
+    "executor",
     "existing_file",
     "file_to_write",
     "model_zip",
@@ -27,6 +30,7 @@ __all__ = [
     "port",
     "seconds",
     "seed",
+    "seeds",
 ]
 
 
@@ -154,3 +158,49 @@ existing_file = _named(existing_file, "existing_file")
 file_to_write = _named(file_to_write, "file_to_write")
 model_zip = _named(model_zip, "model_zip")
 output_folder = _named(output_folder, "output_folder")
+
+
+def seeds(text: str) -> list[int]:
+    """Distinct seeds, comma-separated: ``0,1,2``."""
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    values = [seed(part) for part in parts]
+    if not values or len(set(values)) != len(values):
+        raise argparse.ArgumentTypeError(f"give distinct seeds separated by commas, such as 0,1,2; got {text!r}")
+    return values
+
+
+_named(seeds, "seeds")
+
+
+def add_executor_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup, workers: int = 1) -> None:
+    """``--workers``, ``--executor local|ray`` and ``--ray-address``: where a command's many jobs run."""
+    from deduction_envs.core.executor import EXECUTORS
+
+    parser.add_argument(
+        "--workers",
+        type=count(1),
+        default=workers,
+        help=f"worker processes of the local executor, or CPUs of a Ray started here (default {workers})",
+    )
+    parser.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="local",
+        help="local: a process pool on this machine (default); ray: a Ray cluster (pip install deduction-envs[ray])",
+    )
+    parser.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="HOST:PORT",
+        help="the Ray cluster to join (default: RAY_ADDRESS if set, else a Ray started on this machine)",
+    )
+
+
+def executor(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Any:
+    """The executor of :func:`add_executor_options`' options (a bad combination is a parser error)."""
+    from deduction_envs.core.executor import make_executor
+
+    try:
+        return make_executor(args.executor, args.workers, args.ray_address)
+    except (ValueError, ImportError) as error:
+        parser.error(str(error))

@@ -6,6 +6,7 @@
     python -m train --resume runs/Mastermind-v0/model.zip --timesteps 50000
     python -m train --env LowMiddleHigh-v0 --policy features --imitate ises --timesteps 0   # ISES's play, fitted
     python -m train --env clue_v0 --size players=4 --opponents deduction_sheet,random   # one seat of a multiplayer env
+    python -m train --seeds 0,1,2 --workers 2                  # three seeds, two at a time; seeds.md aggregates them
 
 Ctrl-C (or SIGTERM) stops training and saves what was trained.
 
@@ -123,6 +124,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--eval-time-limit", type=arguments.seconds, default=None, help="SO-ISMCTS seconds a decision (0.1)"
     )
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="hide the progress bar")
+    several = parser.add_argument_group(
+        "several seeds, and where many jobs run (the seeds, --eval-workers' games, --imitate-workers' games)"
+    )
+    several.add_argument(
+        "--seeds",
+        type=arguments.seeds,
+        default=None,
+        metavar="S,S,...",
+        help="one run per seed into OUTPUT/seed-S/, then seeds.md (each seed, mean and IQM with 95%% bootstrap "
+        "intervals) and seeds.png; --workers runs at a time",
+    )
+    arguments.add_executor_options(several)
     seats = parser.add_argument_group("multiplayer envs (algo_v0, clue_v0, generalized_clue_v0)")
     seats.add_argument(
         "--opponents",
@@ -211,6 +224,11 @@ def parse_args(argv: list[str] | None = None) -> RunConfig:
     # The ranges of single options are checked while parsing (train.arguments); what is left depends on several.
     if args.timesteps < 1 and args.imitate is None:  # --imitate alone: a policy that only imitates
         parser.error(f"--timesteps must be at least 1 (0 only with --imitate), got {args.timesteps}")
+    if args.seeds is not None and args.resume is not None:
+        parser.error("--seeds starts new runs: it cannot be given with --resume")
+    if args.seeds is None and args.workers != 1:
+        parser.error("--workers is the number of seeds trained at a time: it goes with --seeds")
+    arguments.executor(args, parser)  # a bad combination is refused now
     if args.resume is not None and args.config is not None:
         # SB3 loads a saved model with its own hyperparameters: a config given here would be silently ignored.
         parser.error("--config is for a new run: a resumed one keeps the hyperparameters it was saved with")
@@ -358,8 +376,15 @@ def _continue_run(args: argparse.Namespace, sizes: dict[str, int], parser: argpa
 
 
 def main(argv: list[str] | None = None) -> list[EvaluationResult]:
-    """``python -m train``; returns the comparison (the trained policy first)."""
-    return run(parse_args(argv)).results
+    """``python -m train``; returns the comparison (the trained policy first), or with ``--seeds`` the first
+    seed's."""
+    config = parse_args(argv)
+    if config.seeds is not None:
+        from train.seeds import run_seeds
+
+        result = run_seeds(config, config.seeds, config.executor_for(config.workers))
+        return result.runs[result.seeds[0]].results
+    return run(config).results
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from agents import ISES, ISMCTS, Agent, EvaluationResult, RandomAgent, SB3Policy, evaluate
+from deduction_envs.core.executor import Executor
 from deduction_envs.core.rules import DeductionRules
 from deduction_envs.envs import env_rules
 
@@ -30,13 +31,15 @@ def compare(
     action_mask: str = "all",
     references: bool = True,
     progress: bool | None = None,
+    workers: int | Executor = 1,
 ) -> list[EvaluationResult]:
     """The trained policy (a model or an SB3Policy) and the :func:`reference_agents` on the same secrets.
 
     ``env_kwargs`` are the env's sizes (the reference agents play with the
     env's default options); ``action_mask`` is the mask a model was trained
     with (an SB3Policy brings its own). Without ``references``, the policy
-    alone. ``progress``: a bar per agent (None: on a terminal only).
+    alone. ``progress``: a bar per agent (None: on a terminal only). ``workers``: local processes or an
+    executor (a Ray cluster) for the episodes.
     """
     rules = env_rules(env_id, **env_kwargs)
     agents: list[Agent] = (
@@ -52,7 +55,7 @@ def compare(
         plan = {"secrets": "sample", "episodes": eval_secrets, "seed": seed}
     episodes = rules.num_secrets if plan["secrets"] == "all" else eval_secrets
     print(f"comparing {', '.join(a.name for a in agents)} on {episodes} secrets of {env_id}", flush=True)
-    return [evaluate(agent, env_id, env_kwargs, progress=progress, **plan) for agent in agents]
+    return [evaluate(agent, env_id, env_kwargs, progress=progress, workers=workers, **plan) for agent in agents]
 
 
 def write_comparison(results: list[EvaluationResult], path: Path, title: str) -> str:

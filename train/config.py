@@ -85,6 +85,11 @@ class RunConfig:
     eval_opponents: list[str] | None = None
     eval_games: int = 400
     eval_workers: int = 1
+    # Where many jobs run (the evaluation's games, the demonstrations, the seeds): train.arguments.
+    executor: str = "local"
+    ray_address: str | None = None
+    seeds: list[int] | None = None  #: one run per seed (train.seeds), ``workers`` at a time
+    workers: int = 1
     # Imitation before reinforcement learning (train.imitation).
     imitate: str | None = None
     imitate_games: int = 500
@@ -99,6 +104,12 @@ class RunConfig:
         self.sizes = dict(self.sizes)
         self.config = Path(self.config)
         self.output = Path("runs") / self.env if self.output is None else Path(self.output)
+
+    def executor_for(self, workers: int) -> Any:
+        """The run's executor (``executor``, ``ray_address``) with ``workers`` local processes."""
+        from deduction_envs.core.executor import make_executor
+
+        return make_executor(self.executor, workers, self.ray_address)
 
     @property
     def env_options(self) -> dict[str, Any]:

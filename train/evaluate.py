@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from agents import EvaluationResult, SB3Policy
 from agents.sb3_policy import ALGORITHMS, SB3SeatPolicy
@@ -77,14 +77,15 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
     seats.add_argument(
         "--games", type=arguments.count(1), default=None, help="games against each opponent (default 400)"
     )
-    seats.add_argument("--workers", type=arguments.count(1), default=None, help="processes (default 1)")
+    arguments.add_executor_options(parser.add_argument_group("where the games run"))
     args = parser.parse_args(argv)
+    workers = arguments.executor(args, parser)
     if is_multiplayer(args.env):
         if args.action_mask != "all" or args.eval_secrets is not None or args.eval_time_limit is not None:
             parser.error("--action-mask, --eval-secrets and --eval-time-limit are for the single-player games")
-        args.games, args.workers = args.games or 400, args.workers or 1
-        return _evaluate_seat(args, parser)
-    for option, value in (("--opponents", args.opponents), ("--games", args.games), ("--workers", args.workers)):
+        args.games = args.games or 400
+        return _evaluate_seat(args, parser, workers)
+    for option, value in (("--opponents", args.opponents), ("--games", args.games)):
         if value is not None:
             parser.error(f"{option} is for the multiplayer envs ({', '.join(multiplayer_envs())})")
     args.eval_secrets, args.eval_time_limit = args.eval_secrets or 2000, args.eval_time_limit or 0.1
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
     try:
         env_rules(args.env, **sizes)
         policy = SB3Policy.load(args.model, args.algo, action_mask=args.action_mask)
-        results = compare(policy, args.env, sizes, args.eval_secrets, args.eval_time_limit, args.seed)
+        results = compare(policy, args.env, sizes, args.eval_secrets, args.eval_time_limit, args.seed, workers=workers)
     except (TypeError, ValueError, FileNotFoundError) as error:
         refuse(parser, args.model, error)
     title = f"{args.model} on {args.env} {sizes or ''}".strip()
@@ -116,14 +117,14 @@ def output_file(args: argparse.Namespace) -> Path:
     return output / f"evaluation-seed{args.seed}.md"
 
 
-def _evaluate_seat(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[SeatEvaluation]:
+def _evaluate_seat(args: argparse.Namespace, parser: argparse.ArgumentParser, workers: Any) -> list[SeatEvaluation]:
     sizes = {**default_sizes(args.env), **dict(args.size)}
     opponents = args.opponents or list(registry.game(args.env).evaluation)
     try:
         check_opponents(args.env, opponents)
         SB3SeatPolicy.load(args.model, raw_env(args.env, **sizes), args.algo)  # a mismatch is refused before playing
         results = evaluate_seat_policy(
-            args.model, args.env, sizes, opponents, args.games, args.seed, args.algo, args.workers
+            args.model, args.env, sizes, opponents, args.games, args.seed, args.algo, workers
         )
     except (TypeError, ValueError, FileNotFoundError) as error:
         refuse(parser, args.model, error)

@@ -36,7 +36,7 @@ import numpy as np
 
 from agents import ISES, Agent
 from agents.roster import seat_agent
-from deduction_envs.core.executor import run_jobs
+from deduction_envs.core.executor import Executor, as_executor, run_jobs
 from deduction_envs.core.rules import check_int
 from deduction_envs.envs.single_seat import SingleSeatEnv
 
@@ -264,9 +264,9 @@ def demonstrations(
     games: int,
     seed: int = 0,
     gamma: float = 0.99,
-    workers: int = 1,
+    workers: int | Executor = 1,
 ) -> Demonstrations:
-    """``games`` games of the reference agent ``expert``, over ``workers`` processes.
+    """``games`` games of the reference agent ``expert``, over ``workers`` (local processes or an executor).
 
     In a multiplayer ``env`` it plays the learner's seat (drawn each game)
     against ``opponents`` (names, drawn per seat each game as in training);
@@ -283,8 +283,8 @@ def demonstrations(
     elif opponents:
         raise ValueError(f"{env} is a single-player game: it has no opponents, got {opponents}")
     check_int("games", games, low=1)
-    check_int("workers", workers, low=1)
-    size = max(1, -(-games // (8 * workers)))
+    workers = as_executor(workers)
+    size = max(1, -(-games // (8 * workers.workers)))
     jobs = [(start, min(size, games - start)) for start in range(0, games, size)]
     if multiplayer:
         desc = f"{expert}'s games in the learner's seat"
@@ -456,7 +456,7 @@ def imitate(args: RunConfig, model: Any) -> dict[str, Any]:
             args.imitate_games,
             args.seed,
             model.gamma,
-            args.imitate_workers,
+            args.executor_for(args.imitate_workers),
         )
         demos.save(Path(args.output, "demonstrations.npz"))
     report = fit(

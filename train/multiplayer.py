@@ -36,6 +36,7 @@ from agents.multiplayer import SeatAgent, play_match
 from agents.roster import agent_names, seat_agent
 from agents.sb3_policy import SB3SeatPolicy
 from deduction_envs import registry
+from deduction_envs.core.executor import Executor, as_executor, run_jobs
 from deduction_envs.core.multiplayer import ranks_from_rewards
 from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv
 from deduction_envs.envs.single_seat import SingleSeatEnv
@@ -279,23 +280,23 @@ def evaluate_seat_policy(
     games: int,
     seed: int = 0,
     algo: str = "maskable_ppo",
-    workers: int = 1,
+    workers: int | Executor = 1,
 ) -> list[SeatEvaluation]:
     """The saved model at ``model`` against each of ``opponents`` (reference-agent names of ``env``).
 
     Each match is ``games`` games (rounded up to a multiple of the players so
     that every seat is played equally), game ``g`` seeded ``(seed, g)``, the
-    same games for every model; ``workers`` processes share them.
+    same games for every model; ``workers`` (local processes or an executor) share them.
     """
     from scipy.stats import binomtest, t, ttest_1samp
 
-    from deduction_envs.core.executor import run_jobs
     from train.stats import chunks, interval
 
     players = raw_env(env, **env_kwargs).rules.players
     check_opponents(env, opponents)
     games = -(-games // players) * players
-    size = max(players, -(-games // (4 * workers)) // players * players) if workers > 1 else games
+    workers = as_executor(workers)
+    size = max(players, -(-games // (4 * workers.workers)) // players * players) if workers.workers > 1 else games
     jobs = [(name, start, n) for name in opponents for start, n in chunks(games, size)]
     parts = run_jobs(_play_part, jobs, workers, "evaluating", env, env_kwargs, str(model), algo, seed)
     results = []

@@ -334,7 +334,7 @@ def _run_seat(args: RunConfig, model: Any, seconds: float) -> TrainingRun:
         args.eval_games,
         args.seed,
         args.algo,
-        args.eval_workers,
+        args.executor_for(args.eval_workers),
     )
     title = f"{label}, {model.num_timesteps} timesteps"
     print(write_seat_evaluation(results, args.output / "comparison.md", title))

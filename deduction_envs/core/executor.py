@@ -8,6 +8,10 @@ table is the same whoever runs the jobs and in whatever order they finish. An :c
 kept there as it arrives, and a later call with the same function, jobs and arguments takes the kept results
 instead of running those jobs again: a killed run resumes where it stopped.
 
+:class:`RayExecutor` runs each job as a Ray task on a cluster (``pip install "deduction-envs[ray]"``): a worker
+that dies costs a retry of its jobs, not the run. Nothing imports Ray unless a :class:`RayExecutor` runs.
+:func:`make_executor` builds either from a command line's ``--executor``, ``--workers`` and ``--ray-address``.
+
     from deduction_envs.core.executor import run_jobs
 
     squares = run_jobs(pow, [1, 2, 3], 2, "squares", 2)   # {1: 1, 2: 4, 3: 9}, over two processes
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
+import os
 import pickle
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -25,16 +30,29 @@ from typing import Any, Protocol, TypeVar
 
 from deduction_envs.core.rules import check_int
 
-__all__ = ["Executor", "LocalExecutor", "run_jobs"]
+__all__ = ["EXECUTORS", "Executor", "LocalExecutor", "RayExecutor", "as_executor", "make_executor", "run_jobs"]
 
 J = TypeVar("J", bound=Hashable)
 R = TypeVar("R")
 
 
 class Executor(Protocol):
-    """Runs ``function(job, *args)`` for every job and yields ``(job, result)`` as each finishes."""
+    """Runs ``function(job, *args)`` for every job and yields ``(job, result)`` as each finishes.
+
+    ``workers``: how many jobs run at once (callers split their work into a few jobs per worker).
+    """
+
+    @property
+    def workers(self) -> int: ...
 
     def run(self, function: Callable[..., Any], jobs: Sequence[Any], args: tuple) -> Iterator[tuple[Any, Any]]: ...
+
+
+def _one_thread() -> None:
+    """A worker process computes with one thread (torch and BLAS read these when first imported): as many
+    workers as cores, not workers times cores threads fighting over them. Ray does the same for its tasks."""
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
 
 
 class LocalExecutor:
@@ -49,10 +67,105 @@ class LocalExecutor:
             for job in jobs:
                 yield job, function(job, *args)
             return
-        with ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(self.workers, mp_context=context, initializer=_one_thread) as pool:
             futures = {pool.submit(function, job, *args): job for job in jobs}
             for future in as_completed(futures):
                 yield futures[future], future.result()
+
+
+def _call(function: Callable[..., Any], job: Any, args: tuple) -> Any:
+    """One job, as a Ray task runs it."""
+    return function(job, *args)
+
+
+class RayExecutor:
+    """A Ray cluster: every job a Ray task of one CPU, retried on another worker if its worker dies.
+
+    Args:
+        address: the cluster to join (``"HOST:PORT"`` of its head, or ``"auto"``); None: the ``RAY_ADDRESS``
+            environment variable if set, else a Ray started for this process on this machine, bound to the
+            loopback address, with ``workers`` CPUs.
+        workers: CPUs of a Ray started here (ignored when joining a cluster, whose CPUs are its own).
+        retries: how many times a job whose worker died is run again before the run fails.
+
+    If Ray is already initialised in this process (``ray.init`` by the caller), the executor uses it as it is.
+    Workers must be able to import this package and the job's function: on a cluster, install the project on
+    every node (the same version).
+    """
+
+    def __init__(self, address: str | None = None, workers: int = 2, retries: int = 3) -> None:
+        if address is not None and (not isinstance(address, str) or not address.strip()):
+            raise ValueError(f"address must be a cluster address such as 'HOST:6379' or 'auto', got {address!r}")
+        self.address = address
+        self._workers = check_int("workers", workers, low=1)
+        self.retries = check_int("retries", retries, low=0)
+
+    @property
+    def workers(self) -> int:
+        """The CPUs of the cluster (joined to count them), or of the Ray to be started here."""
+        if self.address is None and not os.environ.get("RAY_ADDRESS"):
+            return self._workers
+        return max(1, int(self.start().cluster_resources().get("CPU", 1)))
+
+    def start(self) -> Any:
+        """Connect to (or start) Ray; returns the ``ray`` module."""
+        try:
+            import ray
+        except ImportError as error:
+            raise ImportError('the Ray executor needs Ray: pip install "deduction-envs[ray]"') from error
+        if not ray.is_initialized():
+            address = self.address or os.environ.get("RAY_ADDRESS") or None
+            quiet = {"log_to_driver": False, "logging_level": "WARNING"}
+            if address is None:  # "local": a fresh Ray, never an address file a killed cluster left behind
+                # Ray starts its workers at niceness 15; here they are the work, not a background to the driver.
+                os.environ.setdefault("RAY_worker_niceness", "0")
+                ray.init(address="local", num_cpus=self._workers, include_dashboard=False,
+                         _node_ip_address="127.0.0.1", **quiet)  # fmt: skip
+            else:
+                ray.init(address=address, **quiet)
+        return ray
+
+    def run(self, function: Callable[..., Any], jobs: Sequence[Any], args: tuple) -> Iterator[tuple[Any, Any]]:
+        if not jobs:
+            return
+        ray = self.start()
+        task = ray.remote(num_cpus=1, max_retries=self.retries, retry_exceptions=False)(_call)
+        shared = ray.put(args)  # once, not once a job
+        pending = {task.remote(function, job, shared): job for job in jobs}
+        try:
+            while pending:
+                done, _ = ray.wait(list(pending), num_returns=1)
+                for ref in done:
+                    yield pending.pop(ref), ray.get(ref)
+        finally:
+            for ref in pending:  # an error or an interrupted driver: the rest is not wanted
+                ray.cancel(ref, force=True)
+
+
+#: The executors a command line may name.
+EXECUTORS = ("local", "ray")
+
+
+def make_executor(kind: str = "local", workers: int = 1, address: str | None = None) -> Executor:
+    """The executor a command line asks for: ``"local"`` (a pool of ``workers`` processes) or ``"ray"`` (a Ray
+    cluster at ``address``, else ``RAY_ADDRESS``, else a Ray on this machine with ``workers`` CPUs)."""
+    if kind == "local":
+        if address is not None:
+            raise ValueError("--ray-address goes with --executor ray")
+        return LocalExecutor(workers)
+    if kind == "ray":
+        import importlib.util
+
+        if importlib.util.find_spec("ray") is None:
+            raise ImportError('the Ray executor needs Ray: pip install "deduction-envs[ray]"')
+        return RayExecutor(address, workers)
+    raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {kind!r}")
+
+
+def as_executor(workers: int | Executor) -> Executor:
+    """``workers`` if it is an executor, else a :class:`LocalExecutor` of that many processes."""
+    return workers if hasattr(workers, "run") else LocalExecutor(workers)  # type: ignore[return-value]
 
 
 def _key(function: Callable[..., Any], job: Any, args: tuple) -> str:
@@ -64,23 +177,22 @@ def _key(function: Callable[..., Any], job: Any, args: tuple) -> str:
 def run_jobs(
     function: Callable[..., R],
     jobs: Sequence[J],
-    workers: int,
+    workers: int | Executor,
     desc: str,
     *args: Any,
-    executor: Executor | None = None,
     store: str | Path | None = None,
     progress: bool | None = True,
 ) -> dict[J, R]:
-    """``function(job, *args)`` for every job, through ``executor`` (default: :class:`LocalExecutor` with
-    ``workers``), with a progress bar named ``desc`` (``progress`` None: on a terminal only). Returns the
-    results by job, in the order of ``jobs``.
+    """``function(job, *args)`` for every job, through ``workers`` (an :class:`Executor`, or a number of local
+    processes), with one progress bar named ``desc``: finished / total jobs, rate and time left (``progress``
+    None: on a terminal only). Returns the results by job, in the order of ``jobs``.
 
     With ``store``, each result is kept there (one pickle a job) as it arrives, and jobs whose results are
     kept already are not run again.
     """
     from tqdm.auto import tqdm
 
-    executor = LocalExecutor(workers) if executor is None else executor
+    executor = as_executor(workers)
     folder = None if store is None else Path(store)
     kept: dict[J, R] = {}
     if folder is not None:

@@ -7,7 +7,9 @@ job, and the writer of its tables and figures. :func:`run_experiment` gives ever
 line around that:
 
 * ``--output FOLDER`` (default ``results/``; ``runs/quick/`` with ``--quick``, which never writes into
-  ``results/``), ``--seed``, ``--workers`` (processes of the local executor), ``--no-progress``;
+  ``results/``), ``--seed``, ``--no-progress``;
+* where the jobs run: ``--workers`` processes of the local executor (default), or ``--executor ray`` on a Ray
+  cluster (``--ray-address``, else ``RAY_ADDRESS``, else a Ray started on this machine with ``--workers`` CPUs);
 * ``--quick``: the experiment's small run, for a look in a minute and for the tests;
 * resumable runs: each finished job's result is kept in ``FOLDER/.jobs/<experiment>/`` as it arrives
   (:func:`deduction_envs.core.executor.run_jobs` with ``store=``); after an interruption the same command
@@ -111,12 +113,7 @@ def parser_for(experiment: Experiment) -> argparse.ArgumentParser:
     common = parser.add_argument_group("every experiment")
     common.add_argument("--quick", action="store_true", help="a small run, written to runs/quick/ by default")
     common.add_argument("--seed", type=arguments.seed, default=0, help="seed of the deals, secrets and agents (0)")
-    common.add_argument(
-        "--workers",
-        type=arguments.count(1),
-        default=experiment.workers,
-        help=f"worker processes (default {experiment.workers})",
-    )
+    arguments.add_executor_options(common, experiment.workers)
     common.add_argument(
         "--output",
         type=arguments.output_folder,
@@ -149,7 +146,7 @@ def run_experiment(experiment: Experiment[S, J, R], argv: Sequence[str] | None =
     results = run_jobs(
         experiment.play,
         jobs,
-        args.workers,
+        arguments.executor(args, parser),
         f"{experiment.name} {experiment.job_name}",
         settings,
         store=store,

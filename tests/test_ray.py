@@ -1,0 +1,120 @@
+"""The Ray executor on a real Ray: a local Ray and a two-node cluster on this machine (loopback only).
+
+A tournament gives the same table on Ray as on the local executor; a worker killed in the middle of a run costs a
+retry, not the run. These run in CI (the ``ray`` extra is installed there); locally they skip without Ray.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+# Every node on the loopback address (Ray reads this when first imported): nothing leaves the machine.
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+os.environ.setdefault("RAY_worker_niceness", "0")  # the test cluster's workers at the tests' priority
+
+if os.environ.get("DEDUCTION_ENVS_RAY_TESTS"):  # CI: Ray must be there, so a missing one fails
+    import ray
+else:
+    ray = pytest.importorskip("ray")
+
+from deduction_envs.core.executor import RayExecutor, make_executor, run_jobs
+from train.experiments import algo_experiments
+from train.experiments.runner import run_experiment
+
+ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import this test module
+
+#: Where play_or_die leaves its mark (a global, so that it travels to the workers with the function).
+KILL_MARKER: list[str] = []
+
+ARGV = ["--games", "2", "--duel-games", "1", "--ismcts-games", "1", "--search-games", "1", "--chunk", "1"]
+
+
+def tables(folder: Path) -> str:
+    """The report without its command line (line 3), which names the executor."""
+    return (folder / "algo.md").read_text().split("\n", 3)[3]
+
+
+@pytest.fixture(scope="module")
+def local_table(tmp_path_factory) -> str:
+    folder = tmp_path_factory.mktemp("local")
+    algo_experiments.main([*ARGV, "--output", str(folder), "--no-progress"])
+    return tables(folder)
+
+
+def square_or_die(job: int, marker: str) -> int:
+    """Job 3 kills its own worker process the first time it runs (the marker file says it did)."""
+    if job == 3 and not os.path.exists(marker):
+        Path(marker).touch()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return job * job
+
+
+def play_or_die(job, settings):
+    """The tournament's play, with the first job's first run killing its worker."""
+    marker = KILL_MARKER[0]
+    if not os.path.exists(marker):
+        Path(marker).touch()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return algo_experiments.play(job, settings)
+
+
+def test_a_local_ray_gives_the_local_executors_table(local_table, tmp_path, monkeypatch):
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    executor = make_executor("ray", 2)
+    assert isinstance(executor, RayExecutor) and executor.workers == 2
+    try:
+        argv = [*ARGV, "--executor", "ray", "--workers", "2", "--output", str(tmp_path), "--no-progress"]
+        algo_experiments.main(argv)
+        assert ray.is_initialized() and ray.cluster_resources()["CPU"] == 2
+        assert tables(tmp_path) == local_table
+        assert "--executor ray" in (tmp_path / "algo.md").read_text()  # the command that made it
+    finally:
+        ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from ray.cluster_utils import Cluster
+
+    nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    nodes.add_node(num_cpus=1)
+    ray.init(address=nodes.address, log_to_driver=False, logging_level="WARNING")
+    nodes.wait_for_nodes()
+    yield nodes
+    ray.shutdown()
+    nodes.shutdown()
+
+
+def test_a_two_node_cluster_gives_the_same_table_and_survives_a_killed_worker(cluster, local_table, tmp_path):
+    assert len([n for n in ray.nodes() if n["Alive"]]) == 2
+    assert {n["NodeManagerAddress"] for n in ray.nodes()} == {"127.0.0.1"}
+    executor = RayExecutor(cluster.address)
+    assert executor.workers == 2  # the cluster's CPUs
+
+    marker = tmp_path / "killed"
+    assert run_jobs(square_or_die, list(range(6)), executor, "squares", str(marker), progress=False) == {
+        j: j * j for j in range(6)
+    }
+    assert marker.exists()  # job 3's worker died once, and the job ran again
+
+    KILL_MARKER[:] = [str(tmp_path / "tournament-killed")]
+    flaky = dataclasses.replace(algo_experiments.EXPERIMENT, play=play_or_die)
+    argv = [*ARGV, "--executor", "ray", "--ray-address", cluster.address, "--output", str(tmp_path / "t")]
+    run_experiment(flaky, [*argv, "--no-progress"])
+    assert (tmp_path / "tournament-killed").exists()
+    assert tables(tmp_path / "t") == local_table
+
+
+def test_ray_options_are_checked(capsys):
+    with pytest.raises(ValueError, match="--ray-address goes with --executor ray"):
+        make_executor("local", 1, "host:1")
+    with pytest.raises(ValueError, match="executor must be one of local, ray"):
+        make_executor("dask", 1)
+    with pytest.raises(ValueError, match="address must be a cluster address"):
+        RayExecutor("  ")

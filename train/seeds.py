@@ -1,0 +1,175 @@
+"""One run per seed, and what they say together: ``python -m train --seeds 0,1,2``.
+
+Each seed is one job of the executor seam (a local process, or a Ray task with ``--executor ray``), trained with
+one torch thread into ``OUTPUT/seed-<s>/`` as ``python -m train --seed s`` would (its model, curve and
+``comparison.md`` of the trained policy alone). A seed's run is kept in ``OUTPUT/.jobs/`` when it ends, so the
+same command after an interruption trains only the seeds that had not finished.
+
+Then ``OUTPUT/seeds.md``: each seed's figure (single-player games: the policy's mean steps and solve rate;
+multiplayer: its win rate against each evaluation opponent) and, across seeds, the mean and the interquartile
+mean (IQM, the mean of the middle half; with fewer than four seeds it trims what a quarter of them rounds to)
+with 95% bootstrap intervals (``scipy.stats.bootstrap``, percentile, 10,000 resamples); and ``seeds.png``: the
+learning curve of every seed and their mean.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from deduction_envs.core.executor import Executor, run_jobs
+from train.config import RunConfig
+from train.curves import read_monitors, smoothed
+from train.training import TrainingRun, run
+
+__all__ = ["SeedsResult", "aggregate", "run_seeds", "write_seeds"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Aggregate:
+    """One figure across seeds: the mean and the IQM with their 95% bootstrap intervals."""
+
+    name: str
+    values: tuple[float, ...]
+    mean: float
+    mean_ci: tuple[float, float]
+    iqm: float
+    iqm_ci: tuple[float, float]
+
+
+@dataclasses.dataclass(frozen=True)
+class SeedsResult:
+    seeds: tuple[int, ...]
+    runs: dict[int, TrainingRun]
+    aggregates: tuple[Aggregate, ...]
+
+
+def _iqm(values: np.ndarray, axis: int = -1) -> np.ndarray:
+    from scipy.stats import trim_mean
+
+    return trim_mean(values, 0.25, axis=axis)
+
+
+def aggregate(name: str, values: Sequence[float], seed: int = 0) -> Aggregate:
+    """The mean and IQM of ``values`` (one a seed) with 95% percentile-bootstrap intervals (none for one seed:
+    the interval is the value itself, as it is when every seed agrees)."""
+    from scipy.stats import bootstrap
+
+    x = np.asarray(values, dtype=float)
+    if x.size == 0 or not np.isfinite(x).all():
+        raise ValueError(f"{name}: need one finite value per seed, got {list(values)}")
+    intervals = []
+    for statistic in (np.mean, _iqm):
+        if x.size < 2 or np.ptp(x) == 0:
+            intervals.append((float(statistic(x)), float(statistic(x))))
+            continue
+        found = bootstrap((x,), statistic, n_resamples=10_000, method="percentile", rng=np.random.default_rng(seed))
+        intervals.append((float(found.confidence_interval.low), float(found.confidence_interval.high)))
+    return Aggregate(name, tuple(x.tolist()), float(x.mean()), intervals[0], float(_iqm(x)), intervals[1])
+
+
+def _train_seed(seed: int, config: RunConfig) -> TrainingRun:
+    """One seed's run: one job of :func:`run_seeds` (one torch thread, no progress bar)."""
+    import torch
+
+    torch.set_num_threads(1)
+    seeded = dataclasses.replace(
+        config, seed=seed, output=Path(config.output, f"seed-{seed}"), seeds=None, torch_threads=1, progress=False
+    )
+    return run(seeded, references=False)
+
+
+def figures(run_: TrainingRun) -> dict[str, float]:
+    """A run's figures: the policy's mean steps and solve rate, or its win rate against each opponent."""
+    first = run_.results[0]
+    if hasattr(first, "mean_steps"):
+        return {"mean steps": first.mean_steps, "solved": first.solve_rate}
+    return {f"win rate vs {r.opponent}": r.win_rate for r in run_.results}
+
+
+def run_seeds(config: RunConfig, seeds: Sequence[int], workers: int | Executor = 1) -> SeedsResult:
+    """Train ``config`` once per seed through ``workers`` and write ``seeds.md`` and ``seeds.png``."""
+    seeds = tuple(int(s) for s in seeds)
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must be distinct and at least one, got {list(seeds)}")
+    output = Path(config.output)
+    output.mkdir(parents=True, exist_ok=True)
+    store = output / ".jobs" / "seeds"
+    runs = run_jobs(_train_seed, list(seeds), workers, "seeds", config, store=store)
+    names = list(figures(runs[seeds[0]]))
+    aggregates = tuple(aggregate(name, [figures(runs[s])[name] for s in seeds], config.seed) for name in names)
+    result = SeedsResult(seeds, runs, aggregates)
+    print(write_seeds(result, config, output / "seeds.md"))
+    plot_seeds(result, config, output / "seeds.png")
+    shutil.rmtree(store)  # kept only while the run is unfinished
+    if not any(store.parent.iterdir()):
+        store.parent.rmdir()
+    return result
+
+
+def write_seeds(result: SeedsResult, config: RunConfig, path: Path) -> str:
+    """The per-seed table and the aggregate table, as markdown written to ``path``; returns the text."""
+    names = [a.name for a in result.aggregates]
+    label = f"{config.algo} on {config.env} {config.sizes or ''}".strip()
+    lines = [
+        f"# {label}: {len(result.seeds)} seeds",
+        "",
+        "| seed | timesteps | minutes | " + " | ".join(names) + " |",
+        "| ---: | ---: | ---: | " + " | ".join("---:" for _ in names) + " |",
+    ]
+    for seed in result.seeds:
+        run_, values = result.runs[seed], figures(result.runs[seed])
+        lines.append(
+            f"| {seed} | {run_.timesteps} | {run_.seconds / 60:.1f} | "
+            + " | ".join(f"{values[n]:.3f}" for n in names)
+            + " |"
+        )
+    lines += ["", "| figure | mean | 95% CI | IQM | 95% CI |", "| --- | ---: | ---: | ---: | ---: |"]
+    for a in result.aggregates:
+        lines.append(
+            f"| {a.name} | {a.mean:.3f} | [{a.mean_ci[0]:.3f}, {a.mean_ci[1]:.3f}] | {a.iqm:.3f} | "
+            f"[{a.iqm_ci[0]:.3f}, {a.iqm_ci[1]:.3f}] |"
+        )
+    lines += [
+        "",
+        "Intervals: percentile bootstrap over the seeds (10,000 resamples); with few seeds they are rough.",
+    ]
+    text = "\n".join(lines) + "\n"
+    path.write_text(text)
+    return text
+
+
+def plot_seeds(result: SeedsResult, config: RunConfig, path: Path) -> bool:
+    """Every seed's learning curve (queries per episode, or win rate) and their mean on a common axis."""
+    from train.multiplayer import is_multiplayer
+    from train.plotting import panel_grid, save
+
+    multiplayer = is_multiplayer(config.env)
+    curves: list[tuple[np.ndarray, np.ndarray]] = []
+    figure, (ax,) = panel_grid(1, width=6.4, height=3.8)
+    for seed in result.seeds:
+        monitor = Path(config.output, f"seed-{seed}", "monitor")
+        lengths = read_monitors(monitor)
+        if not lengths.size:
+            continue
+        values = read_monitors(monitor, "won") if multiplayer else lengths
+        _, steps, smooth = smoothed(values, most=500 if multiplayer else 100, share=10, lengths=lengths)
+        ax.plot(steps, smooth, linewidth=0.9, alpha=0.6, label=f"seed {seed}")
+        curves.append((steps, smooth))
+    if not curves:
+        return False
+    end = min(steps[-1] for steps, _ in curves)
+    grid = np.linspace(max(steps[0] for steps, _ in curves), end, 200)
+    mean = np.mean([np.interp(grid, steps, smooth) for steps, smooth in curves], axis=0)
+    ax.plot(grid, mean, color="black", linewidth=2, label=f"mean of {len(curves)} seeds")
+    ax.set_xlabel("timesteps")
+    ax.set_ylabel("win rate" if multiplayer else "queries per episode")
+    ax.set_title(f"{config.algo} on {config.env} {config.sizes or ''}".strip())
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small")
+    save(figure, path)
+    return True
