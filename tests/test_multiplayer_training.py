@@ -163,6 +163,7 @@ def test_training_a_seat_end_to_end_then_evaluating_and_resuming(tmp_path, capsy
     table = (out / "comparison.md").read_text()
     again = evaluate.main([*model, "--opponents", "random,deduction_sheet"])
     assert [(r.wins, r.mean_rank) for r in again] == [(r.wins, r.mean_rank) for r in run]
+    assert not (out / ".jobs").exists()  # its finished parts are kept only until the table is written
     # It writes its own table next to the model, per seed, and leaves the end-of-training one alone.
     assert (out / "comparison.md").read_text() == table
     assert "| deduction_sheet | 6 |" in (out / "evaluation-seed0.md").read_text()

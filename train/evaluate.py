@@ -21,6 +21,8 @@ intervals and the tests against parity
 from __future__ import annotations
 
 import argparse
+import hashlib
+import shutil
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -123,13 +125,19 @@ def _evaluate_seat(args: argparse.Namespace, parser: argparse.ArgumentParser, wo
     try:
         check_opponents(args.env, opponents)
         SB3SeatPolicy.load(args.model, raw_env(args.env, **sizes), args.algo)  # a mismatch is refused before playing
+        path = output_file(args)
+        # Finished parts are kept beside the table until it is written: a killed evaluation resumes.
+        digest = hashlib.sha256(args.model.read_bytes()).hexdigest()[:16]
+        store = path.parent / ".jobs" / f"evaluation-{digest}"
         results = evaluate_seat_policy(
-            args.model, args.env, sizes, opponents, args.games, args.seed, args.algo, workers
+            args.model, args.env, sizes, opponents, args.games, args.seed, args.algo, workers, store=store
         )
     except (TypeError, ValueError, FileNotFoundError) as error:
         refuse(parser, args.model, error)
-    path = output_file(args)
     print(f"{write_seat_evaluation(results, path, f'{args.model} on {args.env} {sizes}')}\nwritten to {path}")
+    shutil.rmtree(store)
+    if not any(store.parent.iterdir()):
+        store.parent.rmdir()
     return results
 
 

@@ -281,12 +281,16 @@ def evaluate_seat_policy(
     seed: int = 0,
     algo: str = "maskable_ppo",
     workers: int | Executor = 1,
+    store: str | Path | None = None,
 ) -> list[SeatEvaluation]:
     """The saved model at ``model`` against each of ``opponents`` (reference-agent names of ``env``).
 
     Each match is ``games`` games (rounded up to a multiple of the players so
     that every seat is played equally), game ``g`` seeded ``(seed, g)``, the
-    same games for every model; ``workers`` (local processes or an executor) share them.
+    same games for every model; ``workers`` (local processes or an executor) share them,
+    in parts of at most about 100 games. ``store``: a folder keeping each finished
+    part, so that the same call after an interruption plays only the rest (the
+    caller names it after the model's contents).
     """
     from scipy.stats import binomtest, t, ttest_1samp
 
@@ -296,9 +300,9 @@ def evaluate_seat_policy(
     check_opponents(env, opponents)
     games = -(-games // players) * players
     workers = as_executor(workers)
-    size = max(players, -(-games // (4 * workers.workers)) // players * players) if workers.workers > 1 else games
+    size = max(players, min(-(-games // (4 * workers.workers)), 100) // players * players)
     jobs = [(name, start, n) for name in opponents for start, n in chunks(games, size)]
-    parts = run_jobs(_play_part, jobs, workers, "evaluating", env, env_kwargs, str(model), algo, seed)
+    parts = run_jobs(_play_part, jobs, workers, "evaluating", env, env_kwargs, str(model), algo, seed, store=store)
     results = []
     for name in opponents:
         played = [game for job in jobs if job[0] == name for game in parts[job]]

@@ -139,8 +139,7 @@ def report(results: dict[tuple[int, str, str], list[dict]], settings: Settings, 
     lines = [
         "# Clue tournaments",
         "",
-        f"Written by `{run.command}` in {run.minutes:.0f} minutes with {run.workers} worker processes on "
-        f"{run.machine} (the 2-core benchmark VM). "
+        f"Written by `{run.command}` in {run.minutes:.0f} minutes {run.where}. "
         "See `train/experiments/clue_experiments.py` for the design: one contender against `players - 1` copies of one "
         "opponent, seats rotated, the same deals in every cell at a player count.",
         "",

@@ -217,8 +217,7 @@ def report(results: dict[tuple[str, str], list[dict]], settings: Settings, run: 
     lines = [
         "# Generalized Clue tournaments",
         "",
-        f"Written by `{run.command}` in {run.minutes:.0f} minutes with {run.workers} worker processes on "
-        f"{run.machine} (the 2-core benchmark VM). "
+        f"Written by `{run.command}` in {run.minutes:.0f} minutes {run.where}. "
         "The design is in the docstring of `train/experiments/generalized_clue_experiments.py`.",
         "",
         "Rank: mean with a 95% t interval (1 = first). First: share of games it guessed right first, Wilson 95%. "

@@ -52,11 +52,19 @@ class Run:
     workers: int
     minutes: float  #: wall-clock minutes of the jobs (resumed jobs' time not counted)
     quick: bool
+    executor: str = "local"  #: where the jobs ran: "local" (``workers`` processes) or "ray" (``workers``: its CPUs)
 
     @property
     def machine(self) -> str:
         """The processor and Python the jobs ran on, for the text beside a figure."""
         return f"{platform.processor() or platform.machine()}, Python {platform.python_version()}"
+
+    @property
+    def where(self) -> str:
+        """Where the jobs ran, for the text beside a figure."""
+        if self.executor == "ray":
+            return f"on a Ray cluster of {self.workers} CPUs (the command run on {self.machine})"
+        return f"with {self.workers} worker processes on {self.machine}"
 
 
 @dataclass(frozen=True)
@@ -143,17 +151,18 @@ def run_experiment(experiment: Experiment[S, J, R], argv: Sequence[str] | None =
     if store.exists() and not args.resume:
         shutil.rmtree(store)
     start = time.perf_counter()
+    executor = arguments.executor(args, parser)
     results = run_jobs(
         experiment.play,
         jobs,
-        arguments.executor(args, parser),
+        executor,
         f"{experiment.name} {experiment.job_name}",
         settings,
         store=store,
         progress=None if args.progress else False,
     )
     command = " ".join([experiment.command, *map(shlex.quote, argv)])
-    run = Run(command, output, args.workers, (time.perf_counter() - start) / 60, args.quick)
+    run = Run(command, output, executor.workers, (time.perf_counter() - start) / 60, args.quick, args.executor)
     output.mkdir(parents=True, exist_ok=True)
     text = experiment.write(settings, results, run)
     shutil.rmtree(store)
