@@ -3,7 +3,8 @@
 Each seed is one job of the executor seam (a local process, or a Ray task with ``--executor ray``), trained with
 one torch thread into ``OUTPUT/seed-<s>/`` as ``python -m train --seed s`` would (its model, curve and
 ``comparison.md`` of the trained policy alone). A seed's run is kept in ``OUTPUT/.jobs/`` when it ends, so the
-same command after an interruption trains only the seeds that had not finished.
+same command after an interruption trains only the seeds that had not finished. Each seed's files are written
+by the worker that trains it: on a cluster of several machines, put ``--output`` on a folder they all share.
 
 Then ``OUTPUT/seeds.md``: each seed's figure (single-player games: the policy's mean steps and solve rate;
 multiplayer: its win rate against each evaluation opponent) and, across seeds, the mean and the interquartile
@@ -79,7 +80,7 @@ def _train_seed(seed: int, config: RunConfig) -> TrainingRun:
     torch.set_num_threads(1)
     seeded = dataclasses.replace(
         config, seed=seed, output=Path(config.output, f"seed-{seed}"), seeds=None, torch_threads=1, progress=False
-    )
+    )  # config.output is absolute here: a Ray worker's working folder is not the command's
     return run(seeded, references=False)
 
 
@@ -96,8 +97,9 @@ def run_seeds(config: RunConfig, seeds: Sequence[int], workers: int | Executor =
     seeds = tuple(int(s) for s in seeds)
     if not seeds or len(set(seeds)) != len(seeds):
         raise ValueError(f"seeds must be distinct and at least one, got {list(seeds)}")
-    output = Path(config.output)
+    output = Path(config.output).resolve()
     output.mkdir(parents=True, exist_ok=True)
+    config = dataclasses.replace(config, output=output)
     store = output / ".jobs" / "seeds"
     runs = run_jobs(_train_seed, list(seeds), workers, "seeds", config, store=store)
     names = list(figures(runs[seeds[0]]))
