@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -120,6 +122,23 @@ def test_bad_sizes_are_clear_errors(kwargs, name):
         GeneralizedClueRules(**kwargs)
     with pytest.raises(ValueError, match=name):
         generalized_clue_v0.env(**kwargs)
+
+
+def test_the_default_max_rounds_lets_a_sound_player_become_certain_and_a_smaller_one_warns():
+    """A sound player places one card an ask (asking an opponent about every card it may still hold), so it
+    needs at most the cards outside its hand and the case file: 35 in the report's 8 x 5 (45 cards, 5 hidden),
+    where the old default of 20 forced 7 of 8 scoreboard agents to guess uncertain."""
+    report = GeneralizedClueRules(45, 5, 8)
+    assert report.hand_sizes == (5,) * 8 and report.asks_to_certainty == 35 and report.max_rounds == 35
+    uneven = GeneralizedClueRules(40, 2, 3)  # hands of 13, 13 and 12: the smallest hand leaves the most to place
+    assert uneven.asks_to_certainty == 40 - 2 - 12 == uneven.max_rounds
+    assert GeneralizedClueRules().max_rounds == 20  # small decks keep 20 (7 asks would do at 12, 2, 3)
+    assert generalized_clue_v0.raw_env(cards=45, hidden=5, players=8).rules.max_rounds == 35
+    with pytest.warns(UserWarning, match=r"max_rounds=20 is below 35, the asks a player may need to be certain"):
+        GeneralizedClueRules(45, 5, 8, max_rounds=20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        GeneralizedClueRules(45, 5, 8, max_rounds=45)  # at or above the bound: no warning
 
 
 def random_game(rules, seed, listeners=None):

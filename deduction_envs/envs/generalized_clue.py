@@ -60,8 +60,9 @@ case-file entropy.
 
 Arguments
 ---------
-``cards`` (default 12), ``hidden`` (2), ``players`` (3), ``max_rounds`` (20):
-any sizes the knowledge engine handles (at most 62 cards), else ``ValueError``;
+``cards`` (default 12), ``hidden`` (2), ``players`` (3): any sizes the knowledge engine handles (at most 62
+cards), else ``ValueError``; ``max_rounds``: a player's turns before it must guess (default: the asks a sound
+player may need to be certain, ``cards - hidden -`` the smallest hand, at least 20; a smaller value warns);
 ``probabilities`` (True), ``max_cycles`` (5,000), ``render_mode`` (``"ansi"``,
 ``"human"``, ``"rgb_array"``), ``illegal_action`` (``"end"`` or ``"raise"``; ``strict`` its deprecated alias).
 
@@ -164,7 +165,7 @@ class raw_env(SheetEnv):
         cards: int = 12,
         hidden: int = 2,
         players: int = 3,
-        max_rounds: int = 20,
+        max_rounds: int | None = None,
         probabilities: bool = True,
         max_cycles: int = 5000,
         render_mode: str | None = None,

@@ -12,7 +12,8 @@
     sees who asked whom about which list and whether the answer was yes.
   - To guess, it names ``hidden`` cards. Right or wrong, it leaves the game
     and its hand becomes public; nobody else is told whether it was right.
-  - After ``max_rounds`` turns of its own, a player still in must guess.
+  - After ``max_rounds`` turns of its own, a player still in must guess (by default as many as a sound
+    player may need to be certain: :attr:`GeneralizedClueRules.asks_to_certainty`, at least 20).
 * **End and rewards.** When everyone has guessed. Players rank by the order of
   their right guesses; wrong guessers rank below every right one, tied. The
   reward is linear in rank from +1 (first) to -1 (last); tied players share
@@ -39,6 +40,7 @@ the rest of the steps on the next calls) and tools.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -143,13 +145,16 @@ class GeneralizedClueRules:
         cards: cards in the deck (2 to 62, the knowledge engine's limit).
         hidden: cards in the case file (1 to ``cards - players``).
         players: 2 or more, at most ``cards - hidden`` (everyone holds a card).
-        max_rounds: turns a player may take before it must guess (default 20).
+        max_rounds: turns a player may take before it must guess. Default: :attr:`asks_to_certainty`, the
+            asks a sound player may need to be certain, but at least 20 (the default before it was derived, so
+            that recorded games of the smaller decks stay valid). A smaller value warns (``UserWarning``):
+            players may be forced to guess before they can be certain.
     """
 
     cards: int = 12
     hidden: int = 2
     players: int = 3
-    max_rounds: int = 20
+    max_rounds: int | None = None
 
     def __post_init__(self) -> None:
         # The smallest deck hides one card and deals one to each of two players; a bound that depends on another
@@ -160,7 +165,26 @@ class GeneralizedClueRules:
         object.__setattr__(self, "cards", cards)
         object.__setattr__(self, "hidden", hidden)
         object.__setattr__(self, "players", players)
+        if self.max_rounds is None:
+            object.__setattr__(self, "max_rounds", max(20, self.asks_to_certainty))
+            return
         object.__setattr__(self, "max_rounds", check_int("max_rounds", self.max_rounds, low=1))
+        if self.max_rounds < self.asks_to_certainty:
+            warnings.warn(
+                f"max_rounds={self.max_rounds} is below {self.asks_to_certainty}, the asks a player may need to be "
+                f"certain with cards={cards}, hidden={hidden}, players={players} (cards - hidden - the smallest "
+                "hand): players may be forced to guess before they can be certain",
+                UserWarning,
+                stacklevel=3,
+            )
+
+    @property
+    def asks_to_certainty(self) -> int:
+        """The most asks a sound player needs to be certain: the cards neither in its hand nor hidden, for the
+        smallest hand. Asking one opponent about every card it may still hold is answered "yes" with a card not
+        yet placed until that opponent's hand is known, so each ask places a card (and a known hand's count
+        rules out the rest)."""
+        return self.cards - self.hidden - min(self.hand_sizes)
 
     # ------------------------------------------------------------------ the action space
     @property
