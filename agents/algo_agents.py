@@ -86,7 +86,11 @@ class AlgoMaxEntropy(SeatAgent):
 
     and for stopping, I = -T. D_k is the best I after the hit, searched over
     the ``top_n`` most probable attacks plus stop to ``depth`` levels (0
-    beyond; ``win_value`` when the hit leaves no opponent a face-down card).
+    beyond). D_k is ``win_value`` instead when the hit wins: with
+    ``win_rule="certain"`` (the article's, default) when after it no attack
+    is left or the ``top_n`` most probable attacks are all certain (the win
+    can be taken without risk); with ``"outright"`` (this project's rule
+    before) only when the hit leaves no opponent a face-down card.
     S and T are the information an opponent gains about my hand when my drawn
     card goes face up (a miss) or face down (a stop): from the opponent's view
     of my hand, ``log2`` of the consistent hands before minus after, averaged
@@ -96,11 +100,18 @@ class AlgoMaxEntropy(SeatAgent):
     a random own face-down card.
     """
 
-    def __init__(self, depth: int = 2, top_n: int = 5, samples: int = 8, win_value: float = 10.0) -> None:
+    WIN_RULES = ("certain", "outright")
+
+    def __init__(
+        self, depth: int = 2, top_n: int = 5, samples: int = 8, win_value: float = 10.0, win_rule: str = "certain"
+    ) -> None:
         super().__init__()
         for label, value in (("depth", depth), ("top_n", top_n), ("samples", samples)):
             check_int(label, value, low=1)
+        if win_rule not in self.WIN_RULES:
+            raise ValueError(f"win_rule must be one of {', '.join(self.WIN_RULES)}, got {win_rule!r}")
         self.depth, self.top_n, self.samples, self.win_value = depth, top_n, samples, float(win_value)
+        self.win_rule = win_rule
         self.name = "max-entropy"
         self.last_values: dict[int, float] = {}
 
@@ -122,21 +133,28 @@ class AlgoMaxEntropy(SeatAgent):
         depth: int,
         can_stop: bool,
         posterior: AlgoHandPosterior | None = None,
+        hits: np.ndarray | None = None,
     ) -> dict[int, float]:
-        """I of the ``top_n`` most probable attacks and, when allowed, of stopping (``posterior``: ``view``'s)."""
+        """I of the ``top_n`` most probable attacks and, when allowed, of stopping (``posterior``: ``view``'s;
+        ``hits``: its attack probabilities, if already computed)."""
         rules = self.rules
-        hits = attack_probabilities(rules, view, posterior)
-        order = np.flatnonzero(hits > 0)
-        order = order[np.argsort(-hits[order], kind="stable")][: self.top_n]
+        hits = attack_probabilities(rules, view, posterior) if hits is None else hits
+        order = self._candidates(hits)
         values = {}
         for action in order:
             p = float(hits[action])
             move = rules.decode(int(action))
             after = _reveal(view, rules.target_player(view.player, move.target), move.position, move.number)
-            if all(k >= 0 for q, hand in enumerate(after.hands) if q != view.player for k in hand.known):
+            after_hits = None
+            if self.win_rule == "outright":
+                won = all(k >= 0 for q, hand in enumerate(after.hands) if q != view.player for k in hand.known)
+            else:  # the article: nothing left to attack, or every candidate attack certain
+                after_hits = attack_probabilities(rules, after)
+                won = bool((after_hits[self._candidates(after_hits)] >= 1).all())
+            if won:
                 best = self.win_value
             elif depth > 1:
-                best = max(self._values(after, revealed, hidden, depth - 1, can_stop=True).values())
+                best = max(self._values(after, revealed, hidden, depth - 1, can_stop=True, hits=after_hits).values())
             else:
                 best = 0.0
             if p >= 1:
@@ -146,6 +164,11 @@ class AlgoMaxEntropy(SeatAgent):
         if can_stop:
             values[rules.stop_action] = -hidden
         return values
+
+    def _candidates(self, hits: np.ndarray) -> np.ndarray:
+        """The ``top_n`` most probable attacks that may hit, most probable first (ties in action order)."""
+        order = np.flatnonzero(hits > 0)
+        return order[np.argsort(-hits[order], kind="stable")][: self.top_n]
 
     def _disclosure(self, view: PlayerView, posterior: AlgoHandPosterior | None = None) -> tuple[float, float]:
         """(S, T): bits an opponent learns about my hand from my drawn card placed face up, face down.

@@ -134,6 +134,22 @@ def test_max_entropy_takes_a_certain_hit_and_values_every_candidate():
     assert rules.stop_action not in agent.last_values  # the first attack of a turn cannot be a stop
 
 
+def test_the_win_bonus_comes_when_every_candidate_attack_is_certain_as_in_the_article():
+    # W3 and B4 are certain: after hitting W3 the one attack left is certain, so the article gives the hit the
+    # win bonus at once ("len(next_attacks) == 0 or all probabilities are 1"); the outright rule waits for the
+    # last face-down card, which one level of search does not reach.
+    rules, view, mask = article_view()
+    w3 = rules.action_index(Move("attack", 0, 1, 3))
+    values = {}
+    for rule in AlgoMaxEntropy.WIN_RULES:
+        agent = seated(AlgoMaxEntropy(depth=1, top_n=3, samples=2, win_rule=rule), rules, view)
+        agent.act(mask)
+        values[rule] = agent.last_values[w3]
+    assert values == {"certain": 10.0, "outright": 0.0}
+    with pytest.raises(ValueError, match="win_rule must be one of certain, outright"):
+        AlgoMaxEntropy(win_rule="sure")
+
+
 def test_a_drawn_card_its_neighbours_give_away_costs_the_same_face_up_or_down():
     # The article's case: my W0 is face up and I draw B0. Face down, B? left of W0 can only be B0, and face
     # up it rules out nothing else (no other card of mine could be B0): both cost nothing.

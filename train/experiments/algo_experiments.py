@@ -46,6 +46,20 @@ from train.stats import chunks, format_p, interval
 
 EPSILONS = (0.0, 0.1, 0.5, 1.0)
 
+#: What our agents do differently from the article's code, as far as the article shows it.
+DEPARTURES = (
+    "Ties: the article does not say how its epsilon-greedy baseline chooses among equally probable attacks; ours "
+    "takes the first in action order. Max-entropy's ties (the article's code collects the attacks within 1e-4 of "
+    "the best and does not show which it plays) go to the first in its candidate order, the most probable first.",
+    "Max-entropy's win bonus (10 bits) is the article's: given when after a hit no attack is left or every "
+    "candidate attack is certain (`AlgoMaxEntropy(win_rule='certain')`); before issue 45 this project gave it only "
+    "when the hit left no opponent a face-down card (`win_rule='outright'`, kept as an option).",
+    "S and T (what an opponent learns of my hand when my drawn card goes face up or down) are averaged over 8 "
+    "determinisations of the opponent's hand drawn from my posterior; the article's estimate is its "
+    "`estimate_self_entropy`, whose code it does not show.",
+    "Experiments 3 and 4 (SO-ISMCTS) are not in the article.",
+)
+
 #: The article's Experiment 1 table (first player's win rate, 100 games per cell; rows first, columns second).
 ARTICLE_TABLE = np.array(
     [[0.60, 0.48, 0.60, 0.77], [0.55, 0.49, 0.59, 0.82], [0.44, 0.48, 0.47, 0.85], [0.28, 0.25, 0.12, 0.54]]
@@ -237,6 +251,7 @@ def write(settings: Settings, results: dict[Part, int], run: Run) -> str:
             "",
         ]
         lines += _duel_table("ismcts_greedy", search, search_games, test=True)
+    lines += ["", "## Departures from the article", "", *[f"- {item}" for item in DEPARTURES]]
     text = "\n".join(lines) + "\n"
     (run.output / "algo.md").write_text(text)
     return text
