@@ -31,10 +31,17 @@ class ClueDeductionSheet(SeatAgent):
       the rest).
     * It refutes with a card it has already shown to the asker if it can, else
       one it has shown to anyone, else a random matching card: it gives away
-      as few cards as it can.
+      as few cards as it can. With ``show_rule="velma"`` (pyvelma's rule), the
+      second choice is one shown to the most players.
     """
 
     name = "deduction-sheet"
+
+    def __init__(self, show_rule: str = "own") -> None:
+        super().__init__()
+        self.show_rule = _check_show_rule(show_rule)
+        if show_rule == "velma":
+            self.name = "deduction-sheet(velma-show)"
 
     def act(self, mask: np.ndarray) -> int:
         rules, knowledge = self.rules, self.knowledge
@@ -69,8 +76,19 @@ class ClueDeductionSheet(SeatAgent):
 
     def _show(self, legal: np.ndarray) -> int:
         knowledge, start = self.knowledge, self.rules.end_action + 1
-        card = reshown_card(legal - start, knowledge.shown, knowledge.asker, self.rng)
+        card = reshown_card(legal - start, knowledge.shown, knowledge.asker, self.rng, self.show_rule == "velma")
         return int(self.rng.choice(legal)) if card is None else start + card
+
+
+#: How a Clue agent chooses the card it refutes with: its own rule, or pyvelma's ("the card already shown to the
+#: suggesting player, else the card most often shown previously", else any matching card).
+SHOW_RULES = ("own", "velma")
+
+
+def _check_show_rule(show_rule: str) -> str:
+    if show_rule not in SHOW_RULES:
+        raise ValueError(f"show_rule must be one of {', '.join(SHOW_RULES)}, got {show_rule!r}")
+    return show_rule
 
 
 class ClueEntropyAgent(SeatAgent):
@@ -89,13 +107,16 @@ class ClueEntropyAgent(SeatAgent):
     * **Refuting:** a card it has already shown to the asker if it can, else
       the card the asker most expects it to hold (the highest probability under
       :meth:`~deduction_envs.reasoning.clue_player.CluePlayerKnowledge.public_view`
-      of the asker), which tells the asker least.
+      of the asker), which tells the asker least. With ``show_rule="velma"``
+      (pyvelma's rule): a card already shown to the asker, else one shown to
+      the most players, else any matching card.
 
     Args:
         refuter: ``"uniform"`` or ``"adversarial"``, how others choose the card they show.
         threshold: probability in (0, 1] of the most likely case file at which it accuses.
         entropy_threshold: bits >= 0; when given, the entropy rule replaces ``threshold``.
         samples: deals drawn to score suggestions when they cannot all be enumerated.
+        show_rule: ``"own"`` (the rule above) or ``"velma"`` (pyvelma's card to show).
     """
 
     def __init__(
@@ -104,8 +125,10 @@ class ClueEntropyAgent(SeatAgent):
         threshold: float = 1.0,
         entropy_threshold: float | None = None,
         samples: int = 2000,
+        show_rule: str = "own",
     ) -> None:
         super().__init__()
+        self.show_rule = _check_show_rule(show_rule)
         if refuter not in REFUTER_MODELS:
             raise ValueError(f"refuter must be one of {REFUTER_MODELS}, got {refuter!r}")
         if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold <= 1:
@@ -121,7 +144,9 @@ class ClueEntropyAgent(SeatAgent):
         self.entropy_threshold = None if entropy_threshold is None else float(entropy_threshold)
         self.samples = check_int("samples", samples, low=1)
         rule = f"H<={self.entropy_threshold:g}" if entropy_threshold is not None else f"p>={self.threshold:g}"
-        self.name = f"entropy({rule}{', adversarial' if refuter == 'adversarial' else ''})"
+        extras = ", adversarial" if refuter == "adversarial" else ""
+        extras += ", velma-show" if show_rule == "velma" else ""
+        self.name = f"entropy({rule}{extras})"
         #: The scores behind the last suggestion (for hints and tests).
         self.last_scores = None
 
@@ -166,6 +191,9 @@ class ClueEntropyAgent(SeatAgent):
         cards = legal - start
         if cards.size == 1:
             return int(legal[0])
+        if self.show_rule == "velma":
+            card = reshown_card(cards, knowledge.shown, knowledge.asker, self.rng, most_shown=True)
+            return int(self.rng.choice(legal)) if card is None else start + card
         again = cards[knowledge.shown[knowledge.asker, cards] > 0]
         if again.size:
             return int(start + self.rng.choice(again))

@@ -81,10 +81,18 @@ class RandomSeatAgent(SeatAgent):
         return int(legal[self.rng.integers(legal.size)])
 
 
-def reshown_card(cards: np.ndarray, shown: np.ndarray, asker: int, rng: np.random.Generator) -> int | None:
+def reshown_card(
+    cards: np.ndarray, shown: np.ndarray, asker: int, rng: np.random.Generator, most_shown: bool = False
+) -> int | None:
     """A refuter's card that gives least away: one of ``cards`` it has already shown the asker, else one it has
-    shown anyone (``shown[seat, card]``), drawn at random; None if it has shown none of them."""
-    for pool in (cards[shown[asker, cards] > 0], cards[(shown[:, cards] > 0).any(axis=0)]):
+    shown anyone (``shown[seat, card]``), drawn at random; None if it has shown none of them.
+
+    ``most_shown``: among the cards shown to anyone, only those shown to the most players (Velma's rule, "the
+    card most often shown previously", as far as the record, which keeps whom a card was shown to, can say).
+    """
+    counts = (shown[:, cards] > 0).sum(axis=0)
+    anyone = cards[counts == counts.max()] if most_shown and counts.max() > 0 else cards[counts > 0]
+    for pool in (cards[shown[asker, cards] > 0], anyone):
         if pool.size:
             return int(rng.choice(pool))
     return None

@@ -126,3 +126,23 @@ def test_an_agent_sees_only_its_own_cards():
                 assert (event.card >= 0) == (agent.seat in (event.asker, event.refuter))
     phases = [agent.inner.knowledge.phase for agent in agents]
     assert all(phase == CluePhase.OVER for phase in phases)
+
+
+def test_velmas_card_to_show_is_one_shown_to_the_asker_else_one_shown_to_the_most_players():
+    from agents.clue_agents import ClueEntropyAgent
+    from agents.multiplayer import reshown_card
+
+    shown = np.zeros((4, 21), dtype=np.int8)
+    shown[[1, 2], 5] = 1  # card 5 shown to players 1 and 2
+    shown[1, 7] = 1  # card 7 to player 1
+    cards = np.array([3, 5, 7])
+    rng = np.random.default_rng(0)
+    assert {reshown_card(cards, shown, 0, rng) for _ in range(40)} == {5, 7}  # shown to anyone, at random
+    assert {reshown_card(cards, shown, 0, rng, most_shown=True) for _ in range(40)} == {5}  # to the most players
+    assert {reshown_card(cards, shown, 1, rng, most_shown=True) for _ in range(40)} == {5, 7}  # the asker saw both
+    assert reshown_card(np.array([3, 4]), shown, 0, rng, most_shown=True) is None  # none shown: the agent's fallback
+    assert ClueDeductionSheet("velma").name == "deduction-sheet(velma-show)"
+    assert ClueEntropyAgent(show_rule="velma").name == "entropy(p>=1, velma-show)"
+    for make in (ClueDeductionSheet, lambda rule: ClueEntropyAgent(show_rule=rule)):
+        with pytest.raises(ValueError, match="show_rule must be one of own, velma"):
+            make("often")
