@@ -75,9 +75,15 @@ class ClueDeductionSheet(SeatAgent):
         return int(self.rng.choice(np.flatnonzero(mask[: rules.num_triples])))  # a room the board forbids
 
     def _show(self, legal: np.ndarray) -> int:
-        knowledge, start = self.knowledge, self.rules.end_action + 1
-        card = reshown_card(legal - start, knowledge.shown, knowledge.asker, self.rng, self.show_rule == "velma")
-        return int(self.rng.choice(legal)) if card is None else start + card
+        return _reshow(self, legal, most_shown=self.show_rule == "velma")
+
+
+def _reshow(agent: SeatAgent, legal: np.ndarray, most_shown: bool) -> int:
+    """The show action of :func:`~agents.multiplayer.reshown_card`'s card among the ``legal`` show actions, else
+    a random one of them."""
+    knowledge, start = agent.knowledge, agent.rules.end_action + 1
+    card = reshown_card(legal - start, knowledge.shown, knowledge.asker, agent.rng, most_shown)
+    return int(agent.rng.choice(legal)) if card is None else start + card
 
 
 #: How a Clue agent chooses the card it refutes with: its own rule, or pyvelma's ("the card already shown to the
@@ -192,8 +198,7 @@ class ClueEntropyAgent(SeatAgent):
         if cards.size == 1:
             return int(legal[0])
         if self.show_rule == "velma":
-            card = reshown_card(cards, knowledge.shown, knowledge.asker, self.rng, most_shown=True)
-            return int(self.rng.choice(legal)) if card is None else start + card
+            return _reshow(self, legal, most_shown=True)
         again = cards[knowledge.shown[knowledge.asker, cards] > 0]
         if again.size:
             return int(start + self.rng.choice(again))

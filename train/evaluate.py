@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import shutil
 from pathlib import Path
 from typing import Any, NoReturn
 
 from agents import EvaluationResult, SB3Policy
 from agents.sb3_policy import ALGORITHMS, SB3SeatPolicy
 from deduction_envs import registry
+from deduction_envs.core.executor import discard_store
 from deduction_envs.envs import env_rules
 from train import arguments
 from train.cli import names
@@ -135,9 +135,7 @@ def _evaluate_seat(args: argparse.Namespace, parser: argparse.ArgumentParser, wo
     except (TypeError, ValueError, FileNotFoundError) as error:
         refuse(parser, args.model, error)
     print(f"{write_seat_evaluation(results, path, f'{args.model} on {args.env} {sizes}')}\nwritten to {path}")
-    shutil.rmtree(store)
-    if not any(store.parent.iterdir()):
-        store.parent.rmdir()
+    discard_store(store)  # kept only while the run is unfinished
     return results
 
 

@@ -16,13 +16,12 @@ learning curve of every seed and their mean.
 from __future__ import annotations
 
 import dataclasses
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from deduction_envs.core.executor import Executor, run_jobs
+from deduction_envs.core.executor import Executor, discard_store, run_jobs
 from train.config import RunConfig
 from train.curves import read_monitors, smoothed
 from train.training import TrainingRun, run
@@ -107,9 +106,7 @@ def run_seeds(config: RunConfig, seeds: Sequence[int], workers: int | Executor =
     result = SeedsResult(seeds, runs, aggregates)
     print(write_seeds(result, config, output / "seeds.md"))
     plot_seeds(result, config, output / "seeds.png")
-    shutil.rmtree(store)  # kept only while the run is unfinished
-    if not any(store.parent.iterdir()):
-        store.parent.rmdir()
+    discard_store(store)  # kept only while the run is unfinished
     return result
 
 

@@ -23,6 +23,7 @@ import hashlib
 import multiprocessing
 import os
 import pickle
+import shutil
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -30,7 +31,16 @@ from typing import Any, Protocol, TypeVar
 
 from deduction_envs.core.rules import check_int
 
-__all__ = ["EXECUTORS", "Executor", "LocalExecutor", "RayExecutor", "as_executor", "make_executor", "run_jobs"]
+__all__ = [
+    "EXECUTORS",
+    "Executor",
+    "LocalExecutor",
+    "RayExecutor",
+    "as_executor",
+    "discard_store",
+    "make_executor",
+    "run_jobs",
+]
 
 J = TypeVar("J", bound=Hashable)
 R = TypeVar("R")
@@ -74,6 +84,10 @@ class LocalExecutor:
                 yield futures[future], future.result()
 
 
+#: What the Ray executor says where Ray is not installed.
+NEEDS_RAY = 'the Ray executor needs Ray: pip install "deduction-envs[ray]"'
+
+
 def _call(function: Callable[..., Any], job: Any, args: tuple) -> Any:
     """One job, as a Ray task runs it."""
     return function(job, *args)
@@ -113,7 +127,7 @@ class RayExecutor:
         try:
             import ray
         except ImportError as error:
-            raise ImportError('the Ray executor needs Ray: pip install "deduction-envs[ray]"') from error
+            raise ImportError(NEEDS_RAY) from error
         if not ray.is_initialized():
             address = self.address or os.environ.get("RAY_ADDRESS") or None
             quiet = {"log_to_driver": False, "logging_level": "WARNING"}
@@ -158,7 +172,7 @@ def make_executor(kind: str = "local", workers: int = 1, address: str | None = N
         import importlib.util
 
         if importlib.util.find_spec("ray") is None:
-            raise ImportError('the Ray executor needs Ray: pip install "deduction-envs[ray]"')
+            raise ImportError(NEEDS_RAY)
         return RayExecutor(address, workers)
     raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {kind!r}")
 
@@ -172,6 +186,15 @@ def _key(function: Callable[..., Any], job: Any, args: tuple) -> str:
     """The name a job's result is kept under: a digest of the function, the job and the arguments."""
     text = repr((function.__module__, function.__qualname__, job, args))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def discard_store(store: str | Path) -> None:
+    """Remove a finished run's kept results (``store`` of :func:`run_jobs`), and its parent folder if that is
+    left empty (the ``.jobs`` folder beside a run's outputs)."""
+    folder = Path(store)
+    shutil.rmtree(folder)
+    if not any(folder.parent.iterdir()):
+        folder.parent.rmdir()
 
 
 def run_jobs(

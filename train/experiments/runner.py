@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from deduction_envs.core.executor import run_jobs
+from deduction_envs.core.executor import discard_store, run_jobs
 from train import arguments
 
 __all__ = ["Experiment", "Finished", "Run", "gather", "named_agent", "results_folder", "run_experiment"]
@@ -165,9 +165,7 @@ def run_experiment(experiment: Experiment[S, J, R], argv: Sequence[str] | None =
     run = Run(command, output, executor.workers, (time.perf_counter() - start) / 60, args.quick, args.executor)
     output.mkdir(parents=True, exist_ok=True)
     text = experiment.write(settings, results, run)
-    shutil.rmtree(store)
-    if not any(store.parent.iterdir()):
-        store.parent.rmdir()
+    discard_store(store)  # kept only while the run is unfinished
     print(text)
     return Finished(settings, results, run, text)
 
