@@ -1,5 +1,5 @@
 """Agents for Generalized Clue: random, the course report's scoreboard player (with its interrogation-pattern
-rule as an option), and an exact player.
+rule, as the report states it or the looser variant this project had first, as an option), and an exact player.
 
 Every agent decides a whole move (:class:`~deduction_envs.games.generalized_clue.GCMove`)
 at the first step of its turn and plays its steps on the following calls
@@ -17,7 +17,7 @@ from deduction_envs.core.rules import check_int
 from deduction_envs.games.generalized_clue import GCMove, GCPhase
 from deduction_envs.reasoning.clue_suggestions import ask_candidates, score_asks, sure_to_learn
 
-__all__ = ["GCAgent", "GCExact", "GCRandom", "GCScoreboard", "Scoreboard"]
+__all__ = ["GCAgent", "GCExact", "GCRandom", "GCScoreboard", "Scoreboard", "pattern_inferences"]
 
 
 class GCAgent(SeatAgent):
@@ -161,17 +161,23 @@ class GCScoreboard(GCAgent):
     * Answers by re-showing a card already shown, to the asker first.
     * Guesses when the scoreboard is certain, or when it must (the likeliest
       by the board: cards nobody is known to hold).
-    * With ``patterns``, the report's interrogation-pattern rule: once more
-      than half of an opponent's hand is known, its unknown cards are taken to
-      be those it asks about most (or least, whichever its known cards show it
-      does with its own), as many as it has left; :attr:`inferences` records
-      each ``(player, card)`` so inferred, to be checked against the deal.
+    * With ``patterns``, an interrogation-pattern rule (:func:`pattern_inferences`)
+      applied to the scoreboard before every move: ``True`` or ``"report"``
+      the report's rule as it states it, ``"means"`` the looser rule this
+      agent had before (named ``interrogation-pattern(means)``).
+      :attr:`inferences` holds each ``(player, card)`` inferred in the game,
+      once, in the order first inferred, to be checked against the deal.
     """
 
-    def __init__(self, pad: bool = True, spoof: bool = True, patterns: bool = False) -> None:
+    def __init__(self, pad: bool = True, spoof: bool = True, patterns: bool | str = False) -> None:
         super().__init__()
-        self.pad, self.spoof, self.patterns = bool(pad), bool(spoof), bool(patterns)
-        self.name = "interrogation-pattern" if patterns else "scoreboard"
+        if patterns is True:
+            patterns = "report"
+        if patterns not in (False, "report", "means"):
+            raise ValueError(f"patterns must be False, True, 'report' or 'means', not {patterns!r}")
+        self.pad, self.spoof, self.patterns = bool(pad), bool(spoof), patterns
+        names = {False: "scoreboard", "report": "interrogation-pattern", "means": "interrogation-pattern(means)"}
+        self.name = names[patterns]
         self.inferences: list[tuple[int, int]] = []
         self.turns = 0
 
@@ -215,25 +221,83 @@ class GCScoreboard(GCAgent):
         return GCMove("ask", tuple(int(c) for c in cards), target=target)
 
     def _apply_patterns(self, board: Scoreboard) -> None:
-        rules = self.rules
-        asked = np.zeros((rules.players, rules.cards))
+        asked = np.zeros((self.rules.players, self.rules.cards), dtype=np.int64)
         for event in self.knowledge.events:
             if event.kind == "ask":
                 asked[event.player, list(event.cards)] += 1
-        for q in range(rules.players):
-            row, size = board.board[q], rules.hand_sizes[q]
-            held = np.flatnonzero(row == 1)
-            unknown = np.flatnonzero(row == -1)
-            left = size - held.size
-            if q == self.seat or held.size * 2 <= size or left <= 0 or unknown.size <= left or not asked[q].any():
-                continue
-            # Does it ask about its own cards more or less than about the rest?
-            most = asked[q, held].mean() >= asked[q].mean()
-            order = np.argsort(-asked[q, unknown] if most else asked[q, unknown], kind="stable")
-            for card in unknown[order[:left]]:
+        found = pattern_inferences(board.board, asked, self.rules.hand_sizes, self.seat, self.patterns)
+        for q, cards in found:
+            for card in cards:
                 board.board[:, card] = 0
                 board.board[q, card] = 1
-                self.inferences.append((q, int(card)))
+                if (q, card) not in self.inferences:
+                    self.inferences.append((q, card))
+
+
+def pattern_inferences(
+    board: np.ndarray, asked: np.ndarray, hand_sizes: Any, me: int, rule: str = "report"
+) -> list[tuple[int, tuple[int, ...]]]:
+    """The cards an interrogation-pattern rule takes each opponent to hold: ``[(player, cards), ...]``.
+
+    ``board`` is a :class:`Scoreboard`'s (players x cards: 1 held, 0 not
+    held, -1 unknown), ``asked[q, c]`` how many of ``q``'s asks named card
+    ``c``, ``me`` the seat applying the rule (never inferred about). Both
+    rules wait until more than half of a player's hand is known for certain.
+
+    * ``"report"``, as the report states it (Ungewitter & Vespe, "Interrogation
+      Pattern Analysis"): "if at any point in the game, we know more than half
+      of a player's cards for certain, and those cards are all in the p most
+      frequent or p least frequent cards that the player has asked about, and
+      we do not know where the remaining p cards are held, then we assume the
+      player has all p cards in the set" (p: the player's hand size). The p
+      most (least) asked cards are a set only when the p-th and the next
+      differ in count: where a tie straddles the boundary the rule does not
+      fire (the report does not say how it broke ties). "We do not know where
+      the remaining cards are held": nobody is known to hold them and the
+      player is not known to lack them. Most is tried before least.
+    * ``"means"``, the looser rule this project had first: whichever of most or
+      least its known cards' mean count says, the player's unknown cards asked
+      most (least) are taken to be its remaining ones (ties broken by card
+      order), without checking that the known cards lie in that set.
+    """
+    out: list[tuple[int, tuple[int, ...]]] = []
+    board = board.copy()  # each inference is applied before the next player is looked at
+    cards = board.shape[1]
+
+    def infer(q: int, group: Any) -> None:
+        group = tuple(int(c) for c in group)
+        board[:, group] = 0
+        board[q, group] = 1
+        out.append((q, group))
+
+    for q in range(board.shape[0]):
+        row, size = board[q], int(hand_sizes[q])
+        held = np.flatnonzero(row == 1)
+        left = size - held.size
+        if q == me or held.size * 2 <= size or left <= 0 or not asked[q].any():
+            continue
+        if rule == "means":
+            unknown = np.flatnonzero(row == -1)
+            if unknown.size <= left:
+                continue
+            most = asked[q, held].mean() >= asked[q].mean()
+            order = np.argsort(-asked[q, unknown] if most else asked[q, unknown], kind="stable")
+            infer(q, unknown[order[:left]])
+            continue
+        if size >= cards:
+            continue
+        located = (board == 1).any(axis=0)
+        for sign in (-1, 1):  # the p most asked, then the p least
+            counts = sign * asked[q]
+            order = np.argsort(counts, kind="stable")
+            if counts[order[size - 1]] == counts[order[size]]:
+                continue  # a tie across the boundary: no such set
+            group = order[:size]
+            rest = np.setdiff1d(group, held)
+            if np.isin(held, group).all() and not located[rest].any() and (row[rest] == -1).all():
+                infer(q, rest)
+                break
+    return out
 
 
 class GCExact(GCAgent):

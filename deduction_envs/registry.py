@@ -264,6 +264,9 @@ register_game(
                 "random": Agent("agents.generalized_clue_agents:GCRandom"),
                 "scoreboard": Agent("agents.generalized_clue_agents:GCScoreboard"),
                 "interrogation_pattern": Agent("agents.generalized_clue_agents:GCScoreboard", {"patterns": True}),
+                "interrogation_pattern_means": Agent(
+                    "agents.generalized_clue_agents:GCScoreboard", {"patterns": "means"}
+                ),
                 "exact": Agent("agents.generalized_clue_agents:GCExact"),
             }
         ),

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents import play_game
-from agents.generalized_clue_agents import GCExact, GCRandom, GCScoreboard, Scoreboard
+from agents.generalized_clue_agents import GCExact, GCRandom, GCScoreboard, Scoreboard, pattern_inferences
 from deduction_envs.core.multiplayer import Table
 from deduction_envs.games.generalized_clue import GCEvent, GCMove, GeneralizedClueRules
 
@@ -114,12 +114,58 @@ def test_racing_exact_agents_guess_early_only_with_a_rival_near():
     assert early >= 1  # the race did guess early in some game
 
 
-def test_pattern_agent_records_its_inferences_and_bad_parameters_are_refused():
-    rules = GeneralizedClueRules(12, 2, 3, max_rounds=40)
-    agents = [GCScoreboard(patterns=True), GCExact(samples=200), GCScoreboard()]
-    table_record = play_game(rules, agents, seed=3)
-    assert table_record.winner is not None
-    assert all(0 <= q < 3 and 0 <= c < 12 for q, c in agents[0].inferences)
+def pattern_board(held=(0, 1, 2), unknown=range(3, 10)):
+    """Three players of 10 cards, seat 0 applying the rule; player 1 (hand of 4) known to hold ``held``."""
+    board = np.full((3, 10), -1, dtype=np.int8)
+    board[0] = 0
+    board[:, list(held)] = 0
+    board[1, list(held)] = 1
+    return board
+
+
+def test_the_reports_pattern_rule_by_hand():
+    """The report's rule: more than half of the hand known, all in its p most (or least) asked cards, the rest of
+    that set located nowhere: the player holds the whole set."""
+    sizes = (3, 4, 3)
+    asked = np.ones((3, 10), dtype=np.int64)
+    asked[1, [0, 1, 2, 3]] = 5  # its 4 most asked: its 3 known cards and card 3
+    board = pattern_board()
+    assert pattern_inferences(board, asked, sizes, 0) == [(1, (3,))]
+    assert (board[1] == pattern_board()[1]).all()  # the board given is not changed
+    tie = asked.copy()
+    tie[1, 4] = 5  # cards 3 and 4 tie at the boundary: no set of 4 most asked
+    assert pattern_inferences(board, tie, sizes, 0) == []
+    elsewhere = board.copy()
+    elsewhere[2, 3], elsewhere[1, 3] = 1, 0  # card 3 is known to be player 2's: the rule does not hold
+    assert pattern_inferences(elsewhere, asked, sizes, 0) == []
+    assert pattern_inferences(pattern_board(held=(0, 1)), asked, sizes, 0) == []  # half known is not enough
+    outside = asked.copy()
+    outside[1, 2] = 1  # a known card outside the 4 most asked (and the 4 least are a tie): nothing
+    assert pattern_inferences(board, outside, sizes, 0) == []
+    least = np.full((3, 10), 3, dtype=np.int64)
+    least[1, [0, 1, 2, 5]] = 0  # its 4 least asked: its known cards and card 5
+    assert pattern_inferences(board, least, sizes, 0) == [(1, (5,))]
+    assert pattern_inferences(board, asked, sizes, 1) == []  # never about the seat applying it
+    # The looser rule: its known cards are asked more than the mean, so its unknown card asked most is its last,
+    # even when a known card lies outside the 4 most asked.
+    outside[1, 6] = 7
+    assert pattern_inferences(board, outside, sizes, 0) == []
+    assert pattern_inferences(board, outside, sizes, 0, "means") == [(1, (6,))]
+
+
+def test_pattern_agent_records_each_inference_once_and_bad_parameters_are_refused():
+    rules = GeneralizedClueRules(27, 2, 5)
+    for patterns in (True, "means"):
+        agents = [GCScoreboard(patterns=patterns)] + [GCScoreboard() for _ in range(4)]
+        assert agents[0].name == {True: "interrogation-pattern", "means": "interrogation-pattern(means)"}[patterns]
+        table_record = play_game(rules, agents, seed=3)
+        assert table_record.winner is not None
+        inferences = agents[0].inferences
+        assert len(set(inferences)) == len(inferences)
+        assert all(1 <= q < 5 and 0 <= c < 27 for q, c in inferences)
+    assert inferences  # the looser rule fires in this game
+    with pytest.raises(ValueError, match="patterns"):
+        GCScoreboard(patterns="sometimes")
     for kwargs in ({"threshold": 0}, {"threshold": 2}, {"samples": 0}):
         with pytest.raises(ValueError, match=next(iter(kwargs))):
             GCExact(**kwargs)

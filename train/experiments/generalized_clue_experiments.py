@@ -4,16 +4,18 @@
     python -m train.experiments.generalized_clue_experiments --quick    # a look in a minute, to runs/quick/
 
 Settings ``(cards, hidden, players)``: 3 players of 4 cards (14, 2, 3), 5 of
-5 (27, 2, 5) and the report's 8 of 5 (45, 5, 8); ``max_rounds`` is the number
-of cards, so that nobody is forced to guess before the scoreboard's worst case.
+5 (27, 2, 5) and the report's 8 of 5 (45, 5, 8); ``max_rounds`` is the rules'
+default (the asks a sound player may need to be certain, at least 20), so that
+nobody is forced to guess before the scoreboard's worst case.
 ``--games`` games a table (``--report-games`` in the report's setting, whose
 games take seconds each).
 Tables, seats rotated (:func:`agents.play_match`), game ``g`` of a setting
 dealt from seed ``(--seed, g)`` in every table:
 
-* head to head: the exact agent, the interrogation-pattern agent, and the
-  scoreboard agent without spoofing, each against ``players - 1`` scoreboard
-  agents (the report's, with spoofing);
+* head to head: the exact agent, the interrogation-pattern agent (the
+  report's rule as it states it), ``interrogation-pattern(means)`` (the looser
+  rule this project had first), and the scoreboard agent without spoofing, each
+  against ``players - 1`` scoreboard agents (the report's, with spoofing);
 * mixed (4 players or more): one of each agent, the rest scoreboard agents.
 
 ``--head-to-head`` chooses the agents of the head-to-head tables, among them
@@ -43,8 +45,8 @@ an equal agent's expectation), wrong guesses, and the asks after which the
 agent was first certain of the case file, against the report's worst case
 ``n - k - n/p`` (and its exact form ``n - k - hand``, which the scoreboard
 without spoofing must never exceed: checked on every game). For the
-interrogation-pattern rule, how often its inferences were right (every hand
-is public at the end).
+interrogation-pattern rules, in how many games each fired and how many of its
+inferences were right (every hand is public at the end).
 """
 
 from __future__ import annotations
@@ -67,12 +69,21 @@ from train.stats import chunks, format_p, interval
 
 SETTINGS = {"3 x 4": (14, 2, 3), "5 x 5": (27, 2, 5), "8 x 5 (report)": (45, 5, 8)}
 REPORT = "8 x 5 (report)"
-AGENTS = ("exact", "interrogation-pattern", "scoreboard(no spoof)", "scoreboard", "random")
+AGENTS = (
+    "exact",
+    "interrogation-pattern",
+    "interrogation-pattern(means)",
+    "scoreboard(no spoof)",
+    "scoreboard",
+    "random",
+)
+#: The agents seated against scoreboards by default.
+DEFAULT_HEAD_TO_HEAD = AGENTS[:4]
 #: The exact agent's weights of what its asks tell the listeners, offered as agents ``exact(listeners=W)`` (not
 #: racing) and ``exact(listeners=W, race)``; ``exact`` is :class:`agents.GCExact`'s default, listeners 0.5 and race.
 LISTENERS = (0, 0.5, 1, 2)
 HEAD_TO_HEAD = [
-    *AGENTS[:4],
+    *AGENTS[:5],
     "exact(race)",
     "exact(pad)",
     "exact(sure)",
@@ -101,7 +112,8 @@ def make_agent(name: str) -> GCAgent:
         "exact(race)": partial(GCExact, listeners=0, race=True),
         "exact(pad)": partial(GCExact, pad=True),
         "exact(sure)": partial(GCExact, sure=True),
-        "interrogation-pattern": lambda: GCScoreboard(patterns=True),
+        "interrogation-pattern": lambda: GCScoreboard(patterns="report"),
+        "interrogation-pattern(means)": lambda: GCScoreboard(patterns="means"),
         "scoreboard(no spoof)": lambda: GCScoreboard(spoof=False),
         "scoreboard": GCScoreboard,
         "random": GCRandom,
@@ -114,7 +126,7 @@ ALONE = "scoreboards alone"
 
 
 def tables(
-    players: int, head_to_head: Sequence[str] = AGENTS[:3], mixed: bool = True, paired: bool = False
+    players: int, head_to_head: Sequence[str] = DEFAULT_HEAD_TO_HEAD, mixed: bool = True, paired: bool = False
 ) -> dict[str, list[str]]:
     """The tables of a setting: their name and the agents seated (in the order rotated): each of
     ``head_to_head`` against scoreboards, (``mixed``, 4 players or more) one of each kind, and (``paired``)
@@ -131,7 +143,7 @@ def play_part(job: tuple[str, str, int, int], settings: Settings) -> list[dict]:
     """Games ``[start, start + games)`` of one table: ``job = (setting, table, start, games)``."""
     setting, table, start, games = job
     cards, hidden, players = SETTINGS[setting]
-    rules = GeneralizedClueRules(cards, hidden, players, max_rounds=cards)
+    rules = GeneralizedClueRules(cards, hidden, players)  # the default max_rounds: no one forced to guess early
     agents = [make_agent(name) for name in tables(players, HEAD_TO_HEAD, paired=True)[table]]
     out: list[dict] = []
 
@@ -176,6 +188,18 @@ def summary(rows: list[dict], players: int) -> str:
     return (
         f"| {rows[0]['agent']} | {n} | {rank.mean():.2f} ± {half:.2f} | {firsts / n:.3f} [{low:.3f}, {high:.3f}] "
         f"| {reward.mean():+.3f} | {format_p(p)} | {np.mean([r['wrong'] for r in rows]):.3f} | {certain_text} |"
+    )
+
+
+def pattern_summary(name: str, rows: list[dict]) -> str:
+    """How often an interrogation-pattern rule fired, and how often it was right, over ``rows`` (its seat-games)."""
+    fired = sum(r["inferences"] > 0 for r in rows)
+    inferred = sum(r["inferences"] for r in rows)
+    right = sum(r["inferences_right"] for r in rows)
+    share = f" ({right / inferred:.1%})" if inferred else ""
+    return (
+        f"{name}: its rule fired in {fired} of {len(rows)} seat-games; {inferred} cards inferred (each player and "
+        f"card once a game), {right} right{share}."
     )
 
 
@@ -259,12 +283,9 @@ def report(results: dict[tuple[str, str], list[dict]], settings: Settings, run: 
                     f"Scoreboard without spoofing over its exact worst case n - k - hand: {len(over)} of "
                     f"{len(games)} games."
                 )
-            pattern = [s for g in games for s in g["seats"] if s["agent"] == "interrogation-pattern"]
-            inferred = sum(s["inferences"] for s in pattern)
-            if inferred:
-                right = sum(s["inferences_right"] for s in pattern)
-                lines.append("")
-                lines.append(f"Interrogation-pattern inferences right: {right} of {inferred} ({right / inferred:.1%}).")
+            for name in dict.fromkeys(seated):
+                if name.startswith("interrogation-pattern"):
+                    lines += ["", pattern_summary(name, [s for g in games for s in g["seats"] if s["agent"] == name])]
             lines.append("")
         alone = results.get((setting, ALONE))
         if alone:
@@ -289,7 +310,7 @@ def plot(
     results: dict[tuple[str, str], list[dict]],
     settings: list[str],
     path: Path,
-    head_to_head: Sequence[str] = AGENTS[:3],
+    head_to_head: Sequence[str] = DEFAULT_HEAD_TO_HEAD,
 ) -> None:
     """Mean rank with 95% intervals by agent (head-to-head tables) and setting."""
     import matplotlib
@@ -333,10 +354,10 @@ def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--head-to-head",
         nargs="+",
-        default=list(AGENTS[:3]),
+        default=list(DEFAULT_HEAD_TO_HEAD),
         choices=HEAD_TO_HEAD,
         metavar="AGENT",
-        help=f"agents seated against scoreboards (default the first three of: {', '.join(HEAD_TO_HEAD)})",
+        help=f"agents seated against scoreboards (default the first four of: {', '.join(HEAD_TO_HEAD)})",
     )
     parser.add_argument("--no-mixed", dest="mixed", action="store_false", help="leave out the mixed tables")
     parser.add_argument(
