@@ -15,8 +15,8 @@ from train import arguments
 from train.experiments.runner import Experiment, Run, gather, run_experiment
 
 #: Every experiment of train/experiments/ (each declares EXPERIMENT and runs through the runner).
-EXPERIMENTS = ["algo_experiments", "analysis", "clue_experiments", "generalized_clue_experiments", "paper_figure5",
-               "report"]  # fmt: skip
+EXPERIMENTS = ["algo_experiments", "analysis", "clue_experiments", "clue_walksat", "generalized_clue_experiments",
+               "paper_figure5", "report"]  # fmt: skip
 
 PLAYED: list[int] = []  # the jobs the toy experiment played in this process, in order
 
@@ -115,6 +115,7 @@ def test_every_experiment_is_declared_for_the_runner(name):
 
 
 @pytest.mark.parametrize(("name", "outputs"), [("algo_experiments", ["algo.md"]),
+                                               ("clue_walksat", ["clue_walksat.md", "clue_walksat.png"]),
                                                ("generalized_clue_experiments", ["generalized_clue.md",
                                                                                  "generalized_clue.png"])])  # fmt: skip
 def test_a_quick_run_writes_its_outputs_with_the_command_that_wrote_them(name, outputs, tmp_path):

@@ -13,8 +13,10 @@ deals (paired comparisons).
 
 Contenders: the entropy agent (uniform refuters, accusing only when certain),
 its accusation rules (the most probable case file at probability 0.79, as
-Velma; at entropy 1 bit) and its adversarial-refuter model, and SO-ISMCTS
-(:class:`agents.ClueSearchPolicy`, ``--ismcts-seconds`` per decision).
+Velma; at entropy 1 bit), its adversarial-refuter model, Velma's card to show
+(``entropy(velma shows)``: a card already shown to the asker, else the one
+shown most), and SO-ISMCTS (:class:`agents.ClueSearchPolicy`,
+``--ismcts-seconds`` per decision); ``--contenders`` seats some of them only.
 Opponents: the deduction-sheet agent and random play.
 
 Reported per cell: the contender's win rate with a 95% Wilson interval and the
@@ -54,7 +56,7 @@ from train.experiments.runner import Experiment, Finished, Run, gather, named_ag
 from train.stats import chunks, format_p, interval
 
 #: The entropy agent's accusation rules and refuter model; the first is the default the others are compared with.
-ENTROPY_VARIANTS = ("entropy", "entropy(p>=0.79)", "entropy(H<=1)", "entropy(adversarial)")
+ENTROPY_VARIANTS = ("entropy", "entropy(p>=0.79)", "entropy(H<=1)", "entropy(adversarial)", "entropy(velma shows)")
 OPPONENTS = ("deduction-sheet", "random")
 ISMCTS = "SO-ISMCTS"
 
@@ -67,6 +69,7 @@ class Settings:
     players: tuple[int, ...]
     seed: int
     chunk: int  #: games per job
+    contenders: tuple[str, ...] = (*ENTROPY_VARIANTS, "SO-ISMCTS")  #: the contenders seated (default all)
 
 
 def make_agent(name: str, ismcts_seconds: float = 0.25) -> SeatAgent:
@@ -76,6 +79,7 @@ def make_agent(name: str, ismcts_seconds: float = 0.25) -> SeatAgent:
         "entropy(p>=0.79)": lambda: ClueEntropyAgent(threshold=0.79),
         "entropy(H<=1)": lambda: ClueEntropyAgent(entropy_threshold=1.0),
         "entropy(adversarial)": lambda: ClueEntropyAgent(refuter="adversarial"),
+        "entropy(velma shows)": lambda: ClueEntropyAgent(show_rule="velma"),
         ISMCTS: lambda: SOISMCTS(iterations=None, time_limit=ismcts_seconds, policy=ClueSearchPolicy()),
         "deduction-sheet": ClueDeductionSheet,
         "random": RandomSeatAgent,
@@ -83,13 +87,14 @@ def make_agent(name: str, ismcts_seconds: float = 0.25) -> SeatAgent:
     return named_agent(makers, name)
 
 
-def cells(players: int) -> list[tuple[str, str]]:
-    """The (contender, opponent) cells at one player count."""
-    return [(v, "deduction-sheet") for v in ENTROPY_VARIANTS] + [
+def cells(players: int, contenders: tuple[str, ...] = (*ENTROPY_VARIANTS, ISMCTS)) -> list[tuple[str, str]]:
+    """The (contender, opponent) cells at one player count, of ``contenders``."""
+    every = [(v, "deduction-sheet") for v in ENTROPY_VARIANTS] + [
         ("entropy", "random"),
         (ISMCTS, "deduction-sheet"),
         (ISMCTS, "random"),
     ]
+    return [(c, o) for c, o in every if c in contenders]
 
 
 def summarise(rules: ClueRules, record: GameRecord, agents: list[Logged], lineup: tuple[int, ...]) -> dict:
@@ -159,7 +164,7 @@ def report(results: dict[tuple[int, str, str], list[dict]], settings: Settings, 
             "| turns (contender / opponent wins) | decisions ms (mean / p95) |",
             "|---|---|---:|---|---:|---|---|---|",
         ]
-        for contender, opponent in cells(players):
+        for contender, opponent in cells(players, settings.contenders):
             games = results.get((players, contender, opponent))
             if not games:
                 continue
@@ -220,7 +225,7 @@ def plot(results: dict[tuple[int, str, str], list[dict]], players: list[int], pa
     from train.plotting import panel_grid, save
 
     figure, axes = panel_grid(len(OPPONENTS), width=5.0, height=3.8)
-    contenders = [*ENTROPY_VARIANTS, ISMCTS]
+    contenders = [*ENTROPY_VARIANTS, ISMCTS]  # all of them, so that each keeps its colour in any run
     for ax, opponent in zip(np.ravel(axes), OPPONENTS, strict=True):
         for k, contender in enumerate(contenders):
             xs, ys, errors = [], [], []
@@ -256,19 +261,35 @@ def options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--players", type=arguments.count(3, 6), nargs="+", default=[3, 4, 5, 6], choices=[3, 4, 5, 6])
     parser.add_argument("--chunk", type=arguments.count(1), default=25, help="games per job (default 25)")
+    parser.add_argument(
+        "--contenders",
+        nargs="+",
+        default=[*ENTROPY_VARIANTS, ISMCTS],
+        choices=[*ENTROPY_VARIANTS, ISMCTS],
+        metavar="AGENT",
+        help=f"the contenders seated (default all: {', '.join([*ENTROPY_VARIANTS, ISMCTS])})",
+    )
 
 
 def settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
     if args.quick:  # 12 games a cell, 3 players
-        return Settings(12, 3, min(args.ismcts_seconds, 0.05), (3,), args.seed, args.chunk)
-    return Settings(args.games, args.ismcts_games, args.ismcts_seconds, tuple(args.players), args.seed, args.chunk)
+        return Settings(12, 3, min(args.ismcts_seconds, 0.05), (3,), args.seed, args.chunk, tuple(args.contenders))
+    return Settings(
+        args.games,
+        args.ismcts_games,
+        args.ismcts_seconds,
+        tuple(args.players),
+        args.seed,
+        args.chunk,
+        tuple(args.contenders),
+    )
 
 
 def jobs(settings: Settings) -> list[tuple[int, str, str, int, int]]:
     """Every cell in parts of ``chunk`` games, the slow SO-ISMCTS cells first (the workers finish together)."""
     out = []
     for players in settings.players:
-        for contender, opponent in cells(players):
+        for contender, opponent in cells(players, settings.contenders):
             total = settings.ismcts_games if contender == ISMCTS else settings.games
             out += [(players, contender, opponent, s, n) for s, n in chunks(total, settings.chunk)]
     return sorted(out, key=lambda job: job[1] != ISMCTS)

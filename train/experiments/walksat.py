@@ -1,4 +1,4 @@
-"""The WalkSAT-like sampler of Neller & Luo (CG 2018), the yardstick of our sampler.
+"""The WalkSAT-like sampler of Neller & Luo (CG 2018) with the variations their slides compare.
 
 Variables ``x[c, p]`` say that card ``c`` is at place ``p``. Knowledge is a set
 of *at-least* clauses, "at least ``b`` of these literals are true": each card
@@ -6,15 +6,29 @@ is in at least one place and in at most one (at least ``places - 1`` of its
 negated variables), each hand and each case-file category holds exactly its
 count (two clauses each), a player who refuted unseen holds at least one of
 the cards, a wrong accusation has at least one card outside the case file.
-Variables fixed by logic are left out. Search and Sample (their Algorithm 1)
-with the variations they found best: from a random assignment, repeatedly pick
-a random unsatisfied clause and flip, among its false literals, the variable
-that breaks the fewest satisfied clauses (ties at random), skipping variables
-flipped within the tabu tenure (2) or before the last sample; when every
-clause holds, flip a random variable; record every satisfying assignment not
-seen before (duplicates removed). The marginals are the share of the unique
-samples with each variable true. Compiled with numba, like our engine, so that
-equal time budgets compare the algorithms rather than the languages.
+Variables fixed by logic are left out.
+
+Search and Sample (their Algorithm 1): from a random assignment, at each step,
+if every clause holds flip a random variable, else pick a random unsatisfied
+clause and flip, among its false literals, a variable that breaks the fewest
+satisfied clauses (ties at random), skipping variables flipped within the tabu
+tenure or since the last sample; after every flip that leaves every clause
+satisfied, record the assignment. The marginals are the share of the recorded
+samples with each variable true. The variations (:data:`VARIANTS`, each as the
+slides state it):
+
+* (a) random restart: after recording a sample, reassign every variable at random;
+* (b) random flip or restart: after recording a sample, with probability 0.2 go
+  on with a random flip, else restart;
+* (c) mixed random/heuristic flip: with probability 0.2 flip a random false
+  literal's variable of the chosen clause instead of a least-breaking one;
+* (d) eliminate duplicate solutions: record each satisfying assignment once;
+* (e) reduce tabu tenure: (d) with the tenure cut from 10 to 2.
+
+(a) to (c) are each one change to Algorithm 1; (e) is (d) and a shorter tenure,
+"in addition to unique samples" as the slides say. Compiled with numba, like
+our engine, so that equal time budgets compare the algorithms rather than the
+languages. ``python -m train.experiments.clue_walksat`` compares them.
 """
 
 from __future__ import annotations
@@ -25,7 +39,18 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
-__all__ = ["WalkSat"]
+__all__ = ["VARIANTS", "WalkSat"]
+
+#: The slides' variations as :class:`WalkSat` options; "Algorithm 1" is their Search and Sample as given.
+VARIANTS = {
+    "Algorithm 1": {},
+    "(a) random restart": {"after_sample": "restart"},
+    "(b) random flip or restart": {"after_sample": "flip or restart"},
+    "(c) mixed random/heuristic flip": {"noise": 0.2},
+    "(d) eliminate duplicates": {"unique": True},
+    "(e) (d) + tabu tenure 2": {"unique": True, "tenure": 2},
+}
+AFTER_SAMPLE = ("flip", "restart", "flip or restart")
 
 
 @njit(cache=True)
@@ -61,9 +86,33 @@ def _breaks(v, assign, true_count, need, occ_clause, occ_sign, occ_start):
 
 
 @njit(cache=True)
+def _restart(assign, true_count, need, lit_var, lit_sign, lit_start, unsat, unsat_pos, zobrist):
+    """Reassign every variable at random; returns the unsatisfied count and the assignment's hash."""
+    key = 0
+    for v in range(assign.size):
+        assign[v] = np.random.randint(2)  # noqa: NPY002
+        if assign[v] == 1:
+            key ^= zobrist[v]
+    n_unsat = 0
+    for c in range(need.size):
+        count = 0
+        for k in range(lit_start[c], lit_start[c + 1]):
+            if assign[lit_var[k]] == lit_sign[k]:
+                count += 1
+        true_count[c] = count
+        if count < need[c]:
+            unsat_pos[c] = n_unsat
+            unsat[n_unsat] = c
+            n_unsat += 1
+    return n_unsat, key
+
+
+@njit(cache=True)
 def _search(steps, state, assign, true_count, need, lit_var, lit_sign, lit_start, occ_clause, occ_sign, occ_start,
-            unsat, unsat_pos, last_flip, zobrist, seen, totals, tenure, seed):  # fmt: skip
-    """Run ``steps`` steps; ``state`` holds [step, n_unsat, last_sample_step, hash, unique samples].
+            unsat, unsat_pos, last_flip, zobrist, seen, totals, tenure, unique, after, noise, seed):  # fmt: skip
+    """Run ``steps`` steps; ``state`` holds [step, n_unsat, last_sample_step, hash, samples recorded].
+
+    ``after``: 0 go on (flip), 1 restart, 2 flip with probability 0.2 else restart, after a sample is recorded.
 
     numba compiles numpy's legacy global generator (seeded here), not Generator objects.
     """
@@ -80,7 +129,11 @@ def _search(steps, state, assign, true_count, need, lit_var, lit_sign, lit_start
             c = unsat[np.random.randint(n_unsat)]  # noqa: NPY002
             best = 1 << 30
             m = 0
+            if noise > 0 and np.random.random() < noise:  # noqa: NPY002
+                best = -1  # a random false literal of the clause: the tabu fallback below takes any
             for k in range(lit_start[c], lit_start[c + 1]):
+                if best < 0:
+                    break
                 u = lit_var[k]
                 if assign[u] == lit_sign[k] or last_flip[u] > cutoff:
                     continue  # already true, or tabu
@@ -100,12 +153,16 @@ def _search(steps, state, assign, true_count, need, lit_var, lit_sign, lit_start
         n_unsat = _flip(v, assign, true_count, need, occ_clause, occ_sign, occ_start, unsat, unsat_pos, n_unsat)
         key ^= zobrist[v]
         last_flip[v] = step
-        if n_unsat == 0:
+        if n_unsat == 0:  # at most one restart a step: a restart that satisfies everything is left to the next step
             last_sample = step
-            if key not in seen:
+            if not unique or key not in seen:
                 seen[key] = 1
                 totals += assign
                 state[4] += 1
+            if after == 1 or (after == 2 and np.random.random() >= 0.2):  # noqa: NPY002
+                n_unsat, key = _restart(
+                    assign, true_count, need, lit_var, lit_sign, lit_start, unsat, unsat_pos, zobrist
+                )
     state[0], state[1], state[2], state[3] = step, n_unsat, last_sample, key
 
 
@@ -119,9 +176,32 @@ class WalkSat:
             the deck and table.
         at_least: ``(place, cards)`` clauses (refuted, unseen).
         not_all_case: card lists of wrong accusations.
+        tenure: the tabu tenure (Algorithm 1: 10).
+        unique: record each satisfying assignment once (variation d).
+        after_sample: ``"flip"`` (Algorithm 1), ``"restart"`` (a) or ``"flip or restart"`` (b).
+        noise: the probability of flipping a random false literal of the chosen clause (c: 0.2).
     """
 
-    def __init__(self, fixed, hand_sizes, categories, case_file_sizes, at_least, not_all_case, seed=0, tenure=2):
+    def __init__(
+        self,
+        fixed,
+        hand_sizes,
+        categories,
+        case_file_sizes,
+        at_least,
+        not_all_case,
+        seed=0,
+        tenure=10,
+        unique=False,
+        after_sample="flip",
+        noise=0.0,
+    ):
+        if after_sample not in AFTER_SAMPLE:
+            raise ValueError(f"after_sample must be one of {AFTER_SAMPLE}, not {after_sample!r}")
+        if not 0 <= noise <= 1:
+            raise ValueError(f"noise must be a probability in [0, 1], not {noise!r}")
+        if int(tenure) < 0:
+            raise ValueError(f"tenure must be 0 or more, not {tenure!r}")
         cards, places = fixed.shape
         free = np.flatnonzero(fixed.ravel() < 0)
         index = -np.ones(cards * places, dtype=np.int64)
@@ -184,7 +264,8 @@ class WalkSat:
         self.last_flip = np.full(n, -(2**40), dtype=np.int64)
         self.seen = Dict.empty(key_type=types.int64, value_type=types.int64)
         self.totals = np.zeros(n, dtype=np.int64)
-        self.tenure = tenure
+        self.tenure, self.unique, self.noise = int(tenure), bool(unique), float(noise)
+        self.after = AFTER_SAMPLE.index(after_sample)
         if broken.size == 0:
             self.seen[key] = 1
             self.totals += self.assign
@@ -192,7 +273,7 @@ class WalkSat:
 
     @property
     def samples(self) -> int:
-        """Unique satisfying assignments recorded."""
+        """Satisfying assignments recorded (each once with ``unique``)."""
         return int(self.state[4])
 
     def run(self, seconds: float, chunk: int = 2000) -> None:
@@ -204,10 +285,11 @@ class WalkSat:
             seed = self.seed + int(self.state[0])
             _search(chunk, self.state, self.assign, self.true_count, self.need, self.lit_var, self.lit_sign,
                     self.lit_start, self.occ_clause, self.occ_sign, self.occ_start, self.unsat, self.unsat_pos,
-                    self.last_flip, self.zobrist, self.seen, self.totals, self.tenure, seed)  # fmt: skip
+                    self.last_flip, self.zobrist, self.seen, self.totals, self.tenure, self.unique, self.after,
+                    self.noise, seed)  # fmt: skip
 
     def probabilities(self) -> np.ndarray:
-        """``(cards, places)`` marginals: fixed values, and shares of the unique samples for free variables."""
+        """``(cards, places)`` marginals: fixed values, and shares of the recorded samples for free variables."""
         p = np.where(self.fixed > 0, 1.0, 0.0).ravel()
         if self.samples:
             p[self.free] = self.totals / self.samples
