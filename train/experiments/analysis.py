@@ -15,6 +15,11 @@ Importable functions:
 * :func:`spatial_depth` and :func:`temporal_uncertainty`: the two numbers the
   paper's argument about what makes a deduction game interesting comes down
   to; see their docstrings and the README.
+
+The multiplayer games' entropy analysis (the paper's closing future work: what
+one's own actions teach oneself against what they teach the opponents) is its
+own command, ``python -m train.experiments.multiplayer_analysis``
+(:mod:`train.experiments.multiplayer_analysis`).
 """
 
 from __future__ import annotations
