@@ -24,6 +24,21 @@ most. Two modes:
 
 Ties are broken deterministically: first toward queries that could be the
 secret, then toward the lowest index.
+
+**Lookahead** (beyond the paper, whose ISES is greedy): with ``lookahead=2``
+the exhaustive agent takes the ``candidates`` best first queries by expected
+entropy, one of each kind (queries with equal expected entropy and equally
+able to be the secret are taken for symmetric copies, and only the first is
+kept), and scores each by the expected number of queries to finish: one for
+the query itself, and for every answer that does not end the game, the
+expected cost of the best second query over the set that answer leaves
+(:func:`expected_queries_after`), whose own answers are estimated by
+:func:`queries_left` (an optimistic estimate from the set's size). The query
+with the fewest expected queries is played. With ``time_limit``, scoring
+stops when the time is up and the best query scored so far is played (the
+greedy choice is always scored first). Over every secret, Mastermind 4x6
+takes 4.343 queries on average with ``candidates=5`` (greedy ISES: 4.415; the
+optimum, 4.3403); see ``results/ises_lookahead.md``.
 """
 
 from __future__ import annotations
@@ -50,8 +65,41 @@ DECISION_MEMO_BYTES = 256 << 20
 _memo_bytes = 0
 
 
-def _decision_key(rules: DeductionRules, knowledge: InformationSet) -> tuple:
-    return rules, type(knowledge).__name__, knowledge.key
+def _decision_key(rules: DeductionRules, knowledge: InformationSet, how: tuple = ()) -> tuple:
+    return rules, type(knowledge).__name__, how, knowledge.key
+
+
+def queries_left(sizes: np.ndarray, answers: int) -> np.ndarray:
+    """An optimistic estimate of the queries still needed to find the secret among ``sizes`` candidates (the
+    last query, the one that names it, included), for a game of ``answers`` feedback values.
+
+    0 for no candidate; ``(2n - 1) / n`` for ``n`` candidates that one query could tell apart (it names one of
+    them and splits the rest: 1 query with chance ``1/n``, else 2); beyond ``answers`` candidates, one more than
+    the ``log_answers(n)`` queries a perfect split needs, whichever is larger.
+    """
+    n = np.asarray(sizes, dtype=float)
+    safe = np.maximum(n, 1.0)
+    estimate = np.maximum((2 * safe - 1) / safe, 1 + np.log(safe) / np.log(max(answers, 2)))
+    return np.where(n > 0, estimate, 0.0)
+
+
+def expected_queries_after(rules: DeductionRules, knowledge: InformationSet) -> float:
+    """The expected number of queries to find the secret from ``knowledge`` when the next query is the best by
+    one step of lookahead: ``1 + sum_g P(g) * queries_left(|set after g|)``, the answer that names the secret
+    costing nothing more. Uniform sets: each secret equally likely."""
+    n = knowledge.size
+    if n == 1:
+        return 1.0
+    legal = np.flatnonzero(rules.action_mask(knowledge))
+    answers = rules.num_feedbacks
+    feedback = rules.feedback_matrix_at(knowledge, legal, knowledge.support).astype(np.int64)
+    rows = np.arange(legal.size)[:, None] * answers
+    counts = np.bincount((rows + feedback).ravel(), minlength=legal.size * answers).reshape(legal.size, answers)
+    value = 1 + (counts / n * queries_left(counts, answers)).sum(axis=1)
+    guesses = rules.guess_actions(knowledge.support)
+    if guesses is not None:
+        value -= np.isin(legal, guesses) / n  # where the query was the secret, no further query
+    return float(value.min())
 
 
 class ISES(Agent):
@@ -64,7 +112,15 @@ class ISES(Agent):
         time_limit: sampled mode: seconds after which scoring stops (None: no
             limit). Scoring proceeds in small batches (one query at a time
             when the information set is large), so a decision returns within
-            the limit plus about one batch.
+            the limit plus about one batch. Exhaustive mode with
+            ``lookahead=2``: seconds after which no further first query is
+            scored (the one being scored finishes).
+        lookahead: exhaustive mode: 1 (the paper's greedy ISES) or 2 (two
+            queries ahead, by the expected number of queries; see the module
+            docstring). Information sets that are not uniform are played
+            greedily.
+        candidates: with ``lookahead=2``: the first queries scored, the best
+            by expected entropy, one of each kind (default 5).
     """
 
     #: Queries scored between two readings of the clock: at most ``BATCH``, and
@@ -80,12 +136,20 @@ class ISES(Agent):
         state_samples: int | None = None,
         action_samples: int | None = None,
         time_limit: float | None = None,
+        lookahead: int = 1,
+        candidates: int = 5,
     ) -> None:
         super().__init__()
         if mode not in ("exhaustive", "sampled"):
             raise ValueError(f"mode must be 'exhaustive' or 'sampled', got {mode!r}")
-        if mode == "exhaustive" and (state_samples, action_samples, time_limit) != (None, None, None):
-            raise ValueError("state_samples, action_samples and time_limit apply to mode='sampled' only")
+        check_int("lookahead", lookahead, low=1, high=2)
+        check_int("candidates", candidates, low=1)
+        if mode == "sampled" and lookahead != 1:
+            raise ValueError("lookahead=2 applies to mode='exhaustive' only")
+        if mode == "exhaustive" and (state_samples, action_samples) != (None, None):
+            raise ValueError("state_samples and action_samples apply to mode='sampled' only")
+        if mode == "exhaustive" and lookahead == 1 and time_limit is not None:
+            raise ValueError("time_limit applies to mode='sampled' or lookahead=2 only")
         if state_samples is not None:
             check_int("state_samples", state_samples, low=1)
         if action_samples is not None:
@@ -96,13 +160,19 @@ class ISES(Agent):
         self.state_samples = 100 if state_samples is None and mode == "sampled" else state_samples
         self.action_samples = 100 if action_samples is None and mode == "sampled" else action_samples
         self.time_limit = time_limit
+        self.lookahead, self.candidates = int(lookahead), int(candidates)
         self.name = "ISES" if mode == "exhaustive" else "sampled ISES"
+        if self.lookahead == 2:
+            self.name = f"ISES(lookahead 2, {self.candidates} candidates)"
 
     def act(self) -> int:
         if self.mode == "sampled":
             return self._act_sampled()
         global _memo_bytes
-        key = _decision_key(self.rules, self.information_set)
+        if self.time_limit is not None:  # a timed choice is not a function of the set: neither memoised nor reused
+            return self._act_exhaustive()
+        how = () if self.lookahead == 1 else (self.lookahead, self.candidates)
+        key = _decision_key(self.rules, self.information_set, how)
         move = _decisions.get(key)
         if move is None:
             move = self._act_exhaustive()
@@ -110,12 +180,48 @@ class ISES(Agent):
                 _decisions.clear()
                 _memo_bytes = 0
             _decisions[key] = move
-            _memo_bytes += len(key[2])
+            _memo_bytes += len(key[-1])
         return move
 
     def _act_exhaustive(self) -> int:
         actions = self.legal_actions()
-        return self._choose(actions, self.information_set.expected_entropy(actions))
+        entropy = self.information_set.expected_entropy(actions)
+        knowledge = self.information_set
+        if self.lookahead == 1 or knowledge.size <= 2 or not knowledge.uniform:
+            return self._choose(actions, entropy)
+        return self._act_lookahead(actions, entropy)
+
+    def _act_lookahead(self, actions: np.ndarray, entropy: np.ndarray) -> int:
+        """Two queries ahead: the expected number of queries after each of the best few first queries."""
+        start = time.perf_counter()
+        knowledge, rules = self.information_set, self.rules
+        guesses = rules.guess_actions(knowledge.support)
+        could = np.zeros(actions.size, dtype=bool) if guesses is None else np.isin(actions, guesses)
+        order = np.lexsort((actions, ~could, np.round(entropy, 9)))
+        kinds: set[tuple[float, bool]] = set()
+        best: tuple[tuple[float, bool, int], int] | None = None
+        for i in order:
+            kind = (round(float(entropy[i]), 9), bool(could[i]))
+            if kind in kinds:
+                continue  # a symmetric copy of a query already scored
+            kinds.add(kind)
+            action = int(actions[i])
+            feedback = rules.feedback_at(knowledge, action, knowledge.support)
+            values, sizes = np.unique(feedback, return_counts=True)
+            cost = 1.0
+            for value, size in zip(values, sizes, strict=True):
+                if not rules.is_terminal(action, int(value), knowledge):
+                    after = knowledge.update(action, int(value))
+                    cost += size / knowledge.size * expected_queries_after(rules, after)
+            score = (round(cost, 9), not could[i], action)
+            if best is None or score < best[0]:
+                best = (score, action)
+            if len(kinds) == self.candidates:
+                break
+            if self.time_limit is not None and time.perf_counter() - start >= self.time_limit:
+                break
+        assert best is not None
+        return best[1]
 
     def _act_sampled(self) -> int:
         start = time.perf_counter()
@@ -159,6 +265,8 @@ class ISES(Agent):
         return int(tied.min())
 
     def __repr__(self) -> str:
+        if self.mode == "exhaustive" and self.lookahead == 2:
+            return f"ISES(mode='exhaustive', lookahead=2, candidates={self.candidates}, time_limit={self.time_limit})"
         if self.mode == "exhaustive":
             return "ISES(mode='exhaustive')"
         return (

@@ -29,6 +29,7 @@ from tqdm import tqdm
 
 from deduction_envs.reasoning import ClueKnowledge
 from train.experiments.clue_states import EXACT_WORK_LIMIT, Table, record_game, replay
+from train.experiments.clue_walksat import uninformed
 from train.experiments.walksat import VARIANTS, WalkSat
 
 
@@ -104,12 +105,6 @@ def bench_budget(args) -> None:
 
 def rmse(estimate: np.ndarray, exact: np.ndarray, cells: np.ndarray) -> float:
     return float(np.sqrt(np.mean((estimate[cells] - exact[cells]) ** 2)))
-
-
-def uninformed(sheet: np.ndarray) -> np.ndarray:
-    """The estimate of a sampler that found no deal: each card uniform over the places logic allows."""
-    allowed = (sheet != 0).astype(float)
-    return allowed / allowed.sum(axis=1, keepdims=True)
 
 
 def ours(knowledge: ClueKnowledge, seconds: float, seed: int) -> tuple[np.ndarray, int]:

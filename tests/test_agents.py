@@ -194,7 +194,10 @@ def test_sampled_ises_finishes_a_game_whose_secret_it_knows():
     ("kwargs", "message"),
     [
         ({"mode": "greedy"}, "mode must be 'exhaustive' or 'sampled'"),
-        ({"time_limit": 0.1}, "apply to mode='sampled' only"),
+        ({"time_limit": 0.1}, "applies to mode='sampled' or lookahead=2 only"),
+        ({"lookahead": 3}, "lookahead must be an integer in"),
+        ({"lookahead": 2, "candidates": 0}, "candidates must be an integer >= 1"),
+        ({"mode": "sampled", "lookahead": 2}, "lookahead=2 applies to mode='exhaustive' only"),
         ({"mode": "sampled", "state_samples": 0}, "state_samples must be an integer >= 1"),
         ({"mode": "sampled", "action_samples": 2.5}, "action_samples must be an integer >= 1"),
         ({"mode": "sampled", "time_limit": 0}, "time_limit must be a positive number"),

@@ -123,3 +123,56 @@ def test_every_option_of_the_readme_experiment_commands_exists():
         options = {flag for action in parser._actions for flag in action.option_strings}
         used = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", arguments))
         assert used <= options, (name, used - options)
+
+
+def readme_blocks(language: str | None = None) -> list[str]:
+    """The README's fenced code blocks (of ``language``, or every one)."""
+    readme = (ROOT / "README.md").read_text()
+    return [code for lang, code in re.findall(r"```(\w*)\n(.+?)\n```", readme, flags=re.S) if language in (None, lang)]
+
+
+def test_the_readme_gymnasium_and_evaluation_examples_run(tmp_path, monkeypatch, capsys):
+    """The two Python blocks no other test runs: a Gymnasium env, and an agent measured by ``evaluate`` (its last
+    line, 500 episodes of sampled ISES at 0.1 s a decision, about four minutes, runs here with 3 episodes)."""
+    monkeypatch.chdir(tmp_path)
+    gym_example = next(code for code in readme_blocks("python") if 'gym.make("Mastermind-v0", pegs=5' in code)
+    exec(compile(gym_example, "README.md", "exec"), {})
+    *feedback, candidates, entropy = capsys.readouterr().out.split()  # the feedback's text, then two numbers
+    assert feedback and int(candidates) > 0 and float(entropy) > 0
+    evaluation = next(code for code in readme_blocks("python") if "evaluate(ISES()" in code)
+    assert "episodes=500" in evaluation
+    exec(compile(evaluation.replace("episodes=500", "episodes=3"), "README.md", "exec"), {})
+    assert "ISES on Mastermind-v0: 4.415 steps (exact) over 1296 episodes, worst 6" in capsys.readouterr().out
+
+
+def test_every_python_block_of_the_readme_is_run_by_a_test():
+    """Each Python block is found by one of the tests above (by a line of it they look for)."""
+    found_by = ('pegs=5, colors=8', "evaluate(ISES()", 'gym.make_vec("Mastermind-v0", num_envs=256)',
+                "from train.config import RunConfig", "algo_v0.env(", "clue_v0.env(", "ClueEntropyAgent, play_match",
+                "generalized_clue_v0.env(", "ClueKnowledge.cl")  # fmt: skip
+    for code in readme_blocks("python"):
+        assert any(marker in code for marker in found_by), code[:200]
+
+
+def test_every_module_command_of_the_readme_takes_the_options_it_is_given():
+    """Every ``python -m MODULE --option`` of the README's shell lines: the module exists and its ``--help`` names
+    each option given (the training and experiment commands are checked against their parsers above)."""
+    import subprocess
+    import sys
+
+    lines = [line for code in readme_blocks() for line in code.splitlines()]
+    lines += re.findall(r"`(python -m [^`]+)`", (ROOT / "README.md").read_text())
+    used: dict[str, set[str]] = {}
+    for line in lines:
+        for module, arguments in re.findall(r"python -m ([\w.]+)((?: [^#|&\n]*)?)", line):
+            if module == "pytest" or module == "train" or module.startswith("train.experiments."):
+                continue
+            used.setdefault(module, set()).update(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", arguments))
+    assert {"train.evaluate", "train.tools.play", "train.tools.assistant"} <= set(used)
+    for module, options in sorted(used.items()):
+        shown = subprocess.run(
+            [sys.executable, "-m", module, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
+        )
+        assert shown.returncode == 0, (module, shown.stderr[-2000:])
+        missing = {option for option in options if option not in shown.stdout}
+        assert not missing, (module, missing)

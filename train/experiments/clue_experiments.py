@@ -16,7 +16,8 @@ its accusation rules (the most probable case file at probability 0.79, as
 Velma; at entropy 1 bit), its adversarial-refuter model, Velma's card to show
 (``entropy(velma shows)``: a card already shown to the asker, else the one
 shown most), and SO-ISMCTS (:class:`agents.ClueSearchPolicy`,
-``--ismcts-seconds`` per decision); ``--contenders`` seats some of them only.
+``--ismcts-seconds`` per decision); ``--contenders`` seats some of them only,
+``--opponents`` meets some opponents only.
 Opponents: the deduction-sheet agent and random play.
 
 Reported per cell: the contender's win rate with a 95% Wilson interval and the
@@ -70,6 +71,7 @@ class Settings:
     seed: int
     chunk: int  #: games per job
     contenders: tuple[str, ...] = (*ENTROPY_VARIANTS, "SO-ISMCTS")  #: the contenders seated (default all)
+    opponents: tuple[str, ...] = OPPONENTS  #: the opponents they meet (default both)
 
 
 def make_agent(name: str, ismcts_seconds: float = 0.25) -> SeatAgent:
@@ -87,14 +89,16 @@ def make_agent(name: str, ismcts_seconds: float = 0.25) -> SeatAgent:
     return named_agent(makers, name)
 
 
-def cells(players: int, contenders: tuple[str, ...] = (*ENTROPY_VARIANTS, ISMCTS)) -> list[tuple[str, str]]:
-    """The (contender, opponent) cells at one player count, of ``contenders``."""
+def cells(
+    players: int, contenders: tuple[str, ...] = (*ENTROPY_VARIANTS, ISMCTS), opponents: tuple[str, ...] = OPPONENTS
+) -> list[tuple[str, str]]:
+    """The (contender, opponent) cells at one player count, of ``contenders`` against ``opponents``."""
     every = [(v, "deduction-sheet") for v in ENTROPY_VARIANTS] + [
         ("entropy", "random"),
         (ISMCTS, "deduction-sheet"),
         (ISMCTS, "random"),
     ]
-    return [(c, o) for c, o in every if c in contenders]
+    return [(c, o) for c, o in every if c in contenders and o in opponents]
 
 
 def summarise(rules: ClueRules, record: GameRecord, agents: list[Logged], lineup: tuple[int, ...]) -> dict:
@@ -164,7 +168,7 @@ def report(results: dict[tuple[int, str, str], list[dict]], settings: Settings, 
             "| turns (contender / opponent wins) | decisions ms (mean / p95) |",
             "|---|---|---:|---|---:|---|---|---|",
         ]
-        for contender, opponent in cells(players, settings.contenders):
+        for contender, opponent in cells(players, settings.contenders, settings.opponents):
             games = results.get((players, contender, opponent))
             if not games:
                 continue
@@ -269,11 +273,28 @@ def options(parser: argparse.ArgumentParser) -> None:
         metavar="AGENT",
         help=f"the contenders seated (default all: {', '.join([*ENTROPY_VARIANTS, ISMCTS])})",
     )
+    parser.add_argument(
+        "--opponents",
+        nargs="+",
+        default=list(OPPONENTS),
+        choices=list(OPPONENTS),
+        metavar="AGENT",
+        help=f"the opponents (default both: {', '.join(OPPONENTS)})",
+    )
 
 
 def settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
     if args.quick:  # 12 games a cell, 3 players
-        return Settings(12, 3, min(args.ismcts_seconds, 0.05), (3,), args.seed, args.chunk, tuple(args.contenders))
+        return Settings(
+            12,
+            3,
+            min(args.ismcts_seconds, 0.05),
+            (3,),
+            args.seed,
+            args.chunk,
+            tuple(args.contenders),
+            tuple(args.opponents),
+        )
     return Settings(
         args.games,
         args.ismcts_games,
@@ -282,6 +303,7 @@ def settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Setti
         args.seed,
         args.chunk,
         tuple(args.contenders),
+        tuple(args.opponents),
     )
 
 
@@ -289,7 +311,7 @@ def jobs(settings: Settings) -> list[tuple[int, str, str, int, int]]:
     """Every cell in parts of ``chunk`` games, the slow SO-ISMCTS cells first (the workers finish together)."""
     out = []
     for players in settings.players:
-        for contender, opponent in cells(players, settings.contenders):
+        for contender, opponent in cells(players, settings.contenders, settings.opponents):
             total = settings.ismcts_games if contender == ISMCTS else settings.games
             out += [(players, contender, opponent, s, n) for s, n in chunks(total, settings.chunk)]
     return sorted(out, key=lambda job: job[1] != ISMCTS)

@@ -85,6 +85,8 @@ SIZES: dict[str, tuple[str, str, list[tuple[str, dict[str, Any]]]]] = {
 }
 
 AGENT_NAMES = ("random", "SO-ISMCTS", "ISES", "sampled ISES")
+#: Agents beyond the paper's that ``--agents`` may add: ISES two queries ahead (:mod:`agents.ises`).
+EXTRA_AGENTS = ("ISES (lookahead 2)",)
 
 #: Most steps an episode may take, whatever the size: enough for consistent random play to finish every game
 #: here but the largest Mastermind and Bulls and Cows (where it needs about 7), small enough to bound a cell.
@@ -92,7 +94,7 @@ STEP_CAP = 256
 
 
 def make_agent(name: str, time_limit: float) -> Agent:
-    """One of the paper's four agents, by its name in :data:`AGENT_NAMES`."""
+    """One of the paper's four agents, by its name in :data:`AGENT_NAMES`, or one of :data:`EXTRA_AGENTS`."""
     if name == "random":
         return RandomAgent(consistent=True)
     if name == "SO-ISMCTS":
@@ -101,7 +103,9 @@ def make_agent(name: str, time_limit: float) -> Agent:
         return ISES()
     if name == "sampled ISES":
         return ISES("sampled", time_limit=time_limit)
-    raise ValueError(f"unknown agent {name!r}; choose from {AGENT_NAMES}")
+    if name == "ISES (lookahead 2)":
+        return ISES(lookahead=2)
+    raise ValueError(f"unknown agent {name!r}; choose from {AGENT_NAMES + EXTRA_AGENTS}")
 
 
 def max_steps_for(game: str, env_kwargs: dict[str, Any]) -> int:
@@ -126,6 +130,7 @@ class Settings:
     time_limit: float  #: seconds per decision of the sampled agents
     seed: int
     quick: bool  #: the smallest size of each game only
+    agents: tuple[str, ...] = AGENT_NAMES
 
 
 @dataclass(frozen=True)
@@ -200,7 +205,7 @@ def cells(settings: Settings) -> list[Cell]:
         Cell(game, size, agent)
         for game in settings.games
         for size, _ in (SIZES[game][2][:1] if settings.quick else SIZES[game][2])
-        for agent in AGENT_NAMES
+        for agent in settings.agents
     ]
 
 
@@ -216,6 +221,7 @@ def jobs(settings: Settings) -> list[Part]:
 def write_table(results: list[CellResult], path: Path, command: str, time_limit: float) -> None:
     """The markdown table: one row per game and size, one column group per agent."""
     trials = {r.trials for r in results}
+    agents = list(dict.fromkeys(r.cell.agent for r in results))
     lines = [
         "# Figure 5 of Meng & Lucas (2024), reproduced",
         "",
@@ -224,15 +230,15 @@ def write_table(results: list[CellResult], path: Path, command: str, time_limit:
         "steps ± the half-width of its 95% confidence interval; below it, the share of games solved within the "
         "step limit and the mean decision time. An unsolved game counts the steps of the limit.",
         "",
-        "| game | size | limit | " + " | ".join(AGENT_NAMES) + " |",
-        "| --- | --- | ---: | " + " | ".join("---:" for _ in AGENT_NAMES) + " |",
+        "| game | size | limit | " + " | ".join(agents) + " |",
+        "| --- | --- | ---: | " + " | ".join("---:" for _ in agents) + " |",
     ]
     rows: dict[tuple[str, str], dict[str, CellResult]] = {}
     for r in results:
         rows.setdefault((r.cell.game, r.cell.size), {})[r.cell.agent] = r
     for (game, size), by_agent in rows.items():
         cells = []
-        for agent in AGENT_NAMES:
+        for agent in agents:
             r = by_agent[agent]
             solved = "" if r.solve_rate == 1 else f"solved {100 * r.solve_rate:.0f}%, "
             cells.append(f"{r.mean_steps:.2f} ± {r.ci95:.2f}<br>{solved}{_milliseconds(r.mean_decision_ms)}")
@@ -260,10 +266,11 @@ def plot(results: list[CellResult], path: Path) -> None:
     """One panel per game (two rows of four, as in the paper), mean steps with 95% CI against size."""
     games = list(dict.fromkeys(r.cell.game for r in results))
     figure, axes = panel_grid(len(games), width=4)
-    markers = dict(zip(AGENT_NAMES, "osD^", strict=True))
+    agents = list(dict.fromkeys(r.cell.agent for r in results))
+    markers = dict(zip((*AGENT_NAMES, *EXTRA_AGENTS), "osD^v", strict=True))
     for ax, game in zip(axes, games, strict=True):
-        sizes = [size for size, _ in SIZES[game][2] if any(r.cell == Cell(game, size, AGENT_NAMES[0]) for r in results)]
-        for i, agent in enumerate(AGENT_NAMES):
+        sizes = [size for size, _ in SIZES[game][2] if any(r.cell == Cell(game, size, agents[0]) for r in results)]
+        for i, agent in enumerate(agents):
             points = [next(r for r in results if r.cell == Cell(game, size, agent)) for size in sizes]
             ax.errorbar(
                 [x + 0.04 * (i - 1.5) for x in range(len(sizes))],  # side by side, so the error bars stay apart
@@ -281,7 +288,7 @@ def plot(results: list[CellResult], path: Path) -> None:
             ax.set_yscale("log")
         ax.grid(alpha=0.3)
     handles, labels = axes[0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="lower center", ncol=len(AGENT_NAMES), frameon=False)
+    figure.legend(handles, labels, loc="lower center", ncol=len(agents), frameon=False)
     save(figure, path, bottom=0.06)
 
 
@@ -293,11 +300,19 @@ def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--time-limit", type=arguments.seconds, default=0.1, help="seconds per decision of the sampled agents"
     )
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        default=list(AGENT_NAMES),
+        choices=[*AGENT_NAMES, *EXTRA_AGENTS],
+        metavar="AGENT",
+        help=f"the agents (default the paper's four; also: {', '.join(EXTRA_AGENTS)})",
+    )
 
 
 def settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
     trials = args.trials if args.trials is not None else 10 if args.quick else 500  # quick: 10, the smallest size
-    return Settings(tuple(args.games), trials, args.time_limit, args.seed, args.quick)
+    return Settings(tuple(args.games), trials, args.time_limit, args.seed, args.quick, tuple(args.agents))
 
 
 def write(settings: Settings, results: dict[Cell, CellResult], run: Run) -> str:
