@@ -142,7 +142,10 @@ def test_velmas_card_to_show_is_one_shown_to_the_asker_else_one_shown_to_the_mos
     assert {reshown_card(cards, shown, 1, rng, most_shown=True) for _ in range(40)} == {5, 7}  # the asker saw both
     assert reshown_card(np.array([3, 4]), shown, 0, rng, most_shown=True) is None  # none shown: the agent's fallback
     assert ClueDeductionSheet("velma").name == "deduction-sheet(velma-show)"
-    assert ClueEntropyAgent(show_rule="velma").name == "entropy(p>=1, velma-show)"
+    assert (
+        ClueEntropyAgent().name == "entropy(p>=1)"
+        and ClueEntropyAgent(show_rule="own").name == "entropy(p>=1, own-show)"
+    )
     for make in (ClueDeductionSheet, lambda rule: ClueEntropyAgent(show_rule=rule)):
         with pytest.raises(ValueError, match="show_rule must be one of own, velma"):
             make("often")

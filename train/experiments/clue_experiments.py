@@ -13,9 +13,10 @@ deals (paired comparisons).
 
 Contenders: the entropy agent (uniform refuters, accusing only when certain),
 its accusation rules (the most probable case file at probability 0.79, as
-Velma; at entropy 1 bit), its adversarial-refuter model, Velma's card to show
-(``entropy(velma shows)``: a card already shown to the asker, else the one
-shown most), and SO-ISMCTS (:class:`agents.ClueSearchPolicy`,
+Velma; at entropy 1 bit), its adversarial-refuter model, its former card to
+show (``entropy(own shows)``: the card the asker most expects it to hold, where
+the default is Velma's: a card already shown to the asker, else the one shown
+most), and SO-ISMCTS (:class:`agents.ClueSearchPolicy`,
 ``--ismcts-seconds`` per decision); ``--contenders`` seats some of them only,
 ``--opponents`` meets some opponents only.
 Opponents: the deduction-sheet agent and random play.
@@ -57,7 +58,7 @@ from train.experiments.runner import Experiment, Finished, Run, gather, named_ag
 from train.stats import chunks, format_p, interval
 
 #: The entropy agent's accusation rules and refuter model; the first is the default the others are compared with.
-ENTROPY_VARIANTS = ("entropy", "entropy(p>=0.79)", "entropy(H<=1)", "entropy(adversarial)", "entropy(velma shows)")
+ENTROPY_VARIANTS = ("entropy", "entropy(p>=0.79)", "entropy(H<=1)", "entropy(adversarial)", "entropy(own shows)")
 OPPONENTS = ("deduction-sheet", "random")
 ISMCTS = "SO-ISMCTS"
 
@@ -81,7 +82,7 @@ def make_agent(name: str, ismcts_seconds: float = 0.25) -> SeatAgent:
         "entropy(p>=0.79)": lambda: ClueEntropyAgent(threshold=0.79),
         "entropy(H<=1)": lambda: ClueEntropyAgent(entropy_threshold=1.0),
         "entropy(adversarial)": lambda: ClueEntropyAgent(refuter="adversarial"),
-        "entropy(velma shows)": lambda: ClueEntropyAgent(show_rule="velma"),
+        "entropy(own shows)": lambda: ClueEntropyAgent(show_rule="own"),
         ISMCTS: lambda: SOISMCTS(iterations=None, time_limit=ismcts_seconds, policy=ClueSearchPolicy()),
         "deduction-sheet": ClueDeductionSheet,
         "random": RandomSeatAgent,

@@ -123,8 +123,8 @@ def options(parser: argparse.ArgumentParser) -> None:
         "--candidates",
         type=arguments.count(1),
         nargs="+",
-        default=[5],
-        help="first queries the lookahead scores, one run each (default 5)",
+        default=[5, 30],
+        help="first queries the lookahead scores, one run each (default 5 and 30)",
     )
 
 

@@ -53,7 +53,7 @@ from train.stats import chunks, format_p
 #: Each game's table: rules keyword arguments and the reference agents seated, one of each (registry names).
 TABLES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "algo_v0": ({"players": 3}, ("epsilon_greedy", "max_entropy", "random")),
-    "clue_v0": ({"players": 4}, ("entropy", "entropy_velma_shows", "deduction_sheet", "random")),
+    "clue_v0": ({"players": 4}, ("entropy", "entropy_own_shows", "deduction_sheet", "random")),
     "generalized_clue_v0": (
         {"cards": 18, "hidden": 2, "players": 4},
         ("exact", "interrogation_pattern", "scoreboard", "random"),
@@ -78,10 +78,10 @@ def event_kind(event: Any) -> str | None:
 
 
 def make_seat(game: str, name: str) -> Any:
-    if name == "entropy_velma_shows":  # the entropy agent with Velma's card to show
+    if name == "entropy_own_shows":  # the entropy agent with its former card to show (the default is Velma's)
         from agents import ClueEntropyAgent
 
-        agent = ClueEntropyAgent(show_rule="velma")
+        agent = ClueEntropyAgent(show_rule="own")
         agent.name = name
         return agent
     return registry.game(game).make_agent(name)
