@@ -115,8 +115,8 @@ class ClueEntropyAgent(SeatAgent):
       matching card. With ``show_rule="own"`` (its rule before, and the
       default until a tournament showed Velma's as good: at 3 to 6 players
       against deduction sheets, on the same deals, Velma's won 42 games the
-      other lost and lost 30 it won, sign test p = 0.19, at half the decision
-      time; ``results/clue_show_rule``): a card it has already shown to the
+      other lost and lost 30 it won, sign test p = 0.19;
+      ``results/clue_show_rule``): a card it has already shown to the
       asker if it can, else the card the asker most expects it to hold (the
       highest probability under
       :meth:`~deduction_envs.reasoning.clue_player.CluePlayerKnowledge.public_view`
