@@ -2,6 +2,15 @@
 
     python -m benchmarks.training [--timesteps 20000] [--env ID ...] [--threads 1]
     python -m benchmarks.training --concurrent [--timesteps 20000] [--env ID]
+    python -m benchmarks.training --batched [--n-envs 64 256 1024] [--env ID]  # the last --env (Mastermind-v0)
+
+``--batched`` (issue 46): MaskablePPO end to end (rollouts and updates) on the
+batched env at large ``--n-envs`` against the same batched env's random play
+(masked uniform actions through the same SB3 adapter) measured in the same
+run: steps per second of each, their ratio, and the share of the training
+time spent collecting rollouts (the rest: the updates). Rollouts of
+``n_envs x --n-steps`` steps, minibatches of ``--batch-size``, ``--epochs``
+passes, the shipped hyperparameters otherwise.
 
 ``--concurrent``: one training run alone, then two at once (each its own
 process, eight envs in one process, minibatch 256), first with one torch
@@ -78,13 +87,97 @@ def concurrent(env_id: str, timesteps: int) -> None:
         print(f"{label:<24} alone {alone:>7.0f}; two at once {both[0]:>7.0f} and {both[1]:>7.0f}: x{ratio:.2f} each")
 
 
+def random_play_rate(env_id: str, n_envs: int, seconds: float = 3.0) -> float:
+    """Steps per second of masked uniform random play on the batched env through the SB3 adapter."""
+    import numpy as np
+
+    from train.vec_env import batched_vec_env
+
+    venv = batched_vec_env(env_id, n_envs, seed=0)
+    venv.reset()
+    rng = np.random.default_rng(0)
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        masks = venv.action_masks()
+        scores = rng.random(masks.shape) * masks
+        venv.step(scores.argmax(axis=1))
+        steps += n_envs
+    venv.close()
+    return steps / (time.perf_counter() - start)
+
+
+def batched_training(env_id: str, n_envs: int, timesteps: int, n_steps: int, batch_size: int, epochs: int) -> dict:
+    """MaskablePPO on the batched env: steps/s of ``learn`` and the seconds in rollouts and in updates."""
+    from sb3_contrib import MaskablePPO
+
+    from train.vec_env import batched_vec_env
+
+    settings = {
+        **hyperparameters("maskable_ppo", env_id),
+        "n_steps": n_steps,
+        "batch_size": batch_size,
+        "n_epochs": epochs,
+    }
+    envs = batched_vec_env(env_id, n_envs, seed=0)
+    model = MaskablePPO("MultiInputPolicy", envs, seed=0, device="cpu", **settings)
+    spent = {"rollouts": 0.0, "updates": 0.0}
+    collect, train = model.collect_rollouts, model.train
+
+    def timed(name, function):
+        def run(*args, **kwargs):
+            begin = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[name] += time.perf_counter() - begin
+
+        return run
+
+    model.collect_rollouts, model.train = timed("rollouts", collect), timed("updates", train)
+    start = time.perf_counter()
+    model.learn(timesteps)
+    seconds = time.perf_counter() - start
+    envs.close()
+    return {"rate": model.num_timesteps / seconds, "seconds": seconds, **spent}
+
+
+def batched(env_id: str, sizes: list[int], timesteps: int, n_steps: int, batch_size: int, epochs: int) -> None:
+    import torch
+
+    print(
+        f"MaskablePPO on the batched {env_id}, {timesteps} steps a row, rollouts of n_envs x {n_steps}, "
+        f"minibatch {batch_size}, {epochs} epochs, {torch.get_num_threads()} torch thread(s)"
+    )
+    print("| n_envs | random play steps/s | training steps/s | ratio | rollouts share | updates share |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: |")
+    for n_envs in sizes:
+        random_rate = random_play_rate(env_id, n_envs)
+        found = batched_training(env_id, n_envs, max(timesteps, 2 * n_envs * n_steps), n_steps, batch_size, epochs)
+        print(
+            f"| {n_envs} | {random_rate:,.0f} | {found['rate']:,.0f} | {found['rate'] / random_rate:.4f} "
+            f"| {found['rollouts'] / found['seconds']:.0%} | {found['updates'] / found['seconds']:.0%} |",
+            flush=True,
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--timesteps", type=int, default=20_000, help="steps per measurement (default 20000)")
     parser.add_argument("--env", nargs="+", default=["TreasureHunt-v0", "Mastermind-v0"], help="env ids")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--concurrent", action="store_true", help="two runs at once against one (see above)")
+    parser.add_argument("--batched", action="store_true", help="the batched env at large --n-envs (see above)")
+    parser.add_argument("--n-envs", type=int, nargs="+", default=[64, 256, 1024], help="--batched: games at once")
+    parser.add_argument("--n-steps", type=int, default=16, help="--batched: steps per game per rollout (16)")
+    parser.add_argument("--batch-size", type=int, default=4096, help="--batched: minibatch (4096)")
+    parser.add_argument("--epochs", type=int, default=4, help="--batched: passes over each rollout (4)")
     args = parser.parse_args(argv)
+    if args.batched:
+        import torch
+
+        torch.set_num_threads(args.threads)
+        batched(args.env[-1], args.n_envs, args.timesteps, args.n_steps, args.batch_size, args.epochs)
+        return
     if args.concurrent:
         concurrent(args.env[-1], args.timesteps)
         return
