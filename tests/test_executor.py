@@ -43,3 +43,58 @@ def test_a_store_keeps_each_result_as_it_arrives_and_a_killed_run_resumes_where_
     assert CALLS == []
     assert run_jobs(square, [1], 1, "squares", 100, store=tmp_path, progress=False) == {1: 101}  # other arguments
     assert CALLS == [1]
+
+
+def sleeper(job: int, folder: str) -> int:
+    """A job that says where it runs (its process id, in a file) and then takes a minute."""
+    import os
+    import time
+    from pathlib import Path
+
+    (Path(folder) / f"{job}.pid").write_text(str(os.getpid()))
+    time.sleep(60)
+    return job
+
+
+def test_a_run_killed_from_outside_takes_its_workers_with_it(tmp_path):
+    """SIGKILL on the process that runs the jobs (nothing of Python's clean-up runs): its two worker processes
+    end too, rather than finishing their jobs as orphans."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the workers' guard is Linux's parent-death signal")
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[2])\n"
+        "from deduction_envs.core.executor import run_jobs\n"
+        "from tests.test_executor import sleeper\n"
+        "run_jobs(sleeper, [1, 2], 2, 'sleep', sys.argv[1], progress=False)\n"
+    )
+    root = str(Path(__file__).resolve().parent.parent)
+    parent = subprocess.Popen([sys.executable, "-c", script, str(tmp_path), root])
+    deadline = time.monotonic() + 60
+    while len(list(tmp_path.glob("*.pid"))) < 2:
+        assert time.monotonic() < deadline and parent.poll() is None, "the workers did not start"
+        time.sleep(0.1)
+    workers = [int(p.read_text()) for p in tmp_path.glob("*.pid")]
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+
+    def alive(pid: int) -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+        except FileNotFoundError:
+            return False
+        return state not in ("Z", "X")  # a zombie has ended; only its exit status waits to be read
+
+    deadline = time.monotonic() + 20
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    still = [pid for pid in workers if alive(pid)]
+    for pid in still:
+        os.kill(pid, signal.SIGKILL)
+    assert not still, f"worker processes {still} outlived the run"

@@ -24,6 +24,7 @@ import multiprocessing
 import os
 import pickle
 import shutil
+import sys
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -58,11 +59,26 @@ class Executor(Protocol):
     def run(self, function: Callable[..., Any], jobs: Sequence[Any], args: tuple) -> Iterator[tuple[Any, Any]]: ...
 
 
-def _one_thread() -> None:
+def _start_worker() -> None:
     """A worker process computes with one thread (torch and BLAS read these when first imported): as many
-    workers as cores, not workers times cores threads fighting over them. Ray does the same for its tasks."""
+    workers as cores, not workers times cores threads fighting over them. Ray does the same for its tasks.
+
+    On Linux it also asks to be sent SIGTERM when the process that started it dies: a run killed from outside
+    (SIGTERM, SIGKILL) takes its workers with it instead of leaving them computing as orphans.
+    """
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(name, "1")
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        PR_SET_PDEATHSIG = 1
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
+        except (OSError, AttributeError):  # no prctl in this libc: the workers simply lack the guard
+            return
+        if os.getppid() == 1:  # the parent died before the request was made
+            os._exit(1)
 
 
 class LocalExecutor:
@@ -78,7 +94,7 @@ class LocalExecutor:
                 yield job, function(job, *args)
             return
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(self.workers, mp_context=context, initializer=_one_thread) as pool:
+        with ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker) as pool:
             futures = {pool.submit(function, job, *args): job for job in jobs}
             for future in as_completed(futures):
                 yield futures[future], future.result()
