@@ -59,12 +59,13 @@ class Executor(Protocol):
     def run(self, function: Callable[..., Any], jobs: Sequence[Any], args: tuple) -> Iterator[tuple[Any, Any]]: ...
 
 
-def _start_worker() -> None:
+def _start_worker(parent: int) -> None:
     """A worker process computes with one thread (torch and BLAS read these when first imported): as many
     workers as cores, not workers times cores threads fighting over them. Ray does the same for its tasks.
 
     On Linux it also asks to be sent SIGTERM when the process that started it dies: a run killed from outside
-    (SIGTERM, SIGKILL) takes its workers with it instead of leaving them computing as orphans.
+    (SIGTERM, SIGKILL) takes its workers with it instead of leaving them computing as orphans. ``parent``: the
+    process id of that process, to tell whether it died before the request was made.
     """
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(name, "1")
@@ -77,7 +78,7 @@ def _start_worker() -> None:
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
         except (OSError, AttributeError):  # no prctl in this libc: the workers simply lack the guard
             return
-        if os.getppid() == 1:  # the parent died before the request was made
+        if os.getppid() != parent:  # the parent died before the request was made (the worker was adopted)
             os._exit(1)
 
 
@@ -94,7 +95,9 @@ class LocalExecutor:
                 yield job, function(job, *args)
             return
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker) as pool:
+        with ProcessPoolExecutor(
+            self.workers, mp_context=context, initializer=_start_worker, initargs=(os.getpid(),)
+        ) as pool:
             futures = {pool.submit(function, job, *args): job for job in jobs}
             for future in as_completed(futures):
                 yield futures[future], future.result()
