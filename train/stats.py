@@ -1,17 +1,35 @@
-"""Small statistics for the experiments' tables: Wilson intervals, p-values as a table prints them, and the
-parts a match of many games is played in."""
+"""Small statistics for the experiments' tables: Wilson intervals, bootstrap intervals over rows, p-values as a
+table prints them, and the parts a match of many games is played in."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
 from scipy.stats import binomtest
 
-__all__ = ["chunks", "format_p", "interval"]
+__all__ = ["bootstrap_rows", "chunks", "format_p", "interval"]
 
 
 def interval(successes: int, trials: int) -> tuple[float, float]:
     """The 95% Wilson interval of a proportion."""
     ci = binomtest(successes, trials).proportion_ci(confidence_level=0.95, method="wilson")
     return ci.low, ci.high
+
+
+def bootstrap_rows(
+    rows: Sequence[Any], statistic: Callable[[list[Any]], float], seed: int, draws: int = 2000
+) -> tuple[float, float]:
+    """A 95% percentile interval of ``statistic(rows)`` over ``draws`` resamples of the rows (games, states)
+    with replacement; resamples where the statistic is not finite are left out (NaN, NaN if all are)."""
+    rng = np.random.default_rng(seed)
+    values = [statistic([rows[i] for i in rng.integers(len(rows), size=len(rows))]) for _ in range(draws)]
+    finite = [v for v in values if np.isfinite(v)]
+    if not finite:
+        return float("nan"), float("nan")
+    low, high = np.percentile(finite, [2.5, 97.5])
+    return float(low), float(high)
 
 
 def format_p(p: float) -> str:

@@ -48,7 +48,7 @@ from train import arguments
 from train.experiments.clue_states import EXACT_WORK_LIMIT, Table, record_game, replay
 from train.experiments.runner import Experiment, Finished, Run, run_experiment
 from train.experiments.walksat import VARIANTS, WalkSat
-from train.stats import format_p
+from train.stats import bootstrap_rows, format_p
 
 OURS = "ours (uniform deals)"
 METHODS = (*VARIANTS, OURS)
@@ -173,14 +173,6 @@ def reduction(rows: list[dict], name: str, against: str) -> float:
     return 1 - pooled_rmse(rows, name) / base if base > 0 else float("nan")
 
 
-def bootstrap(rows: list[dict], statistic, seed: int, draws: int = 2000) -> tuple[float, float]:
-    """A 95% percentile interval of ``statistic(rows)`` over states resampled with replacement."""
-    rng = np.random.default_rng(seed)
-    values = [statistic([rows[i] for i in rng.integers(len(rows), size=len(rows))]) for _ in range(draws)]
-    low, high = np.nanpercentile(values, [2.5, 97.5]) if not np.isnan(values).all() else (np.nan, np.nan)
-    return float(low), float(high)
-
-
 def closer(rows: list[dict], a: str, b: str) -> str:
     """Whether ``a`` is closer than ``b`` state by state: a one-sided Wilcoxon signed-rank test of the squared
     errors per state (or "equal on every state")."""
@@ -232,14 +224,14 @@ def report(settings: Settings, results: dict, run: Run) -> str:
             ]
             for name in METHODS:
                 value = pooled_rmse(rows, name)
-                low, high = bootstrap(rows, lambda r, name=name: pooled_rmse(r, name), settings.seed)
+                low, high = bootstrap_rows(rows, lambda r, name=name: pooled_rmse(r, name), settings.seed)
                 samples = np.median([r["samples"][name] for r in rows])
                 lines.append(
                     f"| {name} | {value:.4f} [{low:.4f}, {high:.4f}] "
                     f"| {'-' if name == FIRST else format(-reduction(rows, name, FIRST), '+.0%')} "
                     f"| {samples:,.0f} |"
                 )
-            low, high = bootstrap(rows, lambda r: reduction(r, BEST, FIRST), settings.seed)
+            low, high = bootstrap_rows(rows, lambda r: reduction(r, BEST, FIRST), settings.seed)
             lines += [
                 "",
                 f"(e) against Algorithm 1: RMSE {reduction(rows, BEST, FIRST):.0%} lower [{low:.0%}, {high:.0%}] "
@@ -266,7 +258,9 @@ def plot(settings: Settings, results: dict, path) -> None:
             if not rows:
                 continue
             values = [pooled_rmse(rows, name) for name in METHODS]
-            bounds = [bootstrap(rows, lambda r, name=name: pooled_rmse(r, name), settings.seed) for name in METHODS]
+            bounds = [
+                bootstrap_rows(rows, lambda r, name=name: pooled_rmse(r, name), settings.seed) for name in METHODS
+            ]
             errors = np.abs(np.array(bounds).T - np.array(values))
             x = np.arange(len(METHODS)) + (k - 0.5) * 0.4
             ax.bar(x, values, width=0.4, yerr=errors, capsize=2, label=f"{phase} ({len(rows)} states)")

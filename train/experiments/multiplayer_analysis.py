@@ -48,7 +48,7 @@ from deduction_envs import registry
 from deduction_envs.core.multiplayer import Table, play
 from train import arguments
 from train.experiments.runner import Experiment, Finished, Run, gather, run_experiment
-from train.stats import chunks, format_p
+from train.stats import bootstrap_rows, chunks, format_p
 
 #: Each game's table: rules keyword arguments and the reference agents seated, one of each (registry names).
 TABLES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
@@ -214,16 +214,6 @@ def ratio(rows: list[dict], key: str) -> float:
     return others / actor if actor > 0 else float("nan")
 
 
-def bootstrap_ratio(rows: list[dict], key: str, seed: int, draws: int = 2000) -> tuple[float, float]:
-    rng = np.random.default_rng(seed)
-    values = [ratio([rows[i] for i in rng.integers(len(rows), size=len(rows))], key) for _ in range(draws)]
-    values = [v for v in values if np.isfinite(v)]
-    if not values:
-        return float("nan"), float("nan")
-    low, high = np.percentile(values, [2.5, 97.5])
-    return float(low), float(high)
-
-
 def table_lines(rows_by_agent: dict[str, list[dict]], keys: list[str], label: str, seed: int) -> list[str]:
     lines = [
         f"| agent | {label} | turns | actor bits a turn | others' bits a turn | leak per bit gained [95% CI] |",
@@ -236,7 +226,7 @@ def table_lines(rows_by_agent: dict[str, list[dict]], keys: list[str], label: st
                 continue
             actor = sum(r["by"].get(key, (0, 0, 0))[1] for r in rows) / n
             others = sum(r["by"].get(key, (0, 0, 0))[2] for r in rows) / n
-            low, high = bootstrap_ratio(rows, key, seed)
+            low, high = bootstrap_rows(rows, lambda sample, key=key: ratio(sample, key), seed)
             shown = key.split(":", 1)[-1]
             leak = f"{ratio(rows, key):.2f} [{low:.2f}, {high:.2f}]"
             lines.append(f"| {name} | {shown} | {n} | {actor:.3f} | {others:.3f} | {leak} |")
