@@ -86,11 +86,11 @@ def _breaks(v, assign, true_count, need, occ_clause, occ_sign, occ_start):
 
 
 @njit(cache=True)
-def _restart(assign, true_count, need, lit_var, lit_sign, lit_start, unsat, unsat_pos, zobrist):
-    """Reassign every variable at random; returns the unsatisfied count and the assignment's hash."""
+def _tally(assign, true_count, need, lit_var, lit_sign, lit_start, unsat, unsat_pos, zobrist):
+    """Count each clause's true literals and list the unsatisfied clauses for ``assign``; returns how many are
+    unsatisfied and the assignment's hash."""
     key = 0
     for v in range(assign.size):
-        assign[v] = np.random.randint(2)  # noqa: NPY002
         if assign[v] == 1:
             key ^= zobrist[v]
     n_unsat = 0
@@ -105,6 +105,14 @@ def _restart(assign, true_count, need, lit_var, lit_sign, lit_start, unsat, unsa
             unsat[n_unsat] = c
             n_unsat += 1
     return n_unsat, key
+
+
+@njit(cache=True)
+def _restart(assign, true_count, need, lit_var, lit_sign, lit_start, unsat, unsat_pos, zobrist):
+    """Reassign every variable at random; returns the unsatisfied count and the assignment's hash."""
+    for v in range(assign.size):
+        assign[v] = np.random.randint(2)  # noqa: NPY002
+    return _tally(assign, true_count, need, lit_var, lit_sign, lit_start, unsat, unsat_pos, zobrist)
 
 
 @njit(cache=True)
@@ -251,22 +259,19 @@ class WalkSat:
         rng = np.random.default_rng(seed)
         self.seed = int(rng.integers(2**31))
         self.assign = rng.integers(0, 2, size=n).astype(np.int64)  # random restart
-        literal_true = self.assign[self.lit_var] == self.lit_sign
-        self.true_count = np.bincount(clause_of, weights=literal_true, minlength=len(clauses)).astype(np.int64)
+        self.zobrist = rng.integers(-(2**62), 2**62, size=n, dtype=np.int64)
+        self.true_count = np.zeros(len(clauses), dtype=np.int64)
         self.unsat = np.zeros(len(clauses), dtype=np.int64)
         self.unsat_pos = np.zeros(len(clauses), dtype=np.int64)
-        broken = np.flatnonzero(self.true_count < self.need)
-        self.unsat[: broken.size] = broken
-        self.unsat_pos[broken] = np.arange(broken.size)
-        self.zobrist = rng.integers(-(2**62), 2**62, size=n, dtype=np.int64)
-        key = int(np.bitwise_xor.reduce(self.zobrist[self.assign == 1])) if n else 0
-        self.state = np.array([0, broken.size, 0, key, 0], dtype=np.int64)
+        broken, key = _tally(self.assign, self.true_count, self.need, self.lit_var, self.lit_sign, self.lit_start,
+                             self.unsat, self.unsat_pos, self.zobrist)  # fmt: skip
+        self.state = np.array([0, broken, 0, key, 0], dtype=np.int64)
         self.last_flip = np.full(n, -(2**40), dtype=np.int64)
         self.seen = Dict.empty(key_type=types.int64, value_type=types.int64)
         self.totals = np.zeros(n, dtype=np.int64)
         self.tenure, self.unique, self.noise = int(tenure), bool(unique), float(noise)
         self.after = AFTER_SAMPLE.index(after_sample)
-        if broken.size == 0:
+        if broken == 0:
             self.seen[key] = 1
             self.totals += self.assign
             self.state[4] = 1
