@@ -139,26 +139,54 @@ class GameRecord:
     first: int
 
 
+def _both(first: Callable[[Any], None], second: Callable[[Any], None]) -> Callable[[Any], None]:
+    def both(event: Any) -> None:
+        first(event)
+        second(event)
+
+    return both
+
+
 def play_game(
     rules: MultiplayerRules,
     agents: Sequence[SeatAgent],
     seed: int | Sequence[int] | None = None,
     first: int = 0,
     max_actions: int = 100_000,
+    listeners: Sequence[Callable[[Any], None]] | None = None,
+    watch: Callable[[Table], None] | None = None,
 ) -> GameRecord:
     """Play one game, ``agents[p]`` in seat ``p`` and seat ``first`` to move first.
 
     The deal uses its own stream of ``seed``, and each agent another, so an
     agent's randomness never changes the deal. Each agent observes only the
     events projected for its seat.
+
+    For analyses: ``listeners[p]``, if given, is told every event seat ``p``
+    sees, after its agent; ``watch(table)`` is called before every action and
+    once at the end (the table's ``last_event``, ``mover`` and ``over`` say
+    where the game is).
     """
     if len(agents) != rules.players:
         raise ValueError(f"the game has {rules.players} seats, got {len(agents)} agents")
+    if listeners is not None and len(listeners) != rules.players:
+        raise ValueError(f"the game has {rules.players} seats, got {len(listeners)} listeners")
     streams = np.random.SeedSequence(seed).spawn(len(agents) + 1)
     for seat, agent in enumerate(agents):
         agent.reset(rules, seat, int(streams[seat + 1].generate_state(1)[0]))
-    table = Table(rules, np.random.default_rng(streams[0]), [agent.observe for agent in agents], first)
-    play(table, lambda seat, mask: agents[seat].act(mask), max_actions)
+    observers = [agent.observe for agent in agents]
+    if listeners is not None:
+        observers = [_both(observe, listen) for observe, listen in zip(observers, listeners, strict=True)]
+    table = Table(rules, np.random.default_rng(streams[0]), observers, first)
+
+    def choose(seat: int, mask: np.ndarray) -> int:
+        if watch is not None:
+            watch(table)
+        return agents[seat].act(mask)
+
+    play(table, choose, max_actions)
+    if watch is not None:
+        watch(table)
     return GameRecord(
         tuple(a.name for a in agents),
         rules.winner(table.state),

@@ -52,3 +52,11 @@ def test_a_quick_run_writes_its_tables_and_figures(tmp_path):
     assert "Least leak per bit gained by its questions first" in text and "| entropy | questions |" in text
     assert (tmp_path / "multiplayer_analysis_clue_v0.png").stat().st_size > 10_000
     assert finished.run.quick
+
+
+def test_play_game_takes_one_listener_a_seat():
+    from agents import RandomSeatAgent, play_game
+    from deduction_envs.games.clue import ClueRules
+
+    with pytest.raises(ValueError, match="3 seats, got 2 listeners"):
+        play_game(ClueRules(3), [RandomSeatAgent() for _ in range(3)], seed=0, listeners=[print, print])

@@ -44,8 +44,9 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from agents import play_game
 from deduction_envs import registry
-from deduction_envs.core.multiplayer import Table, play
+from deduction_envs.core.multiplayer import Table
 from train import arguments
 from train.experiments.runner import Experiment, Finished, Run, gather, run_experiment
 from train.stats import bootstrap_rows, chunks, format_p
@@ -88,37 +89,23 @@ def make_seat(game: str, name: str) -> Any:
 
 
 def play_traced(game: str, kwargs: dict[str, Any], names: Sequence[str], seed: int, first: int = 0) -> dict:
-    """One game with witnesses: every step's mover, event kind and each seat's entropy after it."""
-    entry = registry.game(game)
-    rules = entry.make_rules(**kwargs)
-    agents = [make_seat(game, name) for name in names]
+    """One game (:func:`agents.play_game`) with witnesses: every step's mover, event kind and each seat's entropy
+    after it."""
+    rules = registry.game(game).make_rules(**kwargs)
     witnesses = [registry.new_knowledge(rules, seat) for seat in range(rules.players)]
-    streams = np.random.SeedSequence(seed).spawn(len(agents) + 1)
-    for seat, agent in enumerate(agents):
-        agent.reset(rules, seat, int(streams[seat + 1].generate_state(1)[0]))
-
-    def listener(seat: int):
-        def listen(event: Any) -> None:
-            agents[seat].observe(event)
-            witnesses[seat].update(event)
-
-        return listen
-
-    table = Table(rules, np.random.default_rng(streams[0]), [listener(s) for s in range(rules.players)], first)
     movers: list[int] = []
     kinds: list[str | None] = []
-    entropy = [[w.entropy() for w in witnesses]]
+    entropy: list[list[float]] = []
 
-    def choose(seat: int, mask: np.ndarray) -> int:
-        if movers:  # the previous step's event and what every seat knows after it
+    def watch(table: Table) -> None:
+        if table.actions:  # the last step's event and what every seat knows after it
             kinds.append(event_kind(table.last_event))
-            entropy.append([w.entropy() for w in witnesses])
-        movers.append(seat)
-        return agents[seat].act(mask)
+        entropy.append([w.entropy() for w in witnesses])
+        if not table.over:
+            movers.append(table.mover)
 
-    play(table, choose)
-    kinds.append(event_kind(table.last_event))
-    entropy.append([w.entropy() for w in witnesses])
+    agents = [make_seat(game, name) for name in names]
+    play_game(rules, agents, seed, first, listeners=[w.update for w in witnesses], watch=watch)
     return {"names": list(names), "movers": movers, "kinds": kinds, "entropy": np.array(entropy).tolist()}
 
 
