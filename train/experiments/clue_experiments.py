@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -285,18 +285,7 @@ def options(parser: argparse.ArgumentParser) -> None:
 
 
 def settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
-    if args.quick:  # 12 games a cell, 3 players
-        return Settings(
-            12,
-            3,
-            min(args.ismcts_seconds, 0.05),
-            (3,),
-            args.seed,
-            args.chunk,
-            tuple(args.contenders),
-            tuple(args.opponents),
-        )
-    return Settings(
+    chosen = Settings(
         args.games,
         args.ismcts_games,
         args.ismcts_seconds,
@@ -306,6 +295,9 @@ def settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Setti
         tuple(args.contenders),
         tuple(args.opponents),
     )
+    if args.quick:  # 12 games a cell, 3 players
+        return replace(chosen, games=12, ismcts_games=3, ismcts_seconds=min(args.ismcts_seconds, 0.05), players=(3,))
+    return chosen
 
 
 def jobs(settings: Settings) -> list[tuple[int, str, str, int, int]]:
