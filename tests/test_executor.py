@@ -51,7 +51,9 @@ def sleeper(job: int, folder: str) -> int:
     import time
     from pathlib import Path
 
-    (Path(folder) / f"{job}.pid").write_text(str(os.getpid()))
+    written = Path(folder) / f"{job}.tmp"
+    written.write_text(str(os.getpid()))
+    written.rename(written.with_suffix(".pid"))  # whole: the test reads a .pid file as soon as it appears
     time.sleep(60)
     return job
 
