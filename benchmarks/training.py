@@ -33,8 +33,10 @@ import argparse
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from train.config import hyperparameters
+from train.policies import MaskableMultiInputPolicy
 from train.training import make_envs
 
 #: (label, envs, in subprocesses, minibatch)
@@ -53,7 +55,7 @@ def steps_per_second(env_id: str, n_envs: int, subprocesses: bool, batch_size: i
     settings = {**hyperparameters("maskable_ppo", env_id), "n_steps": 1024 // n_envs, "batch_size": batch_size}
     with tempfile.TemporaryDirectory() as folder:
         envs = make_envs(env_id, {}, n_envs, 0, Path(folder), vec_env="subproc" if subprocesses else "dummy")
-        model = MaskablePPO("MultiInputPolicy", envs, seed=0, device="cpu", **settings)
+        model = MaskablePPO(MaskableMultiInputPolicy, envs, seed=0, device="cpu", **settings)
         start = time.perf_counter()
         model.learn(timesteps)
         seconds = time.perf_counter() - start
@@ -106,10 +108,14 @@ def random_play_rate(env_id: str, n_envs: int, seconds: float = 3.0) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def batched_training(env_id: str, n_envs: int, timesteps: int, n_steps: int, batch_size: int, epochs: int) -> dict:
-    """MaskablePPO on the batched env: steps/s of ``learn`` and the seconds in rollouts and in updates."""
+def batched_training(
+    env_id: str, n_envs: int, timesteps: int, n_steps: int, batch_size: int, epochs: int, policy: str = "flat"
+) -> dict:
+    """MaskablePPO on the batched env: steps/s of ``learn`` and the seconds in rollouts and in updates;
+    ``policy`` ``"flat"`` (SB3's network) or ``"features"`` (the static-feature head, ``--policy features``)."""
     from sb3_contrib import MaskablePPO
 
+    from train.policies import policy_for
     from train.vec_env import batched_vec_env
 
     settings = {
@@ -119,7 +125,11 @@ def batched_training(env_id: str, n_envs: int, timesteps: int, n_steps: int, bat
         "n_epochs": epochs,
     }
     envs = batched_vec_env(env_id, n_envs, seed=0)
-    model = MaskablePPO("MultiInputPolicy", envs, seed=0, device="cpu", **settings)
+    network: Any = MaskableMultiInputPolicy
+    if policy == "features":
+        network, extra = policy_for("maskable_ppo", envs.get_attr("rules")[0].action_features(), True)
+        settings["policy_kwargs"] = {**settings.get("policy_kwargs", {}), **extra}
+    model = MaskablePPO(network, envs, seed=0, device="cpu", **settings)
     spent = {"rollouts": 0.0, "updates": 0.0}
     collect, train = model.collect_rollouts, model.train
 
@@ -141,18 +151,21 @@ def batched_training(env_id: str, n_envs: int, timesteps: int, n_steps: int, bat
     return {"rate": model.num_timesteps / seconds, "seconds": seconds, **spent}
 
 
-def batched(env_id: str, sizes: list[int], timesteps: int, n_steps: int, batch_size: int, epochs: int) -> None:
+def batched(
+    env_id: str, sizes: list[int], timesteps: int, n_steps: int, batch_size: int, epochs: int, policy: str = "flat"
+) -> None:
     import torch
 
     print(
-        f"MaskablePPO on the batched {env_id}, {timesteps} steps a row, rollouts of n_envs x {n_steps}, "
-        f"minibatch {batch_size}, {epochs} epochs, {torch.get_num_threads()} torch thread(s)"
+        f"MaskablePPO ({policy} policy) on the batched {env_id}, {timesteps} steps a row, rollouts of n_envs x "
+        f"{n_steps}, minibatch {batch_size}, {epochs} epochs, {torch.get_num_threads()} torch thread(s)"
     )
     print("| n_envs | random play steps/s | training steps/s | ratio | rollouts share | updates share |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: |")
     for n_envs in sizes:
         random_rate = random_play_rate(env_id, n_envs)
-        found = batched_training(env_id, n_envs, max(timesteps, 2 * n_envs * n_steps), n_steps, batch_size, epochs)
+        steps = max(timesteps, 2 * n_envs * n_steps)
+        found = batched_training(env_id, n_envs, steps, n_steps, batch_size, epochs, policy)
         print(
             f"| {n_envs} | {random_rate:,.0f} | {found['rate']:,.0f} | {found['rate'] / random_rate:.4f} "
             f"| {found['rollouts'] / found['seconds']:.0%} | {found['updates'] / found['seconds']:.0%} |",
@@ -171,12 +184,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--n-steps", type=int, default=16, help="--batched: steps per game per rollout (16)")
     parser.add_argument("--batch-size", type=int, default=4096, help="--batched: minibatch (4096)")
     parser.add_argument("--epochs", type=int, default=4, help="--batched: passes over each rollout (4)")
+    parser.add_argument(
+        "--policy", choices=["flat", "features"], default="flat", help="--batched: the network (python -m train's)"
+    )
     args = parser.parse_args(argv)
     if args.batched:
         import torch
 
         torch.set_num_threads(args.threads)
-        batched(args.env[-1], args.n_envs, args.timesteps, args.n_steps, args.batch_size, args.epochs)
+        torch.distributions.Distribution.set_default_validate_args(False)  # as train.training.train
+        batched(args.env[-1], args.n_envs, args.timesteps, args.n_steps, args.batch_size, args.epochs, args.policy)
         return
     if args.concurrent:
         concurrent(args.env[-1], args.timesteps)

@@ -6,6 +6,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sb3_contrib import MaskablePPO
 from stable_baselines3 import PPO
 
@@ -15,7 +17,7 @@ from deduction_envs.envs.single_seat import SingleSeatEnv
 from deduction_envs.games.clue import ClueRules
 from train import cli
 from train.multiplayer import raw_env
-from train.policies import FeatureHead, policy_for
+from train.policies import FeatureHead, OneHotInputs, flat_policy, one_hot, policy_for
 
 
 def test_clue_action_features_name_each_actions_cards_and_kind():
@@ -246,3 +248,35 @@ def test_the_query_features_option_trains_evaluates_and_resumes_only_with_itself
     with pytest.raises(ValueError, match="needs a Dict observation"):
         policy, kwargs = policy_for("maskable_ppo", np.eye(9, dtype=np.float32), True)
         MaskablePPO(policy, gym.make("Mastermind-v0", pegs=2, colors=3), policy_kwargs={**kwargs, "query_features": 2})
+
+
+@given(st.lists(st.integers(2, 9), min_size=1, max_size=12), st.integers(1, 40), st.integers(0, 2**32 - 1))
+@settings(max_examples=40, deadline=None)
+def test_the_one_hot_scatter_equals_sb3s_entry_by_entry_encoding(nvec, batch, seed):
+    from gymnasium import spaces
+    from stable_baselines3.common.preprocessing import preprocess_obs
+
+    space = spaces.MultiDiscrete(nvec, seed=seed)
+    observation = torch.as_tensor(np.stack([space.sample() for _ in range(batch)]))
+    assert torch.equal(one_hot(observation, space.nvec), preprocess_obs(observation, space))
+
+
+@pytest.mark.parametrize("algorithm", ["maskable_ppo", "ppo"])
+def test_the_one_hot_policies_compute_what_sb3s_multi_input_policy_computes(algorithm):
+    """Same seed, same weights: the same values, log-probabilities and entropies on the same observations, on
+    every path that encodes an observation (actor and critic, rollouts and updates)."""
+    env = gym.make("Mastermind-v0", pegs=4, colors=6)
+    cls = {"maskable_ppo": MaskablePPO, "ppo": PPO}[algorithm]
+    ours = cls(flat_policy(algorithm, dict_observations=True), env, seed=0, device="cpu")
+    sb3 = cls("MultiInputPolicy", env, seed=0, device="cpu")
+    assert isinstance(ours.policy, OneHotInputs) and not isinstance(sb3.policy, OneHotInputs)
+    sb3.policy.load_state_dict(ours.policy.state_dict())
+    env.observation_space.seed(1)
+    observations = [env.observation_space.sample() for _ in range(16)]
+    batch, _ = ours.policy.obs_to_tensor({k: np.stack([o[k] for o in observations]) for k in observations[0]})
+    actions = torch.as_tensor(np.arange(16) * 81)
+    with torch.no_grad():
+        found, expected = ours.policy.evaluate_actions(batch, actions), sb3.policy.evaluate_actions(batch, actions)
+        for a, b in zip(found, expected, strict=True):  # values, log-probabilities, entropies
+            assert torch.allclose(a, b)
+        assert torch.allclose(ours.policy.predict_values(batch), sb3.policy.predict_values(batch))

@@ -14,6 +14,11 @@ feature row with those weights learns the structure once.
 The head replaces SB3's last actor layer; masks, the value head and
 everything else are the libraries' own, and a saved model loads with
 ``MaskablePPO.load`` as usual (the matrix is saved in its policy kwargs).
+
+Every policy here (and :class:`MultiInputPolicy`, :class:`MaskableMultiInputPolicy`,
+the flat ones ``python -m train`` builds) one-hot encodes ``MultiDiscrete``
+observation entries in one scatter (:class:`OneHotInputs`), not one entry at a
+time as SB3 does: the same tensor, several times faster on the envs' histories.
 """
 
 from __future__ import annotations
@@ -23,14 +28,76 @@ from typing import Any
 import numpy as np
 import torch
 from gymnasium import spaces
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.policies import ActorCriticPolicy
-from stable_baselines3.common.torch_layers import CombinedExtractor
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy, MaskableMultiInputActorCriticPolicy
+from stable_baselines3.common.policies import ActorCriticPolicy, BaseModel, MultiInputActorCriticPolicy
+from stable_baselines3.common.preprocessing import preprocess_obs
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, CombinedExtractor
 from torch import nn
 
 from deduction_envs.envs.observation import QUERY_KEY  # the Dict entry of per-query features the head reads
 
-__all__ = ["QUERY_KEY", "FeatureHead", "FeaturePolicy", "KnowledgeExtractor", "MaskableFeaturePolicy", "policy_for"]
+__all__ = [
+    "QUERY_KEY",
+    "FeatureHead",
+    "FeaturePolicy",
+    "KnowledgeExtractor",
+    "MaskableFeaturePolicy",
+    "MaskableMultiInputPolicy",
+    "MultiInputPolicy",
+    "OneHotInputs",
+    "flat_policy",
+    "one_hot",
+    "policy_for",
+]
+
+
+def one_hot(observation: torch.Tensor, nvec: np.ndarray) -> torch.Tensor:
+    """A batch of ``MultiDiscrete(nvec)`` observations one-hot encoded entry by entry and concatenated, as SB3's
+    ``preprocess_obs`` encodes them, in one scatter: ``(batch, len(nvec))`` to ``(batch, sum(nvec))`` floats."""
+    nvec = np.asarray(nvec, dtype=np.int64).reshape(-1)
+    offsets = torch.as_tensor(np.concatenate(([0], np.cumsum(nvec)[:-1])), device=observation.device)
+    index = observation.long().reshape(observation.shape[0], -1) + offsets
+    encoded = torch.zeros(observation.shape[0], int(nvec.sum()), device=observation.device)
+    return encoded.scatter_(1, index, 1.0)
+
+
+class OneHotInputs(BaseModel):
+    """A mixin for SB3 policies (listed after the policy class, so that its ``extract_features`` is the one
+    every path reaches: ``ActorCriticPolicy`` calls ``super().extract_features`` for the actor and the critic)
+    that encodes ``MultiDiscrete`` entries with :func:`one_hot` and everything else as SB3 does."""
+
+    def extract_features(self, obs: Any, features_extractor: BaseFeaturesExtractor) -> torch.Tensor:
+        space = self.observation_space
+        if isinstance(space, spaces.Dict):
+            encoded = {
+                key: one_hot(value, space[key].nvec)
+                if isinstance(space[key], spaces.MultiDiscrete)
+                else preprocess_obs(value, space[key], normalize_images=self.normalize_images)
+                for key, value in obs.items()
+            }
+        elif isinstance(space, spaces.MultiDiscrete):
+            encoded = one_hot(obs, space.nvec)
+        else:
+            encoded = preprocess_obs(obs, space, normalize_images=self.normalize_images)
+        return features_extractor(encoded)
+
+
+class MultiInputPolicy(MultiInputActorCriticPolicy, OneHotInputs):
+    """SB3's ``MultiInputPolicy`` (PPO, A2C) with :class:`OneHotInputs`."""
+
+
+class MaskableMultiInputPolicy(MaskableMultiInputActorCriticPolicy, OneHotInputs):
+    """sb3-contrib's ``MultiInputPolicy`` (MaskablePPO) with :class:`OneHotInputs`."""
+
+
+def flat_policy(algo: str, dict_observations: bool) -> Any:
+    """The policy ``python -m train --policy flat`` gives ``algo``: for Dict observations the multi-input
+    policy with :class:`OneHotInputs` (MaskablePPO, PPO, A2C), else the library's name for it."""
+    if not dict_observations:
+        return "MlpPolicy"
+    return {"maskable_ppo": MaskableMultiInputPolicy, "ppo": MultiInputPolicy, "a2c": MultiInputPolicy}.get(
+        algo, "MultiInputPolicy"
+    )
 
 
 class FeatureHead(nn.Module):
@@ -159,11 +226,11 @@ class _FeatureHeadMixin:
         }
 
 
-class FeaturePolicy(_FeatureHeadMixin, ActorCriticPolicy):
+class FeaturePolicy(_FeatureHeadMixin, ActorCriticPolicy, OneHotInputs):
     """SB3's actor-critic policy (PPO, A2C) with a :class:`FeatureHead`; ``action_features`` in its kwargs."""
 
 
-class MaskableFeaturePolicy(_FeatureHeadMixin, MaskableActorCriticPolicy):
+class MaskableFeaturePolicy(_FeatureHeadMixin, MaskableActorCriticPolicy, OneHotInputs):
     """sb3-contrib's maskable actor-critic policy (MaskablePPO) with a :class:`FeatureHead`."""
 
 

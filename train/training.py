@@ -33,8 +33,8 @@ from deduction_envs.envs import env_rules
 from deduction_envs.envs.batched_env import batch_refusal
 from deduction_envs.envs.observation import QUERY_FEATURES
 from deduction_envs.wrappers import EntropyRewardWrapper
-from train.comparison import compare, write_comparison
-from train.config import RUN_FILE, RunConfig, hyperparameters
+from train.comparison import compare, seen_by_imitation, write_comparison
+from train.config import RUN_FILE, RunConfig, code_commit, hyperparameters
 from train.curves import plot_learning_curve, plot_seat_curve
 from train.multiplayer import (
     evaluate_seat_policy,
@@ -139,6 +139,10 @@ def train(config: RunConfig) -> tuple[Any, float]:
 
     args = config
     torch.set_num_threads(args.torch_threads)
+    # torch checks every distribution's parameters when it is built (twice per masked distribution, which
+    # sb3-contrib re-initialises with the mask): 6% of a MaskablePPO run on Mastermind 4x6 (BENCHMARKS.md).
+    # The policies build them from finite logits, so the check can only cost.
+    torch.distributions.Distribution.set_default_validate_args(False)
     device = args.device
     output: Path = args.output
     vec_env = vec_env_choice(args)
@@ -183,7 +187,9 @@ def train(config: RunConfig) -> tuple[Any, float]:
     if args.resume is not None:
         model = algorithm.load(args.resume, env=envs, device=device, tensorboard_log=str(output / "tensorboard"))
     else:
-        policy: Any = "MlpPolicy" if multiplayer else "MultiInputPolicy"
+        from train.policies import flat_policy
+
+        policy: Any = flat_policy(args.algo, dict_observations=not multiplayer)
         settings = dict(settings)
         policy_kwargs = dict(settings.pop("policy_kwargs", {}))
         if args.policy == "features":
@@ -259,6 +265,8 @@ def train(config: RunConfig) -> tuple[Any, float]:
                 "query_features": args.query_features,
                 "entropy_reward": args.entropy_reward,
                 "timesteps": int(model.num_timesteps),
+                "seed": args.seed,
+                "commit": code_commit(),
                 **(_imitation_settings(args, imitation) if imitation is not None else {}),
                 **({"opponents": args.opponents, "league": args.league} if multiplayer else {}),
             },
@@ -316,7 +324,8 @@ def run(config: RunConfig, references: bool = True) -> TrainingRun:
         references,
         progress=None if args.progress else False,  # --no-progress hides every bar
     )
-    print(write_comparison(results, args.output / "comparison.md", f"{label}, {model.num_timesteps} timesteps"))
+    title = f"{label}, {model.num_timesteps} timesteps"
+    print(write_comparison(results, args.output / "comparison.md", title, seen_by_imitation(args.output)))
     return TrainingRun(model.num_timesteps, seconds, results)
 
 
