@@ -209,6 +209,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="fit to the softmax of a search agent's root values (mean rewards) at temperature T, which says by "
         "how much each choice was better, instead of its choices alone (the agents of --imitate-soft)",
     )
+    imitation.add_argument(
+        "--imitate-secrets",
+        type=arguments.number(0, 1, open_low=True),
+        default=None,
+        metavar="SHARE",
+        help="single-player games: draw the imitated episodes' secrets from this seeded share of the secrets only; "
+        "the evaluation then scores the policy on the seen and the never-seen secrets apart",
+    )
     return parser
 
 
@@ -349,6 +357,13 @@ def _check_imitation(args: argparse.Namespace, parser: argparse.ArgumentParser) 
     if args.imitate_demos is not None:
         if args.imitate is None:
             parser.error("--imitate-demos needs --imitate NAME (the agent whose demonstrations they are)")
+    if args.imitate_secrets is not None:
+        if args.imitate is None:
+            parser.error("--imitate-secrets needs --imitate NAME")
+        if args.imitate_demos is not None:
+            parser.error("--imitate-secrets draws new games' secrets; --imitate-demos reads games already played")
+        if is_multiplayer(args.env):
+            parser.error("--imitate-secrets is for the single-player games (a multiplayer game deals its cards)")
 
 
 def _continue_run(args: argparse.Namespace, sizes: dict[str, int], parser: argparse.ArgumentParser) -> None:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from agents import ISES, ISMCTS, Agent, EvaluationResult, RandomAgent, SB3Policy, evaluate
 from deduction_envs.core.executor import Executor
 from deduction_envs.core.rules import DeductionRules
 from deduction_envs.envs import env_rules
 
-__all__ = ["compare", "reference_agents", "write_comparison"]
+__all__ = ["compare", "held_out_table", "reference_agents", "seen_by_imitation", "write_comparison"]
 
 
 def reference_agents(rules: DeductionRules, time_limit: float) -> list[Agent]:
@@ -58,7 +61,10 @@ def compare(
     return [evaluate(agent, env_id, env_kwargs, progress=progress, workers=workers, **plan) for agent in agents]
 
 
-def write_comparison(results: list[EvaluationResult], path: Path, title: str) -> str:
+def write_comparison(results: list[EvaluationResult], path: Path, title: str, seen: list[int] | None = None) -> str:
+    """The table of ``results`` (written to ``path``, and returned). With ``seen``, the secrets an imitation's
+    fit drew from (``imitation.json``'s ``seen_secrets``), a second table scores every agent on those and on
+    the others apart (where the evaluation played every secret once, so that episode i is secret i)."""
     lines = [
         f"# {title}",
         "",
@@ -71,6 +77,40 @@ def write_comparison(results: list[EvaluationResult], path: Path, title: str) ->
             f"| {r.agent} | {r.episodes} | {r.mean_steps:.3f} | {ci} | {r.worst} | {100 * r.solve_rate:.1f}% "
             f"| {1e3 * r.mean_decision_time:.2f} |"
         )
+    if seen is not None:
+        lines += ["", *held_out_table(results, seen)]
     text = "\n".join(lines) + "\n"
     path.write_text(text)
     return text
+
+
+def seen_by_imitation(folder: Path) -> list[int] | None:
+    """The secrets the imitation of the run in ``folder`` drew its episodes from (``imitation.json``'s
+    ``seen_secrets``, written by ``--imitate-secrets``), or None."""
+    path = Path(folder, "imitation.json")
+    return json.loads(path.read_text()).get("seen_secrets") if path.exists() else None
+
+
+def held_out_table(results: list[EvaluationResult], seen: list[int]) -> list[str]:
+    """Markdown lines: each agent's mean steps and share solved on the ``seen`` secrets and on the rest."""
+    exact = [r for r in results if r.exact]
+    if not exact:
+        return [
+            "The secrets seen by the fit and the rest are scored apart only where every secret is played "
+            "(--eval-secrets at least the game's number of secrets)."
+        ]
+    mask = np.zeros(exact[0].episodes, dtype=bool)
+    mask[np.asarray(seen, dtype=np.int64)] = True
+    lines = [
+        f"Scored apart: the {mask.sum()} secrets the imitation's episodes were drawn from, and the "
+        f"{(~mask).sum()} it never saw.",
+        "",
+        "| agent | mean steps, seen | solved, seen | mean steps, never seen | solved, never seen |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for r in exact:
+        lines.append(
+            f"| {r.agent} | {r.steps[mask].mean():.3f} | {r.solved[mask].mean():.1%} "
+            f"| {r.steps[~mask].mean():.3f} | {r.solved[~mask].mean():.1%} |"
+        )
+    return lines

@@ -40,6 +40,23 @@ def hyperparameters(algo: str, env_id: str, path: Path = CONFIG) -> dict[str, An
     return {**config.get(algo, {}), **config.get(env_id, {}).get(algo, {})}
 
 
+def code_commit() -> str:
+    """The commit of the code running now (``git rev-parse --short=10 HEAD``, with ``+changes`` if the work
+    tree differs from it), or ``"unknown"`` outside a git checkout: run.json records it."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], capture_output=True, text=True, cwd=root)
+        changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                                 text=True, cwd=root)  # fmt: skip
+    except OSError:
+        return "unknown"
+    if head.returncode != 0:
+        return "unknown"
+    return head.stdout.strip() + ("+changes" if changed.stdout.strip() else "")
+
+
 def run_settings(model: Path) -> dict[str, Any] | None:
     """The settings saved with the model at ``model`` (``model.zip``), or None for a model saved elsewhere."""
     path = Path(model).parent / RUN_FILE
@@ -99,6 +116,7 @@ class RunConfig:
     imitate_demos: list[Path] | None = None
     imitate_soft: bool = False
     imitate_values: float | None = None
+    imitate_secrets: float | None = None  #: the share of secrets a single-player fit draws from (the rest unseen)
 
     def __post_init__(self) -> None:
         self.sizes = dict(self.sizes)

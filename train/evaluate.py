@@ -32,7 +32,7 @@ from deduction_envs.core.executor import discard_store
 from deduction_envs.envs import env_rules
 from train import arguments
 from train.cli import names
-from train.comparison import compare, write_comparison
+from train.comparison import compare, seen_by_imitation, write_comparison
 from train.config import run_settings
 from train.multiplayer import (
     SeatEvaluation,
@@ -55,7 +55,10 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
     )
     parser.add_argument("--algo", default="maskable_ppo", choices=ALGORITHMS, help="its algorithm")
     parser.add_argument(
-        "--env", required=True, choices=[g.env_id for g in registry.games()], help="env id it was trained on"
+        "--env",
+        default=None,
+        choices=[g.env_id for g in registry.games()],
+        help="env id it was trained on (default: the run.json beside the model, with its sizes and mask)",
     )
     parser.add_argument(
         "--size", type=arguments.parse_size, action="append", default=[], metavar="NAME=N", help="game size"
@@ -68,6 +71,9 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
         "--eval-time-limit", type=arguments.seconds, default=None, help="SO-ISMCTS seconds a decision (0.1)"
     )
     parser.add_argument("--seed", type=arguments.seed, default=0, help="seed of sampled secrets (default 0)")
+    parser.add_argument(
+        "--no-references", action="store_true", help="single-player games: the policy alone, not the reference agents"
+    )
     parser.add_argument(
         "--output",
         type=arguments.output_folder,
@@ -82,9 +88,13 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
     arguments.add_executor_options(parser.add_argument_group("where the games run"))
     args = parser.parse_args(argv)
     workers = arguments.executor(args, parser)
+    if args.env is None:
+        _settings_of_run(args, parser)
     if is_multiplayer(args.env):
         if args.action_mask != "all" or args.eval_secrets is not None or args.eval_time_limit is not None:
             parser.error("--action-mask, --eval-secrets and --eval-time-limit are for the single-player games")
+        if args.no_references:
+            parser.error("--no-references is for the single-player games (a seat is measured against opponents)")
         args.games = args.games or 400
         return _evaluate_seat(args, parser, workers)
     for option, value in (("--opponents", args.opponents), ("--games", args.games)):
@@ -95,13 +105,38 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
     try:
         env_rules(args.env, **sizes)
         policy = SB3Policy.load(args.model, args.algo, action_mask=args.action_mask)
-        results = compare(policy, args.env, sizes, args.eval_secrets, args.eval_time_limit, args.seed, workers=workers)
+        references = not args.no_references
+        results = compare(
+            policy,
+            args.env,
+            sizes,
+            args.eval_secrets,
+            args.eval_time_limit,
+            args.seed,
+            references=references,
+            workers=workers,
+        )
     except (TypeError, ValueError, FileNotFoundError) as error:
         refuse(parser, args.model, error)
     title = f"{args.model} on {args.env} {sizes or ''}".strip()
     path = output_file(args)
-    print(f"{write_comparison(results, path, title)}\nwritten to {path}")
+    seen = seen_by_imitation(args.model.parent)  # an imitation of some secrets: the others scored apart
+    print(f"{write_comparison(results, path, title, seen)}\nwritten to {path}")
     return results
+
+
+def _settings_of_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """Without ``--env``: the env, sizes, algorithm and mask of the run that saved the model (its ``run.json``),
+    where the options do not give them."""
+    saved = run_settings(args.model)
+    if saved is None:
+        parser.error(f"--env is needed: no run.json beside {args.model} says what it was trained on")
+    args.env = saved["env"]
+    args.size = args.size or list(saved.get("sizes", {}).items())
+    if args.algo == parser.get_default("algo"):
+        args.algo = saved.get("algo", args.algo)
+    if args.action_mask == parser.get_default("action_mask"):
+        args.action_mask = saved.get("action_mask", args.action_mask)
 
 
 def refuse(parser: argparse.ArgumentParser, model: Path, error: Exception) -> NoReturn:

@@ -20,6 +20,9 @@ often the policy's likeliest action is the agent's. With ``--imitate-soft``
 the fit takes a search agent's root visit shares (``SOISMCTS.last_visits``)
 for targets instead of its choices alone, and with ``--imitate-values T``
 the softmax of its root values (``SOISMCTS.last_values``) at temperature T.
+With ``--imitate-secrets F`` (single-player games) every episode's secret is
+drawn from a seeded share F of the secrets (:func:`seen_secrets`), so that
+the evaluation can score the policy apart on the secrets the fit never saw.
 
 A policy so started is the agent's imitation, not something reinforcement
 learning found on its own: the results say which.
@@ -43,7 +46,7 @@ from deduction_envs.envs.single_seat import SingleSeatEnv
 if TYPE_CHECKING:
     from train.config import RunConfig
 
-__all__ = ["SINGLE_PLAYER_EXPERTS", "Demonstrations", "demonstrations", "fit", "plot_fit"]
+__all__ = ["SINGLE_PLAYER_EXPERTS", "Demonstrations", "demonstrations", "fit", "plot_fit", "seen_secrets"]
 
 #: The agents a single-player run can imitate, by ``--imitate`` name.
 SINGLE_PLAYER_EXPERTS: dict[str, type[Agent]] = {"ises": ISES}
@@ -226,9 +229,21 @@ def _demonstrations(columns: dict[str, list]) -> Demonstrations:
     )
 
 
-def _play_alone(job: tuple[int, int], env_id: str, env_kwargs: dict, expert: str, seed: int, gamma: float):
+def seen_secrets(num_secrets: int, share: float, seed: int) -> np.ndarray:
+    """The secrets (sorted indices) a fit on ``share`` of a game's ``num_secrets`` secrets draws its episodes
+    from: the first ``floor(share * num_secrets)`` (at least one) of a permutation seeded by ``seed``."""
+    if isinstance(share, bool) or not isinstance(share, int | float) or not 0 < share <= 1:
+        raise ValueError(f"the share of secrets must be a number in (0, 1], got {share!r}")
+    check_int("num_secrets", num_secrets, low=1)
+    order = np.random.default_rng(np.random.SeedSequence((seed, num_secrets))).permutation(num_secrets)
+    return np.sort(order[: max(1, int(share * num_secrets))])
+
+
+def _play_alone(
+    job: tuple[int, int], env_id: str, env_kwargs: dict, expert: str, seed: int, gamma: float, secrets: Any = None
+):
     """Episodes ``[start, start + games)`` of a single-player env with ``expert`` deciding; episode ``g``'s
-    secret drawn by the seed ``(seed, g)``."""
+    secret drawn by the seed ``(seed, g)``, from ``secrets`` (indices) if given, else by the env."""
     import gymnasium as gym
 
     start, games = job
@@ -237,7 +252,8 @@ def _play_alone(job: tuple[int, int], env_id: str, env_kwargs: dict, expert: str
     columns: dict[str, list] = {"observations": [], "masks": [], "actions": [], "returns": [], "games": []}
     for game in range(start, start + games):
         episode_seed = int(np.random.SeedSequence((seed, game)).generate_state(1)[0])
-        observation, _ = env.reset(seed=episode_seed)
+        options = None if secrets is None else {"secret": int(np.random.default_rng(episode_seed).choice(secrets))}
+        observation, _ = env.reset(seed=episode_seed, options=options)
         agent.reset(env.unwrapped.rules, seed=episode_seed)
         rewards = []
         while True:
@@ -265,13 +281,15 @@ def demonstrations(
     seed: int = 0,
     gamma: float = 0.99,
     workers: int | Executor = 1,
+    secrets: np.ndarray | None = None,
 ) -> Demonstrations:
     """``games`` games of the reference agent ``expert``, over ``workers`` (local processes or an executor).
 
     In a multiplayer ``env`` it plays the learner's seat (drawn each game)
     against ``opponents`` (names, drawn per seat each game as in training);
     in a single-player env (a Gymnasium id; ``opponents`` must be empty) it
-    plays episodes, ``expert`` one of :data:`SINGLE_PLAYER_EXPERTS`.
+    plays episodes, ``expert`` one of :data:`SINGLE_PLAYER_EXPERTS`, each
+    secret drawn from ``secrets`` (indices, e.g. :func:`seen_secrets`) if given.
     """
     from train.multiplayer import is_multiplayer
 
@@ -282,6 +300,17 @@ def demonstrations(
         raise ValueError(f"a single-player game's experts are {', '.join(SINGLE_PLAYER_EXPERTS)}, got {expert!r}")
     elif opponents:
         raise ValueError(f"{env} is a single-player game: it has no opponents, got {opponents}")
+    if secrets is not None:
+        if multiplayer:
+            raise ValueError(f"{env} deals its cards each game: secrets are for the single-player games")
+        import gymnasium as gym
+
+        num_secrets = gym.make(env, **env_kwargs).unwrapped.rules.num_secrets
+        secrets = np.asarray(secrets)
+        if secrets.ndim != 1 or secrets.size == 0 or not np.issubdtype(secrets.dtype, np.integer):
+            raise ValueError(f"secrets must be a non-empty list of secret indices, got {secrets!r}")
+        if secrets.min() < 0 or secrets.max() >= num_secrets:
+            raise ValueError(f"secrets must be indices in [0, {num_secrets - 1}], got {secrets.min()}..{secrets.max()}")
     check_int("games", games, low=1)
     workers = as_executor(workers)
     size = max(1, -(-games // (8 * workers.workers)))
@@ -290,7 +319,8 @@ def demonstrations(
         desc = f"{expert}'s games in the learner's seat"
         parts = run_jobs(_play, jobs, workers, desc, env, dict(env_kwargs), expert, list(opponents), seed, gamma)
     else:
-        parts = run_jobs(_play_alone, jobs, workers, f"{expert}'s games", env, dict(env_kwargs), expert, seed, gamma)
+        desc = f"{expert}'s games"
+        parts = run_jobs(_play_alone, jobs, workers, desc, env, dict(env_kwargs), expert, seed, gamma, secrets)
     return Demonstrations.join([parts[job] for job in jobs])
 
 
@@ -445,6 +475,11 @@ def _load(paths: list[Path], model: Any) -> Demonstrations:
 def imitate(args: RunConfig, model: Any) -> dict[str, Any]:
     """``python -m train --imitate``: collect the demonstrations (or read ``--imitate-demos``), fit ``model`` to
     them, write ``imitation.json`` and the demonstrations (``demonstrations.npz``); returns the fit's report."""
+    seen = None
+    if args.imitate_secrets is not None:
+        from deduction_envs.envs import env_rules
+
+        seen = seen_secrets(env_rules(args.env, **args.sizes).num_secrets, args.imitate_secrets, args.seed)
     if args.imitate_demos is not None:
         demos = _load(args.imitate_demos, model)
     else:
@@ -457,6 +492,7 @@ def imitate(args: RunConfig, model: Any) -> dict[str, Any]:
             args.seed,
             model.gamma,
             args.executor_for(args.imitate_workers),
+            seen,
         )
         demos.save(Path(args.output, "demonstrations.npz"))
     report = fit(
@@ -469,6 +505,8 @@ def imitate(args: RunConfig, model: Any) -> dict[str, Any]:
         temperature=args.imitate_values,
     )
     report = {"expert": args.imitate, **({"opponents": args.opponents} if args.opponents else {}), **report}
+    if seen is not None:  # the secrets the fit drew from: the evaluation scores the others apart
+        report["seen_secrets"] = seen.tolist()
     Path(args.output, "imitation.json").write_text(json.dumps(report, indent=1) + "\n")
     plot_fit(report, Path(args.output, "imitation.png"), f"{args.env}: imitating {args.imitate}")
     last = report["epochs"][-1]

@@ -1,0 +1,55 @@
+"""Kept models (train.models): each reproduces the figure its manifest records, exactly."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from train import cli
+from train.models import check, keep, main
+
+TINY = ["--env", "Mastermind-v0", "--size", "pegs=3", "--size", "colors=3", "--policy", "features"]
+TINY += ["--imitate", "ises", "--imitate-games", "60", "--imitate-secrets", "0.5", "--timesteps", "0"]
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run")
+    policy, *_ = cli.main([*TINY, "--eval-time-limit", "0.002", "--no-progress", "--output", str(out)])
+    return out, policy
+
+
+def test_a_kept_model_records_its_figures_and_check_reproduces_them(tiny_run, tmp_path, capsys):
+    run, policy = tiny_run
+    entry = keep(run, "tiny", "imitation of exhaustive ISES (static head), half the secrets", "python -m train ...",
+                 folder=tmp_path)  # fmt: skip
+    assert sorted(p.name for p in (tmp_path / "tiny").iterdir()) == ["imitation.json", "model.zip", "run.json"]
+    assert entry.evaluate == ["--no-references", "--eval-secrets", "27"] and entry.seed == 0
+    # The figures are the training run's own evaluation: the same deterministic play on every secret.
+    assert entry.figures["mean_steps"] == pytest.approx(policy.mean_steps, abs=1e-9)
+    assert entry.figures["episodes"] == 27 and {"mean_steps_seen", "mean_steps_unseen"} <= set(entry.figures)
+    assert entry.sha256 == hashlib.sha256((tmp_path / "tiny" / "model.zip").read_bytes()).hexdigest()
+    assert json.loads((run / "run.json").read_text())["commit"] == entry.commit
+    assert check(folder=tmp_path) == [f"tiny: same figures {entry.figures}"]
+    # A figure that the model does not reproduce, or a file that is not the recorded one, fails the check.
+    manifest = tmp_path / "manifest.json"
+    entries = json.loads(manifest.read_text())
+    entries[0]["figures"]["mean_steps"] += 0.001
+    manifest.write_text(json.dumps(entries))
+    with pytest.raises(AssertionError, match="tiny: recorded"):
+        check(folder=tmp_path)
+    entries[0]["sha256"] = "0" * 64
+    manifest.write_text(json.dumps(entries))
+    with pytest.raises(AssertionError, match="not the file the manifest records"):
+        check(folder=tmp_path)
+    with pytest.raises(ValueError, match="no kept model named nothing"):
+        check(["nothing"], folder=tmp_path)
+    with pytest.raises(FileNotFoundError, match="holds no run"):
+        keep(tmp_path / "missing", "x", "k", "c", folder=tmp_path)
+    with pytest.raises(ValueError, match="folder name"):
+        keep(run, "../x", "k", "c", folder=tmp_path)
+    with pytest.raises(SystemExit):
+        main(["keep", str(run), "x"])  # --kind and --command are required
+    assert "--kind" in capsys.readouterr().err
