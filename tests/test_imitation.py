@@ -112,6 +112,8 @@ def test_a_fit_on_half_the_secrets_is_scored_on_each_half_apart(tmp_path, capsys
         cells = [cell.strip() for cell in row.strip("|").split("|")]
         assert float(cells[1]) == pytest.approx(result.steps[mask].mean(), abs=5e-4)
         assert float(cells[3]) == pytest.approx(result.steps[~mask].mean(), abs=5e-4)
+    gap = (policy.steps[~mask] - ises.steps[~mask]).mean()
+    assert f"On the never-seen secrets the policy takes {gap:+.3f} steps a secret against ISES" in table
     for extra, match in (
         (["--env", "Mastermind-v0", "--imitate-secrets", "0.5"], "needs --imitate NAME"),
         (["--env", "Mastermind-v0", "--imitate", "ises", "--imitate-secrets", "1.5"], r"number \(0, 1\], got"),

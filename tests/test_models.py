@@ -8,7 +8,7 @@ import json
 import pytest
 
 from train import cli
-from train.models import check, keep, main
+from train.models import MODELS, check, keep, load_manifest, main
 
 TINY = ["--env", "Mastermind-v0", "--size", "pegs=3", "--size", "colors=3", "--policy", "features"]
 TINY += ["--imitate", "ises", "--imitate-games", "60", "--imitate-secrets", "0.5", "--timesteps", "0"]
@@ -53,3 +53,20 @@ def test_a_kept_model_records_its_figures_and_check_reproduces_them(tiny_run, tm
     with pytest.raises(SystemExit):
         main(["keep", str(run), "x"])  # --kind and --command are required
     assert "--kind" in capsys.readouterr().err
+
+
+def test_the_repositorys_kept_models_are_whole_small_and_described():
+    models = load_manifest()
+    assert models, "models/manifest.json lists no model"
+    for m in models:
+        data = (MODELS / m.name / "model.zip").read_bytes()
+        assert hashlib.sha256(data).hexdigest() == m.sha256 and len(data) == m.bytes <= 5_000_000, m.name
+        assert m.kind and m.command.startswith("python -m train") and m.commit != "unknown", m.name
+        assert (MODELS / m.name / "run.json").exists(), m.name
+
+
+def test_the_smallest_kept_single_player_model_reproduces_its_figures_exactly():
+    single = [m for m in load_manifest() if "mean_steps" in m.figures]
+    assert single, "no single-player model is kept"
+    smallest = min(single, key=lambda m: m.figures["episodes"] * m.figures["mean_steps"])
+    assert check([smallest.name]) == [f"{smallest.name}: same figures {smallest.figures}"]

@@ -6,7 +6,9 @@
         --kind "imitation of exhaustive ISES (static head), fitted on half the secrets" \\
         --command "python -m train --env Mastermind-v0 ... --output runs/mm-half" [--commit SHA] [-- EVAL ARGS]
 
-``keep`` copies a run's ``model.zip``, ``run.json`` and (for an imitation)
+``keep`` copies a run's ``model.zip`` (without the optimizer's state: Adam's
+moments are twice the weights, evaluation never reads them, and a run resumed
+from a kept model starts them afresh), ``run.json`` and (for an imitation)
 ``imitation.json`` into ``models/NAME/``, evaluates the copy with
 ``python -m train.evaluate`` (deterministic play; by default the policy alone
 over every secret of a single-player game, or the evaluation's default
@@ -131,6 +133,16 @@ def default_evaluation(run: dict[str, Any]) -> list[str]:
     return ["--no-references", "--eval-secrets", str(env_rules(run["env"], **run.get("sizes", {})).num_secrets)]
 
 
+def _save_without_optimizer_state(source: Path, target: Path, algo: str) -> None:
+    """Save the model at ``source`` to ``target`` with a fresh optimizer (the same weights and settings)."""
+    from agents.sb3_policy import algorithm_class
+
+    model = algorithm_class(algo).load(source, device="cpu")
+    policy = model.policy
+    policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1.0), **policy.optimizer_kwargs)
+    model.save(target)
+
+
 def keep(
     run: Path,
     name: str,
@@ -150,9 +162,10 @@ def keep(
         raise ValueError(f"a kept model's name is a folder name, got {name!r}")
     target = Path(folder, name)
     target.mkdir(parents=True, exist_ok=True)
-    for file in KEPT_FILES:
+    for file in KEPT_FILES[1:]:
         if (run / file).exists():
             shutil.copy2(run / file, target / file)
+    _save_without_optimizer_state(run / "model.zip", target / "model.zip", settings.get("algo", "maskable_ppo"))
     evaluation = default_evaluation(settings) if evaluation is None else list(evaluation)
     data = (target / "model.zip").read_bytes()
     entry = KeptModel(
