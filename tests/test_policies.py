@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -280,3 +282,76 @@ def test_the_one_hot_policies_compute_what_sb3s_multi_input_policy_computes(algo
         for a, b in zip(found, expected, strict=True):  # values, log-probabilities, entropies
             assert torch.allclose(a, b)
         assert torch.allclose(ours.policy.predict_values(batch), sb3.policy.predict_values(batch))
+
+
+@pytest.mark.parametrize(
+    ("env_id", "sizes"),
+    [("Mastermind-v0", {"pegs": 3, "colors": 4}), ("BullsAndCows-v0", {"digits": 3, "symbols": 5}),
+     ("LowMiddleHigh-v0", {"n": 12})],
+)  # fmt: skip
+def test_marginal_pointers_read_each_querys_components_marginals(env_id, sizes):
+    """Checked against a slow reference: the share of the secrets still possible whose component holds the
+    query's value, read at the pointer from the env's own observation after a few random queries."""
+    from train.observations import marginal_pointers
+
+    env = gym.make(env_id, **sizes)
+    rules = env.unwrapped.rules
+    pointers = marginal_pointers(rules)
+    observation, _ = env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    possible = np.arange(rules.num_secrets)
+    secrets = rules.secret_components(possible)
+    for _ in range(3):
+        query = int(rng.integers(rules.num_actions))
+        observation, _, terminated, _, info = env.step(query)
+        if terminated:
+            break
+        possible = possible[[rules.feedback(query, s) == info["feedback"] for s in possible]]
+        components = rules.action_components(np.array([query]))[0]
+        for i, pointer in enumerate(pointers[query]):
+            slot = i if len(rules.secret_nvec) > 1 else 0
+            share = np.mean(secrets[possible, slot] == components[i])
+            assert observation["information_set"][pointer] == pytest.approx(share, abs=1e-6)
+
+
+def test_games_whose_queries_do_not_name_secret_values_have_no_marginal_pointers(capsys):
+    from deduction_envs.envs import env_rules
+    from train.observations import marginal_pointers
+
+    with pytest.raises(ValueError, match="no marginal pointers"):
+        marginal_pointers(env_rules("TreasureHunt-v0"))
+    for argv, match in (
+        (["--env", "TreasureHunt-v0", "--policy", "marginals"], "no marginal pointers"),
+        (["--env", "algo_v0", "--policy", "marginals"], "single-player games"),
+        (["--env", "Mastermind-v0", "--policy", "marginals", "--query-features"], "not both"),
+        (["--env", "Mastermind-v0", "--policy", "marginals", "--algo", "a2c"], "maskable_ppo and ppo"),
+    ):
+        capsys.readouterr()
+        with pytest.raises(SystemExit):
+            cli.parse_args(argv)
+        assert match in capsys.readouterr().err, argv
+
+
+def test_the_marginals_policy_scores_queries_by_their_pointed_marginals_and_trains(tmp_path):
+    from train.observations import marginal_pointers
+
+    head = FeatureHead(4, np.eye(3, dtype=np.float32), np.array([[0], [2], [-1]]), pointer_key="information_set")
+    with torch.no_grad():
+        head.state_weights.weight.zero_()
+        head.state_weights.bias.fill_(2.0)
+        head.weights.weight.zero_()
+        head.weights.bias.zero_()
+    observation = {"information_set": torch.tensor([[0.5, 0.9, 0.25]]), "history": torch.zeros(1, 2)}
+    logits = head(torch.zeros(1, 4), observation).detach().numpy()
+    np.testing.assert_allclose(logits, [[1.0, 0.5, 0.0]])  # 2 x the pointed marginal, 0 where none
+    with pytest.raises(ValueError, match="pointer_key"):
+        policy_for("maskable_ppo", np.eye(3), True, np.array([[0], [1], [2]]))
+    out = tmp_path / "marginals"
+    argv = ["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--policy", "marginals"]
+    policy, *_ = cli.main([*argv, "--timesteps", "256", "--eval-time-limit", "0.002", "--no-progress",
+                           "--output", str(out)])  # fmt: skip
+    assert policy.episodes == 9 and json.loads((out / "run.json").read_text())["policy"] == "marginals"
+    model = MaskablePPO.load(out / "model.zip", device="cpu")
+    assert model.policy.action_net.pointer_key == "information_set"
+    rules = gym.make("Mastermind-v0", pegs=2, colors=3).unwrapped.rules
+    np.testing.assert_array_equal(model.policy.action_net.pointers.numpy(), marginal_pointers(rules))

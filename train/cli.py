@@ -41,6 +41,7 @@ from train import arguments
 from train.config import CONFIG, DEFAULT_ENV, DEFAULT_SIZES, RunConfig, hyperparameters, run_settings
 from train.imitation import SINGLE_PLAYER_EXPERTS
 from train.multiplayer import check_opponents, default_sizes, is_multiplayer, multiplayer_envs, raw_env
+from train.observations import marginal_pointers
 from train.training import run, vec_env_choice
 
 __all__ = ["build_parser", "main", "names", "parse_args"]
@@ -59,8 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--policy",
         default="flat",
-        choices=("flat", "features"),
-        help="flat: one output per action (default); features: each action scored by its features (train.policies)",
+        choices=("flat", "features", "marginals"),
+        help="flat: one output per action (default); features: each action scored by its features (train.policies); "
+        "marginals (single-player games): features, and each query also by the observation's marginals of its "
+        "components (train.observations.marginal_pointers)",
     )
     parser.add_argument(
         "--query-features",
@@ -269,9 +272,18 @@ def parse_args(argv: list[str] | None = None) -> RunConfig:
         hyperparameters(args.algo, args.env, args.config)
     except (TypeError, ValueError) as error:
         parser.error(str(error))
-    if args.policy == "features":
+    if args.policy in ("features", "marginals"):
         if args.algo not in ("maskable_ppo", "ppo"):
-            parser.error(f"--policy features is for maskable_ppo and ppo, got {args.algo}")
+            parser.error(f"--policy {args.policy} is for maskable_ppo and ppo, got {args.algo}")
+    if args.policy == "marginals":
+        if is_multiplayer(args.env):
+            parser.error("--policy marginals is for the single-player games (a multiplayer env has its own pointers)")
+        if args.query_features:
+            parser.error("--policy marginals reads the marginals; --query-features gives other features: not both")
+        try:
+            marginal_pointers(rules)
+        except ValueError as error:
+            parser.error(f"--policy marginals: {error}")
     if args.query_features and is_multiplayer(args.env):
         parser.error("--query-features is for the single-player games")
     if rules is not None and args.action_mask == "consistent" and not rules.queries_name_secrets:

@@ -105,17 +105,25 @@ class FeatureHead(nn.Module):
 
     ``features`` is a fixed (actions, k) matrix. The state-dependent features
     ``q`` (actions, m) come from the observation in one of two ways:
-    ``pointers``, an (actions, m) matrix of indices into a Box observation
-    (-1: none; Algo: an attack's probability to hit), or ``query_features``
+    ``pointers``, an (actions, m) matrix of indices into a Box observation,
+    or into the Dict observation's entry ``pointer_key`` (-1: none; Algo: an
+    attack's probability to hit; a single-player game: the marginals of a
+    query's components, :func:`train.observations.marginal_pointers`), or ``query_features``
     = m, the width of the Dict observation's :data:`QUERY_KEY` matrix.
     """
 
     def __init__(
-        self, latent: int, features: np.ndarray, pointers: np.ndarray | None = None, query_features: int = 0
+        self,
+        latent: int,
+        features: np.ndarray,
+        pointers: np.ndarray | None = None,
+        query_features: int = 0,
+        pointer_key: str | None = None,
     ) -> None:
         super().__init__()
         if pointers is not None and query_features:
-            raise ValueError("a head reads pointers into a Box observation or a Dict's query features, not both")
+            raise ValueError("a head reads pointers into the observation or a Dict's query features, not both")
+        self.pointer_key = pointer_key
         self.weights = nn.Linear(latent, features.shape[1])
         self.register_buffer("features_t", torch.as_tensor(np.ascontiguousarray(features.T), dtype=torch.float32))
         pointers = None if pointers is None else torch.as_tensor(np.asarray(pointers), dtype=torch.long)
@@ -135,7 +143,8 @@ class FeatureHead(nn.Module):
         if observation is None:
             raise ValueError("a head with state-dependent features needs the observation")
         if self.pointers is not None:
-            flat = observation.reshape(observation.shape[0], -1).float()
+            read_from = observation if self.pointer_key is None else observation[self.pointer_key]
+            flat = read_from.reshape(read_from.shape[0], -1).float()
             padded = torch.nn.functional.pad(flat, (0, 1))  # index -1 reads the appended 0
             read = padded[:, self.pointers]  # (batch, actions, m)
         else:
@@ -162,6 +171,7 @@ class _FeatureHeadMixin:
         action_features: Any = None,
         observation_pointers: Any = None,
         query_features: int = 0,
+        pointer_key: str | None = None,
         **kwargs: Any,
     ) -> None:
         actions = args[1].n
@@ -174,7 +184,10 @@ class _FeatureHeadMixin:
         pointers = None
         if observation_pointers is not None:
             pointers = np.asarray(observation_pointers, dtype=np.int64)
-            size = int(np.prod(args[0].shape or (0,)))
+            space = args[0] if pointer_key is None else getattr(args[0], "spaces", {}).get(pointer_key)
+            if space is None:
+                raise ValueError(f"pointer_key={pointer_key!r} names no entry of the observation {args[0]}")
+            size = int(np.prod(space.shape or (0,)))
             if pointers.ndim != 2 or pointers.shape[0] != actions or not ((-1 <= pointers) & (pointers < size)).all():
                 raise ValueError(
                     f"observation_pointers must be an (actions, m) matrix of indices into the observation "
@@ -188,14 +201,16 @@ class _FeatureHeadMixin:
                     f"({actions}, {query_features}) (DeductionEnv(query_features=True)), got {args[0]}"
                 )
         self.action_features, self.observation_pointers = features, pointers
-        self.query_features = int(query_features)
+        self.query_features, self.pointer_key = int(query_features), pointer_key
         self._observation: torch.Tensor | None = None
         super().__init__(*args, **kwargs)
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)
         latent = self.mlp_extractor.latent_dim_pi
-        self.action_net = FeatureHead(latent, self.action_features, self.observation_pointers, self.query_features)
+        self.action_net = FeatureHead(
+            latent, self.action_features, self.observation_pointers, self.query_features, self.pointer_key
+        )
         if self.ortho_init:
             self.action_net.weights.apply(lambda m: self.init_weights(m, gain=0.01))
             if self.action_net.state_weights is not None:
@@ -223,6 +238,7 @@ class _FeatureHeadMixin:
             "action_features": self.action_features,
             "observation_pointers": self.observation_pointers,
             "query_features": self.query_features,
+            "pointer_key": self.pointer_key,
         }
 
 
@@ -240,25 +256,31 @@ def policy_for(
     dict_observations: bool = False,
     pointers: np.ndarray | None = None,
     query_features: int = 0,
+    pointer_key: str | None = None,
 ) -> tuple[type, dict[str, Any]]:
     """The feature policy class of ``algo`` (``maskable_ppo``, ``ppo``) and its kwargs for ``features``
-    (and ``pointers`` into a Box observation, as ``algo_v0``'s ``observation_pointers()``).
+    (and ``pointers`` into a Box observation, as ``algo_v0``'s ``observation_pointers()``, or into the Dict
+    observation's entry ``pointer_key``, as :func:`train.observations.marginal_pointers`).
 
     ``dict_observations``: the env's observations are a ``Dict`` (the
-    single-player envs), read with :class:`KnowledgeExtractor` (no pointers);
+    single-player envs), read with :class:`KnowledgeExtractor`;
     ``query_features``: the width of its :data:`QUERY_KEY` entry, which the
     head reads per action (0: the env has none).
     """
     classes = {"maskable_ppo": MaskableFeaturePolicy, "ppo": FeaturePolicy}
     if algo not in classes:
         raise ValueError(f"the features policy is for {' or '.join(classes)}, got {algo!r}")
-    if pointers is not None and dict_observations:
-        raise ValueError("observation pointers index a Box observation, not a Dict")
+    if pointers is not None and dict_observations and pointer_key is None:
+        raise ValueError("pointers into a Dict observation need the entry they index (pointer_key)")
+    if pointer_key is not None and not dict_observations:
+        raise ValueError("pointer_key names an entry of a Dict observation")
     if query_features and not dict_observations:
         raise ValueError("query features are an entry of a Dict observation")
     kwargs: dict[str, Any] = {"action_features": np.asarray(features, dtype=np.float32)}
     if pointers is not None:
         kwargs["observation_pointers"] = np.asarray(pointers, dtype=np.int64)
+    if pointer_key is not None:
+        kwargs["pointer_key"] = pointer_key
     if query_features:
         kwargs["query_features"] = int(query_features)
     if dict_observations:

@@ -192,16 +192,18 @@ def train(config: RunConfig) -> tuple[Any, float]:
         policy: Any = flat_policy(args.algo, dict_observations=not multiplayer)
         settings = dict(settings)
         policy_kwargs = dict(settings.pop("policy_kwargs", {}))
-        if args.policy == "features":
-            from train.observations import observation_pointers
+        if args.policy in ("features", "marginals"):
+            from train.observations import marginal_pointers, observation_pointers
             from train.policies import policy_for
 
             sizes = args.sizes
             game = raw_env(args.env, **sizes) if multiplayer else None  # its rules, and its observation's pointers
-            features = (game.rules if multiplayer else env_rules(args.env, **sizes)).action_features()
-            pointers = observation_pointers(game)
+            rules = game.rules if multiplayer else env_rules(args.env, **sizes)
+            pointers, key = observation_pointers(game), None
+            if args.policy == "marginals":  # each query also scored by the marginals of its components
+                pointers, key = marginal_pointers(rules), "information_set"
             query = len(QUERY_FEATURES) if args.query_features else 0
-            policy, extra = policy_for(args.algo, features, not multiplayer, pointers, query)
+            policy, extra = policy_for(args.algo, rules.action_features(), not multiplayer, pointers, query, key)
             policy_kwargs.update(extra)
         if policy_kwargs:
             settings["policy_kwargs"] = policy_kwargs
