@@ -19,6 +19,7 @@ import numpy as np
 from agents.base import Agent
 from agents.multiplayer import SeatAgent
 from deduction_envs.core.rules import DeductionRules
+from deduction_envs.envs.deduction_env import ACTION_MASKS, unasked
 from deduction_envs.envs.observation import QUERY_KEY, ObservationEncoder
 
 __all__ = ["SB3Policy", "SB3SeatPolicy"]
@@ -32,27 +33,29 @@ class SB3Policy(Agent):
             :meth:`load` reads one saved with ``model.save``.
         deterministic: take the model's most likely action (default) rather
             than sampling from its policy (sampling: MaskablePPO only).
-        action_mask: ``"all"`` (the legal queries) or ``"consistent"`` (also
-            only queries that could be the secret), as the env's option of the
-            same name; use what the model was trained with.
+        action_mask: ``"all"`` (the legal queries), ``"consistent"`` (also
+            only queries that could be the secret) or ``"unasked"`` (also only
+            queries not yet asked), as the env's option of the same name; use
+            what the model was trained with.
     """
 
     def __init__(
         self,
         model: Any,
         deterministic: bool = True,
-        action_mask: Literal["all", "consistent"] = "all",
+        action_mask: Literal["all", "consistent", "unasked"] = "all",
     ) -> None:
         super().__init__()
         if not hasattr(model, "predict") or not hasattr(model, "observation_space"):
             raise TypeError(f"model must be a stable-baselines3 model, got {type(model).__name__}; see SB3Policy.load")
-        if action_mask not in ("all", "consistent"):
-            raise ValueError(f"action_mask must be 'all' or 'consistent', got {action_mask!r}")
+        if action_mask not in ACTION_MASKS:
+            raise ValueError(f"action_mask must be one of {', '.join(map(repr, ACTION_MASKS))}, got {action_mask!r}")
         self.model = model
         self.deterministic = deterministic
         self.action_mask = action_mask
         self.name = f"{type(model).__name__} policy"
         self._encoder: ObservationEncoder | None = None
+        self._asked: np.ndarray | None = None
 
     @classmethod
     def load(cls, path: str | Path, algo: str = "maskable_ppo", **kwargs: Any) -> SB3Policy:
@@ -73,6 +76,7 @@ class SB3Policy(Agent):
         max_steps, rest = divmod(history, ObservationEncoder.slot_size(rules))
         query_features = QUERY_KEY in space.spaces  # the env's option, read from what the model saw
         self._encoder = ObservationEncoder(rules, max_steps, self.information_set.entropy(), query_features)
+        self._asked = np.zeros(rules.num_actions, dtype=bool)
         if rest or self._encoder.space != space:
             raise ValueError(f"the model was trained on another game or size than {rules!r}")
         if self.model.action_space.n != rules.num_actions:
@@ -83,6 +87,7 @@ class SB3Policy(Agent):
     def observe(self, action: int, feedback: int) -> None:
         super().observe(action, feedback)
         self._encoder.record(int(action), int(feedback))
+        self._asked[int(action)] = True
 
     def observation(self) -> dict[str, np.ndarray]:
         """The observation the model gets now: the env's, built from this agent's own knowledge."""
@@ -91,8 +96,9 @@ class SB3Policy(Agent):
         return self._encoder.encode(self.information_set)
 
     def mask(self) -> np.ndarray:
-        """The queries the policy may choose from now (bool, one per query)."""
-        return self.rules.action_mask(self.information_set, self.action_mask == "consistent")
+        """The queries the policy may choose from now (bool, one per query), as the env's ``action_mask`` gives."""
+        mask = self.rules.action_mask(self.information_set, self.action_mask == "consistent")
+        return unasked(mask, self._asked) if self.action_mask == "unasked" else mask
 
     def act(self) -> int:
         observation, mask = self.observation(), self.mask()

@@ -83,9 +83,16 @@ def test_batched_env_equals_single_envs(game):
 
 
 @pytest.mark.parametrize("game", ["Mastermind", "Wordle"])
-def test_consistent_mask_and_wasted_steps_match(game):
-    ends = play_both(game, SMALL[game], n=4, steps=30, seed=5, action_mask="consistent", max_steps=6)
+@pytest.mark.parametrize("mask", ["consistent", "unasked"])
+def test_consistent_and_unasked_masks_and_wasted_steps_match(game, mask):
+    ends = play_both(game, SMALL[game], n=4, steps=30, seed=5, action_mask=mask, max_steps=6)
     assert ends > 0
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 5), max_steps=st.integers(1, 12))
+def test_the_unasked_mask_matches_for_any_seed_and_frees_every_query_once_all_were_asked(seed, n, max_steps):
+    play_both("Mastermind", {"pegs": 1, "colors": 3}, n, 15, seed, max_steps=max_steps, action_mask="unasked")
 
 
 def test_same_step_autoreset_matches():
@@ -204,7 +211,7 @@ def test_the_sb3_adapter_plays_the_games_of_dummy_vec_env():
         SB3BatchedVecEnv(BatchedDeductionEnv(2, "Mastermind", pegs=2, colors=2))
 
 
-@pytest.mark.parametrize("mask", ["all", "consistent"])
+@pytest.mark.parametrize("mask", ["all", "consistent", "unasked"])
 def test_the_adapters_entropy_reward_is_the_wrappers_and_the_monitor_logs_the_games_own(tmp_path, mask):
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv

@@ -55,6 +55,8 @@ def test_gymnasium_and_sb3_checkers_pass_without_warnings(case):
         if rules.queries_name_secrets:
             gym_check_env(gym.make(env_id, render_mode="ansi", action_mask="consistent", **sizes).unwrapped)
             sb3_check_env(gym.make(env_id, action_mask="consistent", **sizes).unwrapped)
+        gym_check_env(gym.make(env_id, action_mask="unasked", **sizes).unwrapped)
+        sb3_check_env(gym.make(env_id, action_mask="unasked", **sizes).unwrapped)
 
 
 def test_module_prefixed_ids_and_size_keywords_work():
@@ -171,6 +173,41 @@ def test_masks_all_by_default_and_consistent_on_request():
     assert env.unwrapped.action_masks().sum() == len(candidates)
 
 
+def test_the_unasked_mask_removes_each_answered_query_until_every_legal_one_was_asked():
+    env = gym.make("Mastermind-v0", pegs=1, colors=4, action_mask="unasked", max_steps=10)
+    _, info = env.reset(seed=0, options={"secret": 3})
+    assert info["action_mask"].all()
+    for query in (0, 1, 2):
+        _, _, terminated, _, info = env.step(query)
+        assert not terminated and info["action_mask"].tolist() == [int(q > query) for q in range(4)]
+    # Fake Coin's legal queries depend on what is known: the mask is the rules' mask less the queries asked.
+    coin = gym.make("FakeCoin-v0", action_mask="unasked")
+    plain = gym.make("FakeCoin-v0")
+    coin.reset(seed=2), plain.reset(seed=2)
+    rng = np.random.default_rng(2)
+    asked = np.zeros(coin.action_space.n, dtype=bool)
+    for _ in range(3):
+        mask = coin.unwrapped.action_masks()
+        np.testing.assert_array_equal(mask, plain.unwrapped.action_masks() & ~asked)
+        query = int(rng.choice(np.flatnonzero(mask)))
+        asked[query] = True
+        if coin.step(query)[2] or plain.step(query)[2]:
+            break
+    strict = gym.make("Mastermind-v0", pegs=2, colors=3, action_mask="unasked", illegal_action="raise")
+    strict.reset(seed=1, options={"secret": 8})
+    strict.step(0)
+    with pytest.raises(ValueError, match=r"action 0 \(.*\) is masked: it was asked already"):
+        strict.step(0)
+    # Every legal query asked and the game not over (it cannot happen in a game whose queries name every secret,
+    # so the check is on the function): all of them are legal again, never none.
+    from deduction_envs.envs.deduction_env import unasked
+
+    np.testing.assert_array_equal(unasked(np.array([True, False, True]), np.array([True, True, True])),
+                                  [True, False, True])  # fmt: skip
+    np.testing.assert_array_equal(unasked(np.array([[True, True], [True, False]]), np.array([[True, False],
+                                  [True, False]])), [[False, True], [True, False]])  # fmt: skip
+
+
 def snapshot(env):
     inner = env.unwrapped
     return inner.history, inner.information_set.support.copy(), inner._secret
@@ -243,7 +280,11 @@ def test_stepping_outside_an_episode_is_a_clear_error():
         ({"pegs": 10**9}, ValueError, r"pegs must be an integer in \[1, 22\], got 1000000000"),
         ({"pegs": 10, "colors": 8}, ValueError, r"has 1,073,741,824 codes; at most 4,194,304"),
         ({"illegal_action": "crash"}, ValueError, r"illegal_action must be 'waste' or 'raise'"),
-        ({"action_mask": "legal"}, ValueError, r"action_mask must be 'all' or 'consistent', got 'legal'"),
+        (
+            {"action_mask": "legal"},
+            ValueError,
+            r"action_mask must be one of 'all', .*, got 'legal'",
+        ),
         ({"render_mode": "video"}, ValueError, r"render_mode must be None or one of \['ansi', 'human', 'rgb_array'\]"),
         ({"information_set": "sampled"}, ValueError, r"information_set must be 'enumerated' or 'tabular'.*'sampled'"),
         ({"pegs": 0}, ValueError, r"pegs must be an integer in \[1, 22\], got 0"),

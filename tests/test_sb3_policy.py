@@ -18,24 +18,26 @@ def untrained(algorithm, **sizes):
     return algorithm("MultiInputPolicy", gym.make("Mastermind-v0", **(sizes or SIZES)), seed=0, device="cpu")
 
 
+@pytest.mark.parametrize("mask", ["consistent", "unasked"])
 @pytest.mark.parametrize("algorithm", [MaskablePPO, PPO, A2C, DQN], ids=lambda a: a.__name__)
-def test_the_policy_sees_exactly_the_envs_observation_and_plays_legal_queries(algorithm):
+def test_the_policy_sees_exactly_the_envs_observation_and_plays_legal_queries(algorithm, mask):
     policy = SB3Policy(untrained(algorithm))
-    env = gym.make("Mastermind-v0", action_mask="consistent", **SIZES)  # masked queries raise
+    env = gym.make("Mastermind-v0", action_mask=mask, illegal_action="raise", **SIZES)  # masked queries raise
     for seed in range(3):
         observation, info = env.reset(seed=seed)
         policy.reset(env.unwrapped.rules, seed=seed)
-        policy.action_mask = "consistent"
+        policy.action_mask = mask
         terminated = truncated = False
         while not (terminated or truncated):
             mine = policy.observation()
             np.testing.assert_array_equal(mine["history"], observation["history"])
             np.testing.assert_array_equal(mine["information_set"], observation["information_set"])
+            np.testing.assert_array_equal(policy.mask(), env.unwrapped.action_masks())
             action = policy.act()
             observation, _, terminated, truncated, info = env.step(action)
             if not terminated:
                 policy.observe(action, info["feedback"])
-        assert terminated  # consistent guesses always find one of 9 codes within 12 queries
+        assert terminated  # consistent guesses, and 12 distinct ones of 9 codes, always find the secret
 
 
 def test_a_saved_model_loads_and_plays_like_the_original(tmp_path):

@@ -37,6 +37,7 @@ from agents.roster import seat_agent
 from agents.sb3_policy import ALGORITHMS
 from deduction_envs import registry
 from deduction_envs.envs import env_rules
+from deduction_envs.envs.deduction_env import ACTION_MASKS
 from train import arguments
 from train.config import CONFIG, DEFAULT_ENV, DEFAULT_SIZES, RunConfig, hyperparameters, run_settings
 from train.imitation import SINGLE_PLAYER_EXPERTS
@@ -102,7 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--entropy-reward", type=arguments.number(0), default=None, metavar="SCALE", help="entropy reward scale"
     )
     parser.add_argument(
-        "--action-mask", default="all", choices=("all", "consistent"), help="the env's mask (default all legal queries)"
+        "--action-mask",
+        default="all",
+        choices=ACTION_MASKS,
+        help="the env's mask: all legal queries (default), consistent (only queries that could be the secret), "
+        "unasked (legal queries not asked yet this episode)",
     )
     parser.add_argument(
         "--config",
@@ -318,7 +323,7 @@ def _check_multiplayer(args: argparse.Namespace, parser: argparse.ArgumentParser
     except (TypeError, ValueError) as error:
         parser.error(f"{args.env}: {error}")
     if args.action_mask != "all":
-        parser.error("--action-mask consistent is for single-player games; multiplayer envs mask legal actions")
+        parser.error("--action-mask is for single-player games; multiplayer envs mask their legal actions")
     for name in ("eval_secrets", "eval_time_limit"):
         if getattr(args, name) is not None:
             parser.error(f"--{name.replace('_', '-')} is for the single-player games (their comparison)")

@@ -30,6 +30,7 @@ from agents.sb3_policy import ALGORITHMS, SB3SeatPolicy
 from deduction_envs import registry
 from deduction_envs.core.executor import discard_store
 from deduction_envs.envs import env_rules
+from deduction_envs.envs.deduction_env import ACTION_MASKS
 from train import arguments
 from train.cli import names
 from train.comparison import compare, seen_by_imitation, write_comparison
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
     parser.add_argument(
         "--size", type=arguments.parse_size, action="append", default=[], metavar="NAME=N", help="game size"
     )
-    parser.add_argument("--action-mask", default="all", choices=("all", "consistent"), help="the mask it trained with")
+    parser.add_argument("--action-mask", default="all", choices=ACTION_MASKS, help="the mask it trained with")
     parser.add_argument(
         "--eval-secrets", type=arguments.count(1), default=None, help="play every secret up to this many, else sample"
     )

@@ -35,7 +35,7 @@ from numba import njit
 from deduction_envs.core.entropy import uniform_entropy_bits
 from deduction_envs.core.information_set import _readonly
 from deduction_envs.core.rules import DeductionRules, check_int, check_options, check_seed, component_offsets
-from deduction_envs.envs.deduction_env import checked_arguments
+from deduction_envs.envs.deduction_env import checked_arguments, unasked
 from deduction_envs.envs.observation import ObservationEncoder
 
 __all__ = ["BATCH_BYTES", "BatchedDeductionEnv", "batch_refusal"]
@@ -43,6 +43,10 @@ __all__ = ["BATCH_BYTES", "BatchedDeductionEnv", "batch_refusal"]
 #: The memory bound of a batch, at 5 bytes a (game, secret) cell: the candidate matrix (bool) and each game's
 #: list of its candidates (int32).
 BATCH_BYTES = 1 << 30
+
+
+#: Why a masked query is masked, by ``action_mask`` mode (the batched env plays games whose queries are all legal).
+_WHY = {"consistent": "only queries that could still be the secret are legal", "unasked": "it was asked already"}
 
 
 def batch_refusal(rules: DeductionRules) -> str | None:
@@ -97,7 +101,7 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         rules: DeductionRules | str,
         *,
         max_steps: int | None = None,
-        action_mask: Literal["all", "consistent"] = "all",
+        action_mask: Literal["all", "consistent", "unasked"] = "all",
         information_set: Literal["enumerated"] | None = None,
         illegal_action: Literal["waste", "raise"] = "waste",
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
@@ -109,6 +113,7 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         if query_features:
             raise ValueError("the batched env has no query_features observation; use vectorization_mode='sync'")
         rules, max_steps = checked_arguments(rules, sizes, max_steps, action_mask, illegal_action)
+        self.action_mask = action_mask
         refusal = batch_refusal(rules)
         if refusal:
             raise ValueError(f"the batched env cannot play this game: {refusal}; use vectorization_mode='sync'")
@@ -161,6 +166,8 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
             self._guess_secret = None
             self._all_legal = np.broadcast_to(np.ones(rules.num_actions, dtype=bool), (n, rules.num_actions))
             self._all_legal_int8 = np.broadcast_to(np.ones(rules.num_actions, dtype=np.int8), (n, rules.num_actions))
+        # action_mask="unasked": each game's queries answered so far (None in the other modes).
+        self._asked = np.zeros((n, rules.num_actions), dtype=bool) if action_mask == "unasked" else None
 
         self._rngs: list[np.random.Generator] = [seeding.np_random()[0] for _ in range(n)]
         self._secrets = np.zeros(n, dtype=np.int64)
@@ -220,12 +227,14 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
             bad = int(playing[~legal][0])
             raise ValueError(
                 f"action {int(actions[bad])} ({self.rules.format_action(int(actions[bad]))}) of game {bad} is "
-                "masked: only queries that could still be the secret are legal (see action_masks()); nothing changed"
+                f"masked ({_WHY[self.action_mask]}; see action_masks()); nothing changed"
             )
         self._start_games(np.flatnonzero(restart))
         rewards[playing] = -1.0
         self._steps[playing] += 1
         asked = playing[legal]
+        if self._asked is not None:
+            self._asked[asked, actions[asked]] = True
         feedback = self._answer(asked, actions[asked])
         terminated[asked] = self.rules.terminal_batch(actions[asked], feedback, self._sizes[asked])
         truncated[playing] = ~terminated[playing] & (self._steps[playing] >= self.max_steps)
@@ -261,6 +270,8 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """The legal queries of every game, bool ``(num_envs, actions)`` (the sb3-contrib hook)."""
+        if self._asked is not None:
+            return unasked(np.ones_like(self._asked), self._asked)
         if self._guess_secret is None:
             return self._all_legal
         mask = np.zeros((self.num_envs, self.rules.num_actions), dtype=bool)
@@ -289,6 +300,8 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         return array
 
     def _legal(self, games: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        if self._asked is not None:
+            return self.action_masks()[games, actions]
         if self._guess_secret is None:
             return np.ones(games.size, dtype=bool)
         named = self._guess_secret[actions]
@@ -300,6 +313,8 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         self._secrets[games] = [self._rngs[i].integers(self.rules.num_secrets) for i in games]
         _restart(games, self._candidates, self._members, self._sizes, self._steps, self._recorded, self._codes,
                  self._features, self._fresh_marginals)  # fmt: skip
+        if self._asked is not None:
+            self._asked[games] = False
 
     def _answer(self, games: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """Feed back each query to its game's secret, narrow the candidates, record it, update the features."""
@@ -317,7 +332,8 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
 
     def _info(self, which: np.ndarray) -> dict[str, Any]:
         sizes = self._sizes
-        mask = self._all_legal_int8 if self._guess_secret is None else self.action_masks().view(np.int8)
+        every_legal = self._guess_secret is None and self._asked is None
+        mask = self._all_legal_int8 if every_legal else self.action_masks().view(np.int8)
         info: dict[str, Any] = {}
         self._add(info, "candidates", which, sizes.copy())
         self._add(info, "entropy", which, self._log2[sizes])

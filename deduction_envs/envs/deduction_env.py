@@ -15,7 +15,7 @@ from deduction_envs.core.rules import DeductionRules, Step, check_int, check_opt
 from deduction_envs.envs.observation import ObservationEncoder
 from deduction_envs.games import make_rules
 
-__all__ = ["MAX_STEPS", "DeductionEnv"]
+__all__ = ["ACTION_MASKS", "MAX_STEPS", "DeductionEnv", "unasked"]
 
 #: The longest episode an env accepts (the observation keeps a slot for every step).
 MAX_STEPS = 10_000
@@ -125,6 +125,21 @@ def _knowledge_graph(rules: DeductionRules, kind: str | None, consistent: bool) 
     return graph
 
 
+#: The env's ``action_mask`` modes: the rules' legal queries; only those that could still be the secret; the
+#: rules' legal queries not yet asked this episode.
+ACTION_MASKS = ("all", "consistent", "unasked")
+
+
+def unasked(mask: np.ndarray, asked: np.ndarray) -> np.ndarray:
+    """``mask`` without the queries ``asked`` (bool, the same shape; rows for a batch), except where that would
+    leave nothing legal: there ``mask`` itself (a game whose every legal query was asked allows them again)."""
+    kept = mask & ~asked
+    empty = ~kept.any(axis=-1)
+    if empty.any():
+        kept[empty] = mask[empty]
+    return kept
+
+
 def checked_arguments(
     rules: DeductionRules | str, sizes: dict[str, Any], max_steps: int | None, action_mask: str, illegal_action: str
 ) -> tuple[DeductionRules, int]:
@@ -139,8 +154,8 @@ def checked_arguments(
     if max_steps is None:
         max_steps = rules.default_max_steps
     max_steps = check_int("max_steps", max_steps, low=1, high=MAX_STEPS)
-    if action_mask not in ("all", "consistent"):
-        raise ValueError(f"action_mask must be 'all' or 'consistent', got {action_mask!r}")
+    if action_mask not in ACTION_MASKS:
+        raise ValueError(f"action_mask must be one of {', '.join(map(repr, ACTION_MASKS))}, got {action_mask!r}")
     if illegal_action not in ("waste", "raise"):
         raise ValueError(f"illegal_action must be 'waste' or 'raise', got {illegal_action!r}")
     if action_mask == "consistent" and not rules.queries_name_secrets:
@@ -168,7 +183,9 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
     queries: those the rules allow in the current state (every query, except
     in games such as Fake Coin whose queries depend on what the player knows),
     and with ``action_mask="consistent"`` only those that could still be the
-    secret. Any action in the space can be stepped (Gymnasium's contract, which
+    secret; with ``action_mask="unasked"`` those not yet asked this episode (a
+    repeated query tells nothing; should every legal query have been asked,
+    they are all legal again). Any action in the space can be stepped (Gymnasium's contract, which
     ``check_env`` tests): a masked action is answered with nothing, costs a
     step (reward -1, counted toward ``max_steps``) and sets
     ``info["illegal_action"]``, so learners without masks can train on every
@@ -218,7 +235,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
       a game name (``"Mastermind"``) with its size parameters as keyword
       arguments.
     * ``max_steps``: truncation limit, 1 to ``MAX_STEPS`` (10,000); the game's default if None.
-    * ``action_mask``: ``"all"`` (default) or ``"consistent"``.
+    * ``action_mask``: ``"all"`` (default), ``"consistent"`` or ``"unasked"``.
     * ``information_set``: ``"enumerated"`` or ``"tabular"``; the game's own if
       None.
     * ``illegal_action``: ``"waste"`` (default) or ``"raise"`` (strict), what a
@@ -242,7 +259,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         rules: DeductionRules | str,
         *,
         max_steps: int | None = None,
-        action_mask: Literal["all", "consistent"] = "all",
+        action_mask: Literal["all", "consistent", "unasked"] = "all",
         information_set: Literal["enumerated", "tabular"] | None = None,
         illegal_action: Literal["waste", "raise"] = "waste",
         query_features: bool = False,
@@ -260,7 +277,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         self._action_mask_mode = action_mask
         self._illegal_action = illegal_action
         # Masks that never change are built once; the others after every step.
-        self._mask_varies = action_mask == "consistent" or rules.knowledge_dependent_actions
+        self._mask_varies = action_mask != "all" or rules.knowledge_dependent_actions
         self.render_mode = render_mode
         # Every episode starts at the graph's root, the game's initial information set (immutable).
         self._graph = _knowledge_graph(rules, information_set, action_mask == "consistent")
@@ -278,6 +295,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         self._history: list[Step] = []
         self._steps = 0  # queries asked, wasted ones included
         self._mask: np.ndarray | None = None
+        self._asked = np.zeros(rules.num_actions, dtype=bool)  # queries answered this episode
         self._done = False
 
     # ------------------------------------------------------------ public view
@@ -336,6 +354,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         self._steps = 0
         self._encoder.reset()
         self._mask = None
+        self._asked = np.zeros(self._rules.num_actions, dtype=bool)
         self._done = False
         if self.render_mode == "human":
             self.render()
@@ -359,6 +378,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
 
         self._encoder.record(action, feedback)
         self._history.append((action, feedback))
+        self._asked[action] = True
 
         terminated = bool(rules.is_terminal(action, feedback, knowledge))
         truncated = not terminated and self._steps >= self._max_steps
@@ -401,11 +421,10 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         if index is None or not 0 <= index < n:
             raise ValueError(f"action must be an integer in [0, {n}) for {self._rules!r}, got {action!r}")
         if self._illegal_action == "raise" and not self._legal_actions()[index]:
-            why = (
-                "only queries that could still be the secret are legal"
-                if self._action_mask_mode == "consistent"
-                else "the rules do not allow it in this state"
-            )
+            why = {
+                "consistent": "only queries that could still be the secret are legal",
+                "unasked": "it was asked already this episode, or the rules do not allow it in this state",
+            }.get(self._action_mask_mode, "the rules do not allow it in this state")
             raise ValueError(
                 f"action {index} ({self._rules.format_action(index)}) is masked: {why} (see action_masks())"
             )
@@ -430,6 +449,8 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
                 self._mask = self._rules.action_mask(self.information_set, self._action_mask_mode == "consistent")
             else:
                 self._mask = self._graph.mask(self._node)
+            if self._action_mask_mode == "unasked":
+                self._mask = unasked(self._mask, self._asked)
         return self._mask
 
     def _observation(self) -> ObsType:
