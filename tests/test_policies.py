@@ -346,12 +346,21 @@ def test_the_marginals_policy_scores_queries_by_their_pointed_marginals_and_trai
     np.testing.assert_allclose(logits, [[1.0, 0.5, 0.0]])  # 2 x the pointed marginal, 0 where none
     with pytest.raises(ValueError, match="pointer_key"):
         policy_for("maskable_ppo", np.eye(3), True, np.array([[0], [1], [2]]))
+    # The pointed features' weights start at pointer_weight (the bias of the layer that sets them), else at 0.
+    from train.observations import marginal_pointers as pointers_of
+
+    env = gym.make("Mastermind-v0", pegs=2, colors=3)
+    for weight in (0.0, 1.0):
+        policy, kwargs = policy_for("maskable_ppo", env.unwrapped.rules.action_features(), True,
+                                    pointers_of(env.unwrapped.rules), 0, "information_set", weight)  # fmt: skip
+        fresh = MaskablePPO(policy, env, policy_kwargs=kwargs, device="cpu", seed=0)
+        assert (fresh.policy.action_net.state_weights.bias == weight).all()
     out = tmp_path / "marginals"
     argv = ["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--policy", "marginals"]
     policy, *_ = cli.main([*argv, "--timesteps", "256", "--eval-time-limit", "0.002", "--no-progress",
                            "--output", str(out)])  # fmt: skip
     assert policy.episodes == 9 and json.loads((out / "run.json").read_text())["policy"] == "marginals"
     model = MaskablePPO.load(out / "model.zip", device="cpu")
-    assert model.policy.action_net.pointer_key == "information_set"
+    assert model.policy.action_net.pointer_key == "information_set" and model.policy.pointer_weight == 1.0
     rules = gym.make("Mastermind-v0", pegs=2, colors=3).unwrapped.rules
     np.testing.assert_array_equal(model.policy.action_net.pointers.numpy(), marginal_pointers(rules))

@@ -172,6 +172,7 @@ class _FeatureHeadMixin:
         observation_pointers: Any = None,
         query_features: int = 0,
         pointer_key: str | None = None,
+        pointer_weight: float = 0.0,
         **kwargs: Any,
     ) -> None:
         actions = args[1].n
@@ -202,6 +203,7 @@ class _FeatureHeadMixin:
                 )
         self.action_features, self.observation_pointers = features, pointers
         self.query_features, self.pointer_key = int(query_features), pointer_key
+        self.pointer_weight = float(pointer_weight)
         self._observation: torch.Tensor | None = None
         super().__init__(*args, **kwargs)
 
@@ -215,6 +217,9 @@ class _FeatureHeadMixin:
             self.action_net.weights.apply(lambda m: self.init_weights(m, gain=0.01))
             if self.action_net.state_weights is not None:
                 self.action_net.state_weights.apply(lambda m: self.init_weights(m, gain=0.01))
+        if self.action_net.state_weights is not None and self.pointer_weight:
+            with torch.no_grad():  # each pointed feature's weight starts here rather than at 0
+                self.action_net.state_weights.bias.fill_(self.pointer_weight)
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     # The state-dependent features read the observation in the call that scores the actions: every path to the
@@ -239,6 +244,7 @@ class _FeatureHeadMixin:
             "observation_pointers": self.observation_pointers,
             "query_features": self.query_features,
             "pointer_key": self.pointer_key,
+            "pointer_weight": self.pointer_weight,
         }
 
 
@@ -257,6 +263,7 @@ def policy_for(
     pointers: np.ndarray | None = None,
     query_features: int = 0,
     pointer_key: str | None = None,
+    pointer_weight: float = 0.0,
 ) -> tuple[type, dict[str, Any]]:
     """The feature policy class of ``algo`` (``maskable_ppo``, ``ppo``) and its kwargs for ``features``
     (and ``pointers`` into a Box observation, as ``algo_v0``'s ``observation_pointers()``, or into the Dict
@@ -265,7 +272,8 @@ def policy_for(
     ``dict_observations``: the env's observations are a ``Dict`` (the
     single-player envs), read with :class:`KnowledgeExtractor`;
     ``query_features``: the width of its :data:`QUERY_KEY` entry, which the
-    head reads per action (0: the env has none).
+    head reads per action (0: the env has none); ``pointer_weight``: the
+    initial weight of every pointed feature (its bias; 0 by default).
     """
     classes = {"maskable_ppo": MaskableFeaturePolicy, "ppo": FeaturePolicy}
     if algo not in classes:
@@ -281,6 +289,8 @@ def policy_for(
         kwargs["observation_pointers"] = np.asarray(pointers, dtype=np.int64)
     if pointer_key is not None:
         kwargs["pointer_key"] = pointer_key
+    if pointer_weight:
+        kwargs["pointer_weight"] = float(pointer_weight)
     if query_features:
         kwargs["query_features"] = int(query_features)
     if dict_observations:

@@ -46,7 +46,12 @@ from train.multiplayer import (
     write_seat_evaluation,
 )
 
-__all__ = ["TrainingRun", "make_envs", "run", "train", "vec_env_choice"]
+#: ``--policy marginals``: each marginal's initial weight in a query's score (the sum of its components'
+#: marginals). With 0, one of two seeds on Mastermind 4x6 drifted to avoiding likely codes and never left
+#: random play (results/training.md).
+MARGINAL_WEIGHT = 1.0
+
+__all__ = ["MARGINAL_WEIGHT", "TrainingRun", "make_envs", "run", "train", "vec_env_choice"]
 
 
 def vec_env_choice(config: RunConfig) -> str:
@@ -199,11 +204,12 @@ def train(config: RunConfig) -> tuple[Any, float]:
             sizes = args.sizes
             game = raw_env(args.env, **sizes) if multiplayer else None  # its rules, and its observation's pointers
             rules = game.rules if multiplayer else env_rules(args.env, **sizes)
-            pointers, key = observation_pointers(game), None
+            pointers, key, weight = observation_pointers(game), None, 0.0
             if args.policy == "marginals":  # each query also scored by the marginals of its components
-                pointers, key = marginal_pointers(rules), "information_set"
+                pointers, key, weight = marginal_pointers(rules), "information_set", MARGINAL_WEIGHT
             query = len(QUERY_FEATURES) if args.query_features else 0
-            policy, extra = policy_for(args.algo, rules.action_features(), not multiplayer, pointers, query, key)
+            features = rules.action_features()
+            policy, extra = policy_for(args.algo, features, not multiplayer, pointers, query, key, weight)
             policy_kwargs.update(extra)
         if policy_kwargs:
             settings["policy_kwargs"] = policy_kwargs
