@@ -144,10 +144,6 @@ def train(config: RunConfig) -> tuple[Any, float]:
 
     args = config
     torch.set_num_threads(args.torch_threads)
-    # torch checks every distribution's parameters when it is built (twice per masked distribution, which
-    # sb3-contrib re-initialises with the mask): 6% of a MaskablePPO run on Mastermind 4x6 (BENCHMARKS.md).
-    # The policies build them from finite logits, so the check can only cost.
-    torch.distributions.Distribution.set_default_validate_args(False)
     device = args.device
     output: Path = args.output
     vec_env = vec_env_choice(args)
@@ -245,6 +241,11 @@ def train(config: RunConfig) -> tuple[Any, float]:
     callbacks.append(stop_when(terminated.is_set))
     main_thread = threading.current_thread() is threading.main_thread()  # signal handlers live there only
     previous = signal.signal(signal.SIGTERM, lambda *_: terminated.set()) if main_thread else None
+    # torch checks every distribution's parameters when it is built (twice per masked distribution, which
+    # sb3-contrib re-initialises with the mask): 6% of a MaskablePPO run on Mastermind 4x6 (BENCHMARKS.md).
+    # The policies build them from finite logits, so while training the check can only cost.
+    checking = torch.distributions.Distribution._validate_args
+    torch.distributions.Distribution.set_default_validate_args(False)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TqdmExperimentalWarning)  # SB3's bar is tqdm.rich, marked experimental
@@ -257,6 +258,7 @@ def train(config: RunConfig) -> tuple[Any, float]:
     except KeyboardInterrupt:
         terminated.set()
     finally:
+        torch.distributions.Distribution.set_default_validate_args(checking)
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
     if terminated.is_set():
