@@ -199,7 +199,7 @@ def test_a_league_adds_snapshots_that_play_as_opponents_and_a_resumed_run_keeps_
             "argument --entropy-reward: must be a finite number >= 0, got -1",
         ),
         (["--env", "clue_v0", "--size", "players=9"], "clue_v0: players must be"),
-        (["--env", "algo_v0", "--action-mask", "consistent"], "multiplayer envs mask legal actions"),
+        (["--env", "algo_v0", "--action-mask", "consistent"], "multiplayer envs mask their legal actions"),
         (["--env", "algo_v0", "--algo", "dqn"], "multiplayer envs train with maskable_ppo or ppo"),
         (["--env", "Mastermind-v0", "--opponents", "random"], "--opponents is for the multiplayer envs"),
         (["--env", "Mastermind-v0", "--league"], "--league is for the multiplayer envs"),
