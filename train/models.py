@@ -28,6 +28,7 @@ import hashlib
 import json
 import shlex
 import shutil
+import sys
 import tempfile
 import zipfile
 from dataclasses import asdict, dataclass, field
@@ -244,12 +245,10 @@ def main(argv: list[str] | None = None) -> None:
     keeping.add_argument("--command", required=True, help="the command that trained it")
     keeping.add_argument("--commit", default=None, help="the commit it was trained on (default: run.json's, HEAD)")
     keeping.add_argument("--notes", default="", help="anything a reader should know")
-    argv = list(argv) if argv is not None else None
-    import sys
-
-    raw = sys.argv[1:] if argv is None else argv
-    evaluation = raw[raw.index("--") + 1 :] if "--" in raw else None
-    args = parser.parse_args(raw[: raw.index("--")] if "--" in raw else raw)
+    raw = sys.argv[1:] if argv is None else list(argv)
+    cut = raw.index("--") if "--" in raw else len(raw)  # after "--": the evaluation's own arguments
+    evaluation = raw[cut + 1 :] if cut < len(raw) else None
+    args = parser.parse_args(raw[:cut])
     if args.what == "list":
         print(_table(load_manifest()))
     elif args.what == "check":
