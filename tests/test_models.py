@@ -55,6 +55,15 @@ def test_a_kept_model_records_its_figures_and_check_reproduces_them(tiny_run, tm
     assert "--kind" in capsys.readouterr().err
 
 
+def test_a_kept_model_takes_its_own_evaluation_arguments(tiny_run, tmp_path):
+    run, _ = tiny_run
+    entry = keep(run, "sampled", "k", "python -m train ...", evaluation=["--no-references", "--eval-secrets", "10",
+                 "--seed", "1"], folder=tmp_path)  # fmt: skip
+    assert entry.evaluate[-1] == "1" and entry.figures["episodes"] == 10  # 10 sampled secrets of 27
+    assert "mean_steps_unseen" not in entry.figures  # the halves are scored apart only over every secret
+    assert check(folder=tmp_path) == [f"sampled: same figures {entry.figures}"]
+
+
 def test_the_repositorys_kept_models_are_whole_small_and_described():
     models = load_manifest()
     assert models, "models/manifest.json lists no model"
