@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from agents.algo_agents import epsilon_greedy_move
-from deduction_envs.core.rules import check_int
+from deduction_envs.core.rules import check_int, component_offsets
 from deduction_envs.envs import algo, clue, generalized_clue
 from deduction_envs.envs.algo import encode_view, observation_size
 from deduction_envs.envs.multiplayer_env import ObservationPieces
@@ -78,8 +78,7 @@ def marginal_pointers(rules: Any) -> np.ndarray:
     action_nvec, secret_nvec = list(rules.action_nvec), list(rules.secret_nvec)
     components = rules.action_components(np.arange(rules.num_actions)).astype(np.int64)
     if action_nvec == secret_nvec:
-        offsets = np.concatenate(([0], np.cumsum(secret_nvec)[:-1]))
-        return components + offsets
+        return components + component_offsets(tuple(secret_nvec))
     if len(secret_nvec) == 1 and all(n == secret_nvec[0] for n in action_nvec):
         return components
     raise ValueError(

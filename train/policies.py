@@ -23,6 +23,7 @@ time as SB3 does: the same tensor, several times faster on the envs' histories.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,7 @@ from stable_baselines3.common.preprocessing import preprocess_obs
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, CombinedExtractor
 from torch import nn
 
+from deduction_envs.core.rules import component_offsets
 from deduction_envs.envs.observation import QUERY_KEY  # the Dict entry of per-query features the head reads
 
 __all__ = [
@@ -51,13 +53,18 @@ __all__ = [
 ]
 
 
+@lru_cache(maxsize=64)
+def _offsets(nvec: tuple[int, ...]) -> torch.Tensor:
+    """:func:`~deduction_envs.core.rules.component_offsets` as a tensor, made once per ``nvec``."""
+    return torch.from_numpy(component_offsets(nvec).astype(np.int64))
+
+
 def one_hot(observation: torch.Tensor, nvec: np.ndarray) -> torch.Tensor:
     """A batch of ``MultiDiscrete(nvec)`` observations one-hot encoded entry by entry and concatenated, as SB3's
     ``preprocess_obs`` encodes them, in one scatter: ``(batch, len(nvec))`` to ``(batch, sum(nvec))`` floats."""
-    nvec = np.asarray(nvec, dtype=np.int64).reshape(-1)
-    offsets = torch.as_tensor(np.concatenate(([0], np.cumsum(nvec)[:-1])), device=observation.device)
-    index = observation.long().reshape(observation.shape[0], -1) + offsets
-    encoded = torch.zeros(observation.shape[0], int(nvec.sum()), device=observation.device)
+    nvec = tuple(int(n) for n in np.asarray(nvec).reshape(-1))
+    index = observation.long().reshape(observation.shape[0], -1) + _offsets(nvec).to(observation.device)
+    encoded = torch.zeros(observation.shape[0], sum(nvec), device=observation.device)
     return encoded.scatter_(1, index, 1.0)
 
 

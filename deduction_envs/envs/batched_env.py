@@ -271,7 +271,7 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
     def action_masks(self) -> np.ndarray:
         """The legal queries of every game, bool ``(num_envs, actions)`` (the sb3-contrib hook)."""
         if self._asked is not None:
-            return unasked(np.ones_like(self._asked), self._asked)
+            return unasked(self._all_legal, self._asked)
         if self._guess_secret is None:
             return self._all_legal
         mask = np.zeros((self.num_envs, self.rules.num_actions), dtype=bool)
