@@ -3,6 +3,14 @@
     python -m benchmarks.training [--timesteps 20000] [--env ID ...] [--threads 1]
     python -m benchmarks.training --concurrent [--timesteps 20000] [--env ID]
     python -m benchmarks.training --batched [--n-envs 64 256 1024] [--env ID]  # the last --env (Mastermind-v0)
+    python -m benchmarks.training --head [--env ID ...] [--batch-size 512]
+
+``--head``: the feature head's forward and backward passes (``--policy
+marginals``: the static features plus the pointed marginals, a 256-wide
+latent) on a minibatch of ``--batch-size``, as computed
+(:class:`train.policies.FeatureHead`, one ``embedding_bag`` over the sparse
+features) against its dense definition (``FeatureHead.reference``) in the
+same run, per env (default the four games of issue 46's RL targets).
 
 ``--batched`` (issue 46): MaskablePPO end to end (rollouts and updates) on the
 batched env at large ``--n-envs`` against the same batched env's random play
@@ -173,21 +181,75 @@ def batched(
         )
 
 
+HEAD_ENVS = ("Mastermind-v0", "LowMiddleHigh-v0", "BullsAndCows-v0", "Wordle-v0")
+
+
+def head(env_ids: list[str], batch_size: int, repeats: int = 10) -> None:
+    """Milliseconds of the marginals head's forward and backward passes, bag against dense, per env."""
+    import gymnasium as gym
+    import torch
+
+    import deduction_envs
+    from train.observations import marginal_pointers
+    from train.policies import FeatureHead
+
+    gym.register_envs(deduction_envs)
+    print(f"marginals head, latent 256, minibatch {batch_size}, {torch.get_num_threads()} torch thread(s); ms a pass")
+    print("| env | actions x features | dense forward | bag forward | dense fwd+bwd | bag fwd+bwd | ratio fwd+bwd |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for env_id in env_ids:
+        env = gym.make(env_id).unwrapped
+        rules = env.rules
+        features = rules.action_features()
+        net = FeatureHead(256, features, marginal_pointers(rules), pointer_key="information_set")
+        generator = torch.Generator().manual_seed(0)
+        size = env.observation_space["information_set"].shape
+        observation = {"information_set": torch.rand(batch_size, *size, generator=generator)}
+        latent = torch.randn(batch_size, 256, generator=generator, requires_grad=True)
+        times = {}
+        for name, compute in (("dense", net.reference), ("bag", net)):
+            for backward in (False, True):
+                compute(latent, observation)  # warm up
+                start = time.perf_counter()
+                for _ in range(repeats):
+                    logits = compute(latent, observation)
+                    if backward:
+                        logits.sum().backward()
+                times[name, backward] = 1000 * (time.perf_counter() - start) / repeats
+        print(
+            f"| {env_id} | {features.shape[0]:,} x {features.shape[1]} | {times['dense', False]:.1f} "
+            f"| {times['bag', False]:.1f} | {times['dense', True]:.1f} | {times['bag', True]:.1f} "
+            f"| {times['dense', True] / times['bag', True]:.2f}x |",
+            flush=True,
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--timesteps", type=int, default=20_000, help="steps per measurement (default 20000)")
-    parser.add_argument("--env", nargs="+", default=["TreasureHunt-v0", "Mastermind-v0"], help="env ids")
+    parser.add_argument(
+        "--env", nargs="+", help="env ids (default TreasureHunt-v0 Mastermind-v0; --head: the four RL games)"
+    )
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--concurrent", action="store_true", help="two runs at once against one (see above)")
     parser.add_argument("--batched", action="store_true", help="the batched env at large --n-envs (see above)")
     parser.add_argument("--n-envs", type=int, nargs="+", default=[64, 256, 1024], help="--batched: games at once")
     parser.add_argument("--n-steps", type=int, default=16, help="--batched: steps per game per rollout (16)")
-    parser.add_argument("--batch-size", type=int, default=4096, help="--batched: minibatch (4096)")
+    parser.add_argument("--head", action="store_true", help="the feature head, bag against dense (see above)")
+    parser.add_argument("--batch-size", type=int, default=None, help="--batched: minibatch (4096); --head: 512")
     parser.add_argument("--epochs", type=int, default=4, help="--batched: passes over each rollout (4)")
     parser.add_argument(
         "--policy", choices=["flat", "features"], default="flat", help="--batched: the network (python -m train's)"
     )
     args = parser.parse_args(argv)
+    if args.head:
+        import torch
+
+        torch.set_num_threads(args.threads)
+        head(args.env or list(HEAD_ENVS), args.batch_size or 512)
+        return
+    args.batch_size = args.batch_size or 4096
+    args.env = args.env or ["TreasureHunt-v0", "Mastermind-v0"]
     if args.batched:
         import torch
 

@@ -364,3 +364,66 @@ def test_the_marginals_policy_scores_queries_by_their_pointed_marginals_and_trai
     assert model.policy.action_net.pointer_key == "information_set" and model.policy.pointer_weight == 1.0
     rules = gym.make("Mastermind-v0", pegs=2, colors=3).unwrapped.rules
     np.testing.assert_array_equal(model.policy.action_net.pointers.numpy(), marginal_pointers(rules))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.data(),
+    actions=st.integers(1, 12),
+    k=st.integers(1, 6),
+    size=st.integers(1, 7),
+    m=st.integers(0, 3),
+    batch=st.integers(1, 4),
+)
+def test_the_heads_bag_of_sparse_features_equals_the_dense_definition(data, actions, k, size, m, batch):
+    """Any features (sparse or dense, any values, empty rows) and pointers (-1 included): the head's logits and
+    their gradients equal the dense definition's, for a Box observation and a Dict entry."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    features = (rng.random((actions, k)) * (rng.random((actions, k)) < 0.4)).astype(np.float32)
+    pointers = rng.integers(-1, size, (actions, m)) if m else None
+    key = data.draw(st.sampled_from([None, "information_set"])) if m else None
+    head = FeatureHead(3, features, pointers, pointer_key=key)
+    latent = torch.randn(batch, 3, requires_grad=True)
+    flat = torch.rand(batch, size)
+    observation = flat if key is None else {key: flat, "history": torch.zeros(batch, 2)}
+    grads = []
+    for compute in (head, head.reference):
+        latent.grad = None
+        head.zero_grad()
+        logits = compute(latent, observation)
+        (logits * torch.arange(actions)).sum().backward()
+        grads.append((logits.detach(), latent.grad.clone(), head.weights.weight.grad.clone()))
+    for fast, dense in zip(*grads, strict=True):
+        torch.testing.assert_close(fast, dense, rtol=1e-5, atol=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), actions=st.integers(1, 9), batch=st.integers(1, 3))
+def test_inverse_cdf_sampling_never_picks_a_masked_action_and_follows_the_probabilities(data, actions, batch):
+    from train.policies import InverseCdfCategorical
+
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    masks = rng.random((batch, actions)) < 0.5
+    masks[np.arange(batch), rng.integers(0, actions, batch)] = True  # at least one legal action a row
+    distribution = InverseCdfCategorical(actions).proba_distribution(torch.randn(batch, actions) * 3)
+    distribution.apply_masking(masks)
+    torch.manual_seed(int(rng.integers(0, 2**31)))
+    draws = torch.stack([distribution.sample() for _ in range(4000)]).numpy()  # (draws, batch)
+    assert masks[np.arange(batch), draws].all()
+    probs = distribution.distribution.probs.numpy()
+    for row in range(batch):
+        shares = np.bincount(draws[:, row], minlength=actions) / len(draws)
+        np.testing.assert_allclose(shares, probs[row], atol=0.035)  # 4,000 draws: sd of a share <= 0.008
+
+
+def test_the_maskable_policies_sample_by_inverse_cdf():
+    from train.policies import InverseCdfCategorical
+
+    env = gym.make("Mastermind-v0", pegs=2, colors=3)
+    for policy, kwargs in (
+        (flat_policy("maskable_ppo", True), {}),
+        policy_for("maskable_ppo", env.unwrapped.rules.action_features(), True),
+    ):
+        model = MaskablePPO(policy, env, policy_kwargs=kwargs, device="cpu", seed=0, n_steps=16, batch_size=16)
+        assert isinstance(model.policy.action_dist, InverseCdfCategorical)
+        model.learn(32)
