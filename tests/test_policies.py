@@ -427,3 +427,22 @@ def test_the_maskable_policies_sample_by_inverse_cdf():
         model = MaskablePPO(policy, env, policy_kwargs=kwargs, device="cpu", seed=0, n_steps=16, batch_size=16)
         assert isinstance(model.policy.action_dist, InverseCdfCategorical)
         model.learn(32)
+
+
+def test_the_marginal_weight_option_sets_the_start_and_is_recorded(tmp_path, capsys):
+    out = tmp_path / "weighted"
+    argv = ["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--policy", "marginals"]
+    cli.main([*argv, "--marginal-weight", "2.5", "--timesteps", "1", "--eval-time-limit", "0.002", "--no-progress",
+              "--output", str(out)])  # fmt: skip
+    assert json.loads((out / "run.json").read_text())["marginal_weight"] == 2.5
+    model = MaskablePPO.load(out / "model.zip", device="cpu")
+    assert model.policy.pointer_weight == 2.5  # the bias it set (trained since: one rollout)
+    assert torch.allclose(model.policy.action_net.state_weights.bias, torch.tensor(2.5), atol=0.1)
+    for bad, match in (
+        (["--env", "Mastermind-v0", "--marginal-weight", "3"], "--marginal-weight is for --policy marginals"),
+        ([*argv, "--marginal-weight", "inf"], "must be a finite number"),
+        ([*argv, "--marginal-weight", "x"], "invalid float value"),
+    ):
+        with pytest.raises(SystemExit):
+            cli.parse_args(bad)
+        assert match in capsys.readouterr().err, bad

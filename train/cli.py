@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 
 from agents import EvaluationResult
 from agents.roster import seat_agent
@@ -43,7 +44,7 @@ from train.config import CONFIG, DEFAULT_ENV, DEFAULT_SIZES, RunConfig, hyperpar
 from train.imitation import SINGLE_PLAYER_EXPERTS
 from train.multiplayer import check_opponents, default_sizes, is_multiplayer, multiplayer_envs, raw_env
 from train.observations import marginal_pointers
-from train.training import run, vec_env_choice
+from train.training import MARGINAL_WEIGHT, run, vec_env_choice
 
 __all__ = ["build_parser", "main", "names", "parse_args"]
 
@@ -65,6 +66,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="flat: one output per action (default); features: each action scored by its features (train.policies); "
         "marginals (single-player games): features, and each query also by the observation's marginals of its "
         "components (train.observations.marginal_pointers)",
+    )
+    parser.add_argument(
+        "--marginal-weight",
+        type=float,
+        default=None,
+        metavar="W",
+        help=f"--policy marginals: each marginal's initial weight in a query's score (default {MARGINAL_WEIGHT}; "
+        "Bulls and Cows needs a sharper start: results/training.md)",
     )
     parser.add_argument(
         "--query-features",
@@ -289,6 +298,11 @@ def parse_args(argv: list[str] | None = None) -> RunConfig:
             marginal_pointers(rules)
         except ValueError as error:
             parser.error(f"--policy marginals: {error}")
+    if args.marginal_weight is not None:
+        if args.policy != "marginals":
+            parser.error("--marginal-weight is for --policy marginals")
+        if not math.isfinite(args.marginal_weight):
+            parser.error(f"--marginal-weight must be a finite number, got {args.marginal_weight}")
     if args.query_features and is_multiplayer(args.env):
         parser.error("--query-features is for the single-player games")
     if rules is not None and args.action_mask == "consistent" and not rules.queries_name_secrets:

@@ -79,6 +79,7 @@ class RunConfig:
     query_features: bool = False
     algo: str = "maskable_ppo"
     policy: str = "flat"
+    marginal_weight: float | None = None  #: ``--policy marginals``: the marginals' initial weight (None: 1.0)
     timesteps: int = 200_000
     max_minutes: float | None = None
     n_envs: int = 8

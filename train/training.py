@@ -202,7 +202,8 @@ def train(config: RunConfig) -> tuple[Any, float]:
             rules = game.rules if multiplayer else env_rules(args.env, **sizes)
             pointers, key, weight = observation_pointers(game), None, 0.0
             if args.policy == "marginals":  # each query also scored by the marginals of its components
-                pointers, key, weight = marginal_pointers(rules), "information_set", MARGINAL_WEIGHT
+                pointers, key, weight = marginal_pointers(rules), "information_set", args.marginal_weight
+                weight = MARGINAL_WEIGHT if weight is None else weight
             query = len(QUERY_FEATURES) if args.query_features else 0
             features = rules.action_features()
             policy, extra = policy_for(args.algo, features, not multiplayer, pointers, query, key, weight)
@@ -271,6 +272,7 @@ def train(config: RunConfig) -> tuple[Any, float]:
                 "sizes": args.sizes,
                 "algo": args.algo,
                 "policy": args.policy,
+                **({"marginal_weight": model.policy.pointer_weight} if args.policy == "marginals" else {}),
                 "action_mask": args.action_mask,
                 "query_features": args.query_features,
                 "entropy_reward": args.entropy_reward,
