@@ -204,7 +204,6 @@ def test_a_league_adds_snapshots_that_play_as_opponents_and_a_resumed_run_keeps_
         (["--env", "Mastermind-v0", "--opponents", "random"], "--opponents is for the multiplayer envs"),
         (["--env", "Mastermind-v0", "--league"], "--league is for the multiplayer envs"),
         (["--env", "algo_v0", "--eval-games", "0"], "argument --eval-games: must be an integer >= 1, got 0"),
-        (["--env", "algo_v0", "--timesteps", "0"], "--timesteps must be at least 1 (0 only with --imitate)"),
         (["--env", "Mastermind-v0", "--imitate", "random"], "--imitate: a single-player game's experts are ises"),
         (["--env", "Mastermind-v0", "--imitate-demos", __file__], "--imitate-demos needs --imitate NAME"),
         (["--env", "algo_v0", "--imitate", "entropy"], "--imitate: algo_v0's reference agents are"),
@@ -369,7 +368,7 @@ def test_fitting_a_policy_to_an_expert_makes_the_experts_actions_its_own(tmp_pat
 
     out = tmp_path / "bc"
     argv = ["--env", "algo_v0", "--policy", "features", "--opponents", "random", "--imitate", "epsilon_greedy"]
-    argv += ["--imitate-games", "40", "--imitate-epochs", "60", "--timesteps", "0", "--eval-games", "20"]
+    argv += ["--imitate-games", "40", "--imitate-epochs", "100", "--timesteps", "0", "--eval-games", "20"]
     argv += ["--eval-opponents", "random", "--no-progress", "--output", str(out)]
     cli.main(argv)
     report = json.loads((out / "imitation.json").read_text())

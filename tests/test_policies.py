@@ -432,12 +432,25 @@ def test_the_maskable_policies_sample_by_inverse_cdf():
 def test_the_marginal_weight_option_sets_the_start_and_is_recorded(tmp_path, capsys):
     out = tmp_path / "weighted"
     argv = ["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--policy", "marginals"]
-    cli.main([*argv, "--marginal-weight", "2.5", "--timesteps", "1", "--eval-time-limit", "0.002", "--no-progress",
-              "--output", str(out)])  # fmt: skip
-    assert json.loads((out / "run.json").read_text())["marginal_weight"] == 2.5
+    cli.main(
+        [
+            *argv,
+            "--marginal-weight",
+            "2.5",
+            "--timesteps",
+            "0",
+            "--eval-time-limit",
+            "0.002",
+            "--no-progress",
+            "--output",
+            str(out),
+        ]
+    )  # fmt: skip  (--timesteps 0: the untrained policy, saved and evaluated)
+    run = json.loads((out / "run.json").read_text())
+    assert run["marginal_weight"] == 2.5 and run["timesteps"] == 0
     model = MaskablePPO.load(out / "model.zip", device="cpu")
-    assert model.policy.pointer_weight == 2.5  # the bias it set (trained since: one rollout)
-    assert torch.allclose(model.policy.action_net.state_weights.bias, torch.tensor(2.5), atol=0.1)
+    assert model.policy.pointer_weight == 2.5 and (model.policy.action_net.state_weights.bias == 2.5).all()
+    assert (out / "comparison.md").exists()
     for bad, match in (
         (["--env", "Mastermind-v0", "--marginal-weight", "3"], "--marginal-weight is for --policy marginals"),
         ([*argv, "--marginal-weight", "inf"], "must be a finite number"),

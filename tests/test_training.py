@@ -87,13 +87,16 @@ def test_the_batched_env_is_the_default_where_it_plays_the_game(tmp_path):
     assert curves.read_monitors(tmp_path / "monitor").sum() >= 64
 
 
+KEPT_MODEL = Path(__file__).parents[1] / "models" / "mastermind-4x6-ises" / "model.zip"
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["--env", "FakeCoin-v0", "--vec-env", "batched"], "--vec-env batched: FakeCoin's information sets"),
         (["--env", "Chess-v0"], "invalid choice"),
         (["--algo", "sac"], "invalid choice"),
-        (["--timesteps", "0"], "--timesteps must be at least 1 (0 only with --imitate)"),
+        (["--timesteps", "0", "--resume", str(KEPT_MODEL)], "--timesteps 0 with --resume trains nothing"),
         (["--size", "pegs=0"], "pegs must be an integer in [1, 22]"),
         (["--size", "rows=3"], "has no size parameter 'rows'"),
         (["--resume", "missing.zip"], "argument --resume: no file at missing.zip"),

@@ -82,7 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
         "answer; DeductionEnv(query_features=True)), read per query by --policy features",
     )
     parser.add_argument(
-        "--timesteps", type=arguments.count(0), default=200_000, help="environment steps to train (default 200000)"
+        "--timesteps",
+        type=arguments.count(0),
+        default=200_000,
+        help="environment steps to train (default 200000); 0: save and evaluate the policy a run starts from "
+        "(the fit alone after --imitate, else the untrained policy)",
     )
     parser.add_argument(
         "--max-minutes",
@@ -247,8 +251,10 @@ def parse_args(argv: list[str] | None = None) -> RunConfig:
     parser = build_parser()
     args = parser.parse_args(argv)
     # The ranges of single options are checked while parsing (train.arguments); what is left depends on several.
-    if args.timesteps < 1 and args.imitate is None:  # --imitate alone: a policy that only imitates
-        parser.error(f"--timesteps must be at least 1 (0 only with --imitate), got {args.timesteps}")
+    # --timesteps 0: the policy a run starts from, saved and evaluated (after --imitate: the fit alone; else the
+    # untrained policy, the baseline a run's figure is measured from).
+    if args.timesteps < 1 and args.resume is not None:
+        parser.error("--timesteps 0 with --resume trains nothing: give the steps to train")
     if args.seeds is not None and args.resume is not None:
         parser.error("--seeds starts new runs: it cannot be given with --resume")
     if args.seeds is None and args.workers != 1:
