@@ -453,8 +453,9 @@ def test_the_marginal_weight_option_sets_the_start_and_is_recorded(tmp_path, cap
     assert (out / "comparison.md").exists()
     for bad, match in (
         (["--env", "Mastermind-v0", "--marginal-weight", "3"], "--marginal-weight is for --policy marginals"),
-        ([*argv, "--marginal-weight", "inf"], "must be a finite number"),
-        ([*argv, "--marginal-weight", "x"], "invalid float value"),
+        ([*argv, "--marginal-weight", "inf"], "argument --marginal-weight: must be a finite number >= 0, got inf"),
+        ([*argv, "--marginal-weight", "-1"], "argument --marginal-weight: must be a finite number >= 0, got -1"),
+        ([*argv, "--marginal-weight", "x"], "argument --marginal-weight: must be a number >= 0, got 'x'"),
     ):
         with pytest.raises(SystemExit):
             cli.parse_args(bad)

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import math
 
 from agents import EvaluationResult
 from agents.roster import seat_agent
@@ -69,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--marginal-weight",
-        type=float,
+        type=arguments.number(0),
         default=None,
         metavar="W",
         help=f"--policy marginals: each marginal's initial weight in a query's score (default {MARGINAL_WEIGHT}; "
@@ -307,8 +306,6 @@ def parse_args(argv: list[str] | None = None) -> RunConfig:
     if args.marginal_weight is not None:
         if args.policy != "marginals":
             parser.error("--marginal-weight is for --policy marginals")
-        if not math.isfinite(args.marginal_weight):
-            parser.error(f"--marginal-weight must be a finite number, got {args.marginal_weight}")
     if args.query_features and is_multiplayer(args.env):
         parser.error("--query-features is for the single-player games")
     if rules is not None and args.action_mask == "consistent" and not rules.queries_name_secrets:
