@@ -303,9 +303,8 @@ def parse_args(argv: list[str] | None = None) -> RunConfig:
             marginal_pointers(rules)
         except ValueError as error:
             parser.error(f"--policy marginals: {error}")
-    if args.marginal_weight is not None:
-        if args.policy != "marginals":
-            parser.error("--marginal-weight is for --policy marginals")
+    if args.marginal_weight is not None and args.policy != "marginals":
+        parser.error("--marginal-weight is for --policy marginals")
     if args.query_features and is_multiplayer(args.env):
         parser.error("--query-features is for the single-player games")
     if rules is not None and args.action_mask == "consistent" and not rules.queries_name_secrets:

@@ -200,13 +200,19 @@ class FeatureHead(nn.Module):
         logits = self.weights(latent) @ self.features_t
         if self.state_weights is None:
             return logits
-        if self.pointers is not None:
-            read_from = observation if self.pointer_key is None else observation[self.pointer_key]
-            flat = read_from.reshape(read_from.shape[0], -1).float()
-            read = nn.functional.pad(flat, (0, 1))[:, self.pointers]  # (batch, actions, m)
-        else:
-            read = observation[QUERY_KEY].float()
+        if self.pointers is None:
+            return logits + self._query_term(latent, observation)
+        read = nn.functional.pad(self._pointed(observation), (0, 1))[:, self.pointers]  # (batch, actions, m)
         return logits + (read @ self.state_weights(latent)[:, :, None]).squeeze(-1)
+
+    def _pointed(self, observation: Any) -> torch.Tensor:
+        """The flat observation (or its ``pointer_key`` entry) the pointers index, ``(batch, size)`` floats."""
+        read_from = observation if self.pointer_key is None else observation[self.pointer_key]
+        return read_from.reshape(read_from.shape[0], -1).float()
+
+    def _query_term(self, latent: torch.Tensor, observation: Any) -> torch.Tensor:
+        """``sum_j q[:, j] * v_j(latent)`` over the Dict observation's per-query features ``q``."""
+        return (observation[QUERY_KEY].float() @ self.state_weights(latent)[:, :, None]).squeeze(-1)
 
     def forward(self, latent: torch.Tensor, observation: Any = None) -> torch.Tensor:
         table = self.weights(latent).T  # (k, batch): row c scores feature c for each observation of the batch
@@ -215,8 +221,7 @@ class FeatureHead(nn.Module):
             if observation is None:
                 raise ValueError("a head with state-dependent features needs the observation")
             if self.pointers is not None:
-                read_from = observation if self.pointer_key is None else observation[self.pointer_key]
-                flat = read_from.reshape(read_from.shape[0], -1).float()
+                flat = self._pointed(observation)
                 padded = nn.functional.pad(flat, (0, 1)).T  # (size + 1, batch); index -1 reads the appended 0
                 scaled = padded[None] * self.state_weights(latent).T[:, None]  # (m, size + 1, batch)
                 table = torch.cat([table, scaled.reshape(-1, scaled.shape[-1])])
@@ -226,8 +231,7 @@ class FeatureHead(nn.Module):
             indices, table.contiguous(), per_sample_weights=weights, mode="sum"
         ).T.contiguous()
         if self.state_weights is not None and self.pointers is None:
-            read = observation[QUERY_KEY].float()
-            logits = logits + (read @ self.state_weights(latent)[:, :, None]).squeeze(-1)
+            logits = logits + self._query_term(latent, observation)
         return logits
 
 

@@ -202,8 +202,8 @@ def train(config: RunConfig) -> tuple[Any, float]:
             rules = game.rules if multiplayer else env_rules(args.env, **sizes)
             pointers, key, weight = observation_pointers(game), None, 0.0
             if args.policy == "marginals":  # each query also scored by the marginals of its components
-                pointers, key, weight = marginal_pointers(rules), "information_set", args.marginal_weight
-                weight = MARGINAL_WEIGHT if weight is None else weight
+                weight = MARGINAL_WEIGHT if args.marginal_weight is None else args.marginal_weight
+                pointers, key = marginal_pointers(rules), "information_set"
             query = len(QUERY_FEATURES) if args.query_features else 0
             features = rules.action_features()
             policy, extra = policy_for(args.algo, features, not multiplayer, pointers, query, key, weight)
