@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from scipy.stats import bootstrap, trim_mean
@@ -31,12 +33,15 @@ def test_aggregate_is_the_mean_and_the_iqm_with_bootstrap_intervals():
 
 def test_seeds_train_one_run_each_and_report_each_and_their_aggregate(tmp_path, capsys):
     out = tmp_path / "s"
-    policy = cli.main([*TINY, "--seeds", "4,7", "--workers", "2", "--no-progress", "--output", str(out)])
+    argv = [*TINY, "--seed", "3", "--seeds", "4,7", "--workers", "2", "--no-progress", "--output", str(out)]
+    policy = cli.main(argv)
     assert policy[0].episodes == 9  # the first seed's comparison: the trained policy on every 2x3 secret
     for seed in (4, 7):
         assert (out / f"seed-{seed}" / "model.zip").exists() and (out / f"seed-{seed}" / "comparison.md").exists()
+        recorded = json.loads((out / f"seed-{seed}" / "run.json").read_text())
+        assert (recorded["seed"], recorded["eval_seed"]) == (seed, 3)  # every seed scored on --seed's secrets
     table = (out / "seeds.md").read_text()
-    assert table in capsys.readouterr().out
+    assert table in capsys.readouterr().out and "evaluation seed 3" in table
     rows = [line for line in table.splitlines() if line.startswith(("| 4 |", "| 7 |"))]
     assert len(rows) == 2
     steps = [float(row.split("|")[4]) for row in rows]

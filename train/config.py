@@ -87,6 +87,9 @@ class RunConfig:
     torch_threads: int = 1
     device: str = "cpu"
     seed: int = 0
+    #: the evaluation's seed (None: ``seed``); :mod:`train.seeds` gives every seed the command's ``seed`` here, so
+    #: all seeds are scored on the same sampled secrets and the same games
+    eval_seed: int | None = None
     entropy_reward: float | None = None
     config: Path = CONFIG
     output: Path | None = None
@@ -118,6 +121,11 @@ class RunConfig:
     imitate_soft: bool = False
     imitate_values: float | None = None
     imitate_secrets: float | None = None  #: the share of secrets a single-player fit draws from (the rest unseen)
+
+    @property
+    def evaluation_seed(self) -> int:
+        """The seed the evaluation draws its secrets and games from: ``eval_seed``, or else ``seed``."""
+        return self.seed if self.eval_seed is None else self.eval_seed
 
     def __post_init__(self) -> None:
         self.sizes = dict(self.sizes)

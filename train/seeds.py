@@ -78,8 +78,14 @@ def _train_seed(seed: int, config: RunConfig) -> TrainingRun:
 
     torch.set_num_threads(1)
     seeded = dataclasses.replace(
-        config, seed=seed, output=Path(config.output, f"seed-{seed}"), seeds=None, torch_threads=1, progress=False
-    )  # config.output is absolute here: a Ray worker's working folder is not the command's
+        config,
+        seed=seed,
+        eval_seed=config.evaluation_seed,  # every seed scored on the same secrets and games
+        output=Path(config.output, f"seed-{seed}"),  # absolute here: a Ray worker's working folder is not ours
+        seeds=None,
+        torch_threads=1,
+        progress=False,
+    )
     return run(seeded, references=False)
 
 
@@ -135,7 +141,9 @@ def write_seeds(result: SeedsResult, config: RunConfig, path: Path) -> str:
         )
     lines += [
         "",
-        "Intervals: percentile bootstrap over the seeds (10,000 resamples); with few seeds they are rough.",
+        f"Every seed is scored on the same evaluation (evaluation seed {config.evaluation_seed}: the same sampled "
+        "secrets, the same games). Intervals: percentile bootstrap over the seeds (10,000 resamples); with few "
+        "seeds they are rough.",
     ]
     text = "\n".join(lines) + "\n"
     path.write_text(text)

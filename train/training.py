@@ -278,6 +278,7 @@ def train(config: RunConfig) -> tuple[Any, float]:
                 "entropy_reward": args.entropy_reward,
                 "timesteps": int(model.num_timesteps),
                 "seed": args.seed,
+                "eval_seed": args.evaluation_seed,
                 "commit": code_commit(),
                 **(_imitation_settings(args, imitation) if imitation is not None else {}),
                 **({"opponents": args.opponents, "league": args.league} if multiplayer else {}),
@@ -331,7 +332,7 @@ def run(config: RunConfig, references: bool = True) -> TrainingRun:
         args.sizes,
         args.eval_secrets,
         args.eval_time_limit,
-        args.seed,
+        args.evaluation_seed,
         args.action_mask,
         references,
         progress=None if args.progress else False,  # --no-progress hides every bar
@@ -353,7 +354,7 @@ def _run_seat(args: RunConfig, model: Any, seconds: float) -> TrainingRun:
         env_kwargs,
         args.eval_opponents,
         args.eval_games,
-        args.seed,
+        args.evaluation_seed,
         args.algo,
         args.executor_for(args.eval_workers),
     )
