@@ -202,8 +202,9 @@ def test_the_entropy_reward_wrapper_shapes_clue_with_the_case_file_entropy():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"players": 2}, "players must be an integer in \\[3, 6\\]"),
-        ({"players": 7}, "players must be an integer in \\[3, 6\\]"),
+        ({"players": 1}, "players must be an integer in \\[2, 6\\]"),
+        ({"players": 7, "board": True}, "players must be an integer in \\[2, 6\\]"),
+        ({"board": 1}, "board must be True or False"),
         ({"players": "4"}, "players must be an integer"),
         ({"max_cycles": 0}, "max_cycles must be an integer >= 1"),
         ({"probabilities": "yes"}, "probabilities must be True or False"),

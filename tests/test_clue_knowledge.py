@@ -300,8 +300,8 @@ def test_bad_input_is_named():
         ClueKnowledge([10**9], [3], 1)
     with pytest.raises(ValueError, match="a deck has at most 62 cards"):
         ClueKnowledge([40, 40], [39, 39], 1)
-    with pytest.raises(ValueError, match=r"players must be an integer in \[3, 6\], got 2"):
-        ClueKnowledge.classic(players=2)
+    with pytest.raises(ValueError, match=r"players must be an integer in \[2, 6\], got 1"):
+        ClueKnowledge.classic(players=1)
     with pytest.raises(ValueError, match="work_limit must be a positive finite number, got '1e6'"):
         ClueKnowledge.classic(players=3, work_limit="1e6")
     with pytest.raises(ValueError, match="seconds must be a positive finite number, got inf"):

@@ -55,8 +55,8 @@ def test_every_action_decodes_to_the_move_that_encodes_it():
         rules.action_index(ClueMove("suggest", cards("Miss Scarlet", "Kitchen", "Hall")))
     with pytest.raises(ValueError, match="action must be an integer in \\[0, 669\\]"):
         rules.decode(670)
-    for bad in (2, 7, True, 4.0):
-        with pytest.raises(ValueError, match="players must be an integer in \\[3, 6\\]"):
+    for bad in (1, 7, True, 4.0):
+        with pytest.raises(ValueError, match="players must be an integer in \\[2, 6\\]"):
             ClueRules(bad)
 
 

@@ -10,8 +10,10 @@
         action = None if mask is None else env.action_space(agent).sample(mask)
         env.step(action)
 
-The rules are in :mod:`deduction_envs.games.clue` (3 to 6 players, the
-classic deck, no board: any room may be suggested); this module adapts them
+The rules are in :mod:`deduction_envs.games.clue` (2 to 6 players, the
+classic deck, no board: any room may be suggested) and, with ``board=True``, in
+:mod:`deduction_envs.games.clue_board` (the board: dice, movement, secret passages,
+suggestions only in the room just entered); this module adapts them
 to :class:`~deduction_envs.envs.multiplayer_env.MultiplayerAECEnv`. Agents are
 ``player_0`` .. ``player_{p-1}``; the agent to act is whoever must decide
 now: the player whose turn it is, or the refuter choosing which card to show.
@@ -26,6 +28,12 @@ Action space
 * ``324 <= a < 648``: accuse the triple ``a - 324``;
 * ``a == 648``: end the turn;
 * ``a > 648``: show card ``a - 649`` (only to the refuter, only its matching cards).
+
+On the board (``board=True``) the space is ``Discrete(672 + nodes)`` = ``Discrete(862)``: the 670 above,
+then ``670`` roll the dice, ``671`` take the secret passage, and ``672 + n`` move the token to node ``n``
+(the board's 181 corridor squares row by row, then the nine rooms in card order; ``rules.node_name(n)``).
+A turn is then: roll (or passage, or a suggestion where another's suggestion brought one), move (the
+mask holds the nodes the roll reaches), then suggest in the room entered, accuse or end.
 
 ``observation["action_mask"]`` marks the legal ones. A masked action ends the
 game with -1 for its player (``illegal_action="raise"`` raises instead).
@@ -56,6 +64,11 @@ shapes; ``raw_env.split(vector)`` the pieces):
   waiting for its refuter's card (empty otherwise);
 * ``phase`` (4: start, show, after the suggestion, over), ``turn`` (seats,
   one-hot: whose turn it is) and ``in`` (seats: not out).
+* on the board, all public: ``tokens`` (6 x nodes, one-hot: each suspect's node, the seats' suspects in the
+  observer's turn order, then the suspects nobody plays), ``weapons`` (6 x 9: each weapon's room),
+  ``stage`` (3: start of the turn, rolled, moved), ``roll`` (the dice's sum / 12), ``reachable`` (nodes: where
+  the roll takes the mover's token, while it is to move) and ``summoned`` (seats: moved into a room by
+  another's suggestion since its last turn).
 
 Rewards
 -------
@@ -66,14 +79,14 @@ entropy, which ``AECEntropyRewardWrapper`` shapes rewards with.
 
 Arguments
 ---------
-``players`` (3-6, default 4), ``probabilities`` (default True),
-``max_cycles`` (default 1,000), ``render_mode`` (``"ansi"``, ``"human"`` or
-``"rgb_array"``: the acting player's deduction sheet), ``illegal_action`` (``"end"``, default, or
-``"raise"``; ``strict`` its deprecated alias).
+``players`` (2-6, default 4; two play one-on-one, nine cards each), ``board`` (default False),
+``probabilities`` (default True), ``max_cycles`` (default 1,000), ``render_mode`` (``"ansi"``, ``"human"``
+or ``"rgb_array"``: the acting player's deduction sheet; on the board, the board drawn with its tokens first),
+``illegal_action`` (``"end"``, default, or ``"raise"``; ``strict`` its deprecated alias).
 
 Version History
 ---------------
-* v0: first version.
+* v0: first version. Later additions, each off by default or new: two players; ``board=True``.
   ``illegal_action`` (``"end"`` or ``"raise"``) names the strict mode as the Gymnasium envs do; ``strict`` is
   its deprecated alias, for one version.
 """
@@ -90,6 +103,7 @@ from pettingzoo import AECEnv
 from deduction_envs.core.raster import Canvas
 from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, ObservationPieces, Observer, wrap
 from deduction_envs.games.clue import CluePhase, ClueRules
+from deduction_envs.games.clue_board import ClueBoardRules, board_pixels, board_text
 from deduction_envs.reasoning.clue_facts import card_mask
 from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
 
@@ -137,8 +151,22 @@ def observation_pieces(rules: ClueRules) -> ObservationPieces:
             ("phase", (len(CluePhase),)),
             ("turn", (seats,)),
             ("in", (seats,)),
+            *(board_pieces(rules) if isinstance(rules, ClueBoardRules) else []),
         ]
     )
+
+
+def board_pieces(rules: ClueBoardRules) -> list[tuple[str, tuple[int, ...]]]:
+    """The board's pieces of the observation (see the module docstring)."""
+    suspects, board = rules.category_sizes[0], rules.board
+    return [
+        ("tokens", (suspects, board.nodes)),
+        ("weapons", (rules.category_sizes[1], board.rooms)),
+        ("stage", (3,)),
+        ("roll", (1,)),
+        ("reachable", (board.nodes,)),
+        ("summoned", (rules.players,)),
+    ]
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -206,6 +234,9 @@ class ClueObserver(SheetObserver):
         record = ("shown", "refuted")  # shown, suggested, passed, refuted: adjacent
         entropy = math.log2(rules.num_triples)
         super().__init__(rules, observation_pieces(rules), record, entropy, probabilities, max_cycles)
+        self.board = isinstance(rules, ClueBoardRules)
+        suspects = rules.category_sizes[0]
+        self._tokens = [[*seats, *range(rules.players, suspects)] for seats in self._seats]
 
     def new_knowledge(self, player: int) -> CluePlayerKnowledge:
         # Observations count exactly up to OBSERVATION_WORK hands (about 15 ms), then estimate from samples.
@@ -228,7 +259,24 @@ class ClueObserver(SheetObserver):
         for i, seat in enumerate(seats):
             if not out[seat]:
                 vector[start + i] = 1
+        if self.board:
+            self._encode_board(vector, knowledge)
         return vector
+
+    def _encode_board(self, vector: np.ndarray, knowledge: CluePlayerKnowledge) -> None:
+        """The board's pieces: the tokens (the seats' suspects in the observer's turn order, then the others),
+        the weapons' rooms, the stage of the turn, the roll, the reachable nodes (after the roll) and who was
+        summoned."""
+        at, public, rules = self.split(vector), knowledge.public, self.rules
+        for row, suspect in enumerate(self._tokens[knowledge.player]):
+            at["tokens"][row, public.positions[suspect]] = 1
+        at["weapons"][np.arange(len(public.weapons)), public.weapons] = 1
+        rolled = public.roll > 0 and not public.moved
+        at["stage"][2 if public.moved else 1 if rolled else 0] = 1
+        at["roll"][0] = public.roll / 12
+        if rolled and knowledge.phase == CluePhase.START:
+            at["reachable"][:] = rules.reachable(public)
+        at["summoned"][:] = np.asarray(public.summoned)[self._seats[knowledge.player]]
 
 
 class SheetEnv(MultiplayerAECEnv):
@@ -269,7 +317,7 @@ class SheetEnv(MultiplayerAECEnv):
 
 
 class raw_env(SheetEnv):
-    """Clue for 3 to 6 players; see the module docstring."""
+    """Clue for 2 to 6 players, without the board or on it (``board=True``); see the module docstring."""
 
     metadata: ClassVar[dict[str, Any]] = {**MultiplayerAECEnv.metadata, "name": "clue_v0"}
 
@@ -281,14 +329,37 @@ class raw_env(SheetEnv):
         render_mode: str | None = None,
         illegal_action: str = "end",
         strict: bool | None = None,
+        board: bool = False,
     ) -> None:
-        super().__init__(ClueRules(players), probabilities, max_cycles, render_mode, illegal_action, strict)
+        if not isinstance(board, bool):
+            raise ValueError(f"board must be True or False, got {board!r}")
+        rules = ClueBoardRules(players) if board else ClueRules(players)
+        super().__init__(rules, probabilities, max_cycles, render_mode, illegal_action, strict)
 
     def make_observer(self, rules: ClueRules, probabilities: bool, max_cycles: int) -> ClueObserver:
         return ClueObserver(rules, probabilities, max_cycles)
 
     def status(self, viewer: CluePlayerKnowledge) -> str:
         return f" ({CluePhase(viewer.phase).name.lower()})"
+
+    def render_text(self) -> str:
+        """The sheet of :meth:`SheetEnv.render_text`; on the board, the board first."""
+        text = super().render_text()
+        if isinstance(self.rules, ClueBoardRules):
+            text = board_text(self.rules, self.table.state) + "\n" + text
+        return text
+
+    def render_rgb(self) -> np.ndarray:
+        """The acting player's sheet; on the board, the board with its tokens beside it."""
+        sheet = super().render_rgb()
+        if not isinstance(self.rules, ClueBoardRules):
+            return sheet
+        picture = board_pixels(self.rules, self.table.state)
+        height = max(picture.shape[0], sheet.shape[0])
+        canvas = np.full((height, picture.shape[1] + 8 + sheet.shape[1], 3), 30, dtype=np.uint8)
+        canvas[: picture.shape[0], : picture.shape[1]] = picture
+        canvas[: sheet.shape[0], picture.shape[1] + 8 :] = sheet
+        return canvas
 
 
 @njit(cache=True)

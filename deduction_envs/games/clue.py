@@ -9,7 +9,7 @@ hides ``k`` of ``n`` cards of a single kind and deals the rest the same way.
 
 Rules of Clue (:class:`ClueRules`)
 ----------------------------------
-* **Deal.** 3 to 6 players; the case file takes a random suspect, weapon and
+* **Deal.** 2 to 6 players (two: one-on-one, nine cards each); the case file takes a random suspect, weapon and
   room, and the other 18 cards are dealt one at a time from player 0.
 * **A turn.** The mover either *accuses* at once, or *suggests* a suspect, a
   weapon and a room. There is no board: any room may be named (a board or a
@@ -169,6 +169,7 @@ class ClueMove(NamedTuple):
     kind: str
     cards: tuple[int, ...] = ()
     card: int = -1
+    node: int = -1  #: the board's destination of a ``"move"`` (:mod:`deduction_envs.games.clue_board`)
 
 
 class ClueEvent(NamedTuple):
@@ -187,6 +188,8 @@ class ClueEvent(NamedTuple):
     * accuse: ``cards`` named and whether they were ``correct``.
     * end (and a wrong accusation): ``next_mover``, whose turn it is now (-1
       when the game is over).
+    * on the board (:mod:`deduction_envs.games.clue_board`), all public: roll: the two ``dice``; move and
+      passage: the ``node`` the mover's token goes to; the deal: the room of each weapon's token (``weapons``).
     """
 
     kind: str
@@ -199,6 +202,9 @@ class ClueEvent(NamedTuple):
     correct: bool = False
     hands: tuple[tuple[int, ...], ...] = ()
     next_mover: int = -1
+    dice: tuple[int, ...] = ()
+    node: int = -1
+    weapons: tuple[int, ...] = ()
 
 
 @dataclass
@@ -234,12 +240,12 @@ class ClueState:
 
 @dataclass(frozen=True)
 class ClueRules:
-    """Immutable rules of Clue for ``players`` (3 to 6) with the classic deck; see the module docstring."""
+    """Immutable rules of Clue for ``players`` (2 to 6) with the classic deck; see the module docstring."""
 
     players: int = 4
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "players", check_int("players", self.players, low=3, high=6))
+        object.__setattr__(self, "players", check_int("players", self.players, low=2, high=6))
 
     # ------------------------------------------------------------------ the deck and the action space
     @property

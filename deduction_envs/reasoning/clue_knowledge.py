@@ -422,8 +422,8 @@ class ClueKnowledge:
 
     @classmethod
     def classic(cls, players: int, **kwargs) -> ClueKnowledge:
-        """Standard Clue: 6 suspects, 6 weapons, 9 rooms, one of each hidden, 18 cards dealt to 3..6 players."""
-        players = check_int("players", players, low=3, high=6)
+        """Standard Clue: 6 suspects, 6 weapons, 9 rooms, one of each hidden, 18 cards dealt to 2..6 players."""
+        players = check_int("players", players, low=2, high=6)
         return cls(CLASSIC_CATEGORIES, deal_sizes(18, players), 1, **kwargs)
 
     @classmethod
