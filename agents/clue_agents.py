@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.clue_moves import board_stage, nearest_room, toward
 from agents.multiplayer import SeatAgent, reshown_card
 from deduction_envs.core.rules import check_int
 from deduction_envs.games.clue import ClueMove, CluePhase
-from deduction_envs.reasoning.clue_suggestions import REFUTER_MODELS, score_suggestions
+from deduction_envs.reasoning.clue_suggestions import REFUTER_MODELS, SuggestionScores, score_suggestions
 
 __all__ = ["ClueDeductionSheet", "ClueEntropyAgent"]
 
@@ -33,6 +34,8 @@ class ClueDeductionSheet(SeatAgent):
       one it has shown to anyone, else a random matching card: it gives away
       as few cards as it can. With ``show_rule="velma"`` (pyvelma's rule), the
       second choice is one shown to the most players.
+    * On the board it heads for the nearest room whose place it does not know
+      (:func:`agents.clue_moves.toward`), and suggests there.
     """
 
     name = "deduction-sheet"
@@ -54,6 +57,13 @@ class ClueDeductionSheet(SeatAgent):
             action = rules.action_index(ClueMove("accuse", tuple(int(c) for c in np.flatnonzero(case_file))))
             if mask[action]:
                 return action
+        stage = board_stage(rules, knowledge)
+        if stage is not None:
+            rooms = rules.category_starts[-1] + np.arange(rules.category_sizes[-1])
+            unknown = ~(sheet[rooms] == 1).any(axis=1)
+            here = rules.board.room_of(knowledge.public.positions[self.seat])
+            if not (stage == "start" and mask[: rules.num_triples].any() and (here < 0 or unknown[here])):
+                return toward(rules, knowledge, mask, nearest_room(rules, knowledge, unknown, self.rng), self.rng)
         if knowledge.phase == CluePhase.START and mask[: rules.num_triples].any():
             return self._suggest(sheet, mask)
         return rules.end_action if mask[rules.end_action] else int(legal[0])
@@ -62,9 +72,12 @@ class ClueDeductionSheet(SeatAgent):
         rules = self.rules
         unknown = ~(sheet == 1).any(axis=1)
         mine = sheet[:, self.seat] == 1
+        rooms = mask[: rules.num_triples].reshape(-1, rules.category_sizes[-1]).any(axis=0)  # the rooms allowed
         cards = []
         for start, size in zip(rules.category_starts, rules.category_sizes, strict=True):
             ids = np.arange(start, start + size)
+            if start == rules.category_starts[-1]:
+                ids = ids[rooms]
             for pool in (ids[unknown[ids]], ids[mine[ids]], ids):
                 if pool.size:
                     cards.append(int(self.rng.choice(pool)))
@@ -121,6 +134,9 @@ class ClueEntropyAgent(SeatAgent):
       highest probability under
       :meth:`~deduction_envs.reasoning.clue_player.CluePlayerKnowledge.public_view`
       of the asker).
+    * **On the board** it heads for the room of its best suggestion (the room whose best suggestion leaves the
+      least expected entropy; the nearest of equals), without weighing how far it is
+      (:func:`agents.clue_moves.toward`); Velma (:class:`agents.clue_velma.ClueVelma`) weighs it.
 
     Args:
         refuter: ``"uniform"`` or ``"adversarial"``, how others choose the card they show.
@@ -160,6 +176,7 @@ class ClueEntropyAgent(SeatAgent):
         self.name = f"entropy({rule}{extras})"
         #: The scores behind the last suggestion (for hints and tests).
         self.last_scores = None
+        self._scores: tuple | None = None  # (knowledge, its changes, the scores)
 
     def act(self, mask: np.ndarray) -> int:
         rules, knowledge = self.rules, self.knowledge
@@ -170,13 +187,33 @@ class ClueEntropyAgent(SeatAgent):
             action = rules.action_index(ClueMove("accuse", accusation))
             if mask[action]:
                 return action
+        stage = board_stage(rules, knowledge)
+        if stage is not None:
+            after, _ = self.room_entropies()
+            best = after <= after.min() + 1e-9
+            here = rules.board.room_of(knowledge.public.positions[self.seat])
+            if not (stage == "start" and mask[: rules.num_triples].any() and here >= 0 and best[here]):
+                return toward(rules, knowledge, mask, nearest_room(rules, knowledge, best, self.rng), self.rng)
         if knowledge.phase == CluePhase.START and mask[: rules.num_triples].any():
             return self.suggestion(mask[: rules.num_triples])
         return rules.end_action if mask[rules.end_action] else int(np.flatnonzero(mask)[0])
 
-    def scores(self):
-        """Every suggestion's expected entropy from this seat's knowledge now (:class:`SuggestionScores`)."""
-        return score_suggestions(self.knowledge.engine, self.seat, self.refuter, self.samples, self.rng)
+    def scores(self) -> SuggestionScores:
+        """Every suggestion's expected entropy from this seat's knowledge now (:class:`SuggestionScores`); made
+        once for what the seat knows (a roll or a move changes nothing known)."""
+        knowledge = self.knowledge
+        changes = knowledge.engine.changes
+        if self._scores is None or self._scores[0] is not knowledge or self._scores[1] != changes:
+            found = score_suggestions(knowledge.engine, self.seat, self.refuter, self.samples, self.rng)
+            self._scores = (knowledge, changes, found)
+        return self._scores[2]
+
+    def room_entropies(self) -> tuple[np.ndarray, float]:
+        """Per room, the expected entropy (bits) of the case file after the best suggestion naming it; and the
+        entropy now."""
+        scores = self.scores()
+        rooms = self.rules.category_sizes[-1]
+        return scores.expected_entropy.reshape(-1, rooms).min(axis=0), float(scores.entropy)  # rooms fastest
 
     def suggestion(self, allowed: np.ndarray) -> int:
         """The action of the best suggestion among the ``allowed`` ones (a mask over the triples)."""

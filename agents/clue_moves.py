@@ -1,0 +1,51 @@
+"""How the Clue agents move on the board (:mod:`deduction_envs.games.clue_board`): toward the room they mean
+to suggest in.
+
+The deduction-sheet and entropy agents head for one room (their choice: :func:`nearest_room` among the rooms
+they would name), taking the passage if it leads there, else rolling, then moving to the room if the roll
+reaches it, else to a reachable node nearest it (:func:`toward`). Velma (:mod:`agents.clue_velma`) scores
+every destination instead. Only the public part of the position is read (the tokens, the roll), from the
+seat's own record of the public events (``knowledge.public``), never from the table's state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from deduction_envs.games.clue import CluePhase
+from deduction_envs.games.clue_board import ClueBoardRules
+
+__all__ = ["board_stage", "nearest_room", "toward"]
+
+
+def board_stage(rules: Any, knowledge: Any) -> str | None:
+    """``"start"`` (roll, passage, or a summoned suggestion), ``"move"`` (after the roll) or None (not a board
+    decision: no board, not the start of a turn, or already moved)."""
+    if not isinstance(rules, ClueBoardRules) or knowledge.phase != CluePhase.START or knowledge.public.moved:
+        return None
+    return "move" if knowledge.public.roll else "start"
+
+
+def toward(rules: ClueBoardRules, knowledge: Any, mask: np.ndarray, target: int, rng: np.random.Generator) -> int:
+    """The board action that heads for room ``target``: at the start of a turn the passage if it leads there,
+    else the roll; after the roll the target if reachable, else a reachable node nearest it (ties at random)."""
+    board, public = rules.board, knowledge.public
+    here, goal = public.positions[knowledge.player], board.room_node(target)
+    if board_stage(rules, knowledge) == "start":
+        if mask[rules.passage_action] and board.passages.get(here) == goal:
+            return rules.passage_action
+        return rules.roll_action
+    reach = np.flatnonzero(mask[rules.move_action :])
+    distance = board.distances[reach, goal]
+    nearest = reach[distance == distance.min()]
+    return rules.move_action + int(rng.choice(nearest))
+
+
+def nearest_room(rules: ClueBoardRules, knowledge: Any, rooms: np.ndarray, rng: np.random.Generator) -> int:
+    """Among the bool mask ``rooms`` (all if none), one the seat's token reaches in fewest expected rolls."""
+    rolls = rules.board.room_rolls[knowledge.public.positions[knowledge.player]]
+    candidates = np.flatnonzero(rooms) if rooms.any() else np.arange(rules.board.rooms)
+    best = candidates[rolls[candidates] <= rolls[candidates].min() + 1e-9]
+    return int(rng.choice(best))

@@ -1,0 +1,141 @@
+"""The Clue agents on the board: the deduction-sheet and entropy agents head for their room, Velma scores every
+destination as pyvelma's README says (both scores), and every agent plays whole board games at 2 to 6 players."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from agents.clue_agents import ClueDeductionSheet, ClueEntropyAgent
+from agents.clue_moves import board_stage, toward
+from agents.clue_velma import ClueVelma
+from agents.multiplayer import RandomSeatAgent, play_game
+from deduction_envs.core.multiplayer import Table
+from deduction_envs.games.clue_board import TWO_DICE, ClueBoardRules
+
+
+def seated(rules, agents, seed=0):
+    """A table whose events reach the agents (each reset into its seat), as play_game seats them."""
+    for seat, agent in enumerate(agents):
+        agent.reset(rules, seat, seed=seed + seat)
+    return Table(rules, np.random.default_rng(seed), [a.observe for a in agents])
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_every_agent_plays_whole_board_games(players):
+    rules = ClueBoardRules(players)
+    kinds = [lambda: ClueVelma("sum"), lambda: ClueVelma("rate"), ClueDeductionSheet, ClueEntropyAgent, RandomSeatAgent]
+    for seed in range(2):
+        agents = [kinds[(i + seed) % len(kinds)]() for i in range(players)]
+        record = play_game(rules, agents, seed=seed)  # an illegal action would raise
+        assert record.actions  # and it ended
+
+
+def test_toward_takes_the_target_if_reachable_else_the_nearest_node():
+    rules = ClueBoardRules(2)
+    agents = [ClueDeductionSheet(), ClueDeductionSheet()]
+    table = seated(rules, agents)
+    knowledge = agents[0].knowledge
+    assert board_stage(rules, knowledge) == "start"
+    rng = np.random.default_rng(0)
+    assert toward(rules, knowledge, table.legal_mask(), 7, rng) == rules.roll_action
+    table.step(rules.roll_action)
+    assert board_stage(rules, knowledge) == "move"
+    mask, board = table.legal_mask(), rules.board
+    here = table.state.positions[0]
+    for target in range(9):
+        action = toward(rules, knowledge, mask, target, rng)
+        node = action - rules.move_action
+        assert mask[action]
+        reach = np.flatnonzero(mask[rules.move_action :])
+        assert board.distances[node, board.room_node(target)] == board.distances[reach, board.room_node(target)].min()
+        if mask[rules.move_action + board.room_node(target)]:
+            assert node == board.room_node(target)
+    assert here == board.starts[0]
+
+
+def test_the_passage_is_taken_when_it_leads_to_the_target():
+    rules = ClueBoardRules(2)
+    agents = [ClueDeductionSheet(), ClueDeductionSheet()]
+    table = seated(rules, agents)
+    for state in (table.state, agents[0].knowledge.public):
+        state.positions[0] = rules.board.room_node(0)  # Scarlet in the Kitchen
+    mask = rules.legal_mask(table.state)
+    rng = np.random.default_rng(0)
+    assert toward(rules, agents[0].knowledge, mask, 8, rng) == rules.passage_action  # the Study
+    assert toward(rules, agents[0].knowledge, mask, 5, rng) == rules.roll_action
+
+
+def test_velma_scores_are_pyvelmas_sum_and_the_rate():
+    rules = ClueBoardRules(3)
+    velma = ClueVelma("sum", samples=300)
+    agents = [velma, ClueDeductionSheet(), ClueDeductionSheet()]
+    table = seated(rules, agents, seed=4)
+    table.step(rules.roll_action)
+    board = rules.board
+    after, now, murder = velma.room_values()
+    assert murder.sum() == pytest.approx(1) and after.shape == (9,) and (after <= now + 1e-9).all()
+    here = table.state.positions[0]
+    reach = np.flatnonzero(table.legal_mask()[rules.move_action :])
+    remote = board.room_rolls @ murder
+    sums = velma.node_scores(reach, here)
+    for node, value in zip(reach, sums, strict=True):
+        room = board.room_of(int(node))
+        entropy = after[room] if room >= 0 else now
+        assert -value == pytest.approx(entropy * math.log(2) + remote[node])  # nats + expected rolls
+    velma.score = "rate"
+    rates = velma.node_scores(reach, here)
+    for node, value in zip(reach, rates, strict=True):
+        room = board.room_of(int(node))
+        best = 0.0
+        for r in range(9):
+            turns = 1 + (0 if room == r else board.room_rolls[node, r]) + remote[board.room_node(r)]
+            best = max(best, (now - after[r]) / turns)
+        assert value == pytest.approx(best)
+    # The move it makes is a best-scored one.
+    velma.score = "sum"
+    action = velma.act(table.legal_mask())
+    assert sums[list(reach).index(action - rules.move_action)] == pytest.approx(sums.max())
+
+
+def test_velma_takes_the_passage_or_rolls_by_the_expected_score():
+    rules = ClueBoardRules(2)
+    for score in ("sum", "rate"):
+        velma = ClueVelma(score, samples=300)
+        table = seated(rules, [velma, ClueDeductionSheet()], seed=1)
+        for state in (table.state, velma.knowledge.public):
+            state.positions[0] = rules.board.room_node(6)  # the Lounge: its passage leads to the Conservatory
+        here = table.state.positions[0]
+        others = [table.state.positions[1], *table.state.positions[2:]]
+        roll_value = sum(
+            TWO_DICE[s] * velma.node_scores(np.flatnonzero(rules.board.reachable(here, s, others)), here).max()
+            for s in range(2, 13)
+        )
+        passage_value = velma.node_scores(np.array([rules.board.room_node(2)]), here)[0]
+        action = velma.act(table.legal_mask())
+        assert action == (rules.passage_action if passage_value > roll_value else rules.roll_action)
+
+
+def test_the_entropy_agent_heads_for_the_room_of_its_best_suggestion():
+    rules = ClueBoardRules(3)
+    agent = ClueEntropyAgent(samples=300)
+    table = seated(rules, [agent, ClueDeductionSheet(), ClueDeductionSheet()], seed=2)
+    after, _ = agent.room_entropies()
+    table.step(rules.roll_action)
+    action = agent.act(table.legal_mask())
+    node = action - rules.move_action
+    reach = np.flatnonzero(table.legal_mask()[rules.move_action :])
+    best_rooms = [rules.board.room_node(r) for r in np.flatnonzero(after <= after.min() + 1e-9)]
+    nearest = min(rules.board.distances[reach][:, best_rooms].min(axis=0))
+    assert min(rules.board.distances[node, best_rooms]) == nearest
+
+
+def test_velma_rejects_a_bad_score_and_plays_as_the_entropy_agent_off_the_board():
+    with pytest.raises(ValueError, match="score must be one of sum, rate"):
+        ClueVelma("product")
+    from deduction_envs.games.clue import ClueRules
+
+    record = play_game(ClueRules(3), [ClueVelma(), ClueEntropyAgent(), ClueDeductionSheet()], seed=0)
+    assert record.actions
