@@ -12,6 +12,13 @@
    knowledge changed): p50, p99 and the maximum.
 3. Whole games of four ``ClueDeductionSheet`` agents on the pure rules
    (``agents.play_game``): games per second.
+
+With ``--board``, the board (``clue_v0(board=True)``, issue 47) instead:
+
+1. random play with the table off at 2 to 6 players, next to ``connect_four_v3`` in the same run;
+2. Velma's decisions on the board at 6 players (``--games`` games of Velma against five deduction sheets,
+   every decision of Velma timed: its start-of-turn choice, its move, its suggestion, its refutations):
+   p50, p95 and the maximum, per score.
 """
 
 from __future__ import annotations
@@ -59,12 +66,56 @@ def sheet_games_per_second(players: int, games: int) -> float:
     return games / (time.perf_counter() - start)
 
 
+def velma_decision_times(players: int, games: int, score: str) -> np.ndarray:
+    """Seconds of each of Velma's decisions on the board, in ``games`` games against deduction sheets."""
+    from agents import ClueDeductionSheet, play_game
+    from agents.clue_velma import ClueVelma
+    from deduction_envs.games.clue_board import ClueBoardRules
+
+    times: list[float] = []
+
+    class Timed(ClueVelma):
+        def act(self, mask: np.ndarray) -> int:
+            start = time.perf_counter()
+            action = super().act(mask)
+            times.append(time.perf_counter() - start)
+            return action
+
+    rules = ClueBoardRules(players)
+    for game in range(games):
+        agents = [Timed(score), *(ClueDeductionSheet() for _ in range(players - 1))]
+        play_game(rules, agents, seed=game)
+    return np.array(times)
+
+
+def board(games: int) -> None:
+    """The board's figures (see the module docstring)."""
+    from pettingzoo.classic import connect_four_v3
+
+    reference = turns_per_second(connect_four_v3.env())
+    print(f"the board: random play, turns per second, table off (connect_four_v3 in the same run: {reference:,.0f})")
+    for players in (2, 3, 4, 5, 6):
+        rate = turns_per_second(clue_v0.env(players=players, probabilities=False, board=True))
+        print(f"  {players} players: {rate:,.0f} (x{rate / reference:.2f})")
+    print(f"\nVelma's decisions on the board, 6 players, against deduction sheets, {games} games each, ms")
+    velma_decision_times(6, 1, "sum")  # compile the kernels outside the timings
+    for score in ("sum", "rate"):
+        t = 1e3 * velma_decision_times(6, games, score)
+        print(
+            f"  {score}: {t.size} decisions, p50 {np.median(t):.1f}, p95 {np.percentile(t, 95):.1f}, max {t.max():.1f}"
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=200, help="random games per player count with the table on")
+    parser.add_argument("--board", action="store_true", help="the board's figures instead (issue 47)")
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore")
     print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}\n")
+    if args.board:
+        board(args.games)
+        return
     from pettingzoo.classic import connect_four_v3
 
     turn_times(4, 3)  # compile the counting kernels outside the timings

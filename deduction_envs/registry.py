@@ -232,6 +232,8 @@ register_game(
                 "random": Agent("agents.multiplayer:RandomSeatAgent"),
                 "deduction_sheet": Agent("agents.clue_agents:ClueDeductionSheet"),
                 "entropy": Agent("agents.clue_agents:ClueEntropyAgent"),
+                "velma": Agent("agents.clue_velma:ClueVelma"),
+                "velma_rate": Agent("agents.clue_velma:ClueVelma", {"score": "rate"}),
                 "ismcts": Agent("agents.multiplayer_ismcts:clue_search", {"time_limit": 0.25}),
             }
         ),

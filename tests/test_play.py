@@ -142,3 +142,27 @@ def test_help_texts_are_plain_text_for_players():
     assert "* suggest SUSPECT, WEAPON, ROOM (or s scarlet, rope, hall)" in clue
     assert not any(mark in clue for mark in ("``", ":class:", "`")) and "(ClueEntropyAgent)" in clue
     assert plain_text("**bold**, *em*, `x`, ``a*b*c``, :func:`~m.f`") == "bold, em, x, a*b*c, f"
+
+
+def test_clue_on_the_board_roll_move_suggest_and_the_hint(monkeypatch, capsys):
+    lines = ["go hall", "hint", "roll", "roll", "go 0,0", "go hall", "board"]
+    lines += ["suggest plum, rope, study", "suggest plum, rope, hall", "end", "quit"]
+    out = run(monkeypatch, capsys, ["clue", "--board", "--players", "3", "--seed", "1", "--opponent", "velma"], lines)
+    assert "Your turn: 'roll', or accuse." in out and "   012345678901234567890123" in out
+    assert "Not legal now: roll or accuse." in out  # no moving before the roll
+    assert re.search(r"Velma would roll the dice\.", out)
+    assert re.search(r"You roll \d and \d\.", out) and "rooms within reach: Hall" in out
+    assert "Not a move: row 0, column 0 is no corridor square." in out
+    assert "You move to Hall." in out and "You may suggest (in the Hall), accuse or end your turn." in out
+    assert "Not legal now: suggest in the room you entered, accuse or end your turn." in out  # not the Study
+    assert "You suggest Professor Plum, Rope, Hall." in out and out.rstrip().endswith("Bye.")
+    assert "Not legal now: move to a square marked * or a room within reach" in out  # a second roll
+
+
+def test_the_board_is_for_clue_only_and_ismcts_does_not_play_on_it(monkeypatch, capsys):
+    with pytest.raises(SystemExit):
+        run(monkeypatch, capsys, ["algo", "--board"], [])
+    assert "--board is for clue; algo has no board" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        run(monkeypatch, capsys, ["clue", "--board", "--opponent", "ismcts"], [])
+    assert "SO-ISMCTS does not play on the board yet" in capsys.readouterr().err

@@ -235,6 +235,7 @@ class ClueObserver(SheetObserver):
         entropy = math.log2(rules.num_triples)
         super().__init__(rules, observation_pieces(rules), record, entropy, probabilities, max_cycles)
         self.board = isinstance(rules, ClueBoardRules)
+        self._board_starts = {name: self._slots[name].start for name, _ in board_pieces(rules)} if self.board else {}
         suspects = rules.category_sizes[0]
         self._tokens = [[*seats, *range(rules.players, suspects)] for seats in self._seats]
 
@@ -267,16 +268,19 @@ class ClueObserver(SheetObserver):
         """The board's pieces: the tokens (the seats' suspects in the observer's turn order, then the others),
         the weapons' rooms, the stage of the turn, the roll, the reachable nodes (after the roll) and who was
         summoned."""
-        at, public, rules = self.split(vector), knowledge.public, self.rules
-        for row, suspect in enumerate(self._tokens[knowledge.player]):
-            at["tokens"][row, public.positions[suspect]] = 1
-        at["weapons"][np.arange(len(public.weapons)), public.weapons] = 1
+        public, at, nodes, rooms = knowledge.public, self._board_starts, self.rules.board.nodes, self.rules.board.rooms
+        for row, suspect in enumerate(self._tokens[knowledge.player]):  # scalar writes: cheaper than fancy indexing
+            vector[at["tokens"] + row * nodes + public.positions[suspect]] = 1
+        for weapon, room in enumerate(public.weapons):
+            vector[at["weapons"] + weapon * rooms + room] = 1
         rolled = public.roll > 0 and not public.moved
-        at["stage"][2 if public.moved else 1 if rolled else 0] = 1
-        at["roll"][0] = public.roll / 12
+        vector[at["stage"] + (2 if public.moved else 1 if rolled else 0)] = 1
+        vector[at["roll"]] = public.roll / 12
         if rolled and knowledge.phase == CluePhase.START:
-            at["reachable"][:] = rules.reachable(public)
-        at["summoned"][:] = np.asarray(public.summoned)[self._seats[knowledge.player]]
+            vector[at["reachable"] : at["reachable"] + nodes] = self.rules.reachable(public)
+        for i, seat in enumerate(self._seats[knowledge.player]):
+            if public.summoned[seat]:
+                vector[at["summoned"] + i] = 1
 
 
 class SheetEnv(MultiplayerAECEnv):

@@ -42,7 +42,7 @@ import numpy as np
 
 from deduction_envs.core.raster import Canvas
 from deduction_envs.core.rules import check_int
-from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules, ClueState
+from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules, ClueState, deal
 
 __all__ = [
     "BOARD_MAP",
@@ -257,7 +257,8 @@ class ClueBoardState(ClueState):
     board too), ``weapons[w]`` weapon ``w``'s room. In the turn of ``mover``: ``roll`` the dice's sum (0 before
     the roll), ``moved`` whether its token has moved (rolled and moved, or taken a passage), ``entered`` the
     room it entered (-1: none). ``summoned[s]``: suspect ``s``'s token was moved into its room by another
-    player's suggestion since its player's last turn. ``dice`` draws the rolls (the table's, not a seat's).
+    player's suggestion since its player's last turn. ``dice`` draws the rolls (the table's, not a seat's),
+    made from ``dice_seed`` at the first roll (most random games end before any).
     """
 
     positions: list[int] = field(default_factory=list)
@@ -266,20 +267,22 @@ class ClueBoardState(ClueState):
     moved: bool = False
     entered: int = -1
     summoned: list[bool] = field(default_factory=list)
+    dice_seed: int = 0
     dice: np.random.Generator | None = None
 
     def copy(self) -> ClueBoardState:
-        base = super().copy()
         return ClueBoardState(
-            **{name: getattr(base, name) for name in ClueState.__dataclass_fields__},
-            positions=list(self.positions),
-            weapons=list(self.weapons),
-            roll=self.roll,
-            moved=self.moved,
-            entered=self.entered,
-            summoned=list(self.summoned),
-            dice=None if self.dice is None else copy.deepcopy(self.dice),
-        )
+            self.places, self.hands, self.mover, self.phase, self.suggestion, self.refuter, list(self.out),
+            self.winner, list(self.positions), list(self.weapons), self.roll, self.moved, self.entered,
+            list(self.summoned), self.dice_seed, None if self.dice is None else copy.deepcopy(self.dice),
+        )  # fmt: skip
+
+    def throw(self) -> tuple[int, int]:
+        """Two dice from the table's generator."""
+        if self.dice is None:
+            self.dice = np.random.default_rng(self.dice_seed)
+        first, second = self.dice.integers(1, 7, size=2)
+        return int(first), int(second)
 
 
 @dataclass(frozen=True)
@@ -385,32 +388,33 @@ class ClueBoardRules(ClueRules):
     def new_game(self, rng: np.random.Generator, first: int = 0) -> ClueBoardState:
         """Deal as :class:`ClueRules` does (the same deal for the same generator), then put the weapons in six
         random rooms and seed the dice from ``rng``."""
-        state = super().new_game(rng, first)
-        weapons = rng.permutation(self.board.rooms)[: self.category_sizes[1]]
-        return self._on_board(state, [int(w) for w in weapons], np.random.default_rng(int(rng.integers(2**63))))
+        first = check_int("first", first, low=0, high=self.players - 1)
+        places = deal(self.category_sizes, [1] * len(self.categories), self.players, rng)
+        state = ClueRules.state_of_deal(self, places, first)  # not the board's: its dice would be thrown away
+        weapons = rng.permutation(self.board.rooms)[: self.category_sizes[1]].tolist()
+        return self._on_board(state, weapons, int(rng.integers(2**63)))
 
-    def _on_board(self, state: ClueState, weapons: list[int], dice: np.random.Generator | None) -> ClueBoardState:
+    def _on_board(self, state: ClueState, weapons: list[int], dice_seed: int) -> ClueBoardState:
+        """``state`` with the tokens on their start squares, the weapons in ``weapons``."""
         suspects = self.category_sizes[0]
         return ClueBoardState(
-            **{name: getattr(state, name) for name in ClueState.__dataclass_fields__},
-            positions=list(self.board.starts[:suspects]),
-            weapons=weapons,
-            summoned=[False] * suspects,
-            dice=dice,
-        )
+            state.places, state.hands, state.mover, state.phase, state.suggestion, state.refuter, state.out,
+            state.winner, list(self.board.starts[:suspects]), weapons, summoned=[False] * suspects,
+            dice_seed=dice_seed,
+        )  # fmt: skip
 
     def public_state(self) -> ClueBoardState:
-        return self._on_board(super().public_state(), [], None)
+        return self._on_board(super().public_state(), [], 0)
 
     def state_of_deal(self, places: Sequence[int], first: int = 0, public: ClueState | None = None) -> ClueState:
         """:meth:`ClueRules.state_of_deal` on the board: the tokens, weapons and turn of ``public`` (or the
         start), and dice seeded by the deal (a determinisation's future rolls are its own draw)."""
         base = super().state_of_deal(places, first, public)
-        seed = np.random.default_rng([int(p) for p in base.places])
+        seed = hash(base.places) & (2**63 - 1)  # a tuple of ints hashes the same in every process
         if public is None:
             return self._on_board(base, list(range(self.category_sizes[1])), seed)
         state = public.copy()
-        state.places, state.hands, state.dice = base.places, base.hands, seed
+        state.places, state.hands, state.dice_seed, state.dice = base.places, base.hands, seed, None
         return state
 
     def deal_event(self, state: ClueBoardState) -> ClueEvent:
@@ -442,24 +446,46 @@ class ClueBoardRules(ClueRules):
     def legal_mask(self, state: ClueBoardState) -> np.ndarray:
         if state.phase != CluePhase.START:
             return super().legal_mask(state)
-        mask = np.zeros(self.num_actions, dtype=bool)
         if state.roll and not state.moved:  # after the roll: only the move
+            mask = np.zeros(self.num_actions, dtype=bool)
             mask[self.move_action :] = self.reachable(state)
             return mask
-        mask[self.num_triples : 2 * self.num_triples] = True  # accusations
-        rooms = self.allowed_rooms(state)
-        mask[: self.num_triples] = np.tile(rooms, self.num_triples // rooms.size)
-        if state.moved:
-            mask[self.end_action] = True
-        else:
-            mask[self.roll_action] = True
+        mask = self._board_masks[state.moved].copy()  # the accusations, and the roll or the end
+        if not state.moved:
             mask[self.passage_action] = state.positions[state.mover] in self.board.passages
+        for room in np.flatnonzero(self.allowed_rooms(state)):
+            mask[self._room_suggestions[room]] = True
         return mask
 
+    @cached_property
+    def _board_masks(self) -> tuple[np.ndarray, np.ndarray]:
+        """The start of a turn (accusations and the roll) and after the move (accusations and the end)."""
+        masks = np.zeros((2, self.num_actions), dtype=bool)
+        masks[:, self.num_triples : 2 * self.num_triples] = True
+        masks[0, self.roll_action] = masks[1, self.end_action] = True
+        return masks[0], masks[1]
+
+    @cached_property
+    def _room_suggestions(self) -> tuple[np.ndarray, ...]:
+        """Per room, the actions of the suggestions naming it (the room is the fastest index)."""
+        rooms = self.category_sizes[-1]
+        return tuple(np.arange(room, self.num_triples, rooms) for room in range(rooms))
+
     def _is_legal(self, state: ClueBoardState, move: ClueMove) -> bool:
-        if state.phase == CluePhase.START:
-            return bool(self.legal_mask(state)[self.action_index(move)])
-        return move.kind not in ("roll", "passage", "move") and super()._is_legal(state, move)
+        if state.phase != CluePhase.START:
+            return move.kind not in ("roll", "passage", "move") and super()._is_legal(state, move)
+        kind, moving = move.kind, bool(state.roll) and not state.moved
+        if kind == "move":
+            return moving and bool(self.reachable(state)[move.node])
+        if moving or kind == "show":
+            return False
+        if kind == "accuse":
+            return True
+        if kind == "suggest":
+            return bool(self.allowed_rooms(state)[move.cards[-1] - self.category_starts[-1]])
+        if kind == "end":
+            return state.moved
+        return not state.moved and (kind == "roll" or state.positions[state.mover] in self.board.passages)
 
     def apply(self, state: ClueBoardState, action: int) -> ClueEvent:
         move = self.decode(action)
@@ -469,7 +495,7 @@ class ClueBoardRules(ClueRules):
             raise ValueError(f"action {action} ({self.format_move(move)}) is not legal now")
         player = state.mover
         if move.kind == "roll":
-            event = ClueEvent("roll", player, dice=tuple(int(d) for d in state.dice.integers(1, 7, size=2)))
+            event = ClueEvent("roll", player, dice=state.throw())
         elif move.kind == "passage":
             event = ClueEvent("passage", player, node=self.board.passages[state.positions[player]])
         else:
@@ -511,11 +537,18 @@ _ROOM_COLORS = ((214, 166, 120), (196, 178, 214), (150, 200, 160), (206, 150, 15
 _CORRIDOR, _WALL, _CELLAR, _DOOR = (235, 225, 190), (60, 50, 40), (90, 80, 70), (255, 255, 255)
 
 
-def board_text(rules: ClueBoardRules, state: ClueBoardState) -> str:
+def board_text(
+    rules: ClueBoardRules, state: ClueBoardState, marks: np.ndarray | None = None, coordinates: bool = False
+) -> str:
     """The board as text: the map with each suspect's token as its number on its corridor square, then who and
-    which weapons are in each occupied room, and the turn's roll."""
+    which weapons are in each occupied room, and the turn's roll. ``marks`` (bool per node, such as what a roll
+    reaches): corridor squares drawn ``*``, rooms listed. ``coordinates``: rows and columns numbered (a square
+    is named ``row,column``). Reads only the public part of ``state`` (a seat's ``knowledge.public`` will do)."""
     board = rules.board
     grid = [list(row.replace("X", " ")) for row in board.rows]
+    for node in np.flatnonzero(marks[: board.squares]) if marks is not None else ():
+        y, x = board.square_cells[node]
+        grid[y][x] = "*"
     for row in grid:
         for x, cell in enumerate(row):
             if cell.isdigit():
@@ -532,11 +565,21 @@ def board_text(rules: ClueBoardRules, state: ClueBoardState) -> str:
     for weapon, room in enumerate(state.weapons):
         rooms.setdefault(room, []).append(names[weapon_start + weapon])
     lines = ["".join(row) for row in grid]
+    if coordinates:
+        columns = range(board.width)
+        lines = [
+            "   " + "".join(str(x // 10) if x >= 10 else " " for x in columns),
+            "   " + "".join(str(x % 10) for x in columns),
+            *(f"{y:>2} {line}" for y, line in enumerate(lines)),
+        ]
     room_start = rules.category_starts[-1]
     for room in sorted(rooms):
         lines.append(f"{names[room_start + room]} ({ROOM_LETTERS[room]}): {', '.join(rooms[room])}")
     if state.roll:
         lines.append(f"rolled {state.roll}" + (", moved" if state.moved else ", to move"))
+    if marks is not None and marks[board.squares :].any():
+        reached = [names[room_start + r] for r in np.flatnonzero(marks[board.squares :])]
+        lines.append("rooms within reach: " + ", ".join(reached))
     return "\n".join(lines)
 
 

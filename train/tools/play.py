@@ -5,6 +5,7 @@
     python -m train.tools.play Mastermind-v0 --size pegs=5 --size colors=8 --seed 3
     python -m train.tools.play algo --opponent max_entropy      # Algo against an agent (train.tools.play_algo)
     python -m train.tools.play clue --players 4 --opponent deduction_sheet   # Clue (train.tools.play_clue)
+    python -m train.tools.play clue --board --players 3 --opponent velma     # Clue on the board
 
 Each turn shows the board, the number of secrets still possible and their
 entropy in bits. Type a query in the game's notation (``help`` shows an
@@ -176,7 +177,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     players = "; ".join(f"{name}: default {game.play[2]}" for name, game in MULTIPLAYER.items())
     parser.add_argument("--players", type=arguments.count(1), default=None, help=f"players, you included ({players})")
+    parser.add_argument("--board", action="store_true", help="clue: on the board (dice, movement, passages)")
     args = parser.parse_args(argv)
+    if args.board and args.env != "clue":
+        parser.error(f"--board is for clue; {args.env} has no board")
     # An option the chosen game does not take is a mistake to say, not to ignore.
     if args.env in MULTIPLAYER and args.size:
         parser.error(f"--size is for the single-player games; {args.env} takes --players")
@@ -188,7 +192,8 @@ def main(argv: list[str] | None = None) -> None:
             play_game, opponent, players = game.play
             if args.opponent is not None and args.opponent not in game.agents:
                 raise ValueError(f"{args.env}'s opponents are {', '.join(game.agents)}, got {args.opponent!r}")
-            registry.load(play_game)(args.opponent or opponent, args.players or players, args.seed)
+            extra = {"board": True} if args.board else {}
+            registry.load(play_game)(args.opponent or opponent, args.players or players, args.seed, **extra)
         else:
             play(args.env, dict(args.size), args.seed)
     except (ValueError, TypeError) as error:

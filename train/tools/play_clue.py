@@ -2,7 +2,8 @@
 
     python -m train.tools.play clue --players 4 --opponent deduction_sheet
     python -m train.tools.play clue --players 3 --opponent random --seed 4
-    python -m train.tools.play clue --players 5 --opponent entropy     # or ismcts
+    python -m train.tools.play clue --players 5 --opponent entropy     # or ismcts, velma
+    python -m train.tools.play clue --board --players 3 --opponent velma
 
 You sit in seat 0 and see your hand and your deduction sheet, with the exact
 probability of every card at every place (``X`` held, ``-`` not held), counted
@@ -18,9 +19,17 @@ over every deal consistent with what you have seen. Type:
   and the entropy agent's suggestion (the one leaving the least expected
   entropy, with the bits it is expected to gain), ``help``, ``quit``.
 
+On the board (``--board``) you are Miss Scarlet (token 0) and a turn starts
+with ``roll`` (or ``passage`` in a corner room); then ``go ROOM`` or
+``go ROW,COLUMN`` to one of the squares marked ``*`` or a room within reach
+(``stay`` if none is); then suggest in the room you entered, accuse or end.
+``board`` draws the board again; ``hint`` also says where Velma would go.
+
 Opponents: ``random``, ``deduction_sheet`` (certain facts only), ``entropy``
-(:class:`agents.ClueEntropyAgent`) and ``ismcts`` (SO-ISMCTS, a quarter of a
-second a decision).
+(:class:`agents.ClueEntropyAgent`), ``velma`` and ``velma_rate``
+(:class:`agents.clue_velma.ClueVelma`, its two scores: on the board they weigh
+how far the rooms are) and ``ismcts`` (SO-ISMCTS, a quarter of a second a
+decision; not on the board).
 
 Mistyped or illegal moves are explained and asked again.
 """
@@ -34,6 +43,7 @@ import numpy as np
 from agents.roster import agent_names, seat_agent
 from deduction_envs import registry
 from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules, parse_card
+from deduction_envs.games.clue_board import ClueBoardRules, board_text
 from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
 from deduction_envs.reasoning.clue_suggestions import score_suggestions
 from train.seat import Quit, play_in_seat_zero
@@ -42,12 +52,23 @@ from train.tools.play import plain_text
 KINDS = {"suggest": "suggest", "s": "suggest", "accuse": "accuse", "a": "accuse", "show": "show"}
 
 
-def parse_move(rules: ClueRules, text: str, phase: CluePhase) -> ClueMove:
-    """A typed move; a ValueError says what is wrong with it."""
+def parse_move(rules: ClueRules, text: str, phase: CluePhase, here: int = -1) -> ClueMove:
+    """A typed move; a ValueError says what is wrong with it. ``here``: on the board, the node of your token
+    (what ``stay`` names)."""
     words = text.strip().split(maxsplit=1)
     kind = KINDS.get(words[0].lower()) if words else None
     if words and words[0].lower() in ("end", "pass", "done"):
         return ClueMove("end")
+    if isinstance(rules, ClueBoardRules) and words:
+        first = words[0].lower()
+        if first in ("roll", "r"):
+            return ClueMove("roll")
+        if first in ("passage", "p"):
+            return ClueMove("passage")
+        if first == "stay":
+            return ClueMove("move", node=here)
+        if first in ("go", "move", "m"):
+            return ClueMove("move", node=_node(rules, words[1] if len(words) > 1 else ""))
     if kind is None and phase == CluePhase.SHOW:  # just the card
         kind, words = "show", ["show", text]
     if kind is None or len(words) < 2:
@@ -58,6 +79,21 @@ def parse_move(rules: ClueRules, text: str, phase: CluePhase) -> ClueMove:
     cards = sorted(parse_card(part, rules.card_names) for part in parts if part.strip())
     rules.triple_index(cards)  # one card of each category, or a clear error
     return ClueMove(kind, tuple(cards))
+
+
+def _node(rules: ClueBoardRules, text: str) -> int:
+    """The node a typed destination names: a room, or ``ROW,COLUMN`` of a corridor square."""
+    board, numbers = rules.board, text.replace(",", " ").split()
+    if len(numbers) == 2 and all(n.isdigit() for n in numbers):
+        cell = (int(numbers[0]), int(numbers[1]))
+        if cell not in board.square_cells:
+            raise ValueError(f"row {cell[0]}, column {cell[1]} is no corridor square")
+        return board.square_cells.index(cell)
+    if not text.strip():
+        raise ValueError("go where? a room, or ROW,COLUMN of a square marked *")
+    room_start = rules.category_starts[-1]
+    room = parse_card(text, rules.card_names[room_start:])
+    return board.room_node(room)
 
 
 def hint(rules: ClueRules, you: CluePlayerKnowledge, top: int = 3) -> str:
@@ -76,7 +112,28 @@ def hint(rules: ClueRules, you: CluePlayerKnowledge, top: int = 3) -> str:
         names = ", ".join(rules.card_names[c] for c in scores.suggestions[best])
         how = "exact, every deal" if scores.exact else f"from {scores.deals} sampled deals"
         lines.append(f"Best suggestion: {names}, expected to gain {scores.gain[best]:.2f} bits ({how}).")
+        if isinstance(rules, ClueBoardRules):
+            lines.append(_board_hint(rules, you, scores))
     return "\n".join(lines)
+
+
+def _board_hint(rules: ClueBoardRules, you: CluePlayerKnowledge, scores) -> str:
+    """The rooms whose best suggestion gains most, and what Velma (pyvelma's sum score) would do now."""
+    from agents.clue_velma import ClueVelma
+
+    velma = ClueVelma("sum")
+    velma.rules, velma.seat, velma.knowledge = rules, you.player, you
+    velma._scores = (you, you.engine.changes, scores)  # the scores just made for the hint
+    after, now = velma.room_entropies()
+    room_start = rules.category_starts[-1]
+    rooms = ", ".join(
+        f"{rules.card_names[room_start + r]} {now - after[r]:.2f}" for r in np.argsort(after, kind="stable")[:3]
+    )
+    text = f"Rooms whose best suggestion gains most (bits): {rooms}."
+    if you.public.moved:
+        return text
+    action = velma.board_action(rules.legal_mask(you.public))
+    return f"{text} Velma would {rules.format_move(rules.decode(action))}."
 
 
 def sheet(rules: ClueRules, you: CluePlayerKnowledge) -> str:
@@ -89,13 +146,19 @@ def sheet(rules: ClueRules, you: CluePlayerKnowledge) -> str:
 
 
 def play(
-    opponent: str = "deduction_sheet", players: int = 4, seed: int | None = None, read: Callable[[str], str] = input
+    opponent: str = "deduction_sheet",
+    players: int = 4,
+    seed: int | None = None,
+    read: Callable[[str], str] = input,
+    board: bool = False,
 ) -> int | None:
-    """Play one game in seat 0 against ``opponent`` agents.
+    """Play one game in seat 0 against ``opponent`` agents, on the board if ``board``.
 
     Returns the winner's seat (None if you quit or nobody won).
     """
-    rules = ClueRules(players=players)
+    rules = ClueBoardRules(players=players) if board else ClueRules(players=players)
+    if board and opponent == "ismcts":
+        raise ValueError("SO-ISMCTS does not play on the board yet: choose another opponent")
     if opponent not in agent_names("clue_v0"):
         raise ValueError(f"opponent must be one of {', '.join(agent_names('clue_v0'))}, got {opponent!r}")
     rng = np.random.default_rng(seed)
@@ -105,6 +168,8 @@ def play(
     def hear(event: ClueEvent) -> None:
         you.update(event)
         print(sheet(rules, you) if event.kind == "deal" else rules.describe(event, names, you=0))
+        if board and (event.kind == "deal" or (event.kind == "roll" and event.player == 0)):
+            print(_board(rules, you))
 
     print(f"Clue, {players} players; you are seat 0 (the others are P1..P{players - 1}). Type 'help' for the moves.")
     agents = [seat_agent("clue_v0", opponent) for _ in range(players - 1)]
@@ -118,14 +183,62 @@ def play(
     return winner
 
 
-def _ask(rules: ClueRules, you: CluePlayerKnowledge, mask: np.ndarray, read: Callable[[str], str]) -> int:
-    """Read commands until a legal move."""
+def _board(rules: ClueBoardRules, you: CluePlayerKnowledge) -> str:
+    """The board as you see it, with what your roll reaches marked."""
+    public = you.public
+    marks = rules.reachable(public) if public.roll and not public.moved and public.mover == you.player else None
+    return board_text(rules, public, marks, coordinates=True)
+
+
+def _prompt(rules: ClueRules, you: CluePlayerKnowledge, mask: np.ndarray) -> str:
+    """What you may do now, in words."""
     phase = you.phase
     if phase == CluePhase.SHOW:
         options = ", ".join(rules.card_names[a - rules.end_action - 1] for a in np.flatnonzero(mask))
-        print(f"You must show P{you.asker} one of: {options}")
-    else:
-        print("Your turn: suggest or accuse." if phase == CluePhase.START else "Accuse, or end your turn.")
+        return f"You must show P{you.asker} one of: {options}"
+    if phase == CluePhase.AFTER:
+        return "Accuse, or end your turn."
+    if not isinstance(rules, ClueBoardRules):
+        return "Your turn: suggest or accuse."
+    public = you.public
+    if public.moved:
+        room = rules.allowed_rooms(public)
+        where = f"suggest (in the {rules.node_name(public.positions[0])}), " if room.any() else ""
+        return f"You may {where}accuse or end your turn."
+    if public.roll:
+        only = np.flatnonzero(mask[rules.move_action :])
+        if only.size == 1 and only[0] == public.positions[0]:
+            return "Nothing is within reach: type 'stay'."
+        return "Move: 'go ROOM' or 'go ROW,COLUMN' (a square marked *)."
+    extra = ", 'passage'" if mask[rules.passage_action] else ""
+    extra += ", suggest here (you were brought here)" if mask[: rules.num_triples].any() else ""
+    return f"Your turn: 'roll'{extra}, or accuse."
+
+
+def _why(rules: ClueRules, you: CluePlayerKnowledge, mask: np.ndarray) -> str:
+    """What may be done now, for a move that may not."""
+    phase = you.phase
+    if phase == CluePhase.SHOW:
+        return "show one of the cards listed"
+    if phase == CluePhase.AFTER:
+        return "accuse or end your turn"
+    if not isinstance(rules, ClueBoardRules):
+        return "suggest or accuse"
+    public = you.public
+    if public.moved:
+        return "suggest in the room you entered, accuse or end your turn" if mask[: rules.num_triples].any() else (
+            "accuse or end your turn"
+        )  # fmt: skip
+    if public.roll:
+        return "move to a square marked * or a room within reach ('go ROOM', 'go ROW,COLUMN', or 'stay')"
+    return "roll" + (", take the passage" if mask[rules.passage_action] else "") + " or accuse"
+
+
+def _ask(rules: ClueRules, you: CluePlayerKnowledge, mask: np.ndarray, read: Callable[[str], str]) -> int:
+    """Read commands until a legal move."""
+    phase = you.phase
+    board = isinstance(rules, ClueBoardRules)
+    print(_prompt(rules, you, mask))
     while True:
         text = read("> ").strip()
         command = text.lower()
@@ -140,19 +253,17 @@ def _ask(rules: ClueRules, you: CluePlayerKnowledge, mask: np.ndarray, read: Cal
         if command == "sheet":
             print(sheet(rules, you))
             continue
+        if command == "board" and board:
+            print(_board(rules, you))
+            continue
         if not text:
             continue
         try:
-            action = rules.action_index(parse_move(rules, text, phase))
+            action = rules.action_index(parse_move(rules, text, phase, you.public.positions[0] if board else -1))
         except ValueError as error:
             print(f"Not a move: {error}.")
             continue
         if not mask[action]:
-            why = {
-                CluePhase.START: "suggest or accuse",
-                CluePhase.AFTER: "accuse or end your turn",
-                CluePhase.SHOW: "show one of the cards listed",
-            }[phase]
-            print(f"Not legal now: {why}.")
+            print(f"Not legal now: {_why(rules, you, mask)}.")
             continue
         return action
