@@ -25,6 +25,7 @@ COMMANDS = [
     "train.experiments.analysis",
     "train.experiments.algo_experiments",
     "train.experiments.clue_experiments",
+    "train.experiments.clue_board_experiments",
     "train.experiments.generalized_clue_experiments",
     "train.experiments.paper_figure5",
     "train.experiments.report",

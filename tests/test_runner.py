@@ -15,8 +15,9 @@ from train import arguments
 from train.experiments.runner import Experiment, Run, gather, run_experiment
 
 #: Every experiment of train/experiments/ (each declares EXPERIMENT and runs through the runner).
-EXPERIMENTS = ["algo_experiments", "analysis", "clue_experiments", "clue_walksat", "generalized_clue_experiments",
-               "ises_lookahead", "multiplayer_analysis", "paper_figure5", "report"]  # fmt: skip
+EXPERIMENTS = ["algo_experiments", "analysis", "clue_board_experiments", "clue_experiments", "clue_walksat",
+               "generalized_clue_experiments", "ises_lookahead", "multiplayer_analysis", "paper_figure5",
+               "report"]  # fmt: skip
 
 PLAYED: list[int] = []  # the jobs the toy experiment played in this process, in order
 
@@ -115,6 +116,7 @@ def test_every_experiment_is_declared_for_the_runner(name):
 
 
 @pytest.mark.parametrize(("name", "outputs"), [("algo_experiments", ["algo.md"]),
+                                               ("clue_board_experiments", ["clue_board.md", "clue_board.png"]),
                                                ("clue_walksat", ["clue_walksat.md", "clue_walksat.png"]),
                                                ("generalized_clue_experiments", ["generalized_clue.md",
                                                                                  "generalized_clue.png"])])  # fmt: skip
