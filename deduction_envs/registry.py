@@ -73,6 +73,8 @@ class Game:
             names by seat and a seed (:mod:`agents.matches`).
         training_env: multiplayer: the raw env the training layer builds (``"module:Class"``, a subclass of the
             game's with what only training reads, :mod:`train.observations`); default the game's own.
+        variants: multiplayer: keywords that, set True, select another rules class (``"module:Class"``), as the
+            env's own keyword does (Clue's ``board``): :meth:`make_rules` takes them.
     """
 
     name: str
@@ -89,6 +91,7 @@ class Game:
     playthroughs: tuple[tuple[Mapping[str, Any], int], ...] = ()
     matches: tuple[tuple[Mapping[str, Any], tuple[str, ...], int], ...] = ()
     training_env: str | None = None
+    variants: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def multiplayer(self) -> bool:
@@ -112,6 +115,12 @@ class Game:
             TypeError: a size the game does not have. The rules' own errors for bad values.
         """
         cls = self.rules_class()
+        for keyword, variant in self.variants.items():
+            chosen = sizes.pop(keyword, False)
+            if not isinstance(chosen, bool):
+                raise ValueError(f"{keyword} must be True or False, got {chosen!r}")
+            if chosen:
+                cls = load(variant)
         accepted = [f.name for f in dataclasses.fields(cls)]
         unknown = sorted(set(sizes) - set(accepted))
         if unknown:
@@ -245,12 +254,16 @@ register_game(
         playthroughs=(
             ({"players": 3, "max_cycles": 40}, 1),
             ({"players": 6, "probabilities": False, "max_cycles": 20}, 6),
+            ({"players": 2, "board": True, "max_cycles": 40}, 2),
         ),
         matches=(
             ({"players": 3}, ("entropy", "deduction_sheet", "random"), 1),
             ({"players": 4}, ("deduction_sheet", "random", "deduction_sheet", "random"), 2),
             ({"players": 6}, ("deduction_sheet",) * 6, 3),
+            ({"players": 2, "board": True}, ("velma", "deduction_sheet"), 4),
+            ({"players": 4, "board": True}, ("velma_rate", "entropy", "deduction_sheet", "velma"), 5),
         ),
+        variants=MappingProxyType({"board": "deduction_envs.games.clue_board:ClueBoardRules"}),
     )
 )
 register_game(
