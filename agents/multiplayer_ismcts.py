@@ -326,6 +326,11 @@ class ClueSearchPolicy(SearchPolicy):
             legal = np.flatnonzero(mask[: rules.num_triples])
             if legal.size:
                 return int(legal[rng.integers(legal.size)])
+        if not mask[rules.end_action]:  # only on the board, before the move: roll or passage, then a room if the
+            legal = np.flatnonzero(mask[rules.roll_action :]) + rules.roll_action  # roll reaches one
+            rooms = legal[legal >= rules.move_action + rules.board.squares]
+            pool = rooms if rooms.size else legal
+            return int(pool[rng.integers(pool.size)])
         return rules.end_action
 
     def observe(self, sim: Any, rules: Any, state: Any, event: Any) -> None:

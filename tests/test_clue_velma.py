@@ -132,6 +132,15 @@ def test_the_entropy_agent_heads_for_the_room_of_its_best_suggestion():
     assert min(rules.board.distances[node, best_rooms]) == nearest
 
 
+def test_so_ismcts_plays_on_the_board():
+    from agents import SOISMCTS, ClueSearchPolicy
+
+    for players in (2, 3):
+        search = SOISMCTS(iterations=30, policy=ClueSearchPolicy())
+        record = play_game(ClueBoardRules(players), [search, *(ClueDeductionSheet() for _ in range(players - 1))])
+        assert record.actions
+
+
 def test_velma_rejects_a_bad_score_and_plays_as_the_entropy_agent_off_the_board():
     with pytest.raises(ValueError, match="score must be one of sum, rate"):
         ClueVelma("product")

@@ -159,10 +159,7 @@ def test_clue_on_the_board_roll_move_suggest_and_the_hint(monkeypatch, capsys):
     assert "Not legal now: move to a square marked * or a room within reach" in out  # a second roll
 
 
-def test_the_board_is_for_clue_only_and_ismcts_does_not_play_on_it(monkeypatch, capsys):
+def test_the_board_is_for_clue_only(monkeypatch, capsys):
     with pytest.raises(SystemExit):
         run(monkeypatch, capsys, ["algo", "--board"], [])
     assert "--board is for clue; algo has no board" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        run(monkeypatch, capsys, ["clue", "--board", "--opponent", "ismcts"], [])
-    assert "SO-ISMCTS does not play on the board yet" in capsys.readouterr().err

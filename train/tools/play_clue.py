@@ -29,7 +29,8 @@ Opponents: ``random``, ``deduction_sheet`` (certain facts only), ``entropy``
 (:class:`agents.ClueEntropyAgent`), ``velma`` and ``velma_rate``
 (:class:`agents.clue_velma.ClueVelma`, its two scores: on the board they weigh
 how far the rooms are) and ``ismcts`` (SO-ISMCTS, a quarter of a second a
-decision; not on the board).
+decision; on the board its play-outs roll and move at random, into a room when
+the roll reaches one).
 
 Mistyped or illegal moves are explained and asked again.
 """
@@ -157,8 +158,6 @@ def play(
     Returns the winner's seat (None if you quit or nobody won).
     """
     rules = ClueBoardRules(players=players) if board else ClueRules(players=players)
-    if board and opponent == "ismcts":
-        raise ValueError("SO-ISMCTS does not play on the board yet: choose another opponent")
     if opponent not in agent_names("clue_v0"):
         raise ValueError(f"opponent must be one of {', '.join(agent_names('clue_v0'))}, got {opponent!r}")
     rng = np.random.default_rng(seed)
