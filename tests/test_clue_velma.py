@@ -148,3 +148,13 @@ def test_velma_rejects_a_bad_score_and_plays_as_the_entropy_agent_off_the_board(
 
     record = play_game(ClueRules(3), [ClueVelma(), ClueEntropyAgent(), ClueDeductionSheet()], seed=0)
     assert record.actions
+
+
+def test_the_readme_picture_of_the_board_is_drawn_from_a_seeded_game():
+    from deduction_envs.games.clue_board import TOKEN_COLORS
+    from scripts.clue_board_picture import picture
+
+    image = picture(actions=20)
+    assert image.shape == (25 * 20, 24 * 20, 3) and (picture(actions=20) == image).all()  # seeded
+    colours = {tuple(c) for c in image.reshape(-1, 3)}
+    assert all(tuple(c) in colours for c in TOKEN_COLORS[:4])  # the four players' tokens are on it
