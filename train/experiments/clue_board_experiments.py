@@ -33,11 +33,11 @@ from typing import Any
 import numpy as np
 from scipy.stats import binomtest
 
-from agents import ClueDeductionSheet, ClueEntropyAgent, GameRecord, Logged, SeatAgent, play_match
+from agents import ClueDeductionSheet, ClueEntropyAgent, GameRecord, Logged, SeatAgent
 from agents.clue_velma import ClueVelma
 from deduction_envs.games.clue_board import ClueBoardRules
 from train import arguments
-from train.experiments.runner import Experiment, Finished, Run, gather, named_agent, run_experiment
+from train.experiments.runner import Experiment, Finished, Run, gather, match_summaries, named_agent, run_experiment
 from train.stats import chunks, format_p, interval
 
 #: The cells: (contender, opponent).
@@ -85,16 +85,7 @@ def play_part(job: tuple[int, str, str, int, int], settings: Settings) -> list[d
     players, contender, opponent, start, games = job
     rules = ClueBoardRules(players)
     agents = [Logged(make_agent(contender)), *(Logged(make_agent(opponent)) for _ in range(players - 1))]
-    out: list[dict] = []
-    play_match(
-        rules,
-        agents,
-        games,
-        seed=settings.seed,
-        start=start,
-        after_game=lambda record, lineup: out.append(summarise(rules, record, agents, lineup)),
-    )
-    return out
+    return match_summaries(rules, agents, games, settings.seed, start, summarise)
 
 
 def jobs(settings: Settings) -> list[tuple[int, str, str, int, int]]:

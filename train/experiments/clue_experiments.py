@@ -50,11 +50,10 @@ from agents import (
     Logged,
     RandomSeatAgent,
     SeatAgent,
-    play_match,
 )
 from deduction_envs.games.clue import ClueRules
 from train import arguments
-from train.experiments.runner import Experiment, Finished, Run, gather, named_agent, run_experiment
+from train.experiments.runner import Experiment, Finished, Run, gather, match_summaries, named_agent, run_experiment
 from train.stats import chunks, format_p, interval
 
 #: The entropy agent's accusation rules and refuter model; the first is the default the others are compared with.
@@ -132,16 +131,7 @@ def play_part(job: tuple[int, str, str, int, int], settings: Settings) -> list[d
     rules = ClueRules(players)
     agents = [Logged(make_agent(contender, settings.ismcts_seconds))]
     agents += [Logged(make_agent(opponent, settings.ismcts_seconds)) for _ in range(players - 1)]
-    games_out: list[dict] = []
-    play_match(
-        rules,
-        agents,
-        games,
-        seed=settings.seed,
-        start=start,
-        after_game=lambda record, lineup: games_out.append(summarise(rules, record, agents, lineup)),
-    )
-    return games_out
+    return match_summaries(rules, agents, games, settings.seed, start, summarise)
 
 
 def report(results: dict[tuple[int, str, str], list[dict]], settings: Settings, run: Run) -> str:

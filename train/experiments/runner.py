@@ -36,7 +36,16 @@ from typing import Any, Generic, TypeVar
 from deduction_envs.core.executor import discard_store, run_jobs
 from train import arguments
 
-__all__ = ["Experiment", "Finished", "Run", "gather", "named_agent", "results_folder", "run_experiment"]
+__all__ = [
+    "Experiment",
+    "Finished",
+    "Run",
+    "gather",
+    "match_summaries",
+    "named_agent",
+    "results_folder",
+    "run_experiment",
+]
 
 S = TypeVar("S")  # an experiment's settings
 J = TypeVar("J", bound=Hashable)  # one of its jobs
@@ -186,3 +195,16 @@ def named_agent(makers: dict[str, Callable[[], Any]], name: str) -> Any:
     agent = makers[name]()
     agent.name = name
     return agent
+
+
+def match_summaries(
+    rules: Any, agents: list[Any], games: int, seed: int, start: int, summarise: Callable[..., Any]
+) -> list[Any]:
+    """Games ``[start, start + games)`` of a tournament cell (:func:`agents.play_match`, seats rotated), each
+    summarised by ``summarise(rules, record, agents, lineup)`` as it ends (the agents' logs are read then)."""
+    from agents import play_match
+
+    out: list[Any] = []
+    play_match(rules, agents, games, seed=seed, start=start,
+               after_game=lambda record, lineup: out.append(summarise(rules, record, agents, lineup)))  # fmt: skip
+    return out

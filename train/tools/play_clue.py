@@ -189,55 +189,41 @@ def _board(rules: ClueBoardRules, you: CluePlayerKnowledge) -> str:
     return board_text(rules, public, marks, coordinates=True)
 
 
-def _prompt(rules: ClueRules, you: CluePlayerKnowledge, mask: np.ndarray) -> str:
-    """What you may do now, in words."""
+def _choices(rules: ClueRules, you: CluePlayerKnowledge, mask: np.ndarray) -> tuple[str, str]:
+    """What you may do now: the prompt, and the words for a move that may not be made."""
     phase = you.phase
     if phase == CluePhase.SHOW:
         options = ", ".join(rules.card_names[a - rules.end_action - 1] for a in np.flatnonzero(mask))
-        return f"You must show P{you.asker} one of: {options}"
+        return f"You must show P{you.asker} one of: {options}", "show one of the cards listed"
     if phase == CluePhase.AFTER:
-        return "Accuse, or end your turn."
+        return "Accuse, or end your turn.", "accuse or end your turn"
     if not isinstance(rules, ClueBoardRules):
-        return "Your turn: suggest or accuse."
+        return "Your turn: suggest or accuse.", "suggest or accuse"
     public = you.public
     if public.moved:
-        room = rules.allowed_rooms(public)
-        where = f"suggest (in the {rules.node_name(public.positions[0])}), " if room.any() else ""
-        return f"You may {where}accuse or end your turn."
+        if rules.allowed_rooms(public).any():
+            where = rules.node_name(public.positions[you.player])
+            return f"You may suggest (in the {where}), accuse or end your turn.", (
+                "suggest in the room you entered, accuse or end your turn"
+            )
+        return "You may accuse or end your turn.", "accuse or end your turn"
     if public.roll:
-        only = np.flatnonzero(mask[rules.move_action :])
-        if only.size == 1 and only[0] == public.positions[0]:
-            return "Nothing is within reach: type 'stay'."
-        return "Move: 'go ROOM' or 'go ROW,COLUMN' (a square marked *)."
-    extra = ", 'passage'" if mask[rules.passage_action] else ""
-    extra += ", suggest here (you were brought here)" if mask[: rules.num_triples].any() else ""
-    return f"Your turn: 'roll'{extra}, or accuse."
-
-
-def _why(rules: ClueRules, you: CluePlayerKnowledge, mask: np.ndarray) -> str:
-    """What may be done now, for a move that may not."""
-    phase = you.phase
-    if phase == CluePhase.SHOW:
-        return "show one of the cards listed"
-    if phase == CluePhase.AFTER:
-        return "accuse or end your turn"
-    if not isinstance(rules, ClueBoardRules):
-        return "suggest or accuse"
-    public = you.public
-    if public.moved:
-        return "suggest in the room you entered, accuse or end your turn" if mask[: rules.num_triples].any() else (
-            "accuse or end your turn"
-        )  # fmt: skip
-    if public.roll:
-        return "move to a square marked * or a room within reach ('go ROOM', 'go ROW,COLUMN', or 'stay')"
-    return "roll" + (", take the passage" if mask[rules.passage_action] else "") + " or accuse"
+        why = "move to a square marked * or a room within reach ('go ROOM', 'go ROW,COLUMN', or 'stay')"
+        if np.flatnonzero(mask[rules.move_action :]).tolist() == [public.positions[you.player]]:
+            return "Nothing is within reach: type 'stay'.", why
+        return "Move: 'go ROOM' or 'go ROW,COLUMN' (a square marked *).", why
+    passage = bool(mask[rules.passage_action])
+    extra = (", 'passage'" if passage else "") + (
+        ", suggest here (you were brought here)" if mask[: rules.num_triples].any() else ""
+    )
+    return f"Your turn: 'roll'{extra}, or accuse.", "roll" + (", take the passage" if passage else "") + " or accuse"
 
 
 def _ask(rules: ClueRules, you: CluePlayerKnowledge, mask: np.ndarray, read: Callable[[str], str]) -> int:
     """Read commands until a legal move."""
     phase = you.phase
     board = isinstance(rules, ClueBoardRules)
-    print(_prompt(rules, you, mask))
+    print(_choices(rules, you, mask)[0])
     while True:
         text = read("> ").strip()
         command = text.lower()
@@ -263,6 +249,6 @@ def _ask(rules: ClueRules, you: CluePlayerKnowledge, mask: np.ndarray, read: Cal
             print(f"Not a move: {error}.")
             continue
         if not mask[action]:
-            print(f"Not legal now: {_why(rules, you, mask)}.")
+            print(f"Not legal now: {_choices(rules, you, mask)[1]}.")
             continue
         return action
