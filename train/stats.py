@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import binomtest
 
-__all__ = ["bootstrap_rows", "chunks", "format_p", "interval"]
+__all__ = ["bootstrap_rows", "chunks", "format_p", "interval", "sign_test"]
 
 
 def interval(successes: int, trials: int) -> tuple[float, float]:
@@ -30,6 +30,16 @@ def bootstrap_rows(
         return float("nan"), float("nan")
     low, high = np.percentile(finite, [2.5, 97.5])
     return float(low), float(high)
+
+
+def sign_test(first: Sequence[bool], second: Sequence[bool]) -> tuple[int, int, float]:
+    """Paired outcomes (game ``g`` of both: the same deal) compared by the exact two-sided sign test on the pairs
+    where exactly one succeeded: ``(only first, only second, p)`` (p = 1 when no pair differs)."""
+    pairs = list(zip(first, second, strict=True))
+    only_first = sum(a and not b for a, b in pairs)
+    only_second = sum(b and not a for a, b in pairs)
+    differ = only_first + only_second
+    return only_first, only_second, binomtest(only_first, differ).pvalue if differ else 1.0
 
 
 def format_p(p: float) -> str:

@@ -38,7 +38,7 @@ from agents.clue_velma import ClueVelma
 from deduction_envs.games.clue_board import ClueBoardRules
 from train import arguments
 from train.experiments.runner import Experiment, Finished, Run, gather, match_summaries, named_agent, run_experiment
-from train.stats import chunks, format_p, interval
+from train.stats import chunks, format_p, interval, sign_test
 
 #: The cells: (contender, opponent).
 CELLS = (("velma(sum)", "deduction-sheet"), ("velma(rate)", "deduction-sheet"), ("entropy", "velma(sum)"))
@@ -142,10 +142,8 @@ def report(results: dict[tuple[int, str, str], list[dict]], settings: Settings, 
         other = results.get((players, "velma(rate)", "deduction-sheet"))
         if not base or not other:
             continue
-        pairs = list(zip(base, other, strict=True))  # game g of both cells: the same deal
-        only_rate = sum(o["contender_won"] and not b["contender_won"] for b, o in pairs)
-        only_sum = sum(b["contender_won"] and not o["contender_won"] for b, o in pairs)
-        p = binomtest(only_rate, only_rate + only_sum).pvalue if only_rate + only_sum else 1.0
+        won = [[g["contender_won"] for g in games] for games in (other, base)]  # game g of both: the same deal
+        only_rate, only_sum, p = sign_test(*won)
         verdict = "significant at 5%" if p < 0.05 else "not significant"
         lines.append(
             f"- {players} players: the rate won {only_rate} games the sum lost, lost {only_sum} it won "

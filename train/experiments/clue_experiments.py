@@ -54,7 +54,7 @@ from agents import (
 from deduction_envs.games.clue import ClueRules
 from train import arguments
 from train.experiments.runner import Experiment, Finished, Run, gather, match_summaries, named_agent, run_experiment
-from train.stats import chunks, format_p, interval
+from train.stats import chunks, format_p, interval, sign_test
 
 #: The entropy agent's accusation rules and refuter model; the first is the default the others are compared with.
 ENTROPY_VARIANTS = ("entropy", "entropy(p>=0.79)", "entropy(H<=1)", "entropy(adversarial)", "entropy(own shows)")
@@ -201,10 +201,8 @@ def compare(results: dict[tuple[int, str, str], list[dict]], players: int) -> li
         other = results.get((players, variant, "deduction-sheet"))
         if not other:
             continue
-        pairs = list(zip(base, other, strict=True))  # game g of both cells: the same deal
-        only_variant = sum(o["contender_won"] and not b["contender_won"] for b, o in pairs)
-        only_base = sum(b["contender_won"] and not o["contender_won"] for b, o in pairs)
-        p = binomtest(only_variant, only_variant + only_base).pvalue if only_variant + only_base else 1.0
+        won = [[g["contender_won"] for g in games] for games in (other, base)]  # game g of both: the same deal
+        only_variant, only_base, p = sign_test(*won)
         lines.append(
             f"- `{variant}`: won {only_variant} games the default lost, lost {only_base} it won "
             f"(p = {format_p(p)}{', significant at 5%' if p < 0.05 else ', not significant'})."
