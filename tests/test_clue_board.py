@@ -316,3 +316,70 @@ def test_the_board_observation_holds_the_tokens_roll_and_reachable_nodes():
     lines = board_text(rules, state).splitlines()
     assert lines[0] == BOARD_MAP[0] and lines[24][16] == "0"  # tokens 2, 3 and 0 on their start squares
     assert lines[1] == BOARD_MAP[1] and "Rolled" not in lines[-1] and lines[-1] == f"rolled {state.roll}, to move"
+
+
+class FixedBoardDeal(ClueBoardRules):
+    """Clue on the board dealt as ``deal`` every time, with the same weapons and dice."""
+
+    def __init__(self, players: int, deal: tuple[int, ...]) -> None:
+        super().__init__(players)
+        object.__setattr__(self, "deal", deal)
+
+    def new_game(self, rng, first=0):
+        state = self.state_of_deal(self.deal, first)
+        state.dice_seed = 7
+        return state
+
+
+def swap_unnamed(rules: ClueRules, places: list[int], observer: int, named: set[int]) -> list[int] | None:
+    """``places`` with two unnamed cards of two places other than ``observer`` swapped (of one category if one
+    place is the case file, which holds one card of each); None if there are none."""
+    category = np.searchsorted(rules.category_starts, np.arange(rules.cards), side="right")
+    others = [p for p in range(rules.players + 1) if p != observer]
+    for i, a in enumerate(others):
+        for b in others[i + 1 :]:
+            for c in (c for c in range(rules.cards) if places[c] == a and c not in named):
+                for d in (d for d in range(rules.cards) if places[d] == b and d not in named):
+                    if rules.players in (a, b) and category[c] != category[d]:
+                        continue
+                    swapped = list(places)
+                    swapped[c], swapped[d] = b, a
+                    return swapped
+    return None
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_on_the_board_a_seat_sees_nothing_of_another_seats_cards(players):
+    """Swapping two cards between two other players (cards nobody named) changes none of a seat's observations;
+    with two players, a card of the case file and one of the other player's."""
+    from deduction_envs import registry
+
+    env = clue_v0.raw_env(players=players, board=True)
+    compared = 0
+    for seed in range(6):
+        observer = seed % players
+        rules = FixedBoardDeal(players, ClueRules(players).new_game(np.random.default_rng(seed)).places)
+        rng = np.random.default_rng(seed)
+        first = Table(rules, rng, [lambda e: None] * players)
+        while not first.over and len(first.actions) < 40:
+            mask = first.legal_mask().copy()
+            mask[rules.num_triples : 2 * rules.num_triples] = False
+            first.step(int(rng.choice(np.flatnonzero(mask if mask.any() else first.legal_mask()))))
+        named = {c for a in first.actions for c in rules.decode(a).cards}
+        places = list(first.state.places)
+        swapped = swap_unnamed(rules, places, observer, named)
+        if swapped is None:
+            continue
+        observations = []
+        for deal in (tuple(places), tuple(swapped)):
+            fixed = FixedBoardDeal(players, deal)
+            knowledge = [registry.new_knowledge(fixed, p) for p in range(players)]
+            table = Table(fixed, np.random.default_rng(0), [k.update for k in knowledge])
+            seen = [env.encode(knowledge[observer])]
+            for action in first.actions:
+                table.step(action)
+                seen.append(env.encode(knowledge[observer]))
+            observations.append(np.array(seen))
+        np.testing.assert_array_equal(observations[0], observations[1])
+        compared += 1
+    assert compared >= 3
