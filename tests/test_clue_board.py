@@ -383,3 +383,25 @@ def test_on_the_board_a_seat_sees_nothing_of_another_seats_cards(players):
         np.testing.assert_array_equal(observations[0], observations[1])
         compared += 1
     assert compared >= 3
+
+
+@pytest.mark.parametrize("action", [671, 672, 648, 0, 700])
+def test_every_masked_board_action_ends_the_game_or_raises_and_out_of_space_is_refused(action):
+    env = clue_v0.env(players=3, board=True)
+    env.reset(seed=0)
+    agent = env.agent_selection
+    with pytest.warns(UserWarning, match="masked action"):
+        env.step(action)  # a passage off the corner rooms, a move before the roll, an end before it, a suggestion
+    assert all(env.terminations.values()) and env.rewards[agent] == -1.0
+    strict = clue_v0.env(players=3, board=True, illegal_action="raise")
+    strict.reset(seed=0)
+    with pytest.raises(ValueError, match=f"action {action} is masked"):
+        strict.step(action)
+    strict.step(670)  # the roll: then only the moves
+    mask = strict.observe(strict.agent_selection)["action_mask"]
+    assert mask.sum() >= 1 and not mask[:672].any()
+    with pytest.raises(ValueError, match="is masked"):
+        strict.step(670)  # no second roll
+    for bad in (862, -1, 1.5, None):
+        with pytest.raises(ValueError, match=r"action must be an integer in \[0, 861\]"):
+            strict.step(bad)
