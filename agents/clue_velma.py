@@ -20,7 +20,10 @@ from agents.clue_moves import board_stage
 from deduction_envs.games.clue import ClueMove
 from deduction_envs.games.clue_board import TWO_DICE
 
-__all__ = ["SCORES", "ClueVelma"]
+__all__ = ["SCORES", "VELMA_THRESHOLD", "ClueVelma"]
+
+#: Velma's accusation threshold: the probability of the likeliest case file at which it accuses.
+VELMA_THRESHOLD = 0.79
 
 #: How Velma weighs a destination: pyvelma's sum (expected entropy in nats + expected turns, minimised) or the
 #: rate pyvelma proposes (expected entropy reduction per expected turn, maximised).
@@ -46,13 +49,14 @@ class ClueVelma(ClueEntropyAgent):
 
     The passage-or-roll decision compares the passage's room with the roll's expected best score (over the
     eleven sums of two dice, the reachable nodes of each); a token another's suggestion brought into a room may
-    also suggest there without moving. Accusation: the entropy agent's rule (``threshold``, probability of the
-    likeliest case file, as pyvelma's ``PACCUSATIONTHRESH``); refuting: pyvelma's card-to-show rule. Off the
-    board it plays as :class:`ClueEntropyAgent`.
+    also suggest there without moving. Accusation: pyvelma's probability threshold (``PACCUSATIONTHRESH``): when
+    the likeliest case file reaches ``threshold`` (default :data:`VELMA_THRESHOLD`, 0.79, the value this suite's
+    Clue tournaments took for Velma's), at the next decision of its turn; refuting: pyvelma's card-to-show rule.
+    Other keywords are :class:`ClueEntropyAgent`'s. Off the board it plays as that agent with those settings.
     """
 
-    def __init__(self, score: str = "sum", **kwargs) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, score: str = "sum", threshold: float = VELMA_THRESHOLD, **kwargs) -> None:
+        super().__init__(threshold=threshold, **kwargs)
         if score not in SCORES:
             raise ValueError(f"score must be one of {', '.join(SCORES)}, got {score!r}")
         self.score = score

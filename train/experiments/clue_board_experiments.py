@@ -11,8 +11,9 @@ dice seeded) from ``(--seed, g)`` in every cell, so cells at one player count pl
 
 Cells: Velma with pyvelma's score (``velma(sum)``: expected entropy in nats plus expected turns to the murder
 room) and with the rate pyvelma proposes (``velma(rate)``: expected entropy reduction per expected turn), each
-against deduction-sheet agents; and the entropy agent, which heads for the room of its best suggestion however
-far it is (no remoteness), against ``velma(sum)`` agents.
+against deduction-sheet agents; and the entropy agent with Velma's accusation threshold (0.79), which heads for
+the room of its best suggestion however far it is (no remoteness), against ``velma(sum)`` agents: the two differ
+only in how they move.
 
 Reported per cell: the contender's win rate with a 95% Wilson interval and the one-sided binomial test of it
 against the fair share ``1/players``; wrong accusations per game of each side; the rounds a game lasts (rolls
@@ -34,14 +35,18 @@ import numpy as np
 from scipy.stats import binomtest
 
 from agents import ClueDeductionSheet, ClueEntropyAgent, GameRecord, Logged, SeatAgent
-from agents.clue_velma import ClueVelma
+from agents.clue_velma import VELMA_THRESHOLD, ClueVelma
 from deduction_envs.games.clue_board import ClueBoardRules
 from train import arguments
 from train.experiments.runner import Experiment, Finished, Run, gather, match_summaries, named_agent, run_experiment
 from train.stats import chunks, format_p, interval, sign_test
 
 #: The cells: (contender, opponent).
-CELLS = (("velma(sum)", "deduction-sheet"), ("velma(rate)", "deduction-sheet"), ("entropy", "velma(sum)"))
+CELLS = (
+    ("velma(sum)", "deduction-sheet"),
+    ("velma(rate)", "deduction-sheet"),
+    ("entropy(p>=0.79)", "velma(sum)"),
+)
 PLAYERS = (2, 3, 4, 5, 6)
 
 
@@ -58,7 +63,7 @@ def make_agent(name: str) -> SeatAgent:
     makers: dict[str, Callable[[], SeatAgent]] = {
         "velma(sum)": lambda: ClueVelma("sum"),
         "velma(rate)": lambda: ClueVelma("rate"),
-        "entropy": ClueEntropyAgent,
+        "entropy(p>=0.79)": lambda: ClueEntropyAgent(threshold=VELMA_THRESHOLD),
         "deduction-sheet": ClueDeductionSheet,
     }
     return named_agent(makers, name)
