@@ -405,3 +405,19 @@ def test_every_masked_board_action_ends_the_game_or_raises_and_out_of_space_is_r
     for bad in (862, -1, 1.5, None):
         with pytest.raises(ValueError, match=r"action must be an integer in \[0, 861\]"):
             strict.step(bad)
+
+
+def test_a_bad_board_map_is_a_clear_error():
+    from deduction_envs.games.clue_board import ClueBoard
+
+    with pytest.raises(ValueError, match="rows of the same length"):
+        ClueBoard(["..", "..."])
+    with pytest.raises(ValueError, match="no room 'K' with a door"):
+        ClueBoard([row.replace("k", "K") for row in BOARD_MAP])
+    walled = [row[:4] + "#" + row[5:] if i == 7 else row for i, row in enumerate(BOARD_MAP)]  # below the door
+    with pytest.raises(ValueError, match="door of room 'K' at row 6, column 4 opens onto no corridor"):
+        ClueBoard(walled)
+    with pytest.raises(ValueError, match="one start square for each of the six suspects"):
+        ClueBoard([row.replace("5", ".") for row in BOARD_MAP])
+    with pytest.raises(ValueError, match="roll must be an integer in \\[0, 12\\]"):
+        BOARD.reachable(0, 13)
