@@ -195,6 +195,19 @@ def test_staying_in_the_room_the_turn_began_in_allows_no_suggestion():
     assert not rules.reachable(state)[BOARD.room_node(room)]  # nor by leaving and coming back
 
 
+def test_a_token_that_cannot_leave_its_room_stays_and_may_not_suggest_there():
+    rules = ClueBoardRules(2)
+    state = rules.new_game(np.random.default_rng(8))
+    kitchen = BOARD.room_node(0)
+    (door,) = [n for n in BOARD.neighbours[kitchen] if n < BOARD.squares]  # the Kitchen has one door
+    state.positions[0], state.positions[1] = kitchen, door
+    rules.apply(state, rules.roll_action)
+    assert np.flatnonzero(rules.legal_mask(state)).tolist() == [rules.move_action + kitchen]
+    rules.apply(state, rules.move_action + kitchen)
+    assert state.moved and state.entered == -1 and not rules.allowed_rooms(state).any()
+    assert not rules.legal_mask(state)[: rules.num_triples].any() and rules.legal_mask(state)[rules.end_action]
+
+
 def test_a_secret_passage_takes_the_corner_room_to_the_opposite_one():
     rules = ClueBoardRules(2)
     state = rules.new_game(np.random.default_rng(6))

@@ -512,8 +512,9 @@ class ClueBoardRules(ClueRules):
         elif kind == "roll":
             state.roll = sum(event.dice)
         elif kind in ("move", "passage"):
+            stayed = state.positions[event.player] == event.node  # a token that could not move: no room entered
             state.positions[event.player] = event.node
-            state.moved, state.entered = True, self.board.room_of(event.node)
+            state.moved, state.entered = True, -1 if stayed else self.board.room_of(event.node)
         elif kind == "suggest":
             suspect, weapon, room = (c - s for c, s in zip(event.cards, self.category_starts, strict=True))
             node = self.board.room_node(room)
