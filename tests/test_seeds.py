@@ -42,6 +42,11 @@ def test_seeds_train_one_run_each_and_report_each_and_their_aggregate(tmp_path, 
         assert (recorded["seed"], recorded["eval_seed"]) == (seed, 3)  # every seed scored on --seed's secrets
     table = (out / "seeds.md").read_text()
     assert table in capsys.readouterr().out and "evaluation seed 3" in table
+    from agents import ISES, evaluate
+
+    ises = evaluate(ISES(), "Mastermind-v0", {"pegs": 2, "colors": 3}, secrets="all")  # every 2x3 secret
+    row = f"| ISES | {ises.mean_steps:.3f} | {ises.solve_rate:.1%} | {ises.worst} |"
+    assert row in table  # the references on the same 9 secrets, played once for all the seeds
     rows = [line for line in table.splitlines() if line.startswith(("| 4 |", "| 7 |"))]
     assert len(rows) == 2
     steps = [float(row.split("|")[4]) for row in rows]

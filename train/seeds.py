@@ -9,8 +9,10 @@ by the worker that trains it: on a cluster of several machines, put ``--output``
 Then ``OUTPUT/seeds.md``: each seed's figure (single-player games: the policy's mean steps and solve rate;
 multiplayer: its win rate against each evaluation opponent) and, across seeds, the mean and the interquartile
 mean (IQM, the mean of the middle half; with fewer than four seeds it trims what a quarter of them rounds to)
-with 95% bootstrap intervals (``scipy.stats.bootstrap``, percentile, 10,000 resamples); and ``seeds.png``: the
-learning curve of every seed and their mean.
+with 95% bootstrap intervals (``scipy.stats.bootstrap``, percentile, 10,000 resamples); for a single-player
+game, the reference agents (ISES, SO-ISMCTS, random) on the same secrets, played once for all the seeds (every
+seed is scored on the same evaluation: the command's ``--seed`` draws it); and ``seeds.png``: the learning
+curve of every seed and their mean.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ class SeedsResult:
     seeds: tuple[int, ...]
     runs: dict[int, TrainingRun]
     aggregates: tuple[Aggregate, ...]
+    references: tuple = ()  #: single-player: the reference agents' results on the seeds' evaluation secrets
 
 
 def _iqm(values: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -109,11 +112,24 @@ def run_seeds(config: RunConfig, seeds: Sequence[int], workers: int | Executor =
     runs = run_jobs(_train_seed, list(seeds), workers, "seeds", config, store=store)
     names = list(figures(runs[seeds[0]]))
     aggregates = tuple(aggregate(name, [figures(runs[s])[name] for s in seeds], config.seed) for name in names)
-    result = SeedsResult(seeds, runs, aggregates)
+    result = SeedsResult(seeds, runs, aggregates, reference_results(config))
     print(write_seeds(result, config, output / "seeds.md"))
     plot_seeds(result, config, output / "seeds.png")
     discard_store(store)  # kept only while the run is unfinished
     return result
+
+
+def reference_results(config: RunConfig) -> tuple:
+    """Single-player games: the reference agents on the secrets every seed was scored on (none for a
+    multiplayer game, whose seeds are scored against the evaluation opponents themselves)."""
+    from train.comparison import compare
+    from train.multiplayer import is_multiplayer
+
+    if is_multiplayer(config.env):
+        return ()
+    found = compare(None, config.env, config.sizes, config.eval_secrets, config.eval_time_limit,
+                    config.evaluation_seed, references=True, progress=None if config.progress else False)  # fmt: skip
+    return tuple(found)
 
 
 def write_seeds(result: SeedsResult, config: RunConfig, path: Path) -> str:
@@ -139,6 +155,10 @@ def write_seeds(result: SeedsResult, config: RunConfig, path: Path) -> str:
             f"| {a.name} | {a.mean:.3f} | [{a.mean_ci[0]:.3f}, {a.mean_ci[1]:.3f}] | {a.iqm:.3f} | "
             f"[{a.iqm_ci[0]:.3f}, {a.iqm_ci[1]:.3f}] |"
         )
+    if result.references:
+        lines += ["", "The reference agents on the same secrets:", "", "| agent | mean steps | solved | worst |",
+                  "| --- | ---: | ---: | ---: |"]  # fmt: skip
+        lines += [f"| {r.agent} | {r.mean_steps:.3f} | {r.solve_rate:.1%} | {r.worst} |" for r in result.references]
     lines += [
         "",
         f"Every seed is scored on the same evaluation (evaluation seed {config.evaluation_seed}: the same sampled "
