@@ -151,6 +151,21 @@ def test_hyperparameters_merge_the_algorithm_defaults_with_env_overrides(tmp_pat
     assert hyperparameters("ppo", "Mastermind-v0", config) == {"n_steps": 512, "gamma": 0.99}
 
 
+def test_a_linear_schedule_in_the_config_decays_to_zero_and_bad_ones_are_clear_errors(tmp_path):
+    from train.config import LinearSchedule
+
+    config = tmp_path / "c.toml"
+    config.write_text('[maskable_ppo]\nlearning_rate = "lin_1e-3"\nclip_range = 0.2\n')
+    found = hyperparameters("maskable_ppo", "LowMiddleHigh-v0", config)
+    assert found["learning_rate"] == LinearSchedule(1e-3) and found["clip_range"] == 0.2
+    assert found["learning_rate"](1.0) == 1e-3 and found["learning_rate"](0.25) == pytest.approx(2.5e-4)
+    assert found["learning_rate"](0.0) == 0.0
+    for bad in ('"exp_1e-3"', '"lin_x"', '"lin_-1"', '"lin_inf"'):
+        config.write_text(f"[maskable_ppo]\nlearning_rate = {bad}\n")
+        with pytest.raises(ValueError, match="learning_rate must"):
+            hyperparameters("maskable_ppo", "LowMiddleHigh-v0", config)
+
+
 def test_evaluate_measures_a_saved_model_and_rejects_a_mismatched_game(tmp_path, capsys):
     cli.main([*TINY, "--timesteps", "64", "--no-progress", "--output", str(tmp_path)])
     capsys.readouterr()

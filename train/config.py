@@ -24,7 +24,16 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["CONFIG", "DEFAULT_ENV", "DEFAULT_SIZES", "RUN_FILE", "RunConfig", "hyperparameters", "run_settings"]
+__all__ = [
+    "CONFIG",
+    "DEFAULT_ENV",
+    "DEFAULT_SIZES",
+    "RUN_FILE",
+    "LinearSchedule",
+    "RunConfig",
+    "hyperparameters",
+    "run_settings",
+]
 
 CONFIG = Path(__file__).with_name("configs") / "hyperparameters.toml"
 DEFAULT_ENV = "Mastermind-v0"
@@ -35,9 +44,36 @@ RUN_FILE = "run.json"
 
 
 def hyperparameters(algo: str, env_id: str, path: Path = CONFIG) -> dict[str, Any]:
-    """The algorithm's keyword arguments from the config file, with the env's overrides applied."""
+    """The algorithm's keyword arguments from the config file, with the env's overrides applied.
+
+    A learning rate or clip range written ``"lin_<value>"`` (rl-baselines3-zoo's notation) decays linearly
+    from ``value`` at the start of training to 0 at its end (:class:`LinearSchedule`).
+    """
     config = tomllib.loads(Path(path).read_text())
-    return {**config.get(algo, {}), **config.get(env_id, {}).get(algo, {})}
+    found = {**config.get(algo, {}), **config.get(env_id, {}).get(algo, {})}
+    for key in ("learning_rate", "clip_range"):
+        value = found.get(key)
+        if isinstance(value, str):
+            if not value.startswith("lin_"):
+                raise ValueError(f"{path}: {key} must be a number or 'lin_<number>', got {value!r}")
+            try:
+                start = float(value.removeprefix("lin_"))
+            except ValueError:
+                raise ValueError(f"{path}: {key} must be a number or 'lin_<number>', got {value!r}") from None
+            if not 0 < start < float("inf"):
+                raise ValueError(f"{path}: {key} must start above 0, got {value!r}")
+            found[key] = LinearSchedule(start)
+    return found
+
+
+@dataclass(frozen=True)
+class LinearSchedule:
+    """``start`` times the share of training still to come (SB3 calls it with ``progress_remaining``, 1 to 0)."""
+
+    start: float
+
+    def __call__(self, progress_remaining: float) -> float:
+        return self.start * progress_remaining
 
 
 def code_commit() -> str:
