@@ -35,7 +35,8 @@ class ClueDeductionSheet(SeatAgent):
       as few cards as it can. With ``show_rule="velma"`` (pyvelma's rule), the
       second choice is one shown to the most players.
     * On the board it heads for the nearest room whose place it does not know
-      (:func:`agents.clue_moves.toward`), and suggests there.
+      (:func:`agents.clue_moves.toward`), and suggests there; once it knows
+      every room's place, for the nearest of its own rooms or the case file's.
     """
 
     name = "deduction-sheet"
@@ -59,11 +60,13 @@ class ClueDeductionSheet(SeatAgent):
                 return action
         stage = board_stage(rules, knowledge)
         if stage is not None:
-            rooms = rules.category_starts[-1] + np.arange(rules.category_sizes[-1])
-            unknown = ~(sheet[rooms] == 1).any(axis=1)
+            rooms = sheet[rules.category_starts[-1] + np.arange(rules.category_sizes[-1])]
+            wanted = ~(rooms == 1).any(axis=1)  # rooms whose place it does not know; else its own or the case's
+            if not wanted.any():  # (a room nobody else can show, so the answers are about the other two cards)
+                wanted = (rooms[:, self.seat] == 1) | (rooms[:, rules.players] == 1)
             here = rules.board.room_of(knowledge.public.positions[self.seat])
-            if not (stage == "start" and mask[: rules.num_triples].any() and (here < 0 or unknown[here])):
-                return toward(rules, knowledge, mask, nearest_room(rules, knowledge, unknown, self.rng), self.rng)
+            if not (stage == "start" and mask[: rules.num_triples].any() and here >= 0 and wanted[here]):
+                return toward(rules, knowledge, mask, nearest_room(rules, knowledge, wanted, self.rng), self.rng)
         if knowledge.phase == CluePhase.START and mask[: rules.num_triples].any():
             return self._suggest(sheet, mask)
         return rules.end_action if mask[rules.end_action] else int(legal[0])

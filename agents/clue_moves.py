@@ -30,7 +30,8 @@ def board_stage(rules: Any, knowledge: Any) -> str | None:
 
 def toward(rules: ClueBoardRules, knowledge: Any, mask: np.ndarray, target: int, rng: np.random.Generator) -> int:
     """The board action that heads for room ``target``: at the start of a turn the passage if it leads there,
-    else the roll; after the roll the target if reachable, else a reachable node nearest it (ties at random)."""
+    else the roll; after the roll the target if reachable, else the reachable corridor square nearest it (ties
+    at random; another room only if no square is reachable: entering a room ends the move)."""
     board, public = rules.board, knowledge.public
     here, goal = public.positions[knowledge.player], board.room_node(target)
     if board_stage(rules, knowledge) == "start":
@@ -38,9 +39,12 @@ def toward(rules: ClueBoardRules, knowledge: Any, mask: np.ndarray, target: int,
             return rules.passage_action
         return rules.roll_action
     reach = np.flatnonzero(mask[rules.move_action :])
-    distance = board.distances[reach, goal]
-    nearest = reach[distance == distance.min()]
-    return rules.move_action + int(rng.choice(nearest))
+    if mask[rules.move_action + goal]:
+        return rules.move_action + goal
+    squares = reach[reach < board.squares]  # another room would end the move where it does not mean to suggest
+    candidates = squares if squares.size else reach
+    distance = board.distances[candidates, goal]
+    return rules.move_action + int(rng.choice(candidates[distance == distance.min()]))
 
 
 def nearest_room(rules: ClueBoardRules, knowledge: Any, rooms: np.ndarray, rng: np.random.Generator) -> int:

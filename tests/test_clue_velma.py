@@ -33,7 +33,7 @@ def test_every_agent_plays_whole_board_games(players):
         assert record.actions  # and it ended
 
 
-def test_toward_takes_the_target_if_reachable_else_the_nearest_node():
+def test_toward_takes_the_target_if_reachable_else_the_nearest_corridor_square():
     rules = ClueBoardRules(2)
     agents = [ClueDeductionSheet(), ClueDeductionSheet()]
     table = seated(rules, agents)
@@ -45,14 +45,16 @@ def test_toward_takes_the_target_if_reachable_else_the_nearest_node():
     assert board_stage(rules, knowledge) == "move"
     mask, board = table.legal_mask(), rules.board
     here = table.state.positions[0]
+    reach = np.flatnonzero(mask[rules.move_action :])
+    squares = reach[reach < board.squares]
     for target in range(9):
         action = toward(rules, knowledge, mask, target, rng)
-        node = action - rules.move_action
+        node, goal = action - rules.move_action, board.room_node(target)
         assert mask[action]
-        reach = np.flatnonzero(mask[rules.move_action :])
-        assert board.distances[node, board.room_node(target)] == board.distances[reach, board.room_node(target)].min()
-        if mask[rules.move_action + board.room_node(target)]:
-            assert node == board.room_node(target)
+        if mask[rules.move_action + goal]:
+            assert node == goal
+        else:  # the corridor square nearest the target: no stop in another room
+            assert node < board.squares and board.distances[node, goal] == board.distances[squares, goal].min()
     assert here == board.starts[0]
 
 
@@ -158,3 +160,17 @@ def test_the_readme_picture_of_the_board_is_drawn_from_a_seeded_game():
     assert image.shape == (25 * 20, 24 * 20, 3) and (picture(actions=20) == image).all()  # seeded
     colours = {tuple(c) for c in image.reshape(-1, 3)}
     assert all(tuple(c) in colours for c in TOKEN_COLORS[:4])  # the four players' tokens are on it
+
+
+def test_board_games_of_deduction_sheets_end_the_game_that_looped_included():
+    """A 4-player game (Velma out after a wrong accusation, three deduction sheets) once looped for ever: a sheet
+    agent heading for a room entered another on the way and suggested there, the room card shown every time.
+    Sheet agents now head only for rooms that can tell them something, and never stop in another room."""
+    rules = ClueBoardRules(4)
+    record = play_game(rules, [ClueVelma(), ClueDeductionSheet(), ClueDeductionSheet(), ClueDeductionSheet()],
+                       seed=(0, 80), max_actions=2000)  # fmt: skip
+    assert record.actions and len(record.actions) < 2000
+    for players in (2, 3, 5, 6):
+        for seed in range(6):
+            sheets = [ClueDeductionSheet() for _ in range(players)]
+            assert len(play_game(ClueBoardRules(players), sheets, seed=seed, max_actions=3000).actions) < 3000
