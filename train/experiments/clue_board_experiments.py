@@ -15,8 +15,9 @@ against deduction-sheet agents; and the entropy agent with Velma's accusation th
 the room of its best suggestion however far it is (no remoteness), against ``velma(sum)`` agents: the two differ
 only in how they move.
 
-Reported per cell: the contender's win rate with a 95% Wilson interval and the one-sided binomial test of it
-against the fair share ``1/players``; wrong accusations per game of each side; the rounds a game lasts (rolls
+Reported per cell: the contender's win rate with a 95% Wilson interval and the one-sided binomial tests of it
+against the fair share ``1/players`` (above it, and below it: the entropy agent's cell asks whether Velma's
+movement beats it); wrong accusations per game of each side; the rounds a game lasts (rolls
 and passages over the players); the contender's decision times. ``velma(rate)`` is compared with ``velma(sum)``
 on the same deals by an exact two-sided sign test on the games exactly one of the two won. Pyvelma's README
 finds Velma "distinctly average one-on-one": the 2-player row says whether it beats deduction sheets there, and
@@ -114,16 +115,16 @@ def report(results: dict[tuple[int, str, str], list[dict]], settings: Settings, 
         "copies of one opponent on the board, seats rotated, the same deals and dice in every cell at a player "
         "count.",
         "",
-        "Win rate: the contender's, with its 95% Wilson interval; *p*: one-sided binomial test of it against the "
-        "fair share 1/players. Wrong: wrong accusations per game by the contender and by all the opponents "
-        "together. Rounds: rolls and passages per player, mean. Decisions: the contender's time per decision, "
+        "Win rate: the contender's, with its 95% Wilson interval; *p above* / *p below*: one-sided binomial tests of "
+        "it against the fair share 1/players (above it; below it). Wrong: wrong accusations per game by the "
+        "contender and by all the opponents together. Rounds: rolls and passages per player, mean. Decisions: the contender's time per decision, "
         "mean and 95th percentile.",
         "",
         "![Win rates by player count](clue_board.png)",
         "",
-        "| players | contender | opponents | games | win rate [95% CI] | p | wrong (contender / opponents) "
-        "| rounds | decisions ms (mean / p95) |",
-        "|---:|---|---|---:|---|---:|---|---:|---|",
+        "| players | contender | opponents | games | win rate [95% CI] | p above | p below "
+        "| wrong (contender / opponents) | rounds | decisions ms (mean / p95) |",
+        "|---:|---|---|---:|---|---:|---:|---|---:|---|",
     ]
     for players in settings.players:
         for contender, opponent in CELLS:
@@ -132,11 +133,12 @@ def report(results: dict[tuple[int, str, str], list[dict]], settings: Settings, 
                 continue
             n, wins = len(games), sum(g["contender_won"] for g in games)
             low, high = interval(wins, n)
-            p = binomtest(wins, n, 1 / players, alternative="greater").pvalue
+            above = binomtest(wins, n, 1 / players, alternative="greater").pvalue
+            below = binomtest(wins, n, 1 / players, alternative="less").pvalue
             times = 1e3 * np.array([t for g in games for t in g["contender_times"]])
             lines.append(
                 f"| {players} | {contender} | {opponent} | {n} | {wins / n:.3f} [{low:.3f}, {high:.3f}] "
-                f"| {format_p(p)} | {np.mean([g['contender_wrong'] for g in games]):.3f} / "
+                f"| {format_p(above)} | {format_p(below)} | {np.mean([g['contender_wrong'] for g in games]):.3f} / "
                 f"{np.mean([g['opponent_wrong'] for g in games]):.3f} | {np.mean([g['rounds'] for g in games]):.1f} "
                 f"| {times.mean():.0f} / {np.percentile(times, 95):.0f} |"
             )
