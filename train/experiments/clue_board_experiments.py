@@ -117,8 +117,8 @@ def report(results: dict[tuple[int, str, str], list[dict]], settings: Settings, 
         "",
         "Win rate: the contender's, with its 95% Wilson interval; *p above* / *p below*: one-sided binomial tests of "
         "it against the fair share 1/players (above it; below it). Wrong: wrong accusations per game by the "
-        "contender and by all the opponents together. Rounds: rolls and passages per player, mean. Decisions: the contender's time per decision, "
-        "mean and 95th percentile.",
+        "contender and by all the opponents together. Rounds: rolls and passages per player, mean. Decisions: the "
+        "contender's time per decision, mean and 95th percentile.",
         "",
         "![Win rates by player count](clue_board.png)",
         "",
