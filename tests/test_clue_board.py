@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+from fuzzing import seat_observations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pettingzoo.test import api_test, render_test, seed_test
@@ -365,7 +366,6 @@ def swap_unnamed(rules: ClueRules, places: list[int], observer: int, named: set[
 def test_on_the_board_a_seat_sees_nothing_of_another_seats_cards(players):
     """Swapping two cards between two other players (cards nobody named) changes none of a seat's observations;
     with two players, a card of the case file and one of the other player's."""
-    from deduction_envs import registry
 
     env = clue_v0.raw_env(players=players, board=True)
     compared = 0
@@ -383,16 +383,8 @@ def test_on_the_board_a_seat_sees_nothing_of_another_seats_cards(players):
         swapped = swap_unnamed(rules, places, observer, named)
         if swapped is None:
             continue
-        observations = []
-        for deal in (tuple(places), tuple(swapped)):
-            fixed = FixedBoardDeal(players, deal)
-            knowledge = [registry.new_knowledge(fixed, p) for p in range(players)]
-            table = Table(fixed, np.random.default_rng(0), [k.update for k in knowledge])
-            seen = [env.encode(knowledge[observer])]
-            for action in first.actions:
-                table.step(action)
-                seen.append(env.encode(knowledge[observer]))
-            observations.append(np.array(seen))
+        observations = [seat_observations(env, FixedBoardDeal(players, tuple(deal)), first.actions, observer)
+                        for deal in (places, swapped)]  # fmt: skip
         np.testing.assert_array_equal(observations[0], observations[1])
         compared += 1
     assert compared >= 3

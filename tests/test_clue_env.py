@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fuzzing import seat_observations
 from pettingzoo.test import api_test, render_test, seed_test
 
-from deduction_envs import registry
 from deduction_envs.core.multiplayer import Table
 from deduction_envs.envs import clue_v0
 from deduction_envs.games.clue import ClueRules
@@ -112,16 +112,10 @@ def test_a_seat_sees_nothing_of_another_seats_cards(players):
         swapped = swapped_deal(first.state.places, observer, named)
         if swapped is None:
             continue
-        observations = []
-        for places in (first.state.places, swapped):
-            deal = FixedDeal(players, rules.state_of_deal(places).places)
-            knowledge = [registry.new_knowledge(deal, p) for p in range(players)]
-            table = Table(deal, rng, [k.update for k in knowledge])
-            seen = [env.encode(knowledge[observer])]
-            for action in first.actions:
-                table.step(action)
-                seen.append(env.encode(knowledge[observer]))
-            observations.append(np.array(seen))
+        observations = [
+            seat_observations(env, FixedDeal(players, rules.state_of_deal(places).places), first.actions, observer, rng)
+            for places in (first.state.places, swapped)
+        ]
         np.testing.assert_array_equal(observations[0], observations[1])
         compared += 1
     assert compared >= 4
