@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.clue_moves import board_stage, nearest_room, toward
+from agents.clue_moves import board_stage, head_for
 from agents.multiplayer import SeatAgent, reshown_card
 from deduction_envs.core.rules import check_int
 from deduction_envs.games.clue import ClueMove, CluePhase
@@ -58,15 +58,14 @@ class ClueDeductionSheet(SeatAgent):
             action = rules.action_index(ClueMove("accuse", tuple(int(c) for c in np.flatnonzero(case_file))))
             if mask[action]:
                 return action
-        stage = board_stage(rules, knowledge)
-        if stage is not None:
+        if board_stage(rules, knowledge) is not None:
             rooms = sheet[rules.category_starts[-1] + np.arange(rules.category_sizes[-1])]
             wanted = ~(rooms == 1).any(axis=1)  # rooms whose place it does not know; else its own or the case's
             if not wanted.any():  # (a room nobody else can show, so the answers are about the other two cards)
                 wanted = (rooms[:, self.seat] == 1) | (rooms[:, rules.players] == 1)
-            here = rules.board.room_of(knowledge.public.positions[self.seat])
-            if not (stage == "start" and mask[: rules.num_triples].any() and here >= 0 and wanted[here]):
-                return toward(rules, knowledge, mask, nearest_room(rules, knowledge, wanted, self.rng), self.rng)
+            move = head_for(rules, knowledge, mask, wanted, self.rng)
+            if move is not None:
+                return move
         if knowledge.phase == CluePhase.START and mask[: rules.num_triples].any():
             return self._suggest(sheet, mask)
         return rules.end_action if mask[rules.end_action] else int(legal[0])
@@ -190,16 +189,18 @@ class ClueEntropyAgent(SeatAgent):
             action = rules.action_index(ClueMove("accuse", accusation))
             if mask[action]:
                 return action
-        stage = board_stage(rules, knowledge)
-        if stage is not None:
-            after, _ = self.room_entropies()
-            best = after <= after.min() + 1e-9
-            here = rules.board.room_of(knowledge.public.positions[self.seat])
-            if not (stage == "start" and mask[: rules.num_triples].any() and here >= 0 and best[here]):
-                return toward(rules, knowledge, mask, nearest_room(rules, knowledge, best, self.rng), self.rng)
+        if board_stage(rules, knowledge) is not None:
+            return self.board_action(mask)
         if knowledge.phase == CluePhase.START and mask[: rules.num_triples].any():
             return self.suggestion(mask[: rules.num_triples])
         return rules.end_action if mask[rules.end_action] else int(np.flatnonzero(mask)[0])
+
+    def board_action(self, mask: np.ndarray) -> int:
+        """On the board, before the move: toward the room of its best suggestion (:func:`agents.clue_moves.head_for`),
+        or that suggestion where another's suggestion brought it."""
+        after, _ = self.room_entropies()
+        move = head_for(self.rules, self.knowledge, mask, after <= after.min() + 1e-9, self.rng)
+        return self.suggestion(mask[: self.rules.num_triples]) if move is None else move
 
     def scores(self) -> SuggestionScores:
         """Every suggestion's expected entropy from this seat's knowledge now (:class:`SuggestionScores`); made

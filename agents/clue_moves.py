@@ -17,7 +17,7 @@ import numpy as np
 from deduction_envs.games.clue import CluePhase
 from deduction_envs.games.clue_board import ClueBoardRules
 
-__all__ = ["board_stage", "nearest_room", "toward"]
+__all__ = ["board_stage", "head_for", "nearest_room", "toward"]
 
 
 def board_stage(rules: Any, knowledge: Any) -> str | None:
@@ -53,3 +53,14 @@ def nearest_room(rules: ClueBoardRules, knowledge: Any, rooms: np.ndarray, rng: 
     candidates = np.flatnonzero(rooms) if rooms.any() else np.arange(rules.board.rooms)
     best = candidates[rolls[candidates] <= rolls[candidates].min() + 1e-9]
     return int(rng.choice(best))
+
+
+def head_for(rules: ClueBoardRules, knowledge: Any, mask: np.ndarray, rooms: np.ndarray, rng: np.random.Generator
+             ) -> int | None:  # fmt: skip
+    """The board action toward the nearest of the bool mask ``rooms`` (:func:`toward`), or None when the seat
+    should suggest where it stands instead: at the start of its turn, brought by another's suggestion into one
+    of ``rooms``."""
+    here = rules.board.room_of(knowledge.public.positions[knowledge.player])
+    if board_stage(rules, knowledge) == "start" and mask[: rules.num_triples].any() and here >= 0 and rooms[here]:
+        return None
+    return toward(rules, knowledge, mask, nearest_room(rules, knowledge, rooms, rng), rng)

@@ -17,7 +17,6 @@ import numpy as np
 
 from agents.clue_agents import ClueEntropyAgent
 from agents.clue_moves import board_stage
-from deduction_envs.games.clue import ClueMove
 from deduction_envs.games.clue_board import TWO_DICE
 
 __all__ = ["SCORES", "VELMA_THRESHOLD", "ClueVelma"]
@@ -62,16 +61,6 @@ class ClueVelma(ClueEntropyAgent):
         self.score = score
         self.name = f"velma({score})"
 
-    def act(self, mask: np.ndarray) -> int:
-        if board_stage(self.rules, self.knowledge) is None:
-            return super().act(mask)
-        accusation = self.accusation()
-        if accusation is not None:
-            action = self.rules.action_index(ClueMove("accuse", accusation))
-            if mask[action]:
-                return action
-        return self.board_action(mask)
-
     # ------------------------------------------------------------------ the scores
     def room_values(self) -> tuple[np.ndarray, float, np.ndarray]:
         """``(after, now, murder)``: per room the expected entropy (bits) after its best suggestion
@@ -82,12 +71,13 @@ class ClueVelma(ClueEntropyAgent):
         murder = self.knowledge.solution().probabilities[case_rooms, rules.players]
         return after, now, murder / max(murder.sum(), 1e-12)
 
-    def node_scores(self, nodes: np.ndarray, start: int) -> np.ndarray:
-        """Each destination's score, higher better (the sum is negated): ``nodes`` reached from ``start``."""
+    def node_scores(self, nodes: np.ndarray, start: int, values: tuple | None = None) -> np.ndarray:
+        """Each destination's score, higher better (the sum is negated): ``nodes`` reached from ``start``;
+        ``values``: :meth:`room_values`, if the caller has them."""
         board = self.rules.board
-        after, now, murder = self.room_values()
+        after, now, murder = self.room_values() if values is None else values
         remote = board.room_rolls @ murder  # per node: expected rolls to the murder room
-        rooms = np.array([board.room_of(int(n)) for n in nodes])
+        rooms = np.where(nodes >= board.squares, nodes - board.squares, -1)
         entered = (rooms >= 0) & (nodes != start)
         if self.score == "sum":
             entropy = np.where(entered, after[np.maximum(rooms, 0)], now)
@@ -100,25 +90,26 @@ class ClueVelma(ClueEntropyAgent):
         return (gain[None, :] / turns).max(axis=1)
 
     def board_action(self, mask: np.ndarray) -> int:
-        """The roll, passage, summoned suggestion or move with the best score (ties at random)."""
+        """On the board, before the move (in place of :meth:`ClueEntropyAgent.board_action`, after the same
+        accusation rule): the roll, passage, summoned suggestion or move with the best score (ties at random)."""
         rules, knowledge = self.rules, self.knowledge
         board, public = rules.board, knowledge.public
-        here = public.positions[self.seat]
+        here, values = public.positions[self.seat], self.room_values()
         if board_stage(rules, knowledge) == "move":
             reach = np.flatnonzero(mask[rules.move_action :])
-            values = self.node_scores(reach, here)
-            best = reach[values >= values.max() - 1e-12]
+            scores = self.node_scores(reach, here, values)
+            best = reach[scores >= scores.max() - 1e-12]
             return rules.move_action + int(self.rng.choice(best))
-        options: dict[int, float] = {rules.roll_action: self._roll_value(here)}
+        options: dict[int, float] = {rules.roll_action: self._roll_value(here, values)}
         if mask[rules.passage_action]:
-            options[rules.passage_action] = float(self.node_scores(np.array([board.passages[here]]), here)[0])
+            options[rules.passage_action] = float(self.node_scores(np.array([board.passages[here]]), here, values)[0])
         if mask[: rules.num_triples].any():  # summoned: suggesting here counts as entering the room
-            options[-1] = float(self.node_scores(np.array([here]), -1)[0])
+            options[-1] = float(self.node_scores(np.array([here]), -1, values)[0])
         choice = max(options, key=options.get)
         return self.suggestion(mask[: rules.num_triples]) if choice == -1 else choice
 
-    def _roll_value(self, here: int) -> float:
-        """The expected best score over the sums of two dice."""
+    def _roll_value(self, here: int, values: tuple) -> float:
+        """The expected best score over the sums of two dice (``values``: :meth:`room_values`)."""
         board, public = self.rules.board, self.knowledge.public
         others = [p for s, p in enumerate(public.positions) if s != self.seat]
         value = 0.0
@@ -126,5 +117,5 @@ class ClueVelma(ClueEntropyAgent):
             reach = np.flatnonzero(board.reachable(here, roll, others))
             if reach.size == 0:
                 reach = np.array([here])
-            value += TWO_DICE[roll] * float(self.node_scores(reach, here).max())
+            value += TWO_DICE[roll] * float(self.node_scores(reach, here, values).max())
         return value

@@ -474,18 +474,7 @@ class ClueBoardRules(ClueRules):
     def _is_legal(self, state: ClueBoardState, move: ClueMove) -> bool:
         if state.phase != CluePhase.START:
             return move.kind not in ("roll", "passage", "move") and super()._is_legal(state, move)
-        kind, moving = move.kind, bool(state.roll) and not state.moved
-        if kind == "move":
-            return moving and bool(self.reachable(state)[move.node])
-        if moving or kind == "show":
-            return False
-        if kind == "accuse":
-            return True
-        if kind == "suggest":
-            return bool(self.allowed_rooms(state)[move.cards[-1] - self.category_starts[-1]])
-        if kind == "end":
-            return state.moved
-        return not state.moved and (kind == "roll" or state.positions[state.mover] in self.board.passages)
+        return bool(self.legal_mask(state)[self.action_index(move)])  # the board's turn: one statement, the mask
 
     def apply(self, state: ClueBoardState, action: int) -> ClueEvent:
         move = self.decode(action)

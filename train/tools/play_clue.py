@@ -114,17 +114,16 @@ def hint(rules: ClueRules, you: CluePlayerKnowledge, top: int = 3) -> str:
         how = "exact, every deal" if scores.exact else f"from {scores.deals} sampled deals"
         lines.append(f"Best suggestion: {names}, expected to gain {scores.gain[best]:.2f} bits ({how}).")
         if isinstance(rules, ClueBoardRules):
-            lines.append(_board_hint(rules, you, scores))
+            lines.append(_board_hint(rules, you))
     return "\n".join(lines)
 
 
-def _board_hint(rules: ClueBoardRules, you: CluePlayerKnowledge, scores) -> str:
+def _board_hint(rules: ClueBoardRules, you: CluePlayerKnowledge) -> str:
     """The rooms whose best suggestion gains most, and what Velma (pyvelma's sum score) would do now."""
     from agents.clue_velma import ClueVelma
 
     velma = ClueVelma("sum")
-    velma.rules, velma.seat, velma.knowledge = rules, you.player, you
-    velma._scores = (you, you.engine.changes, scores)  # the scores just made for the hint
+    velma.rules, velma.seat, velma.knowledge = rules, you.player, you  # seated on your knowledge
     after, now = velma.room_entropies()
     room_start = rules.category_starts[-1]
     rooms = ", ".join(
