@@ -40,7 +40,7 @@ def play(env, seed: int) -> dict[str, float]:
             env.step(None)
             continue
         player = env.possible_agents.index(agent)
-        state = env.unwrapped.state
+        state = env.unwrapped.table.state
         table = observation["observation"][: rules.players * k * (3 + 3 * n)].reshape(rules.players, k, 3 + 3 * n)
         for row in range(rules.players):
             seat = (player + row) % rules.players
@@ -67,7 +67,7 @@ def test_observations_are_information_sets_and_rewards_rank_the_players(players,
     env = algo_v0.env(players=players)
     for seed in range(3):
         totals = play(env, seed)
-        state = env.unwrapped.state
+        state = env.unwrapped.table.state
         assert sorted(totals.values()) == pytest.approx(expected)
         assert totals[f"player_{state.winner}"] == 1.0 and totals[f"player_{state.out[0]}"] == -1.0
 
@@ -123,10 +123,10 @@ def test_a_masked_action_ends_the_game_with_a_penalty_and_strict_mode_raises(mak
     assert env.rewards == {a: (-1.0 if a == agent else 0.0) for a in env.possible_agents}
     strict = make(players=3, illegal_action="raise")
     strict.reset(seed=4)
-    before = strict.unwrapped.state.copy()
+    before = strict.unwrapped.table.state.copy()
     with pytest.raises(ValueError, match=f"action {masked} is masked"):
         strict.step(masked)
-    assert strict.unwrapped.state == before and not any(strict.terminations.values())
+    assert strict.unwrapped.table.state == before and not any(strict.terminations.values())
 
 
 @pytest.mark.parametrize("action", [-1, 10**6, 2.5, True, "3", None])

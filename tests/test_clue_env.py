@@ -46,7 +46,7 @@ def test_observations_are_the_acting_players_information_state():
     rng = np.random.default_rng(0)
     for seed in range(3):
         env.reset(seed=seed)
-        state = env.state
+        state = env.table.state
         while not env.table.over:
             agent = env.agent_selection
             me = env.possible_agents.index(agent)

@@ -147,7 +147,7 @@ def reset_twins(kind: str):
     if kind == "batched":
         envs = (gym.make_vec("Mastermind-v0", 2, vectorization_mode="vector_entry_point") for _ in range(2))
         return *envs, lambda env: env.unwrapped._secrets.tolist()
-    return clue_v0.raw_env(), clue_v0.raw_env(), lambda env: repr(env.state)
+    return clue_v0.raw_env(), clue_v0.raw_env(), lambda env: repr(env.table.state)
 
 
 @SLOW

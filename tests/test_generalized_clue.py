@@ -188,7 +188,7 @@ def test_observations_are_the_acting_players_information_state():
     env = generalized_clue_v0.raw_env(cards=10, hidden=2, players=3, max_rounds=5)
     rng = np.random.default_rng(0)
     env.reset(seed=1)
-    state = env.state
+    state = env.table.state
     while not env.table.over:
         agent = env.agent_selection
         me = env.possible_agents.index(agent)

@@ -3,9 +3,14 @@ observation pointers, and Algo's exposure and play-out entries, a function of a 
 
 from __future__ import annotations
 
+import importlib
+import warnings
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
+from pettingzoo.test.state_test import test_state as pettingzoo_state_test
+from pettingzoo.test.state_test import test_state_space as pettingzoo_state_space_test
 
 from deduction_envs.envs import algo_v0
 from deduction_envs.envs.algo import observation_size
@@ -205,3 +210,28 @@ def test_the_envs_arguments_are_checked_before_the_observer_is_built(env_id, max
 
     with pytest.raises(ValueError, match="max_cycles must be an integer >= 1"):
         registry.game(env_id).make_raw_env(max_cycles=max_cycles)
+
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs"),
+    [("algo_v0", {}), ("clue_v0", {}), ("clue_v0", {"board": True, "players": 2}), ("generalized_clue_v0", {})],
+)
+def test_state_is_pettingzoos_global_view_every_seats_observation_in_seat_order(env_id, kwargs):
+    env = importlib.import_module(f"deduction_envs.envs.{env_id}").env(**kwargs)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.unwrapped.state()
+    pettingzoo_state_space_test(env)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # PettingZoo's state checks warn of what they find wrong
+        warnings.filterwarnings("ignore", ".*chose the masked action")  # its random actions end games
+        pettingzoo_state_test(env, num_cycles=20)
+    env.reset(seed=3)
+    for _ in range(12):
+        if env.terminations[env.agent_selection]:
+            break
+        seats = [env.observe(agent)["observation"] for agent in env.possible_agents]
+        state = env.state()
+        assert state.dtype == np.float32 and env.state_space.contains(state)
+        np.testing.assert_array_equal(state, np.concatenate(seats))
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(np.flatnonzero(mask)[0]))

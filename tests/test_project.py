@@ -1,4 +1,5 @@
-"""The README's promises that a fresh machine relies on."""
+"""The README's and the documentation's promises that a fresh machine relies on: their commands and snippets
+run (the snippets by the tests below, each found by a line of it), their options exist."""
 
 from __future__ import annotations
 
@@ -8,6 +9,40 @@ from pathlib import Path
 import deduction_envs
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+#: The hand-written documentation: the README and the site's Markdown pages (not the copies the build makes).
+DOCUMENTS = [
+    ROOT / "README.md",
+    *sorted(
+        path
+        for path in (ROOT / "docs").rglob("*.md")
+        if not {"_build", "results"} & set(path.relative_to(ROOT / "docs").parts) and path.name != "BENCHMARKS.md"
+    ),
+]
+
+
+def blocks(language: str | None = None) -> list[tuple[str, str]]:
+    """Every document's fenced code blocks (of ``language``, or every one), as (document, code)."""
+    return [
+        (path.relative_to(ROOT).as_posix(), code)
+        for path in DOCUMENTS
+        for lang, code in re.findall(r"```(\w*)\n(.+?)\n```", path.read_text(), flags=re.S)
+        if language in (None, lang)
+    ]
+
+
+def block_with(marker: str) -> list[tuple[str, str]]:
+    """The Python blocks that contain ``marker`` (at least one)."""
+    found = [(name, code) for name, code in blocks("python") if marker in code]
+    assert found, marker
+    return found
+
+
+def run(name: str, code: str, namespace: dict | None = None) -> dict:
+    namespace = {} if namespace is None else namespace
+    exec(compile(code, name, "exec"), namespace)
+    return namespace
 
 
 def quick_start_commands() -> list[str]:
@@ -32,8 +67,8 @@ def test_the_main_job_is_training_with_its_defaults():
 def test_every_option_of_the_readme_training_commands_exists():
     from train.cli import build_parser
 
-    readme = (ROOT / "README.md").read_text()
-    commands = re.findall(r"^python -m train( .*)?$", readme, flags=re.M)  # not train.evaluate and the like
+    text = "\n".join(code for _, code in blocks())
+    commands = re.findall(r"^python -m train( .*)?$", text, flags=re.M)  # not train.evaluate and the like
     used = {flag for command in commands for flag in re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", command)}
     options = {flag for action in build_parser()._actions for flag in action.option_strings}
     assert len(commands) >= 3 and used <= options, used - options
@@ -45,62 +80,44 @@ def test_readme_lists_every_registered_env():
         assert f"`{env_id}`" in readme
 
 
-def test_the_readme_batched_env_example_runs(capsys):
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("### Many games at once: the batched env", 1)[1].split("\n## ", 1)[0]
-    (example,) = re.findall(r"```python\n(.+?)\n```", section, flags=re.S)
-    namespace: dict = {}
-    exec(compile(example, "README.md", "exec"), namespace)
-    assert namespace["obs"]["information_set"].shape == (256, 25)
-    assert capsys.readouterr().out.startswith("(256, 25)")
+def test_the_batched_env_examples_run(capsys):
+    for name, example in block_with('gym.make_vec("Mastermind-v0", num_envs=256)'):
+        namespace = run(name, example)
+        assert namespace["obs"]["information_set"].shape == (256, 25)
+        assert capsys.readouterr().out.startswith("(256, 25)")
 
 
-def test_the_readme_clue_knowledge_example_runs(capsys):
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## The Clue knowledge engine", 1)[1].split("\n## ", 1)[0]
-    (example,) = re.findall(r"```python\n(.+?)\n```", section, flags=re.S)
-    namespace: dict = {}
-    exec(compile(example, "README.md", "exec"), namespace)
-    assert namespace["deals"].shape == (100, 21)
-    assert "Wrench" in capsys.readouterr().out
+def test_the_clue_knowledge_example_runs(capsys):
+    for name, example in block_with("ClueKnowledge.cl"):
+        assert run(name, example)["deals"].shape == (100, 21)
+        assert "Wrench" in capsys.readouterr().out
 
 
-def test_the_readme_algo_example_runs():
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Algo: the first multiplayer env", 1)[1].split("\n## ", 1)[0]
-    (example,) = re.findall(r"```python\n(.+?)\n```", section, flags=re.S)
-    exec(compile(example, "README.md", "exec"), {})  # a whole game to the end
+def test_the_algo_examples_run():
+    for name, example in block_with("algo_v0.env("):
+        assert run(name, example)["env"].unwrapped.table.over  # a whole game to the end
 
 
-def test_the_readme_clue_examples_run(capsys):
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Clue: `clue_v0`", 1)[1].split("\n## ", 1)[0]
-    env_example, agents_example = re.findall(r"```python\n(.+?)\n```", section, flags=re.S)
-    namespace: dict = {}
-    exec(compile(env_example, "README.md", "exec"), namespace)  # a whole game to the end
-    assert namespace["env"].unwrapped.table.over and "case" in capsys.readouterr().out
-    exec(compile(agents_example, "README.md", "exec"), namespace)  # a short match of the entropy agent
-    assert len(namespace["result"].games) == 8 and 0 <= float(capsys.readouterr().out) <= 1
+def test_the_clue_examples_run(capsys):
+    for name, example in block_with("from deduction_envs.envs import clue_v0"):
+        namespace = run(name, example)  # a whole game to the end
+        assert namespace["env"].unwrapped.table.over and "case" in capsys.readouterr().out
+    for name, example in block_with("ClueEntropyAgent, play_match"):
+        namespace = run(name, example)  # a short match of the entropy agent
+        assert len(namespace["result"].games) == 8 and 0 <= float(capsys.readouterr().out) <= 1
 
 
-def test_the_readme_generalized_clue_example_runs():
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Generalized Clue: `generalized_clue_v0`", 1)[1].split("\n## ", 1)[0]
-    (example,) = re.findall(r"```python\n(.+?)\n```", section, flags=re.S)
-    namespace: dict = {}
-    exec(compile(example, "README.md", "exec"), namespace)  # a whole game to the end
-    assert namespace["env"].unwrapped.table.over
+def test_the_generalized_clue_example_runs():
+    for name, example in block_with("generalized_clue_v0.env("):
+        assert run(name, example)["env"].unwrapped.table.over  # a whole game to the end
 
 
-def test_the_readme_training_library_example_runs(tmp_path, monkeypatch, capsys):
+def test_the_training_library_example_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)  # its output folder is relative
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("The same from Python, with no command line", 1)[1].split("\n### ", 1)[0]
-    (example,) = re.findall(r"```python\n(.+?)\n```", section, flags=re.S)
-    namespace: dict = {}
-    exec(compile(example, "README.md", "exec"), namespace)
-    assert namespace["done"].timesteps >= 512 and (tmp_path / "runs" / "example" / "comparison.md").exists()
-    assert [r.agent for r in namespace["done"].results][1] == "ISES"
+    ((name, example),) = block_with("from train.config import RunConfig")
+    done = run(name, example)["done"]
+    assert done.timesteps >= 512 and (tmp_path / "runs" / "example" / "comparison.md").exists()
+    assert [r.agent for r in done.results][1] == "ISES"
 
 
 def test_results_hold_only_outputs():
@@ -115,8 +132,8 @@ def test_every_option_of_the_readme_experiment_commands_exists():
 
     from train.experiments.runner import parser_for
 
-    readme = (ROOT / "README.md").read_text()
-    commands = re.findall(r"python -m train\.experiments\.(\w+)((?: [^`#\n]*)?)", readme)
+    text = "\n".join(path.read_text() for path in DOCUMENTS)
+    commands = re.findall(r"python -m train\.experiments\.(\w+)((?: [^`#\n]*)?)", text)
     assert len(commands) >= 8
     for name, arguments in commands:
         parser = parser_for(importlib.import_module(f"train.experiments.{name}").EXPERIMENT)
@@ -125,43 +142,47 @@ def test_every_option_of_the_readme_experiment_commands_exists():
         assert used <= options, (name, used - options)
 
 
-def readme_blocks(language: str | None = None) -> list[str]:
-    """The README's fenced code blocks (of ``language``, or every one)."""
-    readme = (ROOT / "README.md").read_text()
-    return [code for lang, code in re.findall(r"```(\w*)\n(.+?)\n```", readme, flags=re.S) if language in (None, lang)]
-
-
-def test_the_readme_gymnasium_and_evaluation_examples_run(tmp_path, monkeypatch, capsys):
-    """The two Python blocks no other test runs: a Gymnasium env, and an agent measured by ``evaluate`` (its last
-    line, 500 episodes of sampled ISES at 0.1 s a decision, about four minutes, runs here with 3 episodes)."""
+def test_the_gymnasium_and_evaluation_examples_run(tmp_path, monkeypatch, capsys):
+    """A Gymnasium env, and an agent measured by ``evaluate`` (the docs' 500 episodes of sampled ISES at 0.1 s a
+    decision, about four minutes, run here with 3 episodes)."""
     monkeypatch.chdir(tmp_path)
-    gym_example = next(code for code in readme_blocks("python") if 'gym.make("Mastermind-v0", pegs=5' in code)
-    exec(compile(gym_example, "README.md", "exec"), {})
-    *feedback, candidates, entropy = capsys.readouterr().out.split()  # the feedback's text, then two numbers
-    assert feedback and int(candidates) > 0 and float(entropy) > 0
-    evaluation = next(code for code in readme_blocks("python") if "evaluate(ISES()" in code)
-    assert "episodes=500" in evaluation
-    exec(compile(evaluation.replace("episodes=500", "episodes=3"), "README.md", "exec"), {})
-    assert "ISES on Mastermind-v0: 4.415 steps (exact) over 1296 episodes, worst 6" in capsys.readouterr().out
+    for name, example in block_with('gym.make("Mastermind-v0", pegs=5'):
+        run(name, example)
+        *feedback, candidates, entropy = capsys.readouterr().out.split()  # the feedback's text, then two numbers
+        assert feedback and int(candidates) > 0 and float(entropy) > 0
+    for name, example in block_with("evaluate(ISES()"):
+        run(name, example.replace("episodes=500", "episodes=3"))
+        assert "ISES on Mastermind-v0: 4.415 steps (exact) over 1296 episodes, worst 6" in capsys.readouterr().out
 
 
-def test_every_python_block_of_the_readme_is_run_by_a_test():
-    """Each Python block is found by one of the tests above (by a line of it they look for)."""
+def test_every_python_block_is_run_by_a_test():
+    """Each Python block of the README and the docs is found by one of the tests above (by a line of it they
+    look for), and every Gymnasium snippet registers the envs as Gymnasium asks (``gym.register_envs``)."""
     found_by = ('pegs=5, colors=8', "evaluate(ISES()", 'gym.make_vec("Mastermind-v0", num_envs=256)',
                 "from train.config import RunConfig", "algo_v0.env(", "clue_v0.env(", "ClueEntropyAgent, play_match",
                 "generalized_clue_v0.env(", "ClueKnowledge.cl")  # fmt: skip
-    for code in readme_blocks("python"):
-        assert any(marker in code for marker in found_by), code[:200]
+    for name, code in blocks("python"):
+        assert any(marker in code for marker in found_by), (name, code[:200])
+        if "gym.make" in code:
+            assert "gym.register_envs(deduction_envs)" in code, (name, code[:200])
 
 
-def test_every_module_command_of_the_readme_takes_the_options_it_is_given():
-    """Every ``python -m MODULE --option`` of the README's shell lines: the module exists and its ``--help`` names
-    each option given (the training and experiment commands are checked against their parsers above)."""
+def test_the_readme_is_short_and_links_to_pages_that_exist():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 250
+    for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", readme):
+        assert (ROOT / target).exists(), target
+
+
+def test_every_module_command_takes_the_options_it_is_given():
+    """Every ``python -m MODULE --option`` of the README's and the docs' shell lines: the module exists and its
+    ``--help`` names each option given (the training and experiment commands are checked against their parsers
+    above)."""
     import subprocess
     import sys
 
-    lines = [line for code in readme_blocks() for line in code.splitlines()]
-    lines += re.findall(r"`(python -m [^`]+)`", (ROOT / "README.md").read_text())
+    lines = [line for _, code in blocks() for line in code.splitlines()]
+    lines += [command for path in DOCUMENTS for command in re.findall(r"`(python -m [^`]+)`", path.read_text())]
     used: dict[str, set[str]] = {}
     for line in lines:
         for module, arguments in re.findall(r"python -m ([\w.]+)((?: [^#|&\n]*)?)", line):
@@ -176,3 +197,37 @@ def test_every_module_command_of_the_readme_takes_the_options_it_is_given():
         assert shown.returncode == 0, (module, shown.stderr[-2000:])
         missing = {option for option in options if option not in shown.stdout}
         assert not missing, (module, missing)
+
+
+def test_the_env_pages_examples_run():
+    """The snippet at the top of each multiplayer env's docstring, which its page on the site shows."""
+    import inspect
+
+    from deduction_envs import registry
+
+    for game in registry.games(multiplayer=True):
+        doc = inspect.getdoc(game.env_module())
+        (example,) = re.findall(r"::\n\n((?:    .*\n|\n)+)", doc + "\n")
+        namespace = run(game.env, inspect.cleandoc("\n" + example))
+        assert namespace["env"].unwrapped.table.over  # a whole game of random legal actions
+
+
+def test_the_site_writes_a_page_for_every_env_and_its_media_are_the_scripts(tmp_path):
+    """``docs/env_pages`` writes one page per registered env (and the single-player env's), each showing its
+    picture and animation; ``scripts/docs_media`` draws the same frames as the committed GIF (Mastermind's)."""
+    from PIL import Image, ImageSequence
+
+    from deduction_envs import registry
+    from docs.env_pages import write_pages
+    from scripts import docs_media
+
+    written = {path.stem: path.read_text() for path in write_pages(tmp_path)}
+    assert set(written) == {game.env_id for game in registry.games()} | {"single_player"}
+    for game in registry.games():
+        assert f"/_static/envs/{game.env_id}.gif" in written[game.env_id]
+        assert "Action space" in written[game.env_id] and "Sizes (defaults)" in written[game.env_id]
+    _, animation = docs_media.write("Mastermind-v0", tmp_path)
+    committed = ROOT / "docs" / "_static" / "envs" / "Mastermind-v0.gif"
+    ours = [frame.convert("RGB").tobytes() for frame in ImageSequence.Iterator(Image.open(animation))]
+    kept = [frame.convert("RGB").tobytes() for frame in ImageSequence.Iterator(Image.open(committed))]
+    assert len(ours) > 2 and ours == kept

@@ -1,5 +1,7 @@
 """Trained models kept in the repository (``models/``): each with what it is, how it was made and what it reaches.
 
+Its command line::
+
     python -m train.models list                          # the manifest as a table
     python -m train.models check [NAME ...]              # re-evaluate each and compare with its recorded figure
     python -m train.models keep runs/mm-half mastermind-4x6-ises-half \\

@@ -132,7 +132,7 @@ class DeductionRules(abc.ABC):
     implement the abstract methods; the base class supplies the vectorised
     :meth:`feedback` with a memo of feedback rows for small games.
 
-    Attributes a subclass provides:
+    Attributes:
         name: registered name of the game, e.g. ``"Mastermind"``.
         default_max_steps: the env's truncation limit unless overridden.
         information_set_kind: ``"enumerated"`` or ``"tabular"``, the

@@ -1,5 +1,7 @@
 """Algo as a PettingZoo AEC env: ``algo_v0``.
 
+A whole game of random legal actions::
+
     from deduction_envs.envs import algo_v0
 
     env = algo_v0.env(players=2, render_mode="ansi")
@@ -178,7 +180,7 @@ class raw_env(MultiplayerAECEnv):
 
     def render_text(self) -> str:
         """A spectator's view: every hand (``[B3]`` face down, ``B3`` face up), the deck and the last event."""
-        state = self.state
+        state = self.table.state
         lines = []
         for player, hand in enumerate(state.hands):
             cards = " ".join(format_card(c) if c in state.revealed[player] else f"[{format_card(c)}]" for c in hand)
@@ -197,7 +199,7 @@ class raw_env(MultiplayerAECEnv):
         canvas = Canvas(
             gap + self.rules.players * (2 * cell + gap), gap + self.rules.max_hand * (cell + gap), (0, 110, 60)
         )
-        for player, hand in enumerate(self.state.hands):
+        for player, hand in enumerate(self.table.state.hands):
             top = gap + player * (2 * cell + gap)
             for i, c in enumerate(hand):
                 left = gap + i * (cell + gap)
@@ -205,6 +207,6 @@ class raw_env(MultiplayerAECEnv):
                 canvas.rect(top, left, 2 * cell, cell, face)
                 bar = int(2 * cell * (c // 2 + 1) / (self.rules.numbers + 1))
                 canvas.rect(top + 2 * cell - bar, left + cell // 3, bar, cell // 3, ink)
-                if c not in self.state.revealed[player]:
+                if c not in self.table.state.revealed[player]:
                     canvas.rect(top, left, cell // 3, cell // 3, (220, 40, 40))
         return canvas.pixels

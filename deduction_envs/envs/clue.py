@@ -1,5 +1,7 @@
 """Clue (Cluedo) as a PettingZoo AEC env: ``clue_v0``.
 
+A whole game of random legal actions::
+
     from deduction_envs.envs import clue_v0
 
     env = clue_v0.env(players=4, render_mode="ansi")

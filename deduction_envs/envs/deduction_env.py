@@ -338,6 +338,8 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
 
     # ---------------------------------------------------------------- gym API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[ObsType, dict]:
+        """Draw a new secret (seeded by ``seed``, an int >= 0; None continues the generator), or take
+        ``options={"secret": index}``; return the first observation and info (see the class)."""
         # Everything is checked before the generator is touched: a refused reset changes nothing.
         seed = check_seed(seed)
         secret = check_options(options, ["secret"]).get("secret")
@@ -361,6 +363,11 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         return self._observation(), self._info()
 
     def step(self, action: Any) -> tuple[ObsType, SupportsFloat, bool, bool, dict]:
+        """Ask query ``action``; return the observation, reward, terminated, truncated and info (see the class).
+
+        Raises:
+            ValueError: an action outside the action space, or a masked one with ``illegal_action="raise"``.
+        """
         action = self._check_action(action)
         self._steps += 1
         if not self._legal_actions()[action]:  # only reached with illegal_action="waste"

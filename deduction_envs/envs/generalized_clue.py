@@ -1,5 +1,7 @@
 """Generalized Clue as a PettingZoo AEC env: ``generalized_clue_v0``.
 
+A whole game of random legal actions::
+
     from deduction_envs.envs import generalized_clue_v0
 
     env = generalized_clue_v0.env(cards=12, hidden=2, players=3)

@@ -181,6 +181,8 @@ class MultiplayerAECEnv(AECEnv):
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: spaces.Discrete(rules.num_actions) for agent in self.possible_agents}
+        #: The space of :meth:`state`: every seat's observation vector, in seat order.
+        self.state_space = spaces.Box(0.0, self.observation_high(), (rules.players * size,), dtype=np.float32)
         self.table: Table | None = None
         self.knowledge: list[Knowledge] = []
         #: Extra listeners by seat, told every event projected for that seat from the next reset on (the agents
@@ -225,10 +227,16 @@ class MultiplayerAECEnv(AECEnv):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ PettingZoo's API
-    @property
-    def state(self) -> Any:
-        """The game's whole state, secrets included (for tests and spectators; never for a seat)."""
-        return None if self.table is None else self.table.state
+    def state(self) -> np.ndarray:
+        """PettingZoo's global view for centralised training (a QMIX mixer, a MAPPO critic): every seat's
+        observation vector (:meth:`encode` of its knowledge), in seat order, in :attr:`state_space`.
+
+        It is the union of what the seats know, never more: cards that no seat holds (the deck's order, the
+        rest of a deal) stay hidden. The game's whole state, secrets included, is ``env.table.state`` (for
+        tests and spectators; never for a seat's policy)."""
+        if self.table is None:
+            raise RuntimeError("reset() needs to be called before state.")
+        return np.concatenate([self.encode(knowledge) for knowledge in self.knowledge])
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]

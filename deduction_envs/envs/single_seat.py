@@ -101,6 +101,7 @@ class SingleSeatEnv(gym.Env):
 
     # ------------------------------------------------------------------ Gymnasium's API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        """Deal a new game (seeded by ``seed``) and play the other seats up to the learner's first turn."""
         super().reset(seed=seed)
         rng, env = self.np_random, self.env
         players = env.rules.players
@@ -122,6 +123,11 @@ class SingleSeatEnv(gym.Env):
         raise RuntimeError("100 games in a row ended before the learner's first decision")
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Play the learner's ``action``, then the other seats up to its next turn or the game's end.
+
+        Raises:
+            RuntimeError: the episode is over.
+        """
         env = self.env
         if self._done():
             raise RuntimeError("the episode is over: call reset()")

@@ -1,0 +1,124 @@
+"""Sphinx configuration of the documentation site.
+
+    python -m sphinx -W -b html docs docs/_build/html   # the site, in docs/_build/html
+
+Sphinx with furo and MyST, as Gymnasium's and PettingZoo's sites: the code's docstrings are reStructuredText
+(autodoc reads them as they are; Sphinx's own language), the hand-written pages Markdown. At every build
+:mod:`docs.env_pages` writes each env's page from the registry and the env's docstring, and the experiment
+write-ups (``results/*.md``) and ``BENCHMARKS.md`` are copied in, so the site shows the files the
+experiments wrote. A relative link to a file the site does not publish becomes a link to it in the
+repository.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+#: Where the repository's files are read (a link to a file the site does not publish goes there).
+REPOSITORY = "https://github.com/deduction-envs/deduction-envs"
+
+project = "deduction-envs"
+author = "the deduction-envs maintainers"
+copyright = "2026, the deduction-envs maintainers"  # Sphinx's name
+
+extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.viewcode"]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+exclude_patterns = ["_build", "README.md"]
+html_theme = "furo"
+html_title = "deduction-envs"
+html_static_path = ["_static"]
+myst_enable_extensions = ["colon_fence", "deflist"]
+myst_heading_anchors = 6
+
+autodoc_member_order = "bysource"
+autodoc_default_options = {"members": True, "show-inheritance": True}
+autodoc_typehints = "description"
+napoleon_google_docstring = True
+napoleon_numpy_docstring = False
+
+#: Files copied into the site at each build: repository path -> the site's path.
+COPIED = {"BENCHMARKS.md": "BENCHMARKS.md"}
+COPIED.update({str(p.relative_to(ROOT)): str(p.relative_to(ROOT)) for p in sorted((ROOT / "results").glob("*.md"))})
+LINK = re.compile(r"(!?\[[^\]]*\]\()([^)\s]+)(\))")
+
+
+def _copy_sources(app) -> None:
+    from docs.env_pages import write_pages
+
+    write_pages()
+    for source, target in COPIED.items():
+        (HERE / target).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / source, HERE / target)
+    for picture in (ROOT / "results").rglob("*"):  # the write-ups' figures
+        if picture.suffix in (".png", ".svg", ".gif"):
+            target = HERE / picture.relative_to(ROOT)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(picture, target)
+
+
+PUBLISHED = (".md", ".rst", ".png", ".svg", ".gif")
+
+
+def _site_or_repository(page: Path, path: str) -> str | None:
+    """Where a relative link of ``page`` should point: a path relative to the page if the site publishes the
+    file, a repository URL if the repository has it, None if nothing has it. A path is read relative to the
+    page, then relative to the site's root (the README's convention: the site's root mirrors the repository's,
+    and the write-ups' folder mirrors ``results/``)."""
+    for candidate in (page.parent / path, HERE / path):
+        resolved = candidate.resolve()
+        if resolved.is_relative_to(HERE):
+            if resolved.is_file() and resolved.suffix in PUBLISHED:
+                return os.path.relpath(resolved, page.parent)
+            mirror = ROOT / resolved.relative_to(HERE)
+        else:
+            mirror = resolved
+        if mirror.is_relative_to(HERE) and mirror.is_file() and mirror.suffix in PUBLISHED:
+            return os.path.relpath(mirror, page.parent)
+        if mirror.is_relative_to(ROOT) and mirror.exists():
+            kind = "tree" if mirror.is_dir() else "blob"
+            return f"{REPOSITORY}/{kind}/main/{mirror.relative_to(ROOT).as_posix()}"
+    return None
+
+
+def _rewrite_links(app, docname: str, source: list[str]) -> None:
+    """Relative links to files outside the site go to the repository; the rest point into the site."""
+    page = HERE / docname
+
+    def rewrite(match: re.Match) -> str:
+        target = match.group(2)
+        if re.match(r"[a-z]+:|#|/", target):
+            return match.group(0)
+        path, _, anchor = target.partition("#")
+        where = _site_or_repository(page, path)
+        if where is None:
+            return match.group(0)  # a broken link: Sphinx says so
+        return f"{match.group(1)}{where}{'#' + anchor if anchor else ''}{match.group(3)}"
+
+    if (HERE / f"{docname}.md").exists():
+        source[0] = LINK.sub(rewrite, source[0])
+
+
+def _docstring(app, what, name, obj, options, lines: list[str]) -> None:
+    """A docstring as autodoc reads it: Markdown headings (Gymnasium's env style) a rubric each, example
+    commands and snippets (indented blocks after a plain paragraph) literal blocks."""
+    from docs.env_pages import literal_blocks
+
+    out = []
+    for line in lines:
+        heading = re.match(r"#{1,6} (.+)$", line)
+        out += [f".. rubric:: {heading.group(1)}", ""] if heading else [line]
+    lines[:] = literal_blocks(out)
+
+
+def setup(app) -> None:
+    app.connect("builder-inited", _copy_sources)
+    app.connect("source-read", _rewrite_links)
+    app.connect("autodoc-process-docstring", _docstring)

@@ -1,0 +1,155 @@
+"""Write the envs' pages of the documentation site from the registry and the envs' own docstrings.
+
+Run by ``docs/conf.py`` at every build (the pages are not kept in the repository): one page per registered
+env (``docs/envs/<env id>.rst``) with its picture and animated episode (``python -m scripts.docs_media``), a
+table of its spaces, sizes and reference agents, and the page its module already is (the game's rules for a
+single-player env, the AEC env's docstring for a multiplayer one); and ``docs/envs/single_player.rst``, the
+one Gymnasium env under every single-player game (:class:`deduction_envs.envs.deduction_env.DeductionEnv`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from pathlib import Path
+
+import gymnasium as gym
+
+import deduction_envs
+from deduction_envs import registry
+
+gym.register_envs(deduction_envs)
+
+HERE = Path(__file__).resolve().parent
+ENVS = HERE / "envs"
+MEDIA = HERE / "_static" / "envs"
+
+
+#: A paragraph that opens an RST construct of its own (a list, a field, a directive, a Google-style section).
+_OPENS_CONSTRUCT = re.compile(
+    r"(\* |- |\d+\. |\.\. |:|(Args|Arguments|Returns|Raises|Attributes|Yields|Example|Examples):$)"
+)
+
+
+def literal_blocks(lines: list[str]) -> list[str]:
+    """``lines`` of a docstring with each indented block that follows a plain paragraph (an example command
+    or snippet, as ``help()`` shows it) made an RST literal block: a ``::`` paragraph, which RST drops from
+    the output, goes before it. Blocks already introduced by ``::`` and those inside a list, a field, a
+    directive or a Google-style section are left as they are."""
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        if line == "" and i + 1 < len(lines) and lines[i + 1].startswith("    ") and out:
+            paragraph = [text for text in out[len(out) - _paragraph_length(out) :] if text]
+            if paragraph and not paragraph[0].startswith(" ") and not paragraph[-1].endswith("::"):
+                if not _OPENS_CONSTRUCT.match(paragraph[0]):
+                    out += ["", "::"]
+        out.append(line)
+    return out
+
+
+def _paragraph_length(lines: list[str]) -> int:
+    """How many of the last ``lines`` make their last paragraph."""
+    count = 0
+    for line in reversed(lines):
+        if line == "" and count:
+            break
+        count += 1
+    return count
+
+
+def _title(text: str, underline: str = "=") -> str:
+    return f"{text}\n{underline * len(text)}\n"
+
+
+def _markdown_headings_to_rst(doc: str) -> str:
+    """A docstring's Markdown headings (``## Arguments``, as Gymnasium's env docstrings) as RST sections."""
+    return re.sub(r"^#{1,6} (.+)$", lambda m: _title(m.group(1), "-").rstrip(), doc, flags=re.MULTILINE)
+
+
+def _table(rows: list[tuple[str, str]]) -> str:
+    lines = [".. list-table::", "   :stub-columns: 1", "   :widths: 1 4", ""]
+    for name, value in rows:
+        lines += [f"   * - {name}", f"     - {value}"]
+    return "\n".join(lines) + "\n"
+
+
+def _literal(value: object) -> str:
+    return f"``{value}``"
+
+
+def _media(env_id: str) -> str:
+    gif, png = MEDIA / f"{env_id}.gif", MEDIA / f"{env_id}.png"
+    if not (gif.exists() and png.exists()):
+        raise FileNotFoundError(f"{gif} or {png} is missing: run python -m scripts.docs_media --env {env_id}")
+    return (
+        f".. figure:: /_static/envs/{env_id}.gif\n   :alt: an episode of {env_id}\n\n"
+        f"   A seeded episode (``python -m scripts.docs_media --env {env_id}``); the end of it:\n\n"
+        f".. image:: /_static/envs/{env_id}.png\n   :alt: the board of {env_id} at the episode's end\n"
+    )
+
+
+def _sizes(game: registry.Game) -> str:
+    return ", ".join(_literal(f"{name}={value!r}") for name, value in game.default_sizes().items()) or "none"
+
+
+def single_player_page(game: registry.Game) -> str:
+    env = gym.make(game.env_id)
+    rules = env.unwrapped.rules
+    keys = ", ".join(_literal(k) for k in env.observation_space.spaces)
+    rows = [
+        ("Make", f"``gym.make({game.env_id!r})`` after ``gym.register_envs(deduction_envs)``"),
+        ("Action space", f"{_literal(env.action_space)}: the queries"),
+        ("Observation space", f"``Dict`` of {keys} (see :doc:`single_player`)"),
+        ("Secrets", f"{rules.num_secrets:,} at the default sizes"),
+        ("Sizes (defaults)", _sizes(game)),
+        ("Batched", "``gym.make_vec`` plays it in one batched env" if game.batched else "N single envs"),
+        ("Reference agents", "ISES (exhaustive and sampled), SO-ISMCTS, random (:doc:`../agents`)"),
+        ("Rules", f":class:`{type(rules).__module__}.{type(rules).__name__}`"),
+    ]
+    env.close()
+    module = importlib.import_module(type(rules).__module__)
+    doc = "\n".join(literal_blocks(inspect.cleandoc(module.__doc__ or "").split("\n")))
+    return "\n".join([_title(game.env_id), _media(game.env_id), _table(rows), _title("The game", "-"), doc, ""])
+
+
+def multiplayer_page(game: registry.Game) -> str:
+    module = game.env_module()
+    env = module.raw_env()
+    agent = env.possible_agents[0]
+    rows = [
+        ("Import", f"``from deduction_envs.envs import {game.env_id}``; ``{game.env_id}.env()``"),
+        ("PettingZoo id", _literal(game.aec_id)),
+        ("Agents", f"{_literal(env.possible_agents)} at the default sizes"),
+        ("Action space", _literal(env.action_space(agent))),
+        ("Observation space", f"``Dict`` of ``observation`` ({env.observation_size()} numbers) and ``action_mask``"),
+        ("State space", f"{_literal(env.state_space.shape)}: every seat's observation (``env.state()``)"),
+        ("Sizes (defaults)", _sizes(game)),
+        ("Reference agents", ", ".join(_literal(name) for name in game.agents) + " (:doc:`../agents`)"),
+    ]
+    env.close()
+    doc = inspect.cleandoc(module.__doc__ or "").split("\n", 1)[1].lstrip("\n")  # its first line is the title
+    doc = "\n".join(literal_blocks(doc.split("\n")))
+    return "\n".join([_title(game.env_id), _media(game.env_id), _table(rows), doc, ""])
+
+
+def single_player_env_page() -> str:
+    from deduction_envs.envs.deduction_env import DeductionEnv
+
+    doc = _markdown_headings_to_rst(inspect.cleandoc(DeductionEnv.__doc__ or ""))
+    return "\n".join([_title("The single-player env"), doc, ""])
+
+
+def write_pages(out: Path = ENVS) -> list[Path]:
+    """Write every env's page (and the single-player env's) into ``out``; return the paths written."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    pages = {"single_player": single_player_env_page()}
+    for game in registry.games():
+        pages[game.env_id] = multiplayer_page(game) if game.multiplayer else single_player_page(game)
+    for name, text in pages.items():
+        path = out / f"{name}.rst"
+        if not path.exists() or path.read_text() != text:  # unchanged pages keep their time: no rebuild
+            path.write_text(text)
+        written.append(path)
+    return written

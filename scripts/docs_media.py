@@ -1,0 +1,127 @@
+"""Draw each env's picture and animated episode for its documentation page, from the env's own ``rgb_array``
+renders: ``docs/_static/envs/<env id>.png`` (the board at the episode's end) and ``.gif`` (the episode).
+
+The single-player episodes are played by sampled ISES (100 states, 100 queries, no time limit, so a seed gives
+the same game), the multiplayer ones by reference agents in every seat. Every episode is seeded: the files are
+the same on every run.
+
+    python -m scripts.docs_media                 # every env, about a minute
+    python -m scripts.docs_media --env algo_v0   # one
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+from PIL import Image
+from tqdm import tqdm
+
+from deduction_envs import registry
+
+OUT = Path(__file__).resolve().parent.parent / "docs" / "_static" / "envs"
+
+#: The multiplayer episodes: env keyword arguments and the agents by seat.
+MULTIPLAYER = {
+    "algo_v0": ({"players": 2}, ("max_entropy", "epsilon_greedy")),
+    "clue_v0": ({"players": 3, "board": True}, ("velma", "entropy", "deduction_sheet")),
+    "generalized_clue_v0": ({}, ("exact", "scoreboard", "interrogation_pattern")),
+}
+
+#: At most this many frames a GIF (a long game shows one frame every few turns), each shown FRAME_MS.
+MAX_FRAMES = 40
+FRAME_MS = 700
+
+
+def single_player_frames(env_id: str, seed: int = 0) -> Iterator[np.ndarray]:
+    """The renders of one seeded episode of sampled ISES: the empty board, then one a query."""
+    from agents import ISES
+
+    env = gym.make(env_id, render_mode="rgb_array")
+    agent = ISES("sampled", state_samples=100, action_samples=100, time_limit=None)
+    env.reset(seed=seed)
+    agent.reset(env.unwrapped.rules, seed=seed)
+    yield env.render()
+    done = False
+    while not done:
+        action = agent.act()
+        _, _, terminated, truncated, info = env.step(action)
+        done = terminated or truncated
+        if not done:
+            agent.observe(action, info["feedback"])
+        yield env.render()
+    env.close()
+
+
+def multiplayer_frames(env_id: str, seed: int = 0) -> Iterator[np.ndarray]:
+    """The renders of one seeded game between the reference agents of :data:`MULTIPLAYER`, one a turn."""
+    from agents.roster import seat_agent
+
+    kwargs, names = MULTIPLAYER[env_id]
+    env = registry.game(env_id).make_raw_env(render_mode="rgb_array", **kwargs)
+    agents = [seat_agent(env_id, name) for name in names]
+    for seat, agent in enumerate(agents):
+        agent.reset(env.rules, seat, seed + 1 + seat)
+    env.seat_listeners = {seat: agent.observe for seat, agent in enumerate(agents)}
+    env.reset(seed=seed)
+    yield env.render()
+    while not env.table.over:
+        mover = env.table.mover
+        env.step(agents[mover].act(env.table.legal_mask()))
+        if env.table.over or env.table.mover != mover:
+            yield env.render()
+    env.close()
+
+
+def frames(env_id: str, seed: int = 0) -> list[np.ndarray]:
+    """Every frame of ``env_id``'s documented episode (at most :data:`MAX_FRAMES`, the last always kept)."""
+    made = list(multiplayer_frames(env_id, seed) if env_id in MULTIPLAYER else single_player_frames(env_id, seed))
+    step = -(-len(made) // MAX_FRAMES)
+    return [*made[:-1:step], made[-1]] if step > 1 else made
+
+
+def _same_size(made: list[np.ndarray], width: int = 360) -> list[np.ndarray]:
+    """The frames padded (white, bottom and right) to the largest, then scaled up by a whole factor (nearest
+    pixel) to at least ``width`` pixels wide: a board that grows a row a query keeps its place."""
+    height, wide = max(f.shape[0] for f in made), max(f.shape[1] for f in made)
+    scale = max(1, -(-width // wide))
+    padded = []
+    for frame in made:
+        canvas = np.full((height, wide, 3), 255, dtype=np.uint8)
+        canvas[: frame.shape[0], : frame.shape[1]] = frame[..., :3]
+        padded.append(canvas.repeat(scale, axis=0).repeat(scale, axis=1))
+    return padded
+
+
+def write(env_id: str, out: Path = OUT) -> tuple[Path, Path]:
+    """Write ``env_id``'s picture and GIF into ``out``; return their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    images = [Image.fromarray(frame) for frame in _same_size(frames(env_id))]
+    picture, animation = out / f"{env_id}.png", out / f"{env_id}.gif"
+    images[-1].save(picture, optimize=True)
+    durations = [FRAME_MS] * (len(images) - 1) + [3 * FRAME_MS]  # the end stays on screen a while
+    images[0].save(animation, save_all=True, append_images=images[1:], duration=durations, loop=0, optimize=True)
+    return picture, animation
+
+
+def env_ids() -> list[str]:
+    return [game.env_id for game in registry.games()]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m scripts.docs_media", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--env", choices=env_ids(), action="append", help="only this env (repeatable)")
+    parser.add_argument("--output", type=Path, default=OUT, help="folder (default docs/_static/envs)")
+    args = parser.parse_args(argv)
+    for env_id in tqdm(args.env or env_ids(), desc="envs"):
+        for path in write(env_id, args.output):
+            tqdm.write(f"wrote {path} ({path.stat().st_size:,} bytes)")
+
+
+if __name__ == "__main__":
+    main()
