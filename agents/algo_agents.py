@@ -13,9 +13,9 @@ import numpy as np
 
 from agents.multiplayer import SeatAgent
 from deduction_envs.core.rules import check_int
-from deduction_envs.games.algo import HandView, Phase, PlayerView
+from deduction_envs.games.algo import AlgoRules, HandView, Phase, PlayerView
 from deduction_envs.reasoning import AlgoHandPosterior
-from deduction_envs.reasoning.algo_hands import attack_probabilities
+from deduction_envs.reasoning.algo_hands import AlgoKnowledge, attack_probabilities
 
 __all__ = ["AlgoEpsilonGreedy", "AlgoMaxEntropy", "attack_probabilities", "epsilon_greedy_move"]
 
@@ -49,6 +49,9 @@ class AlgoEpsilonGreedy(SeatAgent):
     the first in action order. With the deck empty, a miss makes it reveal a
     random own face-down card.
     """
+
+    rules: AlgoRules
+    knowledge: AlgoKnowledge
 
     def __init__(self, epsilon: float = 0.1) -> None:
         super().__init__()
@@ -100,6 +103,9 @@ class AlgoMaxEntropy(SeatAgent):
     a random own face-down card.
     """
 
+    rules: AlgoRules
+    knowledge: AlgoKnowledge
+
     WIN_RULES = ("certain", "outright")
 
     def __init__(
@@ -123,7 +129,7 @@ class AlgoMaxEntropy(SeatAgent):
         revealed, hidden = self._disclosure(view, posterior)
         values = self._values(view, revealed, hidden, self.depth, view.phase == Phase.CONTINUE, posterior)
         self.last_values = values
-        return max(values, key=values.get)
+        return max(values, key=values.__getitem__)
 
     def _values(
         self,

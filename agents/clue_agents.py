@@ -11,7 +11,8 @@ import numpy as np
 from agents.clue_moves import board_stage, head_for
 from agents.multiplayer import SeatAgent, reshown_card
 from deduction_envs.core.rules import check_int
-from deduction_envs.games.clue import ClueMove, CluePhase
+from deduction_envs.games.clue import ClueMove, CluePhase, ClueRules
+from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
 from deduction_envs.reasoning.clue_suggestions import REFUTER_MODELS, SuggestionScores, score_suggestions
 
 __all__ = ["ClueDeductionSheet", "ClueEntropyAgent"]
@@ -38,6 +39,9 @@ class ClueDeductionSheet(SeatAgent):
       (:func:`agents.clue_moves.toward`), and suggests there; once it knows
       every room's place, for the nearest of its own rooms or the case file's.
     """
+
+    rules: ClueRules
+    knowledge: CluePlayerKnowledge
 
     name = "deduction-sheet"
 
@@ -93,7 +97,7 @@ class ClueDeductionSheet(SeatAgent):
         return _reshow(self, legal, most_shown=self.show_rule == "velma")
 
 
-def _reshow(agent: SeatAgent, legal: np.ndarray, most_shown: bool) -> int:
+def _reshow(agent: ClueDeductionSheet | ClueEntropyAgent, legal: np.ndarray, most_shown: bool) -> int:
     """The show action of :func:`~agents.multiplayer.reshown_card`'s card among the ``legal`` show actions, else
     a random one of them."""
     knowledge, start = agent.knowledge, agent.rules.end_action + 1
@@ -148,6 +152,9 @@ class ClueEntropyAgent(SeatAgent):
         show_rule: ``"velma"`` (pyvelma's card to show, the default) or ``"own"`` (see above).
     """
 
+    rules: ClueRules
+    knowledge: CluePlayerKnowledge
+
     def __init__(
         self,
         refuter: str = "uniform",
@@ -177,7 +184,7 @@ class ClueEntropyAgent(SeatAgent):
         extras += ", own-show" if show_rule == "own" else ""
         self.name = f"entropy({rule}{extras})"
         #: The scores behind the last suggestion (for hints and tests).
-        self.last_scores = None
+        self.last_scores: SuggestionScores | None = None
         self._scores: tuple | None = None  # (knowledge, its changes, the scores)
 
     def act(self, mask: np.ndarray) -> int:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from deduction_envs.games.clue import CluePhase
+from deduction_envs.games.clue import CluePhase, ClueRules
 from deduction_envs.games.clue_board import ClueBoardRules
 
 __all__ = ["board_stage", "head_for", "nearest_room", "toward"]
@@ -55,11 +55,13 @@ def nearest_room(rules: ClueBoardRules, knowledge: Any, rooms: np.ndarray, rng: 
     return int(rng.choice(best))
 
 
-def head_for(rules: ClueBoardRules, knowledge: Any, mask: np.ndarray, rooms: np.ndarray, rng: np.random.Generator
+def head_for(rules: ClueRules, knowledge: Any, mask: np.ndarray, rooms: np.ndarray, rng: np.random.Generator
              ) -> int | None:  # fmt: skip
     """The board action toward the nearest of the bool mask ``rooms`` (:func:`toward`), or None when the seat
     should suggest where it stands instead: at the start of its turn, brought by another's suggestion into one
-    of ``rooms``."""
+    of ``rooms``. Only on the board (``rules`` are :class:`ClueBoardRules`)."""
+    if not isinstance(rules, ClueBoardRules):
+        raise TypeError(f"head_for plays on the board; got {rules!r}")
     here = rules.board.room_of(knowledge.public.positions[knowledge.player])
     if board_stage(rules, knowledge) == "start" and mask[: rules.num_triples].any() and here >= 0 and rooms[here]:
         return None

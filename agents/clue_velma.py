@@ -17,7 +17,7 @@ import numpy as np
 
 from agents.clue_agents import ClueEntropyAgent
 from agents.clue_moves import board_stage
-from deduction_envs.games.clue_board import TWO_DICE
+from deduction_envs.games.clue_board import TWO_DICE, ClueBoardRules
 
 __all__ = ["SCORES", "VELMA_THRESHOLD", "ClueVelma"]
 
@@ -53,6 +53,8 @@ class ClueVelma(ClueEntropyAgent):
     Clue tournaments took for Velma's), at the next decision of its turn; refuting: pyvelma's card-to-show rule.
     Other keywords are :class:`ClueEntropyAgent`'s. Off the board it plays as that agent with those settings.
     """
+
+    rules: ClueBoardRules  # it plays on the board only
 
     def __init__(self, score: str = "sum", threshold: float = VELMA_THRESHOLD, **kwargs) -> None:
         super().__init__(threshold=threshold, **kwargs)
@@ -105,7 +107,7 @@ class ClueVelma(ClueEntropyAgent):
             options[rules.passage_action] = float(self.node_scores(np.array([board.passages[here]]), here, values)[0])
         if mask[: rules.num_triples].any():  # summoned: suggesting here counts as entering the room
             options[-1] = float(self.node_scores(np.array([here]), -1, values)[0])
-        choice = max(options, key=options.get)
+        choice = max(options, key=options.__getitem__)
         return self.suggestion(mask[: rules.num_triples]) if choice == -1 else choice
 
     def _roll_value(self, here: int, values: tuple) -> float:

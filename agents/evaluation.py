@@ -13,7 +13,7 @@ import statistics
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import gymnasium as gym
 import numpy as np
@@ -22,6 +22,7 @@ from agents.base import Agent
 from deduction_envs import registry  # importing the package registers the envs
 from deduction_envs.core.executor import Executor, as_executor, run_jobs
 from deduction_envs.core.rules import check_int
+from deduction_envs.envs.deduction_env import DeductionEnv
 
 __all__ = ["EvaluationResult", "episode_plan", "evaluate", "play_episodes"]
 
@@ -126,7 +127,7 @@ def play_episodes(
     """Play each episode (reset arguments, agent seed): its steps, whether it was solved, and every decision's
     seconds. The one evaluation loop."""
     env = gym.make(env_id, **env_kwargs)
-    rules = env.unwrapped.rules
+    rules = cast(DeductionEnv, env.unwrapped).rules
     steps, solved, times = [], [], []
     for reset_kwargs, agent_seed in episodes:
         env.reset(**reset_kwargs)
@@ -186,7 +187,7 @@ def evaluate(
         ids = ", ".join(game.env_id for game in registry.games(multiplayer=False))
         raise ValueError(f"unknown env id {env_id!r}; deduction envs: {ids}")
     probe = gym.make(env_id, **env_kwargs)
-    num_secrets = probe.unwrapped.rules.num_secrets
+    num_secrets = cast(DeductionEnv, probe.unwrapped).rules.num_secrets
     probe.close()
     if secrets == "all":
         if episodes is not None:

@@ -14,8 +14,9 @@ import numpy as np
 
 from agents.multiplayer import SeatAgent, reshown_card
 from deduction_envs.core.rules import check_int
-from deduction_envs.games.generalized_clue import GCMove, GCPhase
+from deduction_envs.games.generalized_clue import GCMove, GCPhase, GeneralizedClueRules
 from deduction_envs.reasoning.clue_suggestions import ask_candidates, score_asks, sure_to_learn
+from deduction_envs.reasoning.generalized_clue_player import GCPlayerKnowledge
 
 __all__ = ["GCAgent", "GCExact", "GCRandom", "GCScoreboard", "Scoreboard", "pattern_inferences"]
 
@@ -26,6 +27,9 @@ class GCAgent(SeatAgent):
     :attr:`asks` counts its asks in the current game; :attr:`certain_after`
     is the number of asks after which it first knew the case file (None before).
     """
+
+    rules: GeneralizedClueRules
+    knowledge: GCPlayerKnowledge
 
     def reset(self, rules: Any, seat: int, seed: int | None = None) -> None:
         super().reset(rules, seat, seed)
@@ -221,6 +225,7 @@ class GCScoreboard(GCAgent):
         return GCMove("ask", tuple(int(c) for c in cards), target=target)
 
     def _apply_patterns(self, board: Scoreboard) -> None:
+        assert self.patterns, "called only with an interrogation-pattern rule"
         asked = np.zeros((self.rules.players, self.rules.cards), dtype=np.int64)
         for event in self.knowledge.events:
             if event.kind == "ask":

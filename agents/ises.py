@@ -227,6 +227,7 @@ class ISES(Agent):
     def _act_sampled(self) -> int:
         start = time.perf_counter()
         knowledge, rules = self.information_set, self.rules
+        assert self.state_samples is not None and self.action_samples is not None  # set in sampled mode
         support = knowledge.support
         states = self.rng.choice(
             support, size=min(self.state_samples, support.size), replace=False, p=knowledge.probabilities()

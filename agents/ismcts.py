@@ -64,20 +64,22 @@ class _Node:
     ``actions`` holds the node's legal queries in the order they are tried;
     the first ``tried`` have been expanded, and position ``i`` has
     ``visits[i]``, ``totals[i]`` (summed reward) and ``children[i]`` (the node
-    each feedback leads to, or None where the game ends).
+    each feedback leads to, or None where the game ends). The queries are listed
+    on the node's first visit (:meth:`open`; ``opened`` says whether it was).
     """
 
-    __slots__ = ("actions", "children", "knowledge", "totals", "tried", "visits")
+    __slots__ = ("actions", "children", "knowledge", "opened", "totals", "tried", "visits")
+    _NONE = np.zeros(0)
 
     def __init__(self, knowledge: InformationSet) -> None:
         self.knowledge = knowledge
-        self.actions: np.ndarray | None = None  # set on the node's first visit
+        self.opened = False
+        self.actions = self.visits = self.totals = self._NONE
         self.tried = 0
-        self.visits: np.ndarray | None = None
-        self.totals: np.ndarray | None = None
         self.children: list[dict[int, _Node | None]] = []
 
     def open(self, actions: np.ndarray) -> None:
+        self.opened = True
         self.actions = actions
         self.visits = np.zeros(actions.size)
         self.totals = np.zeros(actions.size)
@@ -147,7 +149,7 @@ class ISMCTS(Agent):
                 break
             done += 1
         self.last_iterations = done
-        if root.actions is None:
+        if not root.opened:
             root.open(self._order(root.knowledge))
         if root.tried == 0:  # not one iteration fitted in the time: the first query it would try
             return int(root.actions[0])
@@ -165,7 +167,7 @@ class ISMCTS(Agent):
         expanded: _Node | None = None
         try:
             while node is not None and len(path) < budget and expanded is None:
-                if node.actions is None:
+                if not node.opened:
                     node.open(self._order(node.knowledge))
                 if node.tried < node.actions.size:
                     position = node.tried

@@ -174,7 +174,7 @@ def play_game(
     streams = np.random.SeedSequence(seed).spawn(len(agents) + 1)
     for seat, agent in enumerate(agents):
         agent.reset(rules, seat, int(streams[seat + 1].generate_state(1)[0]))
-    observers = [agent.observe for agent in agents]
+    observers: list[Callable[[Any], None]] = [agent.observe for agent in agents]
     if listeners is not None:
         observers = [_both(observe, listen) for observe, listen in zip(observers, listeners, strict=True)]
     table = Table(rules, np.random.default_rng(streams[0]), observers, first)

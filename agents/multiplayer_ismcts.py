@@ -35,7 +35,7 @@ simulated players that keep a plain sheet of the cards they have seen.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -137,8 +137,8 @@ class SOISMCTS(SeatAgent):
             return int(options[0])
         root = _Node(self.seat)
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
-        done = 0
-        while (done < self.iterations) if deadline is None else (done == 0 or time.perf_counter() < deadline):
+        done, iterations = 0, self.iterations or 1  # one of the two is given
+        while (done < iterations) if deadline is None else (done == 0 or time.perf_counter() < deadline):
             self._iterate(root, options)
             done += 1
         self.last_iterations = done
@@ -148,6 +148,7 @@ class SOISMCTS(SeatAgent):
 
     def _iterate(self, root: _Node, options: np.ndarray) -> None:
         rules, rng, policy = self.rules, self.rng, self.policy
+        assert self.knowledge is not None, "reset() gives the seat its knowledge"
         state = self.knowledge.determinise(rng)
         sim = policy.begin(self, state, rng)
         path: list[tuple[_Node, int]] = []
@@ -222,7 +223,7 @@ class AlgoSearchPolicy(SearchPolicy):
         self.epsilon = float(epsilon)
 
     def root_options(self, agent: SeatAgent, mask: np.ndarray) -> np.ndarray:
-        rules, knowledge = agent.rules, agent.knowledge
+        rules, knowledge = agent.rules, cast(Any, agent.knowledge)  # the game's own knowledge class
         if knowledge.view.phase == AlgoPhase.REVEAL:
             return np.flatnonzero(mask)
         hits = np.where(mask[: rules.num_attacks], attack_probabilities(rules, knowledge.view, knowledge.posterior), 0)
@@ -266,7 +267,7 @@ class ClueSearchPolicy(SearchPolicy):
     def root_options(self, agent: SeatAgent, mask: np.ndarray) -> np.ndarray:
         from deduction_envs.games.clue import CluePhase
 
-        rules, knowledge = agent.rules, agent.knowledge
+        rules, knowledge = agent.rules, cast(Any, agent.knowledge)  # the game's own knowledge class
         if knowledge.phase == CluePhase.SHOW:
             return np.flatnonzero(mask)
         solution = knowledge.solution()
@@ -277,11 +278,11 @@ class ClueSearchPolicy(SearchPolicy):
             options.extend(scores.top(self.suggestions, mask[: rules.num_triples]).tolist())
         elif mask[rules.end_action]:
             options.append(rules.end_action)
-        options = np.array(sorted(set(options)), dtype=np.int64)
-        return options[mask[options]]
+        chosen = np.array(sorted(set(options)), dtype=np.int64)
+        return chosen[mask[chosen]]
 
     def begin(self, agent: SeatAgent, state: Any, rng: np.random.Generator) -> dict[str, Any]:
-        rules, knowledge = agent.rules, agent.knowledge
+        rules, knowledge = agent.rules, cast(Any, agent.knowledge)  # the game's own knowledge class
         seen = [sum(1 << c for c in hand) for hand in state.hands]
         held, _ = knowledge.engine.facts()
         seen[agent.seat] |= sum(1 << int(c) for c in np.flatnonzero(held[:, : rules.players].any(axis=1)))

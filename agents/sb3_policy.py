@@ -86,6 +86,8 @@ class SB3Policy(Agent):
 
     def observe(self, action: int, feedback: int) -> None:
         super().observe(action, feedback)
+        if self._encoder is None or self._asked is None:
+            raise RuntimeError("SB3Policy.reset(rules) must be called before playing")
         self._encoder.record(int(action), int(feedback))
         self._asked[int(action)] = True
 
@@ -98,7 +100,11 @@ class SB3Policy(Agent):
     def mask(self) -> np.ndarray:
         """The queries the policy may choose from now (bool, one per query), as the env's ``action_mask`` gives."""
         mask = self.rules.action_mask(self.information_set, self.action_mask == "consistent")
-        return unasked(mask, self._asked) if self.action_mask == "unasked" else mask
+        if self.action_mask != "unasked":
+            return mask
+        if self._asked is None:
+            raise RuntimeError("SB3Policy.reset(rules) must be called before playing")
+        return unasked(mask, self._asked)
 
     def act(self) -> int:
         observation, mask = self.observation(), self.mask()

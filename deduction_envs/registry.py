@@ -129,7 +129,7 @@ class Game:
         return _SHARED.setdefault(rules, rules)
 
     def env_module(self) -> Any:
-        if not self.multiplayer:
+        if self.env is None:
             raise ValueError(f"{self.name} is a single-player game: gymnasium.make({self.env_id!r})")
         return importlib.import_module(self.env)
 
@@ -318,7 +318,7 @@ def new_knowledge(rules: Any, player: int) -> Any:
     """
     from deduction_envs.core.rules import check_int
 
-    knowledge = _knowledge_class(type(rules))
+    knowledge = _knowledge_class(type(rules))  # type: ignore[arg-type]  # a class is hashable
     return knowledge(rules, check_int("player", player, low=0, high=rules.players - 1))
 
 

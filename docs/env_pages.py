@@ -1,4 +1,5 @@
-"""Write the envs' pages of the documentation site from the registry and the envs' own docstrings.
+"""Write the envs' pages of the documentation site from the registry and the envs' own docstrings; find the
+code snippets of the docstrings the API reference shows (the tests run them).
 
 Run by ``docs/conf.py`` at every build (the pages are not kept in the repository): one page per registered
 env (``docs/envs/<env id>.rst``) with its picture and animated episode (``python -m scripts.docs_media``), a
@@ -9,9 +10,12 @@ one Gymnasium env under every single-player game (:class:`deduction_envs.envs.de
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
+import pkgutil
 import re
+import textwrap
 from pathlib import Path
 
 import gymnasium as gym
@@ -153,3 +157,50 @@ def write_pages(out: Path = ENVS) -> list[Path]:
             path.write_text(text)
         written.append(path)
     return written
+
+
+#: The packages the API reference documents, and the subpackages it leaves out (command-line programs).
+API_PACKAGES = ("deduction_envs", "agents", "train")
+API_SKIPPED = (".tools", ".experiments", "__main__")
+
+
+def api_modules() -> list[str]:
+    """Every module the API reference documents (``docs/api/*.rst`` lists each: a test checks it)."""
+    names = []
+    for package in API_PACKAGES:
+        names.append(package)
+        found = pkgutil.walk_packages(importlib.import_module(package).__path__, package + ".")
+        names += [m.name for m in found if not any(skip in m.name for skip in API_SKIPPED)]
+    return names
+
+
+def docstring_snippets() -> list[tuple[str, str]]:
+    """The Python snippets of the API reference: each literal block of a documented module's, class's or
+    function's docstring that parses as Python, as ``(where, code)``. (The other literal blocks are shell
+    commands, formulas and diagrams.)"""
+    snippets = []
+    for name in api_modules():
+        module = importlib.import_module(name)
+        members = [obj for _, obj in inspect.getmembers(module, lambda o: inspect.isclass(o) or inspect.isfunction(o))]
+        for obj in [module, *(o for o in members if getattr(o, "__module__", None) == name)]:
+            lines = literal_blocks((inspect.getdoc(obj) or "").split("\n"))
+            for i, line in enumerate(lines):
+                if not line.endswith("::") or i + 2 >= len(lines) or lines[i + 1] or not lines[i + 2].startswith(" "):
+                    continue
+                block = []
+                for text in lines[i + 2 :]:
+                    if text and not text.startswith(" "):
+                        break
+                    block.append(text)
+                code = textwrap.dedent("\n".join(block)).strip()
+                if not code.startswith("python -m") and _parses(code):
+                    snippets.append((f"{name}:{getattr(obj, '__qualname__', name)}", code))
+    return snippets
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except SyntaxError:
+        return False
+    return True

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 import deduction_envs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -231,3 +233,34 @@ def test_the_site_writes_a_page_for_every_env_and_its_media_are_the_scripts(tmp_
     ours = [frame.convert("RGB").tobytes() for frame in ImageSequence.Iterator(Image.open(animation))]
     kept = [frame.convert("RGB").tobytes() for frame in ImageSequence.Iterator(Image.open(committed))]
     assert len(ours) > 2 and ours == kept
+
+
+def _api_snippets() -> list:
+    from docs.env_pages import docstring_snippets
+
+    return [pytest.param(code, id=where) for where, code in docstring_snippets()]
+
+
+@pytest.mark.parametrize("code", _api_snippets())
+def test_every_python_snippet_of_the_api_reference_runs(code, tmp_path, monkeypatch):
+    """The snippets the API reference shows from the docstrings (a training run's shortened to 256 steps: the
+    rest of it, its evaluation included, as written)."""
+    monkeypatch.chdir(tmp_path)  # a run writes into runs/
+    exec(compile(code.replace("timesteps=20_000", "timesteps=256"), "docstring", "exec"), {})
+
+
+def test_every_docstring_example_passes_and_every_module_is_in_the_api_reference():
+    import doctest
+    import importlib
+
+    from docs.env_pages import api_modules
+
+    listed = "".join(path.read_text() for path in (ROOT / "docs" / "api").glob("*.rst"))
+    tested = 0
+    for name in api_modules():
+        assert f".. automodule:: {name}\n" in listed, f"docs/api/*.rst does not list {name}"
+        module = importlib.import_module(name)
+        result = doctest.testmod(module)
+        assert result.failed == 0, name
+        tested += result.attempted
+    assert tested >= 10

@@ -7,8 +7,15 @@ weight per *feature* and scores every action as the dot product of its
 feature row with those weights learns the structure once.
 ``rules.action_features()`` gives the matrix (``ClueRules.action_features``).
 
+    import gymnasium as gym
+    import deduction_envs
+    from sb3_contrib import MaskablePPO
     from train.policies import policy_for
-    policy, kwargs = policy_for("maskable_ppo", features)   # features: (actions, k)
+
+    gym.register_envs(deduction_envs)
+    env = gym.make("Mastermind-v0", pegs=4, colors=6)
+    features = env.unwrapped.rules.action_features()          # (actions, k)
+    policy, kwargs = policy_for("maskable_ppo", features)
     model = MaskablePPO(policy, env, policy_kwargs=kwargs)
 
 The head replaces SB3's last actor layer; masks, the value head and

@@ -1,6 +1,8 @@
 """The batched env as a stable-baselines3 ``VecEnv``, so that ``python -m train`` steps every copy at once.
 
+    from sb3_contrib import MaskablePPO
     from train.vec_env import batched_vec_env
+
     venv = batched_vec_env("Mastermind-v0", n_envs=8, seed=0, pegs=4, colors=6)
     model = MaskablePPO("MultiInputPolicy", venv)
 

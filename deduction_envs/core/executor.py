@@ -149,7 +149,7 @@ class RayExecutor:
             raise ImportError(NEEDS_RAY) from error
         if not ray.is_initialized():
             address = self.address or os.environ.get("RAY_ADDRESS") or None
-            quiet = {"log_to_driver": False, "logging_level": "WARNING"}
+            quiet: dict[str, Any] = {"log_to_driver": False, "logging_level": "WARNING"}
             if address is None:  # "local": a fresh Ray, never an address file a killed cluster left behind
                 # Ray starts its workers at niceness 15; here they are the work, not a background to the driver.
                 os.environ.setdefault("RAY_worker_niceness", "0")

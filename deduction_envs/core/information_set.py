@@ -22,7 +22,7 @@ from __future__ import annotations
 import abc
 import weakref
 from collections.abc import Callable
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import numpy as np
 from numba import njit
@@ -240,7 +240,7 @@ class InformationSet(abc.ABC):
                 if self.uniform:
                     # Equally likely secrets: a cell of n of them holds log2 n bits.
                     counts = np.bincount(cells.ravel(), minlength=size)
-                    mass = counts / support.size
+                    mass: np.ndarray = counts / support.size
                     cell_entropy = np.where(counts > 0, np.log2(counts), 0.0)
                 else:
                     mass = np.bincount(cells.ravel(), np.tile(weights, rows.size), minlength=size)
@@ -298,6 +298,8 @@ class InformationSet(abc.ABC):
         return support if self.uniform else support + self.probabilities().tobytes()
 
     def __contains__(self, secret: object) -> bool:
+        if not isinstance(secret, (int, np.integer)):
+            return False
         support = self.support
         i = np.searchsorted(support, secret)
         return bool(i < support.size and support[i] == secret)
@@ -395,12 +397,12 @@ class EnumeratedInformationSet(InformationSet):
         if row is None:
             kept = candidates[rules.feedback_at(self, action, candidates) == feedback]
             if kept.size == 0:
-                return super().update(action, feedback)  # raises with the full message
+                return cast(EnumeratedInformationSet, super().update(action, feedback))  # raises, with the message
             return self._of(kept)
         nvec = rules.secret_nvec
         kept, marginals = _narrow(row, candidates, feedback, components, component_offsets(nvec), sum(nvec))
         if kept.size == 0:
-            return super().update(action, feedback)
+            return cast(EnumeratedInformationSet, super().update(action, feedback))  # raises
         new = self._of(kept)
         new._marginals = _readonly(marginals)
         return new

@@ -53,8 +53,13 @@ class MultiplayerRules(Protocol):
     (:func:`deduction_envs.registry.new_knowledge`), so the rules never import it.
     """
 
-    players: int
-    num_actions: int
+    @property
+    def players(self) -> int:
+        """Seats at the table."""
+
+    @property
+    def num_actions(self) -> int:
+        """Size of the action space."""
 
     def new_game(self, rng: np.random.Generator, first: int = 0) -> Any:
         """Shuffle and deal with ``rng``; seat ``first`` starts."""

@@ -178,7 +178,7 @@ class DeductionRules(abc.ABC):
         order, which a game may compute faster than by gathering them.
         """
 
-    def feedback(self, action: int, secrets: np.ndarray) -> np.ndarray:
+    def feedback(self, action: int, secrets: np.ndarray | int) -> np.ndarray:
         """Feedback indices of query ``action`` against every secret in ``secrets``.
 
         Vectorised over ``secrets`` (an integer array of secret indices, or one
@@ -288,7 +288,7 @@ class DeductionRules(abc.ABC):
             mask &= could_win
         return mask
 
-    def feedback_at(self, information_set: InformationSet, action: int, secrets: np.ndarray) -> np.ndarray:
+    def feedback_at(self, information_set: InformationSet, action: int, secrets: np.ndarray | int) -> np.ndarray:
         """:meth:`feedback` of ``action`` asked by a player who knows ``information_set``.
 
         Information sets and envs ask for feedback through this method, so a

@@ -142,6 +142,8 @@ def encode_view(
 class AlgoObserver(Observer):
     """A seat's observation of Algo (see the module docstring), from its :class:`AlgoKnowledge` alone."""
 
+    rules: AlgoRules
+
     def __init__(self, rules: AlgoRules, probabilities: bool = True) -> None:
         super().__init__(rules, probabilities)
         self.pieces = observation_pieces(rules)
@@ -160,6 +162,7 @@ class raw_env(MultiplayerAECEnv):
     """Algo for 2 to 4 players; see the module docstring."""
 
     metadata: ClassVar[dict[str, Any]] = {**MultiplayerAECEnv.metadata, "name": "algo_v0"}
+    rules: AlgoRules
 
     def __init__(
         self,
@@ -180,7 +183,7 @@ class raw_env(MultiplayerAECEnv):
 
     def render_text(self) -> str:
         """A spectator's view: every hand (``[B3]`` face down, ``B3`` face up), the deck and the last event."""
-        state = self.table.state
+        state = self.dealt_table().state
         lines = []
         for player, hand in enumerate(state.hands):
             cards = " ".join(format_card(c) if c in state.revealed[player] else f"[{format_card(c)}]" for c in hand)
@@ -188,8 +191,8 @@ class raw_env(MultiplayerAECEnv):
             lines.append(f"{marker} player_{player}: {cards}")
         drawn = "-" if state.drawn is None else format_card(state.drawn)
         lines.append(f"deck {len(state.deck)}, drawn {drawn}, phase {state.phase.name.lower()}")
-        last = self.table.last_event
-        if self.table.actions:
+        last = self.dealt_table().last_event
+        if self.dealt_table().actions:
             lines.append(f"last: {last.move}, {'hit' if last.hit else 'no hit'}")
         return "\n".join(lines)
 
@@ -199,7 +202,7 @@ class raw_env(MultiplayerAECEnv):
         canvas = Canvas(
             gap + self.rules.players * (2 * cell + gap), gap + self.rules.max_hand * (cell + gap), (0, 110, 60)
         )
-        for player, hand in enumerate(self.table.state.hands):
+        for player, hand in enumerate(self.dealt_table().state.hands):
             top = gap + player * (2 * cell + gap)
             for i, c in enumerate(hand):
                 left = gap + i * (cell + gap)
@@ -207,6 +210,6 @@ class raw_env(MultiplayerAECEnv):
                 canvas.rect(top, left, 2 * cell, cell, face)
                 bar = int(2 * cell * (c // 2 + 1) / (self.rules.numbers + 1))
                 canvas.rect(top + 2 * cell - bar, left + cell // 3, bar, cell // 3, ink)
-                if c not in self.table.state.revealed[player]:
+                if c not in self.dealt_table().state.revealed[player]:
                     canvas.rect(top, left, cell // 3, cell // 3, (220, 40, 40))
         return canvas.pixels

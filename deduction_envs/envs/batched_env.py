@@ -1,5 +1,9 @@
 """A native batched ``VectorEnv``: many games of one single-player deduction game, advanced in numpy at once.
 
+    import gymnasium as gym
+    import deduction_envs
+
+    gym.register_envs(deduction_envs)
     envs = gym.make_vec("Mastermind-v0", num_envs=1024)   # the batched env: the registry's vector entry point
     envs = gym.make_vec("Mastermind-v0", num_envs=1024, vectorization_mode="sync")  # N DeductionEnvs instead
 
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 import operator
 from functools import lru_cache
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 import gymnasium as gym
 import numpy as np
@@ -93,7 +97,7 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
     is the batch's bool mask, as sb3-contrib asks.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}  # noqa: RUF012
 
     def __init__(
         self,
@@ -137,7 +141,7 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         self.rules = rules
         self.max_steps = max_steps
         self.illegal_action = illegal_action
-        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}  # type: ignore[misc]
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self.render_mode = None
         self._initial_entropy = max(uniform_entropy_bits(secrets), 1e-12)
         encoder = ObservationEncoder(rules, max_steps, self._initial_entropy)
@@ -160,7 +164,9 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         self._feedback_parts = rules.feedback_components(np.arange(rules.num_feedbacks))
         if action_mask == "consistent":
             every = np.arange(secrets)
-            self._guess_secret = np.full(rules.num_actions, -1, dtype=np.int64)  # the secret each query names
+            self._guess_secret: np.ndarray | None = np.full(
+                rules.num_actions, -1, dtype=np.int64
+            )  # each query's secret
             self._guess_secret[rules.guess_actions(every)] = every
         else:
             self._guess_secret = None
@@ -198,7 +204,9 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         if seed is None:
             seeds: list[int | None] = [None] * n
         elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-            seeds = [check_seed(seed) + i for i in range(n)]
+            start = check_seed(seed)
+            assert start is not None
+            seeds = [start + i for i in range(n)]
         elif isinstance(seed, (list, tuple)) and len(seed) == n:
             seeds = [check_seed(s, f"seed[{i}]") for i, s in enumerate(seed)]
         else:
@@ -287,13 +295,15 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         n, count = self.num_envs, self.rules.num_actions
         array = np.asarray(actions)
         if array.shape != (n,) or not np.issubdtype(array.dtype, np.integer):
-            try:  # a list of Python ints, but not floats or bools
-                bad = array.ndim != 1 or array.dtype == np.bool_
-                array = None if bad else np.array([operator.index(a) for a in array], dtype=np.int64)
+            wrong = ValueError(f"actions must be {n} integers in [0, {count}), one per game, got {actions!r}")
+            if array.ndim != 1 or array.dtype == np.bool_:  # a list of Python ints, but not floats or bools
+                raise wrong
+            try:
+                array = np.array([operator.index(a) for a in array], dtype=np.int64)
             except TypeError:
-                array = None
-            if array is None or array.shape != (n,):
-                raise ValueError(f"actions must be {n} integers in [0, {count}), one per game, got {actions!r}")
+                raise wrong from None
+            if array.shape != (n,):
+                raise wrong
         array = array.astype(np.int64, copy=False)
         if array.min() < 0 or array.max() >= count:
             raise ValueError(f"actions must be integers in [0, {count}) for {self.rules!r}, got {actions!r}")

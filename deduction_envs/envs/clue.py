@@ -232,12 +232,15 @@ class ClueObserver(SheetObserver):
     """A seat's observation of Clue (see the module docstring), from its :class:`CluePlayerKnowledge` alone.
     ``max_cycles`` bounds the record's counts (the vector's upper bound)."""
 
+    rules: ClueRules
+
     def __init__(self, rules: ClueRules, probabilities: bool = True, max_cycles: int = 1000) -> None:
         record = ("shown", "refuted")  # shown, suggested, passed, refuted: adjacent
         entropy = math.log2(rules.num_triples)
         super().__init__(rules, observation_pieces(rules), record, entropy, probabilities, max_cycles)
         self.board = isinstance(rules, ClueBoardRules)
-        self._board_starts = {name: self._slots[name].start for name, _ in board_pieces(rules)} if self.board else {}
+        pieces = board_pieces(rules) if isinstance(rules, ClueBoardRules) else []
+        self._board_starts = {name: self._slots[name].start for name, _ in pieces}
         suspects = rules.category_sizes[0]
         self._tokens = [[*seats, *range(rules.players, suspects)] for seats in self._seats]
 
@@ -270,7 +273,9 @@ class ClueObserver(SheetObserver):
         """The board's pieces: the tokens (the seats' suspects in the observer's turn order, then the others),
         the weapons' rooms, the stage of the turn, the roll, the reachable nodes (after the roll) and who was
         summoned."""
-        public, at, nodes, rooms = knowledge.public, self._board_starts, self.rules.board.nodes, self.rules.board.rooms
+        rules = self.rules
+        assert isinstance(rules, ClueBoardRules)
+        public, at, nodes, rooms = knowledge.public, self._board_starts, rules.board.nodes, rules.board.rooms
         for row, suspect in enumerate(self._tokens[knowledge.player]):  # scalar writes: cheaper than fancy indexing
             vector[at["tokens"] + row * nodes + public.positions[suspect]] = 1
         for weapon, room in enumerate(public.weapons):
@@ -279,7 +284,7 @@ class ClueObserver(SheetObserver):
         vector[at["stage"] + (2 if public.moved else 1 if rolled else 0)] = 1
         vector[at["roll"]] = public.roll / 12
         if rolled and knowledge.phase == CluePhase.START:
-            vector[at["reachable"] : at["reachable"] + nodes] = self.rules.reachable(public)
+            vector[at["reachable"] : at["reachable"] + nodes] = rules.reachable(public)
         for i, seat in enumerate(self._seats[knowledge.player]):
             if public.summoned[seat]:
                 vector[at["summoned"] + i] = 1
@@ -289,10 +294,12 @@ class SheetEnv(MultiplayerAECEnv):
     """What ``clue_v0`` and ``generalized_clue_v0`` share: a :class:`SheetObserver` and the renders of the
     acting player's sheet; a subclass may add a line to the text render (:meth:`status`)."""
 
+    rules: Any  # ClueRules or GeneralizedClueRules
+
     # ------------------------------------------------------------------ renders
     def _viewer(self) -> Any:
         """The knowledge of the player to act (the last mover once the game is over)."""
-        return self.knowledge[self.table.mover]
+        return self.knowledge[self.dealt_table().mover]
 
     def status(self, viewer: Any) -> str:
         """What the text render says of the acting player after its name (default: nothing)."""
@@ -302,7 +309,7 @@ class SheetEnv(MultiplayerAECEnv):
         """The last event, who is to act, and the acting player's deduction sheet."""
         viewer = self._viewer()
         names = self.possible_agents
-        event = self.rules.observe_event(self.table.last_event, viewer.player)
+        event = self.rules.observe_event(self.dealt_table().last_event, viewer.player)
         solution = viewer.solution()
         how = "exact" if solution.method == "exact" else f"{solution.method}, {solution.samples} deals"
         lines = [
@@ -326,6 +333,7 @@ class raw_env(SheetEnv):
     """Clue for 2 to 6 players, without the board or on it (``board=True``); see the module docstring."""
 
     metadata: ClassVar[dict[str, Any]] = {**MultiplayerAECEnv.metadata, "name": "clue_v0"}
+    rules: ClueRules
 
     def __init__(
         self,
@@ -352,7 +360,7 @@ class raw_env(SheetEnv):
         """The sheet of :meth:`SheetEnv.render_text`; on the board, the board first."""
         text = super().render_text()
         if isinstance(self.rules, ClueBoardRules):
-            text = board_text(self.rules, self.table.state) + "\n" + text
+            text = board_text(self.rules, self.dealt_table().state) + "\n" + text
         return text
 
     def render_rgb(self) -> np.ndarray:
@@ -360,7 +368,7 @@ class raw_env(SheetEnv):
         sheet = super().render_rgb()
         if not isinstance(self.rules, ClueBoardRules):
             return sheet
-        picture = board_pixels(self.rules, self.table.state)
+        picture = board_pixels(self.rules, self.dealt_table().state)
         height = max(picture.shape[0], sheet.shape[0])
         canvas = np.full((height, picture.shape[1] + 8 + sheet.shape[1], 3), 30, dtype=np.uint8)
         canvas[: picture.shape[0], : picture.shape[1]] = picture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import operator
 import weakref
-from typing import Any, ClassVar, Literal, SupportsFloat
+from typing import Any, Literal, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
@@ -31,7 +31,7 @@ SMALL_GAME_SECRETS = 256
 #: past it they are dropped and built again as they are met.
 SMALL_GAME_ENTRIES = 200_000
 
-ObsType = dict[str, np.ndarray]
+ObsType = dict[str, Any]  # named numpy arrays (Gymnasium's Dict space types its samples so)
 
 
 class _Node:
@@ -252,7 +252,7 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
       issue 16 (it raised before; ``illegal_action="raise"`` keeps that).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}  # noqa: RUF012
 
     def __init__(
         self,
@@ -438,14 +438,16 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         return index
 
     def _feedback(self, action: int) -> int:
+        secret = self._secret
+        assert secret is not None, "reset() draws the secret"
         if self._node is None:
-            return int(self._rules.feedback_at(self._knowledge, action, self._secret))
-        return self._graph.feedback(self._node, action, self._secret)
+            return int(self._rules.feedback_at(self.information_set, action, secret))
+        return self._graph.feedback(self._node, action, secret)
 
     def _update(self, action: int, feedback: int) -> InformationSet:
         """The information set after ``action`` answered ``feedback``."""
         if self._node is None:
-            return self._knowledge.update(action, feedback)
+            return self.information_set.update(action, feedback)
         child = self._graph.child(self._node, action, feedback)
         self._node = child if self._graph.small else None
         return child.knowledge
@@ -461,11 +463,11 @@ class DeductionEnv(gym.Env[ObsType, np.int64]):
         return self._mask
 
     def _observation(self) -> ObsType:
-        return self._encoder.encode(self._knowledge, self._entropy)
+        return self._encoder.encode(self.information_set, self._entropy)
 
     def _info(self) -> dict[str, Any]:
         return {
-            "candidates": self._knowledge.size,
+            "candidates": self.information_set.size,
             "entropy": self._entropy,
             # A bool array viewed as int8 is already 0/1; the copy keeps ours private.
             "action_mask": self._legal_actions().view(np.int8).copy(),

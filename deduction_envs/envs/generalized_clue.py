@@ -131,6 +131,8 @@ class GCObserver(SheetObserver):
     """A seat's observation of Generalized Clue (see the module docstring), from its :class:`GCPlayerKnowledge`
     alone. ``max_cycles`` bounds the record's counts (the vector's upper bound)."""
 
+    rules: GeneralizedClueRules
+
     def __init__(self, rules: GeneralizedClueRules, probabilities: bool = True, max_cycles: int = 5000) -> None:
         entropy = math.log2(math.comb(rules.cards, rules.hidden))
         record = ("shown", "no")  # shown, asked, yes, no: adjacent
@@ -176,6 +178,8 @@ class raw_env(SheetEnv):
     ) -> None:
         rules = GeneralizedClueRules(cards, hidden, players, max_rounds)
         super().__init__(rules, probabilities, max_cycles, render_mode, illegal_action, strict)
+
+    rules: GeneralizedClueRules
 
     def make_observer(self, rules: GeneralizedClueRules, probabilities: bool, max_cycles: int) -> GCObserver:
         return GCObserver(rules, probabilities, max_cycles)

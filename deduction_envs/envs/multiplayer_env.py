@@ -96,12 +96,13 @@ class Observer:
         """The named pieces of a vector, shaped (views, not copies)."""
         return self.pieces.split(vector)
 
-    def new_knowledge(self, player: int) -> Knowledge:
+    def new_knowledge(self, player: int) -> Any:
         """A seat's empty knowledge, with the budgets its observations are made with (default the rules')."""
         return registry.new_knowledge(self.rules, player)
 
-    def encode(self, knowledge: Knowledge) -> np.ndarray:
-        """The observation vector of a seat, from its knowledge only."""
+    def encode(self, knowledge: Any) -> np.ndarray:
+        """The observation vector of a seat, from its knowledge only (the game's :class:`Knowledge`: a
+        subclass names its own)."""
         raise NotImplementedError
 
 
@@ -191,7 +192,7 @@ class MultiplayerAECEnv(AECEnv):
         self._rng = np.random.default_rng()
 
     # ------------------------------------------------------------------ the game's parts
-    def make_observer(self, rules: MultiplayerRules, probabilities: bool, max_cycles: int) -> Observer:
+    def make_observer(self, rules: Any, probabilities: bool, max_cycles: int) -> Observer:
         """The game's observer (a training env may return one that adds entries)."""
         raise NotImplementedError
 
@@ -219,6 +220,16 @@ class MultiplayerAECEnv(AECEnv):
     def new_knowledge(self, player: int) -> Knowledge:
         """A seat's empty knowledge, with the observer's budgets."""
         return self.observer.new_knowledge(player)
+
+    def dealt_table(self) -> Table:
+        """The table of the game in play.
+
+        Raises:
+            RuntimeError: before :meth:`reset`.
+        """
+        if self.table is None:
+            raise RuntimeError("reset() needs to be called first: no game is dealt")
+        return self.table
 
     def render_text(self) -> str:
         raise NotImplementedError
@@ -250,8 +261,9 @@ class MultiplayerAECEnv(AECEnv):
         The envs take no ``options``: a dict of them is ignored with a warning (PettingZoo's ``api_test`` passes
         one), anything else but None is a ValueError."""
         seed = check_seed(seed)
-        if check_options(options, accepted=options if isinstance(options, dict) else ()):
-            gymnasium.logger.warn(f"reset options {sorted(map(str, options))} are ignored: this env takes none")
+        given = check_options(options, accepted=list(options) if isinstance(options, dict) else ())
+        if given:
+            gymnasium.logger.warn(f"reset options {sorted(map(str, given))} are ignored: this env takes none")
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         self.knowledge = [self.new_knowledge(p) for p in range(self.rules.players)]
@@ -261,7 +273,7 @@ class MultiplayerAECEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self.agent_selection = self.possible_agents[self.table.mover]
 
     def _listener(self, seat: int) -> Callable[[Any], None]:
@@ -313,6 +325,7 @@ class MultiplayerAECEnv(AECEnv):
                 f"{agent}'s action must be an integer in [0, {self.rules.num_actions - 1}] "
                 f"(the action space), got {action!r}"
             )
+        assert action is not None  # None is outside the space
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.infos = {a: {} for a in self.agents}

@@ -92,7 +92,9 @@ class ObservationEncoder:
         start = self._length * self._slot_size
         middle = start + self._action_width
         rows = self._action_rows
-        self._codes[start:middle] = rows[action] if rows is not None else self.rules.action_components(action)
+        self._codes[start:middle] = (
+            rows[action] if rows is not None else self.rules.action_components(np.array([action]))[0]
+        )
         self._codes[middle : start + self._slot_size] = self._feedback_rows[feedback]
         self._length += 1
 

@@ -6,7 +6,8 @@
 
     env = SingleSeatEnv(clue_v0.raw_env(players=4), [ClueDeductionSheet() for _ in range(3)])
     observation, info = env.reset(seed=0)
-    observation, reward, terminated, truncated, info = env.step(env.action_space.sample(env.action_masks()))
+    mask = env.action_masks().astype("int8")  # Gymnasium samples from an int8 mask
+    observation, reward, terminated, truncated, info = env.step(env.action_space.sample(mask))
 
 What the PettingZoo tutorial's SB3 wrapper gets wrong, this holds:
 
@@ -60,6 +61,8 @@ __all__ = ["SingleSeatEnv"]
 class SingleSeatEnv(gym.Env):
     """The learner's seat of ``env`` (a raw :class:`MultiplayerAECEnv`); see the module docstring."""
 
+    action_space: gym.spaces.Discrete
+
     def __init__(
         self,
         env: MultiplayerAECEnv,
@@ -84,8 +87,12 @@ class SingleSeatEnv(gym.Env):
                 raise ValueError("the shadow must not be one of the opponents (each agent keeps one seat's knowledge)")
         self.opponents = opponents
         first = env.possible_agents[0]
-        self.observation_space = env.observation_space(first)["observation"]
-        self.action_space = env.action_space(first)
+        space = env.observation_space(first)
+        assert isinstance(space, gym.spaces.Dict)
+        self.observation_space = space["observation"]
+        action_space = env.action_space(first)
+        assert isinstance(action_space, gym.spaces.Discrete)
+        self.action_space = action_space
         self.render_mode = env.render_mode
         self.metadata = {"render_modes": env.metadata["render_modes"], "name": f"single_seat({env.metadata['name']})"}
         self.learner = 0
@@ -149,9 +156,10 @@ class SingleSeatEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions (all False once the episode is over)."""
-        if self._done() or self.env.table.mover != self.learner:
+        table = self.env.table
+        if self._done() or table is None or table.mover != self.learner:
             return np.zeros(self.action_space.n, dtype=bool)
-        return self.env.table.legal_mask().copy()
+        return table.legal_mask().copy()
 
     def shadow_action(self) -> int:
         """What the ``shadow`` agent would do at the learner's decision now."""
@@ -175,8 +183,10 @@ class SingleSeatEnv(gym.Env):
     def _advance(self) -> float:
         """Play the other seats until the learner must decide or the episode ends; the learner's rewards meanwhile."""
         env, learner, reward = self.env, self.env.possible_agents[self.learner], 0.0
-        while not self._done() and env.table.mover != self.learner:
-            env.step(self.seated[env.table.mover].act(env.table.legal_mask()))
+        table = env.table
+        assert table is not None, "reset() deals first"
+        while not self._done() and table.mover != self.learner:
+            env.step(self.seated[table.mover].act(table.legal_mask()))
             reward += float(env.rewards.get(learner, 0.0))
         return reward
 

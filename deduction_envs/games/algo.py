@@ -266,7 +266,13 @@ class AlgoRules:
     @property
     def max_hand(self) -> int:
         """The most cards one hand can hold: all but the others' dealt cards."""
-        return self.deck_size - (self.players - 1) * self.hand_size
+        return self.deck_size - (self.players - 1) * self.dealt
+
+    @property
+    def dealt(self) -> int:
+        """:attr:`hand_size` as set: after construction it is never None."""
+        assert self.hand_size is not None
+        return self.hand_size
 
     @property
     def num_attacks(self) -> int:
@@ -373,8 +379,9 @@ class AlgoRules:
     def new_game(self, rng: np.random.Generator, first: int = 0) -> AlgoState:
         """Shuffle, deal and start ``first``'s turn (it draws)."""
         cards = [int(c) for c in rng.permutation(self.deck_size)]
-        hands = [sorted(cards[p * self.hand_size : (p + 1) * self.hand_size]) for p in range(self.players)]
-        state = AlgoState(hands, [set() for _ in hands], cards[self.players * self.hand_size :], mover=first)
+        size = self.dealt
+        hands = [sorted(cards[p * size : (p + 1) * size]) for p in range(self.players)]
+        state = AlgoState(hands, [set() for _ in hands], cards[self.players * size :], mover=first)
         self._start_turn(state)
         return state
 
@@ -534,18 +541,18 @@ class AlgoRules:
             raise ValueError(
                 f"need {self.players} hands and {view.deck} cards to draw, got {len(hands)} and {len(deck)}"
             )
-        hands = [list(hand) for hand in hands]
+        dealt = [list(hand) for hand in hands]
         revealed = [
             {c for c, k in zip(hand, seen.known, strict=True) if k >= 0}
-            for hand, seen in zip(hands, view.hands, strict=True)
+            for hand, seen in zip(dealt, view.hands, strict=True)
         ]
         ruled_out = {
             c: set(excluded)
-            for hand, seen in zip(hands, view.hands, strict=True)
+            for hand, seen in zip(dealt, view.hands, strict=True)
             for c, excluded in zip(hand, seen.excluded, strict=True)
             if excluded
         }
-        return AlgoState(hands, revealed, list(deck), view.mover, view.phase, drawn, ruled_out, list(view.out))
+        return AlgoState(dealt, revealed, list(deck), view.mover, view.phase, drawn, ruled_out, list(view.out))
 
     # ------------------------------------------------------------- helpers
     def _start_turn(self, state: AlgoState) -> None:

@@ -65,7 +65,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 from numba import njit
@@ -183,7 +183,7 @@ class BlackBox(DeductionRules):
     atoms: int = 4
 
     name: ClassVar[str] = "BlackBox"
-    information_set_kind: ClassVar[str] = "enumerated"
+    information_set_kind: ClassVar[Literal["enumerated", "tabular"]] = "enumerated"
 
     def __post_init__(self) -> None:
         int_field(self, "size", low=2, high=MAX_SIZE)
@@ -265,7 +265,7 @@ class BlackBox(DeductionRules):
         support = information_set.support
         if support.size == 1:
             return True
-        untraced = range(self.num_actions)
+        untraced: Sequence[int] | np.ndarray = range(self.num_actions)
         cache = self._feedback_rows
         if cache is not None:  # the memo's rows traced so far, in one compiled pass (every row, once played)
             table, traced = cache

@@ -405,7 +405,9 @@ class ClueRules:
         first = check_int("first", first, low=0, high=self.players - 1)
         return self.state_of_deal(deal(self.category_sizes, [1] * len(self.categories), self.players, rng), first)
 
-    def state_of_deal(self, places: Sequence[int], first: int = 0, public: ClueState | None = None) -> ClueState:
+    def state_of_deal(
+        self, places: Sequence[int] | np.ndarray, first: int = 0, public: ClueState | None = None
+    ) -> ClueState:
         """The game of the deal ``places`` (each card's place, ``players`` for the case file): new, or at the
         public position of ``public`` (whose turn, the phase, the pending suggestion, who is out, the winner; a
         seat's record, :meth:`public_state`), which is how a determinisation is made."""
@@ -525,7 +527,7 @@ class ClueRules:
             raise ValueError(f"action {action} ({self.format_move(move)}) is not legal in phase {state.phase.name}")
         player = self.mover(state)
         if move.kind == "suggest":
-            passed = []
+            passed: list[int] = []
             for step in range(1, self.players):
                 asked = (player + step) % self.players
                 if self._matching(state, asked, move.cards):

@@ -228,7 +228,7 @@ class ClueBoard:
     def room_rolls(self) -> np.ndarray:
         """Expected rolls from every node to every room, ``(nodes, rooms)`` (a room's own entry is 0; from a
         passage room, its opposite room is one move away: 1)."""
-        rolls = self.expected_rolls(self.distances[:, self.squares :]).astype(float)
+        rolls = np.asarray(self.expected_rolls(self.distances[:, self.squares :]), dtype=float)
         for a, b in self.passages.items():
             rolls[a, b - self.squares] = min(rolls[a, b - self.squares], 1.0)
         rolls.flags.writeable = False
@@ -406,7 +406,9 @@ class ClueBoardRules(ClueRules):
     def public_state(self) -> ClueBoardState:
         return self._on_board(super().public_state(), [], 0)
 
-    def state_of_deal(self, places: Sequence[int], first: int = 0, public: ClueState | None = None) -> ClueState:
+    def state_of_deal(
+        self, places: Sequence[int] | np.ndarray, first: int = 0, public: ClueState | None = None
+    ) -> ClueState:
         """:meth:`ClueRules.state_of_deal` on the board: the tokens, weapons and turn of ``public`` (or the
         start), and dice seeded by the deal (a determinisation's future rolls are its own draw)."""
         base = super().state_of_deal(places, first, public)
@@ -414,13 +416,14 @@ class ClueBoardRules(ClueRules):
         if public is None:
             return self._on_board(base, list(range(self.category_sizes[1])), seed)
         state = public.copy()
+        assert isinstance(state, ClueBoardState), "a board game's position is a board state"
         state.places, state.hands, state.dice_seed, state.dice = base.places, base.hands, seed, None
         return state
 
-    def deal_event(self, state: ClueBoardState) -> ClueEvent:
+    def deal_event(self, state: ClueBoardState) -> ClueEvent:  # type: ignore[override]  # the board's rules are given board states
         return super().deal_event(state)._replace(weapons=tuple(state.weapons))
 
-    def allowed_rooms(self, state: ClueBoardState) -> np.ndarray:
+    def allowed_rooms(self, state: ClueBoardState) -> np.ndarray:  # type: ignore[override]  # the board's rules are given board states
         """The rooms the mover may name now: the room it entered this turn, or, at the start of its turn, the
         room another's suggestion moved it to; none otherwise."""
         rooms = np.zeros(self.board.rooms, dtype=bool)
@@ -443,7 +446,7 @@ class ClueBoardRules(ClueRules):
             reach[me] = True
         return reach
 
-    def legal_mask(self, state: ClueBoardState) -> np.ndarray:
+    def legal_mask(self, state: ClueBoardState) -> np.ndarray:  # type: ignore[override]  # the board's rules are given board states
         if state.phase != CluePhase.START:
             return super().legal_mask(state)
         if state.roll and not state.moved:  # after the roll: only the move
@@ -471,12 +474,12 @@ class ClueBoardRules(ClueRules):
         rooms = self.category_sizes[-1]
         return tuple(np.arange(room, self.num_triples, rooms) for room in range(rooms))
 
-    def _is_legal(self, state: ClueBoardState, move: ClueMove) -> bool:
+    def _is_legal(self, state: ClueBoardState, move: ClueMove) -> bool:  # type: ignore[override]  # the board's rules are given board states
         if state.phase != CluePhase.START:
             return move.kind not in ("roll", "passage", "move") and super()._is_legal(state, move)
         return bool(self.legal_mask(state)[self.action_index(move)])  # the board's turn: one statement, the mask
 
-    def apply(self, state: ClueBoardState, action: int) -> ClueEvent:
+    def apply(self, state: ClueBoardState, action: int) -> ClueEvent:  # type: ignore[override]  # the board's rules are given board states
         move = self.decode(action)
         if move.kind not in ("roll", "passage", "move"):
             return super().apply(state, action)
@@ -492,7 +495,7 @@ class ClueBoardRules(ClueRules):
         self.advance(state, event)
         return event
 
-    def advance(self, state: ClueBoardState, event: ClueEvent) -> None:
+    def advance(self, state: ClueBoardState, event: ClueEvent) -> None:  # type: ignore[override]  # the board's rules are given board states
         """:meth:`ClueRules.advance`, and the board: the weapons' rooms at the deal, the roll, a token's move, the
         tokens a suggestion moves, and the turn's board state cleared when the turn passes."""
         kind = event.kind
@@ -545,11 +548,11 @@ def board_text(
                 row[x] = "."  # start squares are corridor squares
     names = rules.card_names
     rooms: dict[int, list[str]] = {}
-    for suspect, node in enumerate(state.positions):
-        if board.is_room(node):
-            rooms.setdefault(board.room_of(node), []).append(f"{names[suspect]} ({suspect})")
+    for suspect, place in enumerate(state.positions):
+        if board.is_room(int(place)):
+            rooms.setdefault(board.room_of(int(place)), []).append(f"{names[suspect]} ({suspect})")
         else:
-            y, x = board.square_cells[node]
+            y, x = board.square_cells[place]
             grid[y][x] = str(suspect)
     weapon_start = rules.category_starts[1]
     for weapon, room in enumerate(state.weapons):

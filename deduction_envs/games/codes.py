@@ -44,7 +44,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 from numba import njit
@@ -140,11 +140,11 @@ class CodeGame(DeductionRules):
     may repeat and whether whites are scored.
     """
 
-    information_set_kind: ClassVar[str] = "enumerated"
+    information_set_kind: ClassVar[Literal["enumerated", "tabular"]] = "enumerated"
     alphabet: ClassVar[str] = _LETTERS
     distinct_symbols: ClassVar[bool] = False
     count_whites: ClassVar[bool] = True
-    feedback_words: ClassVar[tuple[str, str]] = ("black", "white")
+    feedback_words: ClassVar[tuple[str, ...]] = ("black", "white")
 
     code_length: int
     num_symbols: int
@@ -247,7 +247,8 @@ class CodeGame(DeductionRules):
     def secret_components(self, secrets: np.ndarray) -> np.ndarray:
         return self.codes[secrets]
 
-    action_components = secret_components
+    def action_components(self, actions: np.ndarray) -> np.ndarray:
+        return self.secret_components(actions)  # a query is a code
 
     def guess_actions(self, secrets: np.ndarray) -> np.ndarray:
         return np.asarray(secrets)
@@ -292,8 +293,11 @@ class CodeGame(DeductionRules):
             raise ValueError(f"a code is {self.code_length} symbols from {symbols!r} (e.g. {example!r}), got {text!r}")
         return self.index_of([symbols.index(ch) for ch in cleaned])
 
-    format_action = format_code
-    parse_action = parse_code
+    def format_action(self, action: int) -> str:
+        return self.format_code(action)
+
+    def parse_action(self, text: str) -> int:
+        return self.parse_code(text)
 
     def format_feedback(self, feedback: int) -> str:
         parts = [int(v) for v in self.feedback_components(feedback)]
@@ -372,7 +376,7 @@ class BullsAndCows(CodeGame):
     default_max_steps: ClassVar[int] = 10
     alphabet: ClassVar[str] = _DIGITS_AND_LETTERS
     distinct_symbols: ClassVar[bool] = True
-    feedback_words: ClassVar[tuple[str, str]] = ("bulls", "cows")
+    feedback_words: ClassVar[tuple[str, ...]] = ("bulls", "cows")
 
     def __post_init__(self) -> None:
         self._check_sizes("digits", "symbols")

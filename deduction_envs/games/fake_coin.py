@@ -116,7 +116,7 @@ class FakeCoin(DeductionRules):
 
     name: ClassVar[str] = "FakeCoin"
     default_max_steps: ClassVar[int] = 10
-    information_set_kind: ClassVar[str] = "tabular"
+    information_set_kind: ClassVar[Literal["enumerated", "tabular"]] = "tabular"
 
     def __post_init__(self) -> None:
         int_field(self, "coins", low=3, high=MAX_COINS)
@@ -224,7 +224,7 @@ class FakeCoin(DeductionRules):
         legal = self._memo.get(key)
         if legal is None:
             available = np.bincount(classes, minlength=4)
-            legal = (self._coins_needed <= available).all(axis=1)
+            legal = np.asarray((self._coins_needed <= available).all(axis=1))
             legal.flags.writeable = False
             self._remember(key, legal)
         return legal
@@ -281,7 +281,7 @@ class FakeCoin(DeductionRules):
             return self._compute_feedback(int(actions[0]), None)  # raises the same error
         return self._answers(self.pans[actions], np.arange(self.num_secrets))
 
-    def feedback_at(self, information_set: InformationSet, action: int, secrets: np.ndarray) -> np.ndarray:
+    def feedback_at(self, information_set: InformationSet, action: int, secrets: np.ndarray | int) -> np.ndarray:
         if not self.canonical:
             return self.feedback(action, secrets)
         key = ("pans", self.coin_classes(information_set).tobytes(), int(action))
@@ -316,9 +316,9 @@ class FakeCoin(DeductionRules):
             return f"{left} v {right}"
         counts = [int(v) for v in self.class_counts[action]]
         fill = sum(counts[0::2]) - sum(counts[1::2])
-        left = dict(zip("UHL", counts[0::2], strict=True)) | {"G": max(-fill, 0)}
-        right = dict(zip("UHL", counts[1::2], strict=True)) | {"G": max(fill, 0)}
-        return " v ".join("+".join(f"{n}{c}" for c, n in pan.items() if n) for pan in (left, right))
+        on_left = dict(zip("UHL", counts[0::2], strict=True)) | {"G": max(-fill, 0)}
+        on_right = dict(zip("UHL", counts[1::2], strict=True)) | {"G": max(fill, 0)}
+        return " v ".join("+".join(f"{n}{c}" for c, n in pan.items() if n) for pan in (on_left, on_right))
 
     def parse_action(self, text: str) -> int:
         """The index of a weighing written like :meth:`format_action` writes it (``"4U v 4U"``, ``"1 2 v 3 4"``)."""

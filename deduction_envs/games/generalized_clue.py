@@ -246,9 +246,15 @@ class GeneralizedClueRules:
         first = check_int("first", first, low=0, high=self.players - 1)
         return self.state_of_deal(deal([self.cards], [self.hidden], self.players, rng), first)
 
+    @property
+    def rounds(self) -> int:
+        """:attr:`max_rounds` as set: after construction it is never None."""
+        assert self.max_rounds is not None
+        return self.max_rounds
+
     def state_of_deal(
         self,
-        places: Sequence[int],
+        places: Sequence[int] | np.ndarray,
         first: int = 0,
         public: GCState | None = None,
         guesses: Sequence[tuple[int, Sequence[int]]] = (),
@@ -346,7 +352,7 @@ class GeneralizedClueRules:
         phase = state.phase
         if phase == GCPhase.START:
             mask[self.guess_action] = True
-            if state.turns[state.mover] < self.max_rounds:
+            if state.turns[state.mover] < self.rounds:
                 for q in range(self.players):
                     mask[self.cards + q] = q != state.mover and not state.out[q]
         elif phase in (GCPhase.ASKING, GCPhase.GUESSING):

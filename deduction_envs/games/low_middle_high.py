@@ -31,7 +31,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 
@@ -56,7 +56,7 @@ class LowMiddleHigh(DeductionRules):
     n: int = 81
 
     name: ClassVar[str] = "LowMiddleHigh"
-    information_set_kind: ClassVar[str] = "enumerated"
+    information_set_kind: ClassVar[Literal["enumerated", "tabular"]] = "enumerated"
 
     def __post_init__(self) -> None:
         int_field(self, "n", low=2, high=MAX_N)

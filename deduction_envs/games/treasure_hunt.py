@@ -33,7 +33,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 
@@ -59,7 +59,7 @@ class TreasureHunt(DeductionRules):
     height: int = 4
 
     name: ClassVar[str] = "TreasureHunt"
-    information_set_kind: ClassVar[str] = "enumerated"
+    information_set_kind: ClassVar[Literal["enumerated", "tabular"]] = "enumerated"
 
     def __post_init__(self) -> None:
         int_field(self, "width", low=1, high=MAX_SIDE)

@@ -50,7 +50,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 
@@ -137,7 +137,7 @@ class Wordle(DeductionRules):
 
     name: ClassVar[str] = "Wordle"
     default_max_steps: ClassVar[int] = 6
-    information_set_kind: ClassVar[str] = "enumerated"
+    information_set_kind: ClassVar[Literal["enumerated", "tabular"]] = "enumerated"
 
     def __post_init__(self) -> None:
         answers = load_words(self.answers, "wordle_answers.txt", "answers")
@@ -147,6 +147,18 @@ class Wordle(DeductionRules):
             raise ValueError(f"every answer must also be a guess; {len(missing)} are not, e.g. {missing[:5]}")
         object.__setattr__(self, "answers", answers)
         object.__setattr__(self, "guesses", guesses)
+
+    @property
+    def answer_words(self) -> tuple[str, ...]:
+        """:attr:`answers` as loaded (after construction, never None)."""
+        assert self.answers is not None
+        return self.answers
+
+    @property
+    def guess_words(self) -> tuple[str, ...]:
+        """:attr:`guesses` as loaded (after construction, never None)."""
+        assert self.guesses is not None
+        return self.guesses
 
     def __hash__(self) -> int:
         # Hashing two long tuples on every lookup would cost; the lists never change.
@@ -158,7 +170,7 @@ class Wordle(DeductionRules):
             return value
 
     def __repr__(self) -> str:
-        return f"Wordle({len(self.answers)} answers, {len(self.guesses)} guesses)"
+        return f"Wordle({len(self.answer_words)} answers, {len(self.guess_words)} guesses)"
 
     def __getstate__(self) -> dict:
         state = super().__getstate__()
@@ -168,11 +180,11 @@ class Wordle(DeductionRules):
     # ------------------------------------------------------------------ sizes
     @property
     def num_secrets(self) -> int:  # type: ignore[override]
-        return len(self.answers)
+        return len(self.answer_words)
 
     @property
     def num_actions(self) -> int:  # type: ignore[override]
-        return len(self.guesses)
+        return len(self.guess_words)
 
     @property
     def secret_nvec(self) -> tuple[int, ...]:  # type: ignore[override]
@@ -188,19 +200,19 @@ class Wordle(DeductionRules):
 
     @cached_property
     def _answer_letters(self) -> np.ndarray:
-        return _letter_codes(self.answers)
+        return _letter_codes(self.answer_words)
 
     @cached_property
     def _guess_letters(self) -> np.ndarray:
-        return _letter_codes(self.guesses)
+        return _letter_codes(self.guess_words)
 
     @cached_property
     def _guess_index(self) -> dict[str, int]:
-        return {word: i for i, word in enumerate(self.guesses)}
+        return {word: i for i, word in enumerate(self.guess_words)}
 
     @cached_property
     def _answer_guesses(self) -> np.ndarray:
-        return np.array([self._guess_index[word] for word in self.answers], dtype=np.intp)
+        return np.array([self._guess_index[word] for word in self.answer_words], dtype=np.intp)
 
     # --------------------------------------------------------------- feedback
     def _compute_feedback(self, action: int, secrets: np.ndarray | None) -> np.ndarray:
@@ -233,7 +245,7 @@ class Wordle(DeductionRules):
 
     # ---------------------------------------------------------- conversions
     def format_action(self, action: int) -> str:
-        return self.guesses[action]
+        return self.guess_words[action]
 
     def parse_action(self, text: str) -> int:
         """The index of a guess, case-insensitive."""

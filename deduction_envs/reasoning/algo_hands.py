@@ -143,9 +143,9 @@ class AlgoHandPosterior:
         for q in self.players:
             hand = view.hands[q]
             accept = np.zeros((n, len(hand.known) + 1), dtype=bool)  # a last column for "hand full"
-            for i, (colour, known, excluded) in enumerate(zip(hand.colours, hand.known, hand.excluded, strict=True)):
-                if known >= 0:
-                    accept[known, i] = True
+            for i, (colour, number, excluded) in enumerate(zip(hand.colours, hand.known, hand.excluded, strict=True)):
+                if number >= 0:
+                    accept[number, i] = True
                 else:
                     accept[:, i] = of_colour[colour]
                     for number in excluded:
@@ -201,8 +201,8 @@ class AlgoHandPosterior:
             table = np.zeros((len(cards), self.numbers))
             table[np.arange(len(cards)), np.array(cards) // 2] = 1.0
             return table
-        cards = self.card_probabilities(player)
-        return cards.reshape(len(cards), self.numbers, 2).sum(axis=2)
+        by_card = self.card_probabilities(player)
+        return by_card.reshape(len(by_card), self.numbers, 2).sum(axis=2)
 
     def sample(self, rng: np.random.Generator) -> dict[int, list[int]]:
         """A uniformly random consistent assignment: every opponent's whole hand, by player."""

@@ -251,29 +251,29 @@ def _propagate_python(model: _Model, facts: _Facts) -> _Facts:
                     forbidden[p] |= mask & ~required[p]
                 elif possible == count:
                     required[p] |= mask & ~forbidden[p]
-        for p, cards in list(at_least):
-            live = cards & ~forbidden[p]
-            if cards & required[p] or live != cards:
-                at_least.discard((p, cards))
-            if cards & required[p]:
+        for p, clause in list(at_least):
+            live = clause & ~forbidden[p]
+            if clause & required[p] or live != clause:
+                at_least.discard((p, clause))
+            if clause & required[p]:
                 continue
             if not live:
-                raise _Contradiction(f"{model.place_name(p)} would hold none of {model.card_list(cards)}")
+                raise _Contradiction(f"{model.place_name(p)} would hold none of {model.card_list(clause)}")
             if live.bit_count() == 1:
                 required[p] |= live
-            elif live != cards:
+            elif live != clause:
                 at_least.add((p, live))
-        for p, cards in list(not_all):
-            rest = cards & ~required[p]
-            if cards & forbidden[p] or rest != cards:
-                not_all.discard((p, cards))
-            if cards & forbidden[p]:
+        for p, clause in list(not_all):
+            rest = clause & ~required[p]
+            if clause & forbidden[p] or rest != clause:
+                not_all.discard((p, clause))
+            if clause & forbidden[p]:
                 continue
             if not rest:
-                raise _Contradiction(f"{model.place_name(p)} would hold all of {model.card_list(cards)}")
+                raise _Contradiction(f"{model.place_name(p)} would hold all of {model.card_list(clause)}")
             if rest.bit_count() == 1:
                 forbidden[p] |= rest
-            elif rest != cards:
+            elif rest != clause:
                 not_all.add((p, rest))
         after = (tuple(required), tuple(forbidden), frozenset(at_least), frozenset(not_all))
         if after == before:
@@ -359,7 +359,8 @@ class TrustedFacts:
 
     def facts(self) -> _Facts:
         """The facts as the immutable :class:`_Facts` (propagated if :meth:`propagate` was)."""
-        at_least, not_all = set(), set()
+        at_least: set[tuple[int, int]] = set()
+        not_all: set[tuple[int, int]] = set()
         for place, mask, kind in self._clauses[: self._used].tolist():
             if kind != DEAD:
                 (at_least if kind == AT_LEAST else not_all).add((place, mask))

@@ -204,8 +204,8 @@ def _count(problem: FreeProblem, work_limit: float) -> ExactCounts | TypeCounts:
 
 def _check_positive(name: str, value: object) -> None:
     """Refuse, naming ``name``, a value that is not a positive finite number."""
-    number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-    if not number or not 0 < value < math.inf:
+    number = not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
+    if not number or not 0 < value < math.inf:  # type: ignore[operator]  # a number, checked just above
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
 
 
@@ -377,9 +377,9 @@ class ClueKnowledge:
             starts = np.cumsum([0, *sizes])
             groups = [[str(i) for i in range(a, b)] for a, b in itertools.pairwise(starts)]
         else:
-            groups = [list(c) for c in categories]
-            if any(isinstance(c, str) or not c for c in categories):
+            if any(isinstance(c, (str, int, np.integer)) or not c for c in categories):
                 raise ValueError("each category must be a non-empty list of card names")
+            groups = [list(c) for c in categories if not isinstance(c, int)]
         names = tuple(str(name) for group in groups for name in group)
         if len(set(names)) != len(names):
             raise ValueError("card names must be unique")
@@ -750,7 +750,8 @@ class ClueKnowledge:
         probabilities = self._fixed_probabilities()
         case_required = self._facts.required[self.case_file]
         total = counts.total if counts is not None else 1.0
-        hands, weights = [0], np.array([total])  # a case file without free cards
+        hands: Sequence[int] | np.ndarray = [0]
+        weights = np.array([total])  # a case file without free cards
         if counts is not None:
             places = counts.problem.places
             for i, place in enumerate(places):
@@ -983,13 +984,14 @@ class ClueKnowledge:
 
         self._check_method(method)
         weights = None
+        free: list[int] = []  # the free cards' deck ids, with exact weights
         if method != "sample" and self._exact(method) is not None:
             problem, free = _free_problem(self._model, self._facts, first=asked)
             position = {card: b for b, card in enumerate(free)}
             queries = []
             for player in asked:
-                known = query & self._facts.required[player]
-                queries.append((sum(1 << position[c] for c in _bits(query) if c in position), known.bit_count()))
+                required = query & self._facts.required[player]
+                queries.append((sum(1 << position[c] for c in _bits(query) if c in position), required.bit_count()))
             try:  # the bitmask programme, which may be over budget where counting by types was not
                 weights = answer_weights(problem, len(asked), queries, self.work_limit)
             except WorkLimitExceeded as error:

@@ -125,6 +125,7 @@ class SeatKnowledge:
         if self._changes != engine.changes:  # only when what is known changed (-1: never solved)
             self._solution = engine.solve("auto", samples=self.samples, rng=len(self.events))
             self._changes = engine.changes
+        assert self._solution is not None
         return self._solution
 
     def entropy(self) -> float:

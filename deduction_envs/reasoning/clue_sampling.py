@@ -412,8 +412,8 @@ class SwapChain:
         slots = [p for p, size in enumerate(problem.sizes) if not problem.categories[p] for _ in range(size)]
         where[where < 0] = rng.permutation(np.array(slots, dtype=np.int64))
         hands = np.zeros(len(problem.sizes), dtype=np.int64)
-        for b, p in enumerate(where):
-            hands[p] |= np.int64(1) << b
+        for b, place in enumerate(where):
+            hands[place] |= np.int64(1) << b
         return where, hands
 
     def sample(self, rng: np.random.Generator, samples: int, seconds: float | None = None) -> SampledDeals:

@@ -133,8 +133,8 @@ def score_suggestions(
     case = joint[0].sum(axis=0, keepdims=True)  # the case file's weights, the same under every suggestion
     return SuggestionScores(
         suggestions=suggestions,
-        expected_entropy=conditional_entropy_bits(joint, sampled=not exact),
-        entropy=conditional_entropy_bits(case, sampled=not exact),
+        expected_entropy=np.asarray(conditional_entropy_bits(joint, sampled=not exact)),
+        entropy=float(conditional_entropy_bits(case, sampled=not exact)),
         exact=exact,
         deals=deals.shape[0],
     )
@@ -192,7 +192,7 @@ def _joint(
         # Each outcome's entropy under the uniform model; the refuter shows the matching card whose outcome leaves most.
         seen = joint.copy()
         seen[:, :, 0] += seen.sum(axis=2) == 0  # an outcome no deal gives: any entropy will do, none is chosen
-        left = conditional_entropy_bits(seen[:, :, None, :], sampled=sampled)  # (suggestions, outcomes)
+        left = np.asarray(conditional_entropy_bits(seen[:, :, None, :], sampled=sampled))  # (suggestions, outcomes)
         value = np.where(matching, left[rows, outcome], -np.inf)
         chosen = np.argmax(value, axis=2)
         weight = np.where(refuted[:, :, None], np.arange(width) == chosen[:, :, None], weight).astype(np.float64)
@@ -253,7 +253,7 @@ def ask_candidates(
     of them, a random half, and the fewest of them sure to include one of the
     target's unknown cards (the course report's list).
     """
-    candidates = []
+    candidates: list[tuple[int, tuple[int, ...]]] = []
     for q in targets:
         maybe, left = _unknown_and_left(sheet, q, hand_sizes)
         if maybe.size == 0:
@@ -296,4 +296,4 @@ def _ask_entropy(deals: np.ndarray, hidden: np.ndarray, case: np.ndarray | None,
     per_outcome = weights.sum(axis=0)
     seen = per_outcome > 0
     p = np.clip((weights.T @ hidden)[seen] / per_outcome[seen, None], 0.0, 1.0)  # P(card hidden | outcome)
-    return float(per_outcome[seen] @ binary_entropy_bits(p).sum(axis=1) / deals.shape[0])
+    return float(per_outcome[seen] @ np.asarray(binary_entropy_bits(p)).sum(axis=1) / deals.shape[0])

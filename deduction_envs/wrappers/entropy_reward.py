@@ -66,6 +66,11 @@ class EntropyRewardWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     Example::
 
+        import gymnasium as gym
+        import deduction_envs
+        from deduction_envs.wrappers import EntropyRewardWrapper
+
+        gym.register_envs(deduction_envs)
         env = EntropyRewardWrapper(gym.make("Mastermind-v0", pegs=3, colors=4), scale=0.5)
     """
 
