@@ -63,6 +63,8 @@ Version History
   observation without them is unchanged, so the id stays ``v0``.
   ``illegal_action`` (``"end"`` or ``"raise"``) names the strict mode as the Gymnasium envs do; ``strict`` is
   its deprecated alias, for one version.
+  ``state()`` is PettingZoo's global view (every seat's observation vector, in ``state_space``); it was a
+  property holding the table's whole state, which is ``env.table.state``.
 """
 
 from __future__ import annotations

@@ -77,6 +77,8 @@ Version History
   thousands of steps (training episodes ran to ``max_cycles``).
   ``illegal_action`` (``"end"`` or ``"raise"``) names the strict mode as the Gymnasium envs do; ``strict`` is
   its deprecated alias, for one version.
+  ``state()`` is PettingZoo's global view (every seat's observation vector, in ``state_space``); it was a
+  property holding the table's whole state, which is ``env.table.state``.
 """
 
 from __future__ import annotations
