@@ -190,8 +190,8 @@ def write_table(results: list[GameAnalysis], path: Path, command: str, secrets: 
         "",
         f"Command: `{command}`. Spatial depth: the standard deviation of the expected information gain over all "
         "legal first queries (exact). Temporal uncertainty: the largest standard deviation, over steps, of the "
-        f"entropy left while {agent} plays every secret (at most {secrets} sampled secrets). See the README "
-        "for how to read them; figures: `game_analysis_first_actions.png` (Figure 3), "
+        f"entropy left while {agent} plays every secret (at most {secrets} sampled secrets). See "
+        "docs/analysis.md for how to read them; figures: `game_analysis_first_actions.png` (Figure 3), "
         "`game_analysis_trajectories.png` (Figure 4, the larger size of each game).",
         "",
         "| game | size | secrets (bits) | first queries | classes | gain: best / worst (bits) | spatial depth "
