@@ -84,27 +84,26 @@ class SB3Policy(Agent):
         if seed is not None:
             self.model.set_random_seed(seed)
 
-    def observe(self, action: int, feedback: int) -> None:
-        super().observe(action, feedback)
+    def _started(self) -> tuple[ObservationEncoder, np.ndarray]:
+        """The episode's encoder and the queries asked in it, made by :meth:`reset`."""
         if self._encoder is None or self._asked is None:
             raise RuntimeError("SB3Policy.reset(rules) must be called before playing")
-        self._encoder.record(int(action), int(feedback))
-        self._asked[int(action)] = True
+        return self._encoder, self._asked
+
+    def observe(self, action: int, feedback: int) -> None:
+        super().observe(action, feedback)
+        encoder, asked = self._started()
+        encoder.record(int(action), int(feedback))
+        asked[int(action)] = True
 
     def observation(self) -> dict[str, np.ndarray]:
         """The observation the model gets now: the env's, built from this agent's own knowledge."""
-        if self._encoder is None:
-            raise RuntimeError("SB3Policy.reset(rules) must be called before playing")
-        return self._encoder.encode(self.information_set)
+        return self._started()[0].encode(self.information_set)
 
     def mask(self) -> np.ndarray:
         """The queries the policy may choose from now (bool, one per query), as the env's ``action_mask`` gives."""
         mask = self.rules.action_mask(self.information_set, self.action_mask == "consistent")
-        if self.action_mask != "unasked":
-            return mask
-        if self._asked is None:
-            raise RuntimeError("SB3Policy.reset(rules) must be called before playing")
-        return unasked(mask, self._asked)
+        return unasked(mask, self._started()[1]) if self.action_mask == "unasked" else mask
 
     def act(self) -> int:
         observation, mask = self.observation(), self.mask()

@@ -185,7 +185,8 @@ class raw_env(MultiplayerAECEnv):
 
     def render_text(self) -> str:
         """A spectator's view: every hand (``[B3]`` face down, ``B3`` face up), the deck and the last event."""
-        state = self.dealt_table().state
+        table = self.dealt_table()
+        state = table.state
         lines = []
         for player, hand in enumerate(state.hands):
             cards = " ".join(format_card(c) if c in state.revealed[player] else f"[{format_card(c)}]" for c in hand)
@@ -193,18 +194,19 @@ class raw_env(MultiplayerAECEnv):
             lines.append(f"{marker} player_{player}: {cards}")
         drawn = "-" if state.drawn is None else format_card(state.drawn)
         lines.append(f"deck {len(state.deck)}, drawn {drawn}, phase {state.phase.name.lower()}")
-        last = self.dealt_table().last_event
-        if self.dealt_table().actions:
+        if table.actions:
+            last = table.last_event
             lines.append(f"last: {last.move}, {'hit' if last.hit else 'no hit'}")
         return "\n".join(lines)
 
     def render_rgb(self) -> np.ndarray:
         """A spectator's view: rows of black or white cards, a red corner when face down, the number as a bar."""
         cell, gap = 24, 6
+        state = self.dealt_table().state
         canvas = Canvas(
             gap + self.rules.players * (2 * cell + gap), gap + self.rules.max_hand * (cell + gap), (0, 110, 60)
         )
-        for player, hand in enumerate(self.dealt_table().state.hands):
+        for player, hand in enumerate(state.hands):
             top = gap + player * (2 * cell + gap)
             for i, c in enumerate(hand):
                 left = gap + i * (cell + gap)
@@ -212,6 +214,6 @@ class raw_env(MultiplayerAECEnv):
                 canvas.rect(top, left, 2 * cell, cell, face)
                 bar = int(2 * cell * (c // 2 + 1) / (self.rules.numbers + 1))
                 canvas.rect(top + 2 * cell - bar, left + cell // 3, bar, cell // 3, ink)
-                if c not in self.dealt_table().state.revealed[player]:
+                if c not in state.revealed[player]:
                     canvas.rect(top, left, cell // 3, cell // 3, (220, 40, 40))
         return canvas.pixels

@@ -162,14 +162,12 @@ class BatchedDeductionEnv(gym.vector.VectorEnv):
         self._action_parts = rules.action_components(np.arange(rules.num_actions)).astype(np.int64)
         self._slot = ObservationEncoder.slot_size(rules)
         self._feedback_parts = rules.feedback_components(np.arange(rules.num_feedbacks))
+        self._guess_secret: np.ndarray | None = None  # with the consistent mask: the secret each query names
         if action_mask == "consistent":
             every = np.arange(secrets)
-            self._guess_secret: np.ndarray | None = np.full(
-                rules.num_actions, -1, dtype=np.int64
-            )  # each query's secret
+            self._guess_secret = np.full(rules.num_actions, -1, dtype=np.int64)
             self._guess_secret[rules.guess_actions(every)] = every
         else:
-            self._guess_secret = None
             self._all_legal = np.broadcast_to(np.ones(rules.num_actions, dtype=bool), (n, rules.num_actions))
             self._all_legal_int8 = np.broadcast_to(np.ones(rules.num_actions, dtype=np.int8), (n, rules.num_actions))
         # action_mask="unasked": each game's queries answered so far (None in the other modes).

@@ -245,8 +245,7 @@ class MultiplayerAECEnv(AECEnv):
         It is the union of what the seats know, never more: cards that no seat holds (the deck's order, the
         rest of a deal) stay hidden. The game's whole state, secrets included, is ``env.table.state`` (for
         tests and spectators; never for a seat's policy)."""
-        if self.table is None:
-            raise RuntimeError("reset() needs to be called before state.")
+        self.dealt_table()  # raises before reset()
         return np.concatenate([self.encode(knowledge) for knowledge in self.knowledge])
 
     def observation_space(self, agent: str) -> spaces.Space:

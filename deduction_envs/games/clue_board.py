@@ -420,10 +420,12 @@ class ClueBoardRules(ClueRules):
         state.places, state.hands, state.dice_seed, state.dice = base.places, base.hands, seed, None
         return state
 
-    def deal_event(self, state: ClueBoardState) -> ClueEvent:  # type: ignore[override]  # the board's rules are given board states
+    # The methods below take ClueBoardState, not ClueRules' ClueState: these rules only ever see the states they
+    # make (a table asks its rules for its states), so the narrowing is safe; mypy is told so, method by method.
+    def deal_event(self, state: ClueBoardState) -> ClueEvent:  # type: ignore[override]
         return super().deal_event(state)._replace(weapons=tuple(state.weapons))
 
-    def allowed_rooms(self, state: ClueBoardState) -> np.ndarray:  # type: ignore[override]  # the board's rules are given board states
+    def allowed_rooms(self, state: ClueBoardState) -> np.ndarray:  # type: ignore[override]
         """The rooms the mover may name now: the room it entered this turn, or, at the start of its turn, the
         room another's suggestion moved it to; none otherwise."""
         rooms = np.zeros(self.board.rooms, dtype=bool)
@@ -446,7 +448,7 @@ class ClueBoardRules(ClueRules):
             reach[me] = True
         return reach
 
-    def legal_mask(self, state: ClueBoardState) -> np.ndarray:  # type: ignore[override]  # the board's rules are given board states
+    def legal_mask(self, state: ClueBoardState) -> np.ndarray:  # type: ignore[override]
         if state.phase != CluePhase.START:
             return super().legal_mask(state)
         if state.roll and not state.moved:  # after the roll: only the move
@@ -474,12 +476,12 @@ class ClueBoardRules(ClueRules):
         rooms = self.category_sizes[-1]
         return tuple(np.arange(room, self.num_triples, rooms) for room in range(rooms))
 
-    def _is_legal(self, state: ClueBoardState, move: ClueMove) -> bool:  # type: ignore[override]  # the board's rules are given board states
+    def _is_legal(self, state: ClueBoardState, move: ClueMove) -> bool:  # type: ignore[override]
         if state.phase != CluePhase.START:
             return move.kind not in ("roll", "passage", "move") and super()._is_legal(state, move)
         return bool(self.legal_mask(state)[self.action_index(move)])  # the board's turn: one statement, the mask
 
-    def apply(self, state: ClueBoardState, action: int) -> ClueEvent:  # type: ignore[override]  # the board's rules are given board states
+    def apply(self, state: ClueBoardState, action: int) -> ClueEvent:  # type: ignore[override]
         move = self.decode(action)
         if move.kind not in ("roll", "passage", "move"):
             return super().apply(state, action)
@@ -495,7 +497,7 @@ class ClueBoardRules(ClueRules):
         self.advance(state, event)
         return event
 
-    def advance(self, state: ClueBoardState, event: ClueEvent) -> None:  # type: ignore[override]  # the board's rules are given board states
+    def advance(self, state: ClueBoardState, event: ClueEvent) -> None:  # type: ignore[override]
         """:meth:`ClueRules.advance`, and the board: the weapons' rooms at the deal, the roll, a token's move, the
         tokens a suggestion moves, and the turn's board state cleared when the turn passes."""
         kind = event.kind
