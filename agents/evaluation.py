@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -122,16 +122,23 @@ def episode_plan(count: int, secrets: Literal["all", "sample"], seed: int) -> li
 
 
 def play_episodes(
-    agent: Agent, env_id: str, env_kwargs: dict[str, Any], episodes: Sequence[tuple[dict[str, Any], int]]
+    agent: Agent,
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    episodes: Sequence[tuple[dict[str, Any], int]],
+    watch: Callable[[gym.Env], None] | None = None,
 ) -> tuple[list[int], list[bool], list[float]]:
     """Play each episode (reset arguments, agent seed): its steps, whether it was solved, and every decision's
-    seconds. The one evaluation loop."""
+    seconds. The one evaluation loop. ``watch(env)``, if given, is called after each reset and each step (to
+    draw the episode, as the documentation's pictures do)."""
     env = gym.make(env_id, **env_kwargs)
     rules = cast(DeductionEnv, env.unwrapped).rules
     steps, solved, times = [], [], []
     for reset_kwargs, agent_seed in episodes:
         env.reset(**reset_kwargs)
         agent.reset(rules, seed=agent_seed)
+        if watch is not None:
+            watch(env)
         terminated = truncated = False
         count = 0
         while not (terminated or truncated):
@@ -140,6 +147,8 @@ def play_episodes(
             times.append(time.perf_counter() - start)
             _, _, terminated, truncated, info = env.step(action)
             count += 1
+            if watch is not None:
+                watch(env)
             if not (terminated or truncated):
                 agent.observe(action, info["feedback"])
         steps.append(count)

@@ -15,7 +15,6 @@ import argparse
 from collections.abc import Iterator
 from pathlib import Path
 
-import gymnasium as gym
 import numpy as np
 from PIL import Image
 from tqdm import tqdm
@@ -36,24 +35,18 @@ MAX_FRAMES = 40
 FRAME_MS = 700
 
 
-def single_player_frames(env_id: str, seed: int = 0) -> Iterator[np.ndarray]:
-    """The renders of one seeded episode of sampled ISES: the empty board, then one a query."""
+def single_player_frames(env_id: str, seed: int = 0) -> list[np.ndarray]:
+    """The renders of one seeded episode of sampled ISES (the evaluation's loop): the empty board, then one a
+    query."""
     from agents import ISES
+    from agents.evaluation import play_episodes
 
-    env = gym.make(env_id, render_mode="rgb_array")
     agent = ISES("sampled", state_samples=100, action_samples=100, time_limit=None)
-    env.reset(seed=seed)
-    agent.reset(env.unwrapped.rules, seed=seed)
-    yield env.render()
-    done = False
-    while not done:
-        action = agent.act()
-        _, _, terminated, truncated, info = env.step(action)
-        done = terminated or truncated
-        if not done:
-            agent.observe(action, info["feedback"])
-        yield env.render()
-    env.close()
+    made: list[np.ndarray] = []
+    play_episodes(
+        agent, env_id, {"render_mode": "rgb_array"}, [({"seed": seed}, seed)], lambda env: made.append(env.render())
+    )
+    return made
 
 
 def multiplayer_frames(env_id: str, seed: int = 0) -> Iterator[np.ndarray]:
