@@ -44,24 +44,22 @@ autodoc_typehints = "description"
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 
-#: Files copied into the site at each build: repository path -> the site's path.
-COPIED = {"BENCHMARKS.md": "BENCHMARKS.md"}
-COPIED.update({str(p.relative_to(ROOT)): str(p.relative_to(ROOT)) for p in sorted((ROOT / "results").glob("*.md"))})
+#: Files copied into the site at each build, to the same path under docs/: the benchmarks, the write-ups and
+#: their figures.
+COPIED = [ROOT / "BENCHMARKS.md", *(ROOT / "results").glob("*.md")]
+COPIED += [p for p in (ROOT / "results").rglob("*") if p.suffix in (".png", ".svg", ".gif")]
 LINK = re.compile(r"(!?\[[^\]]*\]\()([^)\s]+)(\))")
 
 
-def _copy_sources(app) -> None:
-    from docs.env_pages import write_pages
+def _write_sources(app) -> None:
+    from docs.env_pages import write_api_pages, write_pages
 
     write_pages()
-    for source, target in COPIED.items():
-        (HERE / target).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(ROOT / source, HERE / target)
-    for picture in (ROOT / "results").rglob("*"):  # the write-ups' figures
-        if picture.suffix in (".png", ".svg", ".gif"):
-            target = HERE / picture.relative_to(ROOT)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(picture, target)
+    write_api_pages()
+    for source in COPIED:
+        target = HERE / source.relative_to(ROOT)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
 
 
 PUBLISHED = (".md", ".rst", ".png", ".svg", ".gif")
@@ -74,14 +72,10 @@ def _site_or_repository(page: Path, path: str) -> str | None:
     and the write-ups' folder mirrors ``results/``)."""
     for candidate in (page.parent / path, HERE / path):
         resolved = candidate.resolve()
-        if resolved.is_relative_to(HERE):
-            if resolved.is_file() and resolved.suffix in PUBLISHED:
-                return os.path.relpath(resolved, page.parent)
-            mirror = ROOT / resolved.relative_to(HERE)
-        else:
-            mirror = resolved
-        if mirror.is_relative_to(HERE) and mirror.is_file() and mirror.suffix in PUBLISHED:
-            return os.path.relpath(mirror, page.parent)
+        mirror = ROOT / resolved.relative_to(HERE) if resolved.is_relative_to(HERE) else resolved
+        for published in (resolved, mirror):  # the site's own file, else the repository file it mirrors
+            if published.is_relative_to(HERE) and published.is_file() and published.suffix in PUBLISHED:
+                return os.path.relpath(published, page.parent)
         if mirror.is_relative_to(ROOT) and mirror.exists():
             kind = "tree" if mirror.is_dir() else "blob"
             return f"{REPOSITORY}/{kind}/main/{mirror.relative_to(ROOT).as_posix()}"
@@ -109,16 +103,12 @@ def _rewrite_links(app, docname: str, source: list[str]) -> None:
 def _docstring(app, what, name, obj, options, lines: list[str]) -> None:
     """A docstring as autodoc reads it: Markdown headings (Gymnasium's env style) a rubric each, example
     commands and snippets (indented blocks after a plain paragraph) literal blocks."""
-    from docs.env_pages import literal_blocks
+    from docs.env_pages import literal_blocks, markdown_headings
 
-    out = []
-    for line in lines:
-        heading = re.match(r"#{1,6} (.+)$", line)
-        out += [f".. rubric:: {heading.group(1)}", ""] if heading else [line]
-    lines[:] = literal_blocks(out)
+    lines[:] = literal_blocks(markdown_headings(lines, rubric=True))
 
 
 def setup(app) -> None:
-    app.connect("builder-inited", _copy_sources)
+    app.connect("builder-inited", _write_sources)
     app.connect("source-read", _rewrite_links)
     app.connect("autodoc-process-docstring", _docstring)

@@ -1,11 +1,12 @@
-"""Write the envs' pages of the documentation site from the registry and the envs' own docstrings; find the
-code snippets of the docstrings the API reference shows (the tests run them).
+"""Write the generated pages of the documentation site; find the code snippets of the docstrings the API
+reference shows (the tests run them).
 
 Run by ``docs/conf.py`` at every build (the pages are not kept in the repository): one page per registered
 env (``docs/envs/<env id>.rst``) with its picture and animated episode (``python -m scripts.docs_media``), a
 table of its spaces, sizes and reference agents, and the page its module already is (the game's rules for a
-single-player env, the AEC env's docstring for a multiplayer one); and ``docs/envs/single_player.rst``, the
-one Gymnasium env under every single-player game (:class:`deduction_envs.envs.deduction_env.DeductionEnv`).
+single-player env, the AEC env's docstring for a multiplayer one); ``docs/envs/single_player.rst``, the one
+Gymnasium env under every single-player game (:class:`deduction_envs.envs.deduction_env.DeductionEnv`); and
+the API reference's page of each package (``docs/api/<package>.rst``, every module of :func:`api_modules`).
 """
 
 from __future__ import annotations
@@ -66,9 +67,17 @@ def _title(text: str, underline: str = "=") -> str:
     return f"{text}\n{underline * len(text)}\n"
 
 
-def _markdown_headings_to_rst(doc: str) -> str:
-    """A docstring's Markdown headings (``## Arguments``, as Gymnasium's env docstrings) as RST sections."""
-    return re.sub(r"^#{1,6} (.+)$", lambda m: _title(m.group(1), "-").rstrip(), doc, flags=re.MULTILINE)
+def markdown_headings(lines: list[str], rubric: bool = False) -> list[str]:
+    """A docstring's Markdown headings (``## Arguments``, as Gymnasium's env docstrings) as RST: sections, or
+    with ``rubric`` rubrics (a docstring autodoc shows may not open sections)."""
+    out: list[str] = []
+    for line in lines:
+        heading = re.match(r"#{1,6} (.+)$", line)
+        if heading is None:
+            out.append(line)
+        else:
+            out += [f".. rubric:: {heading.group(1)}", ""] if rubric else _title(heading.group(1), "-").split("\n")
+    return out
 
 
 def _table(rows: list[tuple[str, str]]) -> str:
@@ -140,38 +149,61 @@ def multiplayer_page(game: registry.Game) -> str:
 def single_player_env_page() -> str:
     from deduction_envs.envs.deduction_env import DeductionEnv
 
-    doc = _markdown_headings_to_rst(inspect.cleandoc(DeductionEnv.__doc__ or ""))
-    return "\n".join([_title("The single-player env"), doc, ""])
+    doc = markdown_headings(inspect.cleandoc(DeductionEnv.__doc__ or "").split("\n"))
+    return "\n".join([_title("The single-player env"), *doc, ""])
 
 
 def write_pages(out: Path = ENVS) -> list[Path]:
     """Write every env's page (and the single-player env's) into ``out``; return the paths written."""
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
     pages = {"single_player": single_player_env_page()}
     for game in registry.games():
         pages[game.env_id] = multiplayer_page(game) if game.multiplayer else single_player_page(game)
+    return _write(out, pages)
+
+
+def _write(out: Path, pages: dict[str, str]) -> list[Path]:
+    """``out/<name>.rst`` for each page; unchanged pages keep their time (Sphinx does not rebuild them)."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
     for name, text in pages.items():
         path = out / f"{name}.rst"
-        if not path.exists() or path.read_text() != text:  # unchanged pages keep their time: no rebuild
+        if not path.exists() or path.read_text() != text:
             path.write_text(text)
         written.append(path)
     return written
 
 
-#: The packages the API reference documents, and the subpackages it leaves out (command-line programs).
-API_PACKAGES = ("deduction_envs", "agents", "train")
+#: The packages the API reference documents, with their page titles, and the subpackages it leaves out
+#: (command-line programs).
+API_PACKAGES = {
+    "deduction_envs": "The envs, games and knowledge engines: ``deduction_envs``",
+    "agents": "Reference agents: ``agents``",
+    "train": "Training, evaluation and experiments: ``train``",
+}
 API_SKIPPED = (".tools", ".experiments", "__main__")
 
 
+def _package_modules(package: str) -> list[tuple[str, bool]]:
+    """``package`` and its documented modules, each with whether it is a package."""
+    found = pkgutil.walk_packages(importlib.import_module(package).__path__, package + ".")
+    return [(package, True), *((m.name, m.ispkg) for m in found if not any(s in m.name for s in API_SKIPPED))]
+
+
 def api_modules() -> list[str]:
-    """Every module the API reference documents (``docs/api/*.rst`` lists each: a test checks it)."""
-    names = []
-    for package in API_PACKAGES:
-        names.append(package)
-        found = pkgutil.walk_packages(importlib.import_module(package).__path__, package + ".")
-        names += [m.name for m in found if not any(skip in m.name for skip in API_SKIPPED)]
-    return names
+    """Every module the API reference documents."""
+    return [name for package in API_PACKAGES for name, _ in _package_modules(package)]
+
+
+def write_api_pages(out: Path = HERE / "api") -> list[Path]:
+    """The API reference's page of each package: every documented module by autodoc (a package by its
+    docstring alone, since its members are its modules')."""
+    pages = {}
+    for package, title in API_PACKAGES.items():
+        lines = [_title(title)]
+        for name, is_package in _package_modules(package):
+            lines += [f".. automodule:: {name}", *(["   :no-members:"] if is_package else []), ""]
+        pages[package] = "\n".join(lines)
+    return _write(out, pages)
 
 
 def docstring_snippets() -> list[tuple[str, str]]:
