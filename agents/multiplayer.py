@@ -33,10 +33,17 @@ __all__ = [
     "MatchResult",
     "RandomSeatAgent",
     "SeatAgent",
+    "TOURNAMENT_MAX_ACTIONS",
     "play_game",
     "play_match",
     "reshown_card",
 ]
+
+
+#: The action cap of tournaments and evaluations, which stop a game there as nobody's win (``truncate=True``) so
+#: that one looping agent does not stop a run: 50 times the longest games of the shipped agents (Clue on the
+#: board, six deduction sheets: at most 187 actions in ten games).
+TOURNAMENT_MAX_ACTIONS = 10_000
 
 
 class SeatAgent(abc.ABC):
@@ -129,7 +136,8 @@ class Logged(SeatAgent):
 class GameRecord:
     """One finished game: the agents' names by seat, the winner (None if nobody won), rewards and actions.
 
-    With the seed it was played from, ``actions`` replays the game.
+    With the seed it was played from, ``actions`` replays the game. ``truncated``: the game was stopped at
+    :func:`play_game`'s action cap (nobody won, every reward 0).
     """
 
     seats: tuple[str, ...]
@@ -137,6 +145,7 @@ class GameRecord:
     rewards: tuple[float, ...]
     actions: tuple[int, ...]
     first: int
+    truncated: bool = False
 
 
 def _both(first: Callable[[Any], None], second: Callable[[Any], None]) -> Callable[[Any], None]:
@@ -155,6 +164,7 @@ def play_game(
     max_actions: int = 100_000,
     listeners: Sequence[Callable[[Any], None]] | None = None,
     watch: Callable[[Table], None] | None = None,
+    truncate: bool = False,
 ) -> GameRecord:
     """Play one game, ``agents[p]`` in seat ``p`` and seat ``first`` to move first.
 
@@ -166,7 +176,13 @@ def play_game(
     sees, after its agent; ``watch(table)`` is called before every action and
     once at the end (the table's ``last_event``, ``mover`` and ``over`` say
     where the game is).
+
+    A game not over after ``max_actions`` actions (agents that never end it)
+    raises a ``RuntimeError``; with ``truncate`` it is recorded as stopped
+    there: nobody's win, every reward 0, ``truncated`` set, as the AEC envs'
+    ``max_cycles`` truncation scores it.
     """
+    check_int("max_actions", max_actions, low=1)
     if len(agents) != rules.players:
         raise ValueError(f"the game has {rules.players} seats, got {len(agents)} agents")
     if listeners is not None and len(listeners) != rules.players:
@@ -184,16 +200,13 @@ def play_game(
             watch(table)
         return agents[seat].act(mask)
 
-    play(table, choose, max_actions)
+    ended = play(table, choose, max_actions, truncate)
     if watch is not None:
         watch(table)
-    return GameRecord(
-        tuple(a.name for a in agents),
-        rules.winner(table.state),
-        tuple(rules.rewards(table.state)),
-        tuple(table.actions),
-        first,
-    )
+    names = tuple(a.name for a in agents)
+    if not ended:
+        return GameRecord(names, None, (0.0,) * len(agents), tuple(table.actions), first, truncated=True)
+    return GameRecord(names, rules.winner(table.state), tuple(rules.rewards(table.state)), tuple(table.actions), first)
 
 
 @dataclass(frozen=True)
@@ -218,6 +231,11 @@ class MatchResult:
     def win_rate(self, agent: int) -> float:
         return self.wins(agent) / len(self.games)
 
+    @property
+    def truncated(self) -> int:
+        """Games stopped at the action cap (see :func:`play_game`'s ``truncate``)."""
+        return sum(game.truncated for game in self.games)
+
 
 def play_match(
     rules: MultiplayerRules,
@@ -226,6 +244,8 @@ def play_match(
     seed: int = 0,
     start: int = 0,
     after_game: Callable[[GameRecord, tuple[int, ...]], None] | None = None,
+    max_actions: int = 100_000,
+    truncate: bool = False,
 ) -> MatchResult:
     """``games`` games with the agents rotated through the seats (seat 0 moves first), balanced when
     ``games`` is a multiple of the number of players; game ``g`` is seeded ``(seed, g)``.
@@ -234,6 +254,8 @@ def play_match(
     ``start``: the index of the first game, so that a match split into parts
     (one per worker) plays the same games as a whole one. ``after_game(record,
     lineup)`` is called after each game (to read what the agents logged).
+    ``max_actions`` and ``truncate``: as for :func:`play_game` (with ``truncate``,
+    a game stopped at the cap is nobody's win and a match goes on).
     """
     if len({id(a) for a in agents}) != len(agents):
         raise ValueError("agents must be distinct objects, one per seat (each keeps its own seat's knowledge)")
@@ -243,7 +265,9 @@ def play_match(
     for g in range(start, start + games):
         shift = g % len(agents)
         lineup = tuple((p + shift) % len(agents) for p in range(len(agents)))
-        records.append(play_game(rules, [agents[i] for i in lineup], seed=(seed, g)))
+        records.append(
+            play_game(rules, [agents[i] for i in lineup], seed=(seed, g), max_actions=max_actions, truncate=truncate)
+        )
         lineups.append(lineup)
         if after_game is not None:
             after_game(records[-1], lineup)

@@ -149,3 +149,36 @@ def test_velmas_card_to_show_is_one_shown_to_the_asker_else_one_shown_to_the_mos
     for make in (ClueDeductionSheet, lambda rule: ClueEntropyAgent(show_rule=rule)):
         with pytest.raises(ValueError, match="show_rule must be one of own, velma"):
             make("often")
+
+
+class NeverAccuses(SeatAgent):
+    """Suggests, and shows when asked, but never accuses: a Clue game of such players never ends."""
+
+    name = "never-accuses"
+    keeps_knowledge = False
+
+    def act(self, mask):
+        legal = [a for a in np.flatnonzero(mask) if self.rules.decode(int(a)).kind != "accuse"]
+        return int(legal[0])
+
+
+def test_a_game_no_one_ends_raises_at_the_cap_or_is_truncated_as_nobodys_win():
+    rules = ClueRules(3)
+    with pytest.raises(RuntimeError, match="did not end within 300 actions"):
+        play_game(rules, [NeverAccuses() for _ in range(3)], seed=1, max_actions=300)
+    record = play_game(rules, [NeverAccuses() for _ in range(3)], seed=1, max_actions=300, truncate=True)
+    assert record.truncated and record.winner is None and record.rewards == (0.0, 0.0, 0.0)
+    assert len(record.actions) == 300
+    finished = play_game(rules, [ClueDeductionSheet() for _ in range(3)], seed=1, max_actions=300, truncate=True)
+    assert not finished.truncated and finished.winner is not None and len(finished.actions) < 300
+    with pytest.raises(ValueError, match="max_actions"):
+        play_game(rules, [NeverAccuses() for _ in range(3)], seed=1, max_actions=0)
+
+
+def test_a_match_goes_on_past_truncated_games_and_counts_them():
+    rules = ClueRules(3)
+    looping = play_match(rules, [NeverAccuses() for _ in range(3)], 3, seed=2, max_actions=200, truncate=True)
+    assert looping.truncated == 3 and all(looping.wins(i) == 0 for i in range(3))
+    # a deduction sheet among players that never accuse still ends every game, and wins it
+    mixed = play_match(rules, [ClueDeductionSheet(), NeverAccuses(), NeverAccuses()], 3, seed=2, truncate=True)
+    assert mixed.truncated == 0 and mixed.wins(0) == 3

@@ -425,3 +425,13 @@ def test_the_fit_runs_at_its_own_learning_rate_and_ppo_after_it_at_the_configs(t
     for bad in (0, -1e-3, float("inf"), True, "1e-3"):
         with pytest.raises(ValueError, match="learning_rate must be a positive number"):
             fit(model, demos, 1, learning_rate=bad)
+
+
+def test_the_evaluation_table_says_how_many_games_were_stopped_at_the_cap():
+    def row(opponent, truncated):
+        return multiplayer.SeatEvaluation(opponent, 10, 2, 4, (0.2, 0.7), 0.6, 1.6, (1.3, 1.9), 0.8, truncated)
+
+    quiet = multiplayer.write_seat_evaluation([row("random", 0)], None, "t")
+    assert "stopped at the cap" not in quiet
+    told = multiplayer.write_seat_evaluation([row("random", 0), row("deduction_sheet", 3)], None, "t")
+    assert told.rstrip().endswith("(nobody's win): 3 of the 10 against deduction_sheet.")

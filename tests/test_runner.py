@@ -159,3 +159,21 @@ def test_a_run_killed_with_sigkill_resumes_to_the_table_of_an_uninterrupted_run(
     algo_experiments.main([*argv, "--output", str(tmp_path / "whole"), "--no-progress"])
     tables = [(folder / "algo.md").read_text().split("\n", 3)[3] for folder in (killed, tmp_path / "whole")]
     assert tables[0] == tables[1]
+
+
+def test_a_tournament_cell_stops_a_looping_game_at_the_cap_and_its_report_counts_it():
+    from test_clue_agents import NeverAccuses
+
+    from agents import ClueDeductionSheet, Logged
+    from agents.multiplayer import TOURNAMENT_MAX_ACTIONS
+    from deduction_envs.games.clue import ClueRules
+    from train.experiments.clue_experiments import summarise
+    from train.experiments.runner import match_summaries, truncated_line
+
+    rules = ClueRules(3)
+    looping = match_summaries(rules, [Logged(NeverAccuses()) for _ in range(3)], 1, 0, 0, summarise)
+    assert looping[0]["truncated"] and not looping[0]["contender_won"] and looping[0]["winner_side"] is None
+    ended = match_summaries(rules, [Logged(ClueDeductionSheet()) for _ in range(3)], 2, 0, 0, summarise)
+    assert not any(game["truncated"] for game in ended)
+    line = truncated_line({("looping",): looping, ("ended",): ended})
+    assert f"cap of {TOURNAMENT_MAX_ACTIONS:,} actions" in line and line.endswith(": 1 of 3.")

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.multiplayer import SeatAgent, play_match
+from agents.multiplayer import TOURNAMENT_MAX_ACTIONS, SeatAgent, play_match
 from agents.roster import agent_names, seat_agent
 from agents.sb3_policy import SB3SeatPolicy
 from deduction_envs import registry
@@ -253,6 +253,7 @@ class SeatEvaluation:
     mean_rank: float
     rank_ci: tuple[float, float]
     p_rank: float
+    truncated: int = 0  #: games stopped at the action cap (nobody's win), in ``games``
 
     @property
     def win_rate(self) -> float:
@@ -268,8 +269,18 @@ def _play_part(job: tuple[str, int, int], env: str, env_kwargs: dict, model: str
     encoder = raw_env(env, **env_kwargs)
     policy = SB3SeatPolicy.load(model, encoder, algo)
     others = [seat_agent(env, opponent) for _ in range(encoder.rules.players - 1)]
-    match = play_match(encoder.rules, [policy, *others], games, seed=seed, start=start)
-    return [(lineup.index(0), game.rewards) for game, lineup in zip(match.games, match.lineups, strict=True)]
+    match = play_match(
+        encoder.rules,
+        [policy, *others],
+        games,
+        seed=seed,
+        start=start,
+        max_actions=TOURNAMENT_MAX_ACTIONS,
+        truncate=True,
+    )
+    return [
+        (lineup.index(0), game.rewards, game.truncated) for game, lineup in zip(match.games, match.lineups, strict=True)
+    ]
 
 
 def evaluate_seat_policy(
@@ -288,7 +299,10 @@ def evaluate_seat_policy(
     Each match is ``games`` games (rounded up to a multiple of the players so
     that every seat is played equally), game ``g`` seeded ``(seed, g)``, the
     same games for every model; ``workers`` (local processes or an executor) share them,
-    in parts of at most about 100 games. ``store``: a folder keeping each finished
+    in parts of at most about 100 games. A game not over after
+    :data:`~agents.multiplayer.TOURNAMENT_MAX_ACTIONS` actions (a policy that
+    never ends it, such as a Clue policy that never accuses) is stopped there as
+    nobody's win and counted in ``truncated``. ``store``: a folder keeping each finished
     part, so that the same call after an interruption plays only the rest (the
     caller names it after the model's contents).
     """
@@ -306,7 +320,7 @@ def evaluate_seat_policy(
     results = []
     for name in opponents:
         played = [game for job in jobs if job[0] == name for game in parts[job]]
-        ranks = np.array([ranks_from_rewards(rewards)[seat] for seat, rewards in played])
+        ranks = np.array([ranks_from_rewards(rewards)[seat] for seat, rewards, _ in played])
         wins = int((ranks == 1.0).sum())
         parity = (players + 1) / 2
         if np.ptp(ranks) > 0:
@@ -326,6 +340,7 @@ def evaluate_seat_policy(
                 mean_rank=float(ranks.mean()),
                 rank_ci=(float(rank_ci[0]), float(rank_ci[1])),
                 p_rank=p_rank,
+                truncated=sum(truncated for _, _, truncated in played),
             )
         )
     return results
@@ -352,6 +367,12 @@ def write_seat_evaluation(results: Sequence[SeatEvaluation], path: Path | None, 
             f"| {format_p(r.p_win)} | {r.mean_rank:.3f} [{r.rank_ci[0]:.3f}, {r.rank_ci[1]:.3f}] "
             f"| {format_p(r.p_rank)} |"
         )
+    stopped = [f"{r.truncated} of the {r.games} against {r.opponent}" for r in results if r.truncated]
+    if stopped:
+        lines += [
+            "",
+            f"Games stopped at the cap of {TOURNAMENT_MAX_ACTIONS:,} actions (nobody's win): {', '.join(stopped)}.",
+        ]
     text = "\n".join(lines) + "\n"
     if path is not None:
         path.write_text(text)

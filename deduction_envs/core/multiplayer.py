@@ -161,9 +161,22 @@ class Table:
         return event
 
 
-def play(table: Table, choose: Callable[[int, np.ndarray], int], max_actions: int = 100_000) -> None:
-    """Run ``table`` to the end, asking ``choose(seat, legal_mask)`` for each action."""
+def play(
+    table: Table, choose: Callable[[int, np.ndarray], int], max_actions: int = 100_000, truncate: bool = False
+) -> bool:
+    """Run ``table`` to the end, asking ``choose(seat, legal_mask)`` for each action; True if the game ended.
+
+    A game not over after ``max_actions`` actions (players that never end it, such as a Clue player that never
+    accuses) raises a ``RuntimeError``, or with ``truncate`` stops there and gives False (the AEC envs'
+    ``max_cycles`` truncation).
+    """
     while not table.over:
         if len(table.actions) >= max_actions:
-            raise RuntimeError(f"the game did not end within {max_actions} actions")
+            if truncate:
+                return False
+            raise RuntimeError(
+                f"the game did not end within {max_actions} actions (pass truncate=True to stop such a game as "
+                "nobody's win)"
+            )
         table.step(choose(table.mover, table.legal_mask()))
+    return True

@@ -39,7 +39,16 @@ from agents import ClueDeductionSheet, ClueEntropyAgent, GameRecord, Logged, Sea
 from agents.clue_velma import VELMA_THRESHOLD, ClueVelma
 from deduction_envs.games.clue_board import ClueBoardRules
 from train import arguments
-from train.experiments.runner import Experiment, Finished, Run, gather, match_summaries, named_agent, run_experiment
+from train.experiments.runner import (
+    Experiment,
+    Finished,
+    Run,
+    gather,
+    match_summaries,
+    named_agent,
+    run_experiment,
+    truncated_line,
+)
 from train.stats import chunks, format_p, interval, sign_test
 
 #: The cells: (contender, opponent).
@@ -79,6 +88,7 @@ def summarise(rules: ClueBoardRules, record: GameRecord, agents: list[Logged], l
     return {
         "contender_won": winner == 0,
         "nobody_won": winner is None,
+        "truncated": record.truncated,
         "contender_wrong": wrong[0],
         "opponent_wrong": sum(wrong[1:]),
         "rounds": moves / len(agents),
@@ -121,6 +131,8 @@ def report(results: dict[tuple[int, str, str], list[dict]], settings: Settings, 
         "contender's time per decision, mean and 95th percentile.",
         "",
         "![Win rates by player count](clue_board.png)",
+        "",
+        truncated_line(results),
         "",
         "| players | contender | opponents | games | win rate [95% CI] | p above | p below "
         "| wrong (contender / opponents) | rounds | decisions ms (mean / p95) |",

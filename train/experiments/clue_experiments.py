@@ -53,7 +53,16 @@ from agents import (
 )
 from deduction_envs.games.clue import ClueRules
 from train import arguments
-from train.experiments.runner import Experiment, Finished, Run, gather, match_summaries, named_agent, run_experiment
+from train.experiments.runner import (
+    Experiment,
+    Finished,
+    Run,
+    gather,
+    match_summaries,
+    named_agent,
+    run_experiment,
+    truncated_line,
+)
 from train.stats import chunks, format_p, interval, sign_test
 
 #: The entropy agent's accusation rules and refuter model; the first is the default the others are compared with.
@@ -105,7 +114,7 @@ def summarise(rules: ClueRules, record: GameRecord, agents: list[Logged], lineup
     """One game as numbers: who won, each side's accusations, the winner's turns, the decision times."""
     sides = {"contender": [0], "opponent": list(range(1, len(agents)))}
     winner = None if record.winner is None else lineup[record.winner]  # the winner's index among the agents
-    out: dict[str, Any] = {"contender_won": winner == 0, "winner_turns": None}
+    out: dict[str, Any] = {"contender_won": winner == 0, "winner_turns": None, "truncated": record.truncated}
     for side, members in sides.items():
         accusations, times = 0, []
         for index in members:
@@ -149,6 +158,8 @@ def report(results: dict[tuple[int, str, str], list[dict]], settings: Settings, 
         "contender's time per decision, mean and 95th percentile (every decision, showing a card included).",
         "",
         "![Win rates by player count](clue.png)",
+        "",
+        truncated_line(results),
         "",
     ]
     for players in settings.players:

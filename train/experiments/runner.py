@@ -45,6 +45,7 @@ __all__ = [
     "named_agent",
     "results_folder",
     "run_experiment",
+    "truncated_line",
 ]
 
 S = TypeVar("S")  # an experiment's settings
@@ -201,10 +202,26 @@ def match_summaries(
     rules: Any, agents: list[Any], games: int, seed: int, start: int, summarise: Callable[..., Any]
 ) -> list[Any]:
     """Games ``[start, start + games)`` of a tournament cell (:func:`agents.play_match`, seats rotated), each
-    summarised by ``summarise(rules, record, agents, lineup)`` as it ends (the agents' logs are read then)."""
-    from agents import play_match
+    summarised by ``summarise(rules, record, agents, lineup)`` as it ends (the agents' logs are read then).
+
+    A game not over after :data:`agents.multiplayer.TOURNAMENT_MAX_ACTIONS` actions is stopped there as
+    nobody's win (``record.truncated``; the reports count them), so that one looping agent does not stop a
+    whole tournament."""
+    from agents.multiplayer import TOURNAMENT_MAX_ACTIONS, play_match
 
     out: list[Any] = []
-    play_match(rules, agents, games, seed=seed, start=start,
+    play_match(rules, agents, games, seed=seed, start=start, max_actions=TOURNAMENT_MAX_ACTIONS, truncate=True,
                after_game=lambda record, lineup: out.append(summarise(rules, record, agents, lineup)))  # fmt: skip
     return out
+
+
+def truncated_line(results: dict[Any, list[dict]]) -> str:
+    """The reports' sentence on the games stopped at the action cap, of tables of game summaries that each say
+    ``"truncated"`` (:func:`match_summaries`)."""
+    from agents.multiplayer import TOURNAMENT_MAX_ACTIONS
+
+    games = [game for table in results.values() for game in table]
+    return (
+        f"Games stopped at the cap of {TOURNAMENT_MAX_ACTIONS:,} actions (nobody's win: an agent that never ends a "
+        f"game): {sum(game['truncated'] for game in games)} of {len(games):,}."
+    )
