@@ -23,7 +23,9 @@ def test_demo_is_reproducible_and_takes_sizes(capsys):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--size", "pegs"], "a size is NAME=INTEGER"),
+        (["--size", "pegs"], "a size is NAME=INTEGER or NAME=true/false"),
+        (["--size", "pegs=maybe"], "a size is NAME=INTEGER or NAME=true/false"),
+        (["--size", "pegs=true"], "pegs must be an integer in [1, 22], got True"),
         (["--size", "pegs=0"], "pegs must be an integer in [1, 22], got 0"),
         (["--env", "Chess-v0"], "invalid choice"),
     ],

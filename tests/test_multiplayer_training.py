@@ -435,3 +435,14 @@ def test_the_evaluation_table_says_how_many_games_were_stopped_at_the_cap():
     assert "stopped at the cap" not in quiet
     told = multiplayer.write_seat_evaluation([row("random", 0), row("deduction_sheet", 3)], None, "t")
     assert told.rstrip().endswith("(nobody's win): 3 of the 10 against deduction_sheet.")
+
+
+def test_a_seat_trains_on_the_clue_board_and_its_evaluation_replays(tmp_path):
+    out = tmp_path / "board"
+    argv = ["--env", "clue_v0", "--size", "players=3", "--size", "board=true", "--opponents", "deduction_sheet"]
+    run = cli.main([*argv, "--timesteps", "256", "--n-envs", "2", "--eval-games", "3", "--no-progress",
+                    "--eval-opponents", "deduction_sheet", "--output", str(out)])  # fmt: skip
+    assert json.loads((out / "run.json").read_text())["sizes"] == {"players": 3, "board": True}
+    model = ["--model", str(out / "model.zip"), "--games", "3", "--opponents", "deduction_sheet"]
+    again = evaluate.main([*model, "--output", str(tmp_path / "e")])  # the env and its sizes read from run.json
+    assert [(r.wins, r.mean_rank, r.truncated) for r in again] == [(r.wins, r.mean_rank, r.truncated) for r in run]

@@ -19,6 +19,7 @@ from typing import Any
 
 __all__ = [
     "add_executor_options",
+    "add_size_option",
     "count",
     "executor",
     "existing_file",
@@ -145,12 +146,29 @@ def file_to_write(text: str) -> Path:
     return path
 
 
-def parse_size(text: str) -> tuple[str, int]:
-    """``"pegs=5"`` -> ``("pegs", 5)``, for ``--size``."""
+def parse_size(text: str) -> tuple[str, int | bool]:
+    """``"pegs=5"`` -> ``("pegs", 5)``, ``"board=true"`` -> ``("board", True)``, for ``--size``."""
     name, sep, value = text.partition("=")
+    if sep and name and value.lower() in ("true", "false"):
+        return name, value.lower() == "true"
     if not sep or not name or not value.lstrip("-").isdigit():
-        raise argparse.ArgumentTypeError(f"a size is NAME=INTEGER, e.g. pegs=5; got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"a size is NAME=INTEGER or NAME=true/false, e.g. pegs=5 or board=true; got {text!r}"
+        )
     return name, int(value)
+
+
+def add_size_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup, none_if_unset: bool = False) -> None:
+    """``--size NAME=N`` (repeatable): an env's size or option, an integer or true/false (:func:`parse_size`);
+    a list of ``(name, value)``, empty if not given (None with ``none_if_unset``)."""
+    parser.add_argument(
+        "--size",
+        type=parse_size,
+        action="append",
+        default=None if none_if_unset else [],
+        metavar="NAME=N",
+        help="an env size or option, repeatable: pegs=5, players=3, board=true",
+    )
 
 
 host = _named(host, "host")

@@ -54,9 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m train", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--env", default=DEFAULT_ENV, choices=[g.env_id for g in registry.games()], help="env id")
-    parser.add_argument(
-        "--size", type=arguments.parse_size, action="append", default=None, metavar="NAME=N", help="game size"
-    )
+    arguments.add_size_option(parser, none_if_unset=True)
     parser.add_argument("--algo", default="maskable_ppo", choices=ALGORITHMS, help="algorithm (default maskable_ppo)")
     parser.add_argument(
         "--policy",

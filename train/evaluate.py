@@ -61,9 +61,7 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
         choices=[g.env_id for g in registry.games()],
         help="env id it was trained on (default: the run.json beside the model, with its sizes and mask)",
     )
-    parser.add_argument(
-        "--size", type=arguments.parse_size, action="append", default=[], metavar="NAME=N", help="game size"
-    )
+    arguments.add_size_option(parser)
     parser.add_argument("--action-mask", default="all", choices=ACTION_MASKS, help="the mask it trained with")
     parser.add_argument(
         "--eval-secrets", type=arguments.count(1), default=None, help="play every secret up to this many, else sample"

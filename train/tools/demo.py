@@ -44,9 +44,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     single = [game.env_id for game in registry.games(multiplayer=False)]
     parser.add_argument("--env", default="Mastermind-v0", choices=single, help="env id")
-    parser.add_argument(
-        "--size", type=arguments.parse_size, action="append", default=[], metavar="NAME=N", help="game size"
-    )
+    arguments.add_size_option(parser)
     parser.add_argument("--seed", type=arguments.seed, default=None, help="seed of the secret and of the player")
     args = parser.parse_args(argv)
     try:

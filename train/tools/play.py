@@ -161,9 +161,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     games = [*(g.env_id for g in registry.games(multiplayer=False)), *MULTIPLAYER]
     parser.add_argument("env", nargs="?", default="Mastermind-v0", choices=games, help="env id, or algo or clue")
-    parser.add_argument(
-        "--size", type=arguments.parse_size, action="append", default=[], metavar="NAME=N", help="game size"
-    )
+    arguments.add_size_option(parser)
     parser.add_argument("--seed", type=arguments.seed, default=None, help="seed of the secret (or of the deal)")
     opponents = sorted({name for game in MULTIPLAYER.values() for name in game.agents})
     parser.add_argument(
