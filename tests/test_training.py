@@ -219,3 +219,20 @@ def test_cuda_is_refused_where_there_is_none(capsys):
     with pytest.raises(SystemExit):
         cli.main(["--device", "cuda"])
     assert "no CUDA device" in capsys.readouterr().err
+
+
+def test_a_long_title_is_broken_to_the_figures_width():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from train.plotting import fitted_title
+
+    figure = plt.figure(figsize=(5, 3))
+    title = "maskable_ppo on algo_v0 {'players': 2, 'exposure': 8, 'playouts': 20} against epsilon_greedy, 417184 steps"
+    lines = fitted_title(figure, title).split("\n")
+    short = fitted_title(figure, "short")
+    plt.close(figure)
+    assert len(lines) > 1 and " ".join(lines) == title and max(map(len, lines)) <= 5 * 72 / (0.55 * 12)
+    assert short == "short"

@@ -47,7 +47,7 @@ def smoothed(
 
 def plot_learning_curve(monitor_dir: Path, path: Path, title: str) -> bool:
     """Episode length (queries) against timesteps from the monitor logs; False if there are no episodes yet."""
-    from train.plotting import panel_grid, save
+    from train.plotting import fitted_title, panel_grid, save
 
     lengths = read_monitors(monitor_dir)
     if not lengths.size:
@@ -58,7 +58,7 @@ def plot_learning_curve(monitor_dir: Path, path: Path, title: str) -> bool:
     ax.plot(steps, smooth, color="tab:red", label=f"mean of {window}")
     ax.set_xlabel("timesteps")
     ax.set_ylabel("queries per episode")
-    ax.set_title(title)
+    ax.set_title(fitted_title(figure, title))
     ax.grid(alpha=0.3)
     ax.legend()
     save(figure, path)
@@ -68,7 +68,7 @@ def plot_learning_curve(monitor_dir: Path, path: Path, title: str) -> bool:
 def plot_seat_curve(monitor_dir: Path, path: Path, title: str, players: int) -> bool:
     """A multiplayer learner's win rate and mean rank against timesteps (moving means over games, parity
     marked); False if there are no games yet."""
-    from train.plotting import panel_grid, save
+    from train.plotting import fitted_title, panel_grid, save
 
     lengths = read_monitors(monitor_dir)
     if not lengths.size:
@@ -88,6 +88,6 @@ def plot_seat_curve(monitor_dir: Path, path: Path, title: str, players: int) -> 
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
         ax.legend()
-    figure.suptitle(title)
+    figure.suptitle(fitted_title(figure, title))
     save(figure, path)
     return True

@@ -22,6 +22,13 @@ def panel_grid(panels: int, width: float = 4.2, height: float = 3.4) -> tuple[An
     return figure, axes.flat[:panels]
 
 
+def fitted_title(figure: Any, text: str, fontsize: float = 12.0) -> str:
+    """``text`` broken into lines that fit the figure's width (a title longer than the figure is cut off)."""
+    import textwrap
+
+    return textwrap.fill(text, width=max(20, int(figure.get_figwidth() * 72 / (0.55 * fontsize))))
+
+
 def save(figure: Any, path: Path, bottom: float = 0.0) -> None:
     """Lay out (leaving ``bottom`` of the height for a legend), write the PNG and free the figure."""
     import matplotlib.pyplot as plt
