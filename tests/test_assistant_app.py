@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("textual")
 
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Input, Static
 
 from train.tools.assistant import ClueSession
 from train.tools.assistant.app import AssistantApp
@@ -43,6 +43,10 @@ def test_enter_refuse_undo_and_resume(tmp_path):
             assert str(table.get_cell_at((rope, 0))) == "Rope" and str(table.get_cell_at((rope, 3))) == "✔"
             await type_line(pilot, "s dee: plum, rope, study pass ann, bill, cy")  # Cy holds the Rope: refused
             assert text(app, "#message").startswith("Not taken:") and len(app.session.entries) == 2
+            command = app.query_one("#command", Input)
+            assert command.value == "s dee: plum, rope, study pass ann, bill, cy"  # back, to mend
+            await pilot.press("ctrl+u")  # cleared as a person would
+            assert command.value == ""
             await type_line(pilot, "advice")
             assert text(app, "#advice").startswith("Advice: suggest ")
             await type_line(pilot, "a dee: green, candle, lounge wrong")
@@ -69,8 +73,26 @@ def test_command_line_refuses_an_incomplete_start(capsys, tmp_path):
         main(["--players", "Ann", "Bill", "Cy", "--log", str(tmp_path / "x.json")])
     assert "--players, --me and --hand" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        main(["--players", "Ann", "Bill", "--me", "Ann", "--hand", "scar", "--log", str(tmp_path / "x.json")])
-    assert "3 to 6 players" in capsys.readouterr().err
+        main(["--players", "Ann", "--me", "Ann", "--hand", "scar", "--log", str(tmp_path / "x.json")])
+    assert "2 to 6 players" in capsys.readouterr().err
+
+
+def test_player_names_are_text_never_markup(tmp_path):
+    """``--players Ann "Bo[/]b" Cy`` ended the app with Rich's MarkupError, and the saved game ended it again on
+    every ``--resume``; ``[bold red]Eve`` was drawn red."""
+    players = ["Ann", "Bo[/]b", "[bold red]Eve", "Cy"]
+
+    async def scenario(app: AssistantApp) -> None:
+        async with app.run_test(size=(160, 50)) as pilot:
+            await type_line(pilot, "s [bold: white, rope, hall pass cy, ann refute bo[")
+            labels = [c.label for c in app.query_one("#sheet", DataTable).columns.values()]
+            assert [label.plain for label in labels] == ["card", *players, "case"]
+            assert all(not label.spans and not label.style for label in labels)  # not drawn in any style
+            assert "[bold red]Eve suggested Mrs. White" in text(app, "#log")
+
+    session = ClueSession(players, "ann", HAND, path=tmp_path / "game.json")
+    asyncio.run(scenario(AssistantApp(session)))
+    asyncio.run(scenario(AssistantApp(ClueSession.load(tmp_path / "game.json"))))  # and resumed
 
 
 def test_typed_text_is_never_markup_and_the_shortcuts_work_while_typing(tmp_path):
@@ -82,6 +104,7 @@ def test_typed_text_is_never_markup_and_the_shortcuts_work_while_typing(tmp_path
         async with app.run_test(size=(160, 50)) as pilot:
             await type_line(pilot, "s bill: [/b], rope, hall")
             assert "Not taken" in text(app, "#message") and "[/b]" in text(app, "#message")
+            await pilot.press("ctrl+u")  # the refused line, kept to mend, cleared
             await type_line(pilot, "help")
             assert "[ROOM]" in text(app, "#message")
             await pilot.press("ctrl+a")

@@ -83,6 +83,7 @@ def test_a_game_typed_and_picked_with_a_refusal_and_an_undo(served, browser):
     assert enter(page, "s bill: plum, knife, study pass cy, dee, eve, fay refutes ann").startswith("Bill suggested")
     refused = enter(page, "s cy: plum, pipe, study pass dee, eve, fay refute ann")
     assert refused.startswith("Not taken") and "Ann would hold none" in refused  # my own seat is checked
+    assert page.input_value("#line") == "s cy: plum, pipe, study pass dee, eve, fay refute ann"  # to mend
     page.click("#pickers summary")
     page.select_option("#suggestion-form select[name=asker]", "Ann")
     for index, card in enumerate(("Mrs. White", "Rope", "Hall")):
@@ -115,6 +116,13 @@ def test_two_browsers_entering_at_once_keep_both_entries_and_a_reload_shows_them
     for page in pages:
         page.reload()
         assert page.locator("#log li").count() == 3  # both, in every browser
+    # One browser undoes entry 2; the other, not reloaded, presses undo beside its entry 2: told to reload, and
+    # nothing else is undone (it used to remove whatever was entry 2 by then).
+    pages[0].locator("#log li").nth(1).locator("button").click()
+    assert pages[0].inner_text("#said").startswith("undone: ")
+    pages[1].locator("#log li").nth(1).locator("button").click()
+    assert "no longer in the log" in pages[1].inner_text("#said") and "reload" in pages[1].inner_text("#said")
+    assert len(session.entries) == 2 and pages[1].locator("#log li").count() == 2
 
 
 def test_at_phone_width_every_column_of_the_sheet_is_in_view(served, browser, tmp_path):
@@ -130,3 +138,26 @@ def test_at_phone_width_every_column_of_the_sheet_is_in_view(served, browser, tm
         assert box["x"] >= 0 and box["x"] + box["width"] <= 360, (headers.nth(i).inner_text(), box)
     page.screenshot(path=str(tmp_path / "phone.png"))
     assert (tmp_path / "phone.png").stat().st_size > 10_000
+
+
+def test_at_phone_width_advice_comes_into_view_and_long_logs_keep_their_numbers_on_screen(served, browser):
+    """The advice was drawn below the bottom of a phone's screen with nothing to scroll to it; log numbers of
+    10 and above touched the screen's edge."""
+    url, session = served
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    page.goto(url)
+    for card in ("knife", "kitchen", "scar"):
+        for player in PLAYERS[1:]:
+            session.enter(f"showed {card} to {player}")
+    page.reload()
+    assert page.locator("#log li").count() >= 10
+    page.click("#advice button")
+    text = page.locator("#advice-text")
+    assert text.inner_text().startswith("suggest ")
+    box, height = text.bounding_box(), page.evaluate("window.innerHeight")
+    assert 0 <= box["y"] and box["y"] + box["height"] <= height, (box, height)  # scrolled to, on screen
+    markers = page.evaluate("""() => [...document.querySelectorAll('#log li')].map((li, i) => {
+        const context = document.createElement('canvas').getContext('2d');
+        context.font = getComputedStyle(li).font;
+        return li.getBoundingClientRect().left - context.measureText(`${i + 1}. `).width; })""")
+    assert min(markers) >= 4, markers  # room for "10." left of each entry, inside the screen

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from train.tools.assistant import ClueSession
-from train.tools.assistant.session import ContradictionError
+from train.tools.assistant.session import ContradictionError, describe
 
 PLAYERS = ["Ann", "Bill", "Cy", "Dee"]
 HAND = ["scar", "must", "knife", "kitchen", "ballroom"]  # Ann's five cards, by prefix
@@ -138,8 +138,10 @@ def test_advice_names_your_own_cards_only_when_that_is_the_better_ask():
 
 
 def test_bad_tables_are_refused():
-    with pytest.raises(ValueError, match="3 to 6 players"):
-        ClueSession(["a", "b"], 0, HAND)
+    with pytest.raises(ValueError, match="2 to 6 players"):
+        ClueSession(["a"], 0, HAND)
+    with pytest.raises(ValueError, match="2 to 6 players"):
+        ClueSession(list("abcdefg"), 0, HAND)
     with pytest.raises(ValueError, match="distinct"):
         ClueSession(["a", "A", "b"], 0, HAND)
     with pytest.raises(ValueError, match="holds 5 cards"):
@@ -184,8 +186,8 @@ def test_a_generalized_clue_deck(tmp_path):
         s.suggestion("bo", ["0", "1", "2"], refuter="cy")
     with pytest.raises(ValueError, match="asks someone else"):
         s.ask("bo", "bo", [4], answered=False)
-    with pytest.raises(ContradictionError):
-        s.ask("bo", "cy", [10], answered=False)  # Cy's hand is public: it holds 10
+    with pytest.raises(ValueError, match="Cy guessed and left, so nobody asks them"):
+        s.ask("bo", "cy", [10], answered=False)
     with pytest.raises(ContradictionError):  # your own seat is checked: Ann holds 0, so cannot answer no
         s.ask("bo", "ann", [0, 5], answered=False)
     with pytest.raises(ContradictionError):  # nor yes holding none of them
@@ -209,3 +211,103 @@ def test_refusals_name_players_cards_and_categories():
             s.enter(line)
         message = str(error.value)
         assert words in message and not re.search(r"player \d|category \d|\[", message), message
+
+
+def test_two_players_as_clue_v0_plays():
+    """The assistant refused 2 players though ``clue_v0`` plays 2: each holds 9 cards."""
+    hand = ["scar", "must", "knife", "kitchen", "ballroom", "hall", "study", "plum", "pipe"]
+    s = ClueSession(["Ann", "Bo"], "ann", hand)
+    s.enter("s ann: white, rope, lounge refute bo show rope")
+    assert s.sheet()[s.card("rope"), 1] == 1 and s.sheet()[s.card("white"), 1] == -1
+
+
+def test_moves_after_a_player_is_out_or_the_game_is_over_are_refused():
+    """``a bill: ... wrong`` then a suggestion by Bill was taken; so was anything after a right accusation, and in
+    Generalized Clue a move after a guess."""
+    s = session()
+    s.enter("a bill: plum, wrench, study wrong")
+    for line, reason in [
+        ("s bill: white, rope, hall pass cy, dee refute ann", "Bill is out (accused wrongly) and makes no more moves"),
+        ("a bill: green, rope, hall wrong", "Bill is out (accused wrongly) and makes no more moves"),
+        ("showed knife to bill", "Bill is out (accused wrongly) and makes no more suggestions"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(reason)):
+            s.enter(line)
+    s.enter("s cy: white, rope, hall pass dee, ann refute bill")  # who is out still refutes
+    s.enter("a dee: green, rope, lounge right")
+    with pytest.raises(ValueError, match=re.escape("the game is over (Dee's accusation was right); undo")):
+        s.enter("s ann: white, rope, hall pass bill refute cy")
+    with pytest.raises(ValueError, match="the game is over"):
+        s.enter("hand cy: plum")
+    assert len(s.entries) == 4
+    s.undo()  # the right accusation taken back: the game goes on
+    s.enter("s ann: white, rope, hall refute bill")
+    for wrong in ("ann", "cy", "dee"):
+        s.enter(f"a {wrong}: green, rope, lounge wrong")
+    assert s.ended() == "every player accused wrongly"
+
+    g = ClueSession(["Ann", "Bo", "Cy"], "ann", [0, 1, 2, 3], deck=(12, 2))
+    g.enter("guess bo: 4, 5 hand 6, 7, 8")
+    for line, reason in [("ask bo cy: 10 no", "Bo is out (guessed and left)"),
+                         ("ask cy bo: 10 no", "Bo guessed and left, so nobody asks them"),
+                         ("guess bo: 10, 11 hand 6, 7, 8", "Bo is out")]:  # fmt: skip
+        with pytest.raises(ValueError, match=re.escape(reason)):
+            g.enter(line)
+    g.enter("ask cy ann: 10 no")
+    assert len(g.entries) == 3
+
+
+def test_undo_by_id_names_one_entry_for_good_and_ids_survive_a_restart(tmp_path):
+    s = session(tmp_path)
+    for line in ("showed knife to bill", "showed kitchen to cy", "showed ballroom to dee"):
+        s.enter(line)
+    assert s.ids == [1, 2, 3, 4]
+    assert describe(s.undo_entry(2)) == "you showed Knife to Bill"
+    with pytest.raises(ValueError, match="no longer in the log"):
+        s.undo_entry(2)
+    with pytest.raises(ValueError, match="your own hand stays"):
+        s.undo_entry(1)
+    s.undo()  # the last, id 4
+    s.enter("showed ballroom to dee")
+    assert s.ids == [1, 3, 5]  # an id is never given twice
+    resumed = ClueSession.load(tmp_path / "game.json")
+    assert resumed.ids == [1, 3, 5] and resumed.log() == s.log()
+    resumed.enter("showed knife to bill")
+    assert resumed.ids[-1] == 6
+    data = json.loads((tmp_path / "game.json").read_text())
+    del data["ids"], data["next_id"]  # a log written before ids: numbered in order
+    (tmp_path / "old.json").write_text(json.dumps(data))
+    assert ClueSession.load(tmp_path / "old.json").ids == [1, 2, 3, 4]
+    for bad in ([1, 1, 2, 3], [1, 2, 3], ["1", 2, 3, 4], [0, 1, 2, 3]):
+        (tmp_path / "bad.json").write_text(json.dumps({**data, "ids": bad}))
+        with pytest.raises(ValueError, match=r"bad\.json: 'ids' must be increasing entry ids"):
+            ClueSession.load(tmp_path / "bad.json")
+    (tmp_path / "bad.json").write_text(json.dumps({**data, "ids": [1, 2, 3, 9], "next_id": 9}))
+    with pytest.raises(ValueError, match="'next_id' must be an integer above every id"):
+        ClueSession.load(tmp_path / "bad.json")
+
+
+def test_an_entry_is_on_the_disk_before_it_is_acknowledged(tmp_path, monkeypatch):
+    """The log was written atomically but not flushed: an acknowledged entry must survive a power cut. The file
+    is fsynced before the rename and its folder after it, before ``enter`` returns."""
+    import os
+
+    calls = []
+    real_fsync, real_replace = os.fsync, type(tmp_path).replace
+
+    def fsync(fd):
+        calls.append(("fsync", os.path.basename(os.readlink(f"/proc/self/fd/{fd}"))))
+        real_fsync(fd)
+
+    def replace(self, target):
+        calls.append(("rename", self.name))
+        return real_replace(self, target)
+
+    s = session(tmp_path)
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(type(tmp_path), "replace", replace)
+    s.enter("showed knife to bill")
+    assert calls == [("fsync", "game.json.tmp"), ("rename", "game.json.tmp"), ("fsync", tmp_path.name)]
+    calls.clear()
+    s.undo()
+    assert calls == [("fsync", "game.json.tmp"), ("rename", "game.json.tmp"), ("fsync", tmp_path.name)]

@@ -171,7 +171,8 @@ def test_resume_of_a_good_log_runs_the_app(tmp_path):
 def test_random_entry_sequences_true_ones_taken_others_consistent_or_refused(tmp_path_factory, seed, steps):
     """Entries of a real deal (suggestions with the passes, refuter and shown card the deal gives, wrong
     accusations), some falsified at random: a true entry is never refused while every entry before it was
-    true; a refused one changes nothing; after every accepted one some deal still agrees with everything."""
+    true; a refused one changes nothing; after every accepted one some deal still agrees with everything. Only
+    players still in move, and nothing comes after the game ends (such entries are refused, as tested apart)."""
     import numpy as np
 
     from deduction_envs.games.clue import ClueRules
@@ -186,7 +187,10 @@ def test_random_entry_sequences_true_ones_taken_others_consistent_or_refused(tmp
         local = np.random.default_rng(draw)
         cards = [int(local.integers(start, stop)) for start, stop in zip(rules.category_starts,
                  [*rules.category_starts[1:], rules.cards], strict=True)]  # fmt: skip
-        asker = int(local.integers(4))
+        if s.ended() is not None:  # a right accusation (or everyone out) ends the game: nothing true comes after
+            break
+        in_play = [p for p, out in enumerate(s.out()) if not out]  # a player who accused wrongly makes no move
+        asker = in_play[int(local.integers(len(in_play)))]
         if local.random() < 0.2:  # an accusation: wrong unless it names the case file
             correct = all(places[c] == 4 for c in cards) != falsify
             add, arguments = s.accusation, (PLAYERS[asker], [names[c] for c in cards], correct)

@@ -16,7 +16,7 @@ def main(argv: list[str] | None = None) -> None:
         description=APP_DOC,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--players", nargs="+", help="the players' names in seat order (3 to 6)")
+    parser.add_argument("--players", nargs="+", help="the players' names in seat order (Clue: 2 to 6)")
     parser.add_argument("--me", help="your name (or seat number)")
     parser.add_argument("--hand", nargs="+", help="your cards (names or the start of a word: scar, pipe, bill)")
     parser.add_argument(
@@ -47,6 +47,14 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     from train.tools.assistant.session import ClueSession
 
+    sock = None
+    if args.web:  # the port first: a port in use is said before a game is started and its log written
+        from train.tools.assistant.web import listen
+
+        try:
+            sock = listen(args.host, args.port)
+        except OSError as error:
+            parser.error(str(error))
     try:
         if args.resume is not None:
             session = ClueSession.load(args.resume)
@@ -63,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.web:
         from train.tools.assistant.web import serve
 
-        serve(session, args.host, args.port)
+        serve(session, args.host, args.port, sock=sock)
         return
     from train.tools.assistant.app import AssistantApp
 

@@ -76,13 +76,13 @@ class AssistantApp(App):
         table = self.query_one("#sheet", DataTable)
         table.clear(columns=True)  # the columns too: a player who went out is marked
         names = [f"{name} (out)" if out else name for name, out in zip(session.players, session.out(), strict=True)]
-        table.add_columns("card", *names, "case")
+        table.add_columns(*(Text(label) for label in ("card", *names, "case")))  # a name is text, never markup
         sizes = [len(category) for category in session.knowledge.categories] if session.deck is None else []
         starts = dict(zip(itertools.accumulate([0, *sizes[:-1]]), ("Suspects", "Weapons", "Rooms"), strict=False))
         for card, name in enumerate(session.card_names):
             if card in starts:  # a separator row between suspects, weapons and rooms
                 table.add_row(Text(starts[card], style="bold reverse"), *([""] * (len(names) + 1)))
-            table.add_row(name, *(_cell(s, p, e) for s, p, e in zip(
+            table.add_row(Text(name), *(_cell(s, p, e) for s, p, e in zip(
                 sheet[card], solution.probabilities[card], solution.errors[card], strict=True)))  # fmt: skip
         if solution.method == "exact":
             count = f"{solution.count:,} consistent deals (exact)"
@@ -100,7 +100,7 @@ class AssistantApp(App):
     # ------------------------------------------------------------------ what a person does
     def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
-        event.input.value = ""
+        event.input.value = ""  # a refused line comes back below, to mend rather than type again
         if not text:
             return
         if text.lower() in ("help", "?"):
@@ -113,6 +113,8 @@ class AssistantApp(App):
             self.say(self.session.enter(text))
         except ValueError as error:  # a contradiction is a ValueError too: nothing changed
             self.say(f"Not taken: {error}")
+            event.input.value = text
+            event.input.cursor_position = len(text)  # at its end, to mend
             return
         self.query_one("#advice", Static).update("")
         self.refresh_view()

@@ -12,10 +12,12 @@ table, named as people name things (cards and players by a prefix of a word,
 * a hand made public.
 
 Each entry is checked against everything known before it and refused, with a
-message naming it and the reason, if no deal agrees with both; a refused
-entry changes nothing. Every entry can be undone. The log is saved, human
-readable JSON, after every entry and undo, and a session is resumed from it
-(:meth:`ClueSession.load`).
+message naming it and the reason, if no deal agrees with both, or if it is a
+move of a player who is out or comes after the game ended; a refused entry
+changes nothing. Every entry can be undone, by its number in the log or by its
+id, which stays the entry's while others come and go. The log is saved, human
+readable JSON, after every entry and undo, and flushed to the disk before the
+call returns; a session is resumed from it (:meth:`ClueSession.load`).
 
 Answers come from :class:`~deduction_envs.reasoning.ClueKnowledge` (exact
 where counting fits its budget, else sampled with standard errors) and the
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -102,8 +105,8 @@ class ClueSession:
         if any(not n for n in names) or len({n.lower() for n in names}) != len(names):
             raise ValueError(f"players need distinct, non-empty names, got {list(players)}")
         if deck is None:
-            if not 3 <= len(names) <= 6:
-                raise ValueError(f"Clue has 3 to 6 players, got {len(names)}")
+            if not 2 <= len(names) <= 6:
+                raise ValueError(f"Clue has 2 to 6 players, got {len(names)}")
             self.card_names = [name for category in CLASSIC_CATEGORIES for name in category]
             blank = ClueKnowledge(CLASSIC_CATEGORIES, deal_sizes(18, len(names)), 1, work_limit=work_limit)
             #: The rules, which say what each entry (as the game's event) proves.
@@ -120,6 +123,9 @@ class ClueSession:
         self.work_limit = work_limit
         self.path = None if path is None else Path(path)
         self.entries: list[dict[str, Any]] = []
+        #: Each entry's id, in the order of :attr:`entries`: it names the entry while others are added or undone.
+        self.ids: list[int] = []
+        self._next_id = 1  # never reused: an undone entry's id names no later entry
         self._blank = blank
         self._solution: ClueSolution | None = None
         self.knowledge = self._blank.copy()
@@ -216,6 +222,7 @@ class ClueSession:
         check_entry(entry)
         knowledge = self.knowledge.copy()
         try:
+            self._check_in_play(entry)
             self._apply(knowledge, entry)
         except ContradictionError as error:
             reason = self._named(str(error).split(": ", 1)[-1])
@@ -224,7 +231,33 @@ class ClueSession:
             raise ValueError(f"{describe(entry)}: refused, {self._named(str(error))}") from None
         self.knowledge, self._solution = knowledge, None
         self.entries.append(entry)
+        self.ids.append(self._next_id)
+        self._next_id += 1
         self.save()
+
+    def _check_in_play(self, entry: dict[str, Any]) -> None:
+        """Refuse a move after the game ended, or by (or involving) a player who is out."""
+        ended = self.ended()
+        if ended is not None:
+            raise ValueError(f"the game is over ({ended}); undo that entry to go on")
+        kind, player = entry["kind"], self.player(entry["player"])
+        out = self.out()
+        gone = "guessed and left" if self.deck is not None else "accused wrongly"
+        if kind in ("suggestion", "accusation", "ask", "guess") and out[player]:
+            raise ValueError(f"{self.players[player]} is out ({gone}) and makes no more moves")
+        if kind == "showed" and out[player]:
+            raise ValueError(f"{self.players[player]} is out ({gone}) and makes no more suggestions to show a card to")
+        if kind == "ask" and out[self.player(entry.get("target", player))]:
+            raise ValueError(f"{self.players[self.player(entry['target'])]} guessed and left, so nobody asks them")
+
+    def ended(self) -> str | None:
+        """Why the game is over (a right accusation; every player out), or None while it goes on."""
+        for entry in self.entries:
+            if entry["kind"] == "accusation" and entry.get("correct") is True:
+                return f"{entry['player']}'s accusation was right"
+        if all(self.out()):
+            return "every player has guessed" if self.deck is not None else "every player accused wrongly"
+        return None
 
     def _named(self, reason: str) -> str:
         """The knowledge's reason with the players' names for its seat numbers ("player 0" -> "Ann") and, in Clue,
@@ -372,12 +405,26 @@ class ClueSession:
             raise ValueError("nothing to undo")
         number = len(self.entries) if number is None else check_int("number", number, low=2, high=len(self.entries))
         entry = self.entries.pop(number - 1)
+        del self.ids[number - 1]
         knowledge = self._blank.copy()
         for earlier in self.entries:
             self._apply(knowledge, earlier)
         self.knowledge, self._solution = knowledge, None
         self.save()
         return entry
+
+    def undo_entry(self, entry_id: int) -> dict[str, Any]:
+        """Take back the entry whose id (:attr:`ids`) is ``entry_id``; returns it.
+
+        A page or a device that shows an older log names its entries by id, so it never takes back another
+        entry: an id no longer in the log is refused (another device undid it), and so is your hand's.
+        """
+        if entry_id not in self.ids:
+            raise ValueError("that entry is no longer in the log (it was undone elsewhere): reload to see the log now")
+        number = self.ids.index(entry_id) + 1
+        if number == 1:
+            raise ValueError("your own hand stays: start a new game to change it")
+        return self.undo(number)
 
     def log(self) -> list[str]:
         """Every entry in words, in order."""
@@ -396,16 +443,26 @@ class ClueSession:
     def to_json(self) -> dict[str, Any]:
         return {"version": LOG_VERSION, "game": "clue" if self.deck is None else "generalized_clue",
                 "deck": self.deck, "players": self.players, "me": self.players[self.me],
-                "entries": self.entries}  # fmt: skip
+                "entries": self.entries, "ids": self.ids, "next_id": self._next_id}  # fmt: skip
 
     def save(self) -> None:
-        """Write the log (atomically: a crash mid-write leaves the previous one)."""
+        """Write the log durably: atomically (a crash mid-write leaves the previous one) and flushed to the disk,
+        the file and then its folder's entry, before it returns, so that an acknowledged entry survives a power
+        cut."""
         if self.path is None:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         temporary = self.path.with_suffix(self.path.suffix + ".tmp")
-        temporary.write_text(json.dumps(self.to_json(), indent=2) + "\n")
+        with temporary.open("w", encoding="utf-8") as file:
+            file.write(json.dumps(self.to_json(), indent=2) + "\n")
+            file.flush()
+            os.fsync(file.fileno())
         temporary.replace(self.path)
+        folder = os.open(self.path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)  # the rename itself
+        finally:
+            os.close(folder)
 
     @classmethod
     def load(cls, path: str | Path, work_limit: float = 2e6) -> ClueSession:
@@ -447,6 +504,13 @@ class ClueSession:
                     session.add(entry)
                 except ValueError as error:
                     raise ValueError(f"entry {number}: {error}") from None
+            ids = data.get("ids", list(range(1, len(entries) + 1)))  # logs before ids: numbered in order
+            if not (isinstance(ids, list) and len(ids) == len(entries) and _increasing_ids(ids)):
+                raise ValueError(f"'ids' must be increasing entry ids, one an entry, got {ids!r}")
+            next_id = data.get("next_id", ids[-1] + 1)
+            if not (isinstance(next_id, int) and not isinstance(next_id, bool) and next_id > ids[-1]):
+                raise ValueError(f"'next_id' must be an integer above every id, got {next_id!r}")
+            session.ids, session._next_id = ids, next_id
         except ValueError as error:
             raise ValueError(f"{path}: {error}") from None
         session.path = Path(path)
@@ -613,6 +677,12 @@ def check_entry(entry: object) -> None:
 def _type_names(types: tuple[type, ...]) -> str:
     names = {str: "a name", list: "a list of names", bool: "true or false", type(None): "null"}
     return " or ".join(names[t] for t in types)
+
+
+def _increasing_ids(ids: list) -> bool:
+    return all(isinstance(i, int) and not isinstance(i, bool) and i > 0 for i in ids) and all(
+        a < b for a, b in itertools.pairwise(ids)
+    )
 
 
 def _is_deck(deck: object) -> bool:

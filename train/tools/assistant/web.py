@@ -17,18 +17,23 @@ functions over :class:`~train.tools.assistant.session.ClueSession`, the same ses
 
 from __future__ import annotations
 
+import secrets
+import socket
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from train.tools.assistant.session import COMMANDS, ClueSession
+from train.tools.assistant.session import COMMANDS, ClueSession, describe
 
-__all__ = ["create_app", "serve"]
+__all__ = ["create_app", "listen", "serve"]
 
 HERE = Path(__file__).parent
 #: Category names of the classic deck, for the sheet's separators.
 CATEGORIES = ("Suspects", "Weapons", "Rooms")
+#: How many answers to entries the server keeps for the page that follows each (older ones are dropped).
+NOTICES_KEPT = 64
 
 
 def _cell(state: int, probability: float, error: float) -> dict[str, str]:
@@ -60,7 +65,7 @@ def _sheet(session: ClueSession) -> list[dict[str, Any]]:
 def create_app(session: ClueSession) -> Any:
     """The web app of one game: ``session`` (with its log) is the only game the server keeps."""
     from starlette.applications import Starlette
-    from starlette.requests import Request
+    from starlette.requests import ClientDisconnect, Request
     from starlette.responses import RedirectResponse, Response
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
@@ -68,13 +73,22 @@ def create_app(session: ClueSession) -> Any:
 
     templates = Jinja2Templates(directory=HERE / "templates")
     lock = threading.Lock()  # one entry at a time; answers read a consistent game
+    # The answer to each entry, kept here and named in the redirect by a random token: a link cannot make the page
+    # say anything the server did not (the text itself never travels in the address).
+    notices: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
-    def back(said: str, ok: bool, **extra: str) -> RedirectResponse:
-        """After a form: to the page, with what was done (a reload then repeats nothing)."""
-        return RedirectResponse("/?" + urlencode({"said": said, "ok": int(ok), **extra}), status_code=303)
+    def back(said: str, ok: bool, line: str = "") -> RedirectResponse:
+        """After a form: to the page, with what was done (a reload then repeats nothing) and, when the entry was
+        refused, the line typed, to mend rather than type again."""
+        token = secrets.token_urlsafe(12)
+        notices[token] = {"said": said, "ok": ok, "line": line}
+        while len(notices) > NOTICES_KEPT:
+            notices.popitem(last=False)
+        return RedirectResponse("/?" + urlencode({"notice": token}), status_code=303)
 
     def page(request: Request) -> Response:
         query = request.query_params
+        notice = notices.get(query.get("notice", ""), {})
         with lock:
             advice = None
             if "advice" in query:
@@ -89,10 +103,11 @@ def create_app(session: ClueSession) -> Any:
                 "groups": _sheet(session),
                 "solution": session.solution(),
                 "cases": session.case_files(5),
-                "log": list(enumerate(session.log(), start=1)),
+                "log": list(zip(range(1, len(session.ids) + 1), session.ids, session.log(), strict=True)),
                 "advice": advice,
-                "said": query.get("said"),
-                "ok": query.get("ok") == "1",
+                "said": notice.get("said"),
+                "ok": notice.get("ok", False),
+                "line": notice.get("line", ""),
                 "help": COMMANDS if "help" in query else None,
                 "rooms": session.card_names[-len(session.knowledge.categories[-1]) :] if session.deck is None else [],
             }
@@ -105,8 +120,11 @@ def create_app(session: ClueSession) -> Any:
             return RedirectResponse("/?help=1", status_code=303)
         if line.lower().startswith(("advice", "advise", "hint")):
             room = line.split(maxsplit=1)[1] if " " in line else ""
-            return RedirectResponse("/?" + urlencode({"advice": 1, "room": room}), status_code=303)
-        return _take(lambda: session.enter(line))  # an empty line is refused by the session
+            return RedirectResponse("/?" + urlencode({"advice": 1, "room": room}) + "#advice", status_code=303)
+        if line.split(maxsplit=1)[:1] == ["undo"]:  # by number: the number this page showed may name another entry now
+            return back("Not taken: undo an entry with its button in the log (a number may name another entry "
+                        "once another device changed the log)", False, line)  # fmt: skip
+        return _take(lambda: session.enter(line), line)  # an empty line is refused by the session
 
     async def suggestion(request: Request) -> Response:
         form = await request.form()
@@ -146,16 +164,22 @@ def create_app(session: ClueSession) -> Any:
 
     async def undo(request: Request) -> Response:
         form = await request.form()
-        number = str(form.get("number", "")).strip()
-        return _take(lambda: session.enter(f"undo {number}".strip()))
+        text = str(form.get("entry", "")).strip()
+        if not text.isdigit():
+            return back(f"Not taken: undo names an entry by its id, got {text!r}", False)
+        return _take(lambda: f"undone: {describe(session.undo_entry(int(text)))}")
 
-    def _take(change: Any) -> RedirectResponse:
+    def _take(change: Any, line: str = "") -> RedirectResponse:
         """Make one change under the lock; the session writes the log before it returns."""
         with lock:
             try:
                 return back(change(), True)
             except ValueError as error:  # refused: nothing changed
-                return back(f"Not taken: {error}", False)
+                return back(f"Not taken: {error}", False, line)
+
+    def client_left(request: Request, error: Exception) -> Response:
+        """A browser that went away before its form had arrived: nothing was entered, nobody is told."""
+        return Response(status_code=400)
 
     routes = [
         Route("/", page),
@@ -166,7 +190,7 @@ def create_app(session: ClueSession) -> Any:
         Route("/undo", undo, methods=["POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, exception_handlers={ClientDisconnect: client_left})
 
 
 def lan_address() -> str | None:
@@ -182,12 +206,35 @@ def lan_address() -> str | None:
             return None
 
 
-def serve(session: ClueSession, host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Serve the page of ``session`` until interrupted (Ctrl+C); prints the address to open."""
+def listen(host: str = "127.0.0.1", port: int = 8000) -> socket.socket:
+    """A socket listening on ``host:port``, for :func:`serve`; taken before anything else so that a port in use
+    is said before a game is started or its log written.
+
+    Raises:
+        OSError: it cannot listen there; the message names the address and why (a port in use, say so).
+    """
+    import errno
+
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0][0]
+        return socket.create_server((host, port), family=family)
+    except OSError as error:
+        why = error.strerror or str(error)
+        if error.errno == errno.EADDRINUSE:
+            why = "the port is in use by another program (another assistant?): give another --port"
+        raise OSError(f"cannot listen on {host}:{port}: {why}") from None
+
+
+def serve(session: ClueSession, host: str = "127.0.0.1", port: int = 8000, sock: socket.socket | None = None) -> None:
+    """Serve the page of ``session`` until interrupted (Ctrl+C); prints the address to open.
+
+    ``sock``: a socket from :func:`listen` (default: listen on ``host:port`` now).
+    """
     import uvicorn
 
+    sock = listen(host, port) if sock is None else sock
     shown = host
     if host in ("0.0.0.0", ""):
         shown = lan_address() or "127.0.0.1"
     print(f"The Clue assistant: open http://{shown}:{port}/ (Ctrl+C stops it; the game is in {session.path})")
-    uvicorn.run(create_app(session), host=host, port=port, log_level="warning")
+    uvicorn.Server(uvicorn.Config(create_app(session), log_level="warning")).run(sockets=[sock])
