@@ -11,6 +11,9 @@ A2C) or highest-valued (DQN) legal query is taken.
 
 from __future__ import annotations
 
+import json
+import pickle
+import zipfile
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,7 +25,7 @@ from deduction_envs.core.rules import DeductionRules
 from deduction_envs.envs.deduction_env import ACTION_MASKS, unasked
 from deduction_envs.envs.observation import QUERY_KEY, ObservationEncoder
 
-__all__ = ["SB3Policy", "SB3SeatPolicy"]
+__all__ = ["SB3Policy", "SB3SeatPolicy", "check_saved_model", "load_model"]
 
 
 class SB3Policy(Agent):
@@ -60,11 +63,7 @@ class SB3Policy(Agent):
     @classmethod
     def load(cls, path: str | Path, algo: str = "maskable_ppo", **kwargs: Any) -> SB3Policy:
         """The policy of a model saved with ``model.save(path)`` by algorithm ``algo`` (see ``ALGORITHMS``)."""
-        algorithm = algorithm_class(algo)
-        path = Path(path)
-        if not path.exists() and not path.with_suffix(".zip").exists():
-            raise FileNotFoundError(f"no saved model at {path}")
-        return cls(algorithm.load(path, device="cpu"), **kwargs)
+        return cls(load_model(path, algo), **kwargs)
 
     def reset(self, rules: DeductionRules, seed: int | None = None) -> None:
         super().reset(rules, seed)
@@ -164,10 +163,7 @@ class SB3SeatPolicy(SeatAgent):
     @classmethod
     def load(cls, path: str | Path, env: Any, algo: str = "maskable_ppo", **kwargs: Any) -> SB3SeatPolicy:
         """The seat policy of a model saved with ``model.save(path)`` by algorithm ``algo``."""
-        path = Path(path)
-        if not path.exists() and not path.with_suffix(".zip").exists():
-            raise FileNotFoundError(f"no saved model at {path}")
-        return cls(algorithm_class(algo).load(path, device="cpu"), env, **kwargs)
+        return cls(load_model(path, algo), env, **kwargs)
 
     def reset(self, rules: Any, seat: int, seed: int | None = None) -> None:
         mine = self.observer.rules
@@ -222,6 +218,53 @@ def _action_scores(model: Any, observation: Any, mask: np.ndarray | None = None)
 
 
 ALGORITHMS = ("maskable_ppo", "ppo", "a2c", "dqn")
+
+
+def check_saved_model(path: str | Path) -> Path:
+    """``path`` (or ``path.zip``, as ``model.save`` names it) if it holds a model as stable-baselines3 saves one:
+    a zip with its settings (``data``, JSON) and its weights (``policy.pth``).
+
+    Raises:
+        FileNotFoundError: no such file. ValueError: anything else; the message names the file and what is wrong.
+    """
+    path = Path(path)
+    if not path.is_file() and path.with_suffix(".zip").is_file():
+        path = path.with_suffix(".zip")
+    if not path.is_file():
+        raise FileNotFoundError(f"no saved model at {path}")
+    what = "a model as stable-baselines3's model.save() writes it"
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.namelist()
+            missing = [name for name in ("data", "policy.pth") if name not in members]
+            if missing:
+                raise ValueError(f"{path} is not {what}: it has no {' or '.join(map(repr, missing))} member "
+                                 f"(it holds {', '.join(members[:8]) or 'nothing'})")  # fmt: skip
+            data = json.loads(archive.read("data").decode("utf-8"))
+    except zipfile.BadZipFile:
+        raise ValueError(f"{path} is not {what}: it is not a zip file") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path} is damaged: its settings ('data', JSON) do not parse: {error}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} is damaged: its settings ('data') are not a JSON object")
+    return path
+
+
+def load_model(path: str | Path, algo: str = "maskable_ppo", **kwargs: Any) -> Any:
+    """The model saved at ``path`` by algorithm ``algo`` (see :data:`ALGORITHMS`), on the CPU unless ``kwargs``
+    (passed to the algorithm's ``load``: ``env``, ``device``, ...) say otherwise.
+
+    Raises:
+        FileNotFoundError: no such file. ValueError: the file is no such model, or is damaged, or was saved by
+            another algorithm; the message names the file.
+    """
+    algorithm = algorithm_class(algo)
+    path = check_saved_model(path)
+    try:
+        return algorithm.load(path, **{"device": "cpu", **kwargs})
+    except (AssertionError, ValueError, RuntimeError, KeyError, TypeError, EOFError, zipfile.BadZipFile,
+            pickle.UnpicklingError) as error:  # SB3 checks a file against the algorithm with asserts  # fmt: skip
+        raise ValueError(f"{path} could not be loaded as a {algo} model: {type(error).__name__}: {error}") from None
 
 
 def algorithm_class(name: str) -> Any:

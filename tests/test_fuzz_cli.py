@@ -105,7 +105,7 @@ def test_the_checked_types_accept_and_refuse_what_they_say(tmp_path):
     with pytest.raises(argparse.ArgumentTypeError, match=r"must be an integer in \[1, 65535\], got 0"):
         arguments.port("0")
     (tmp_path / "file").write_text("x")
-    with pytest.raises(argparse.ArgumentTypeError, match="is not a saved model"):
+    with pytest.raises(argparse.ArgumentTypeError, match="is not a model as stable-baselines3"):
         arguments.model_zip(str(tmp_path / "file"))
     with pytest.raises(argparse.ArgumentTypeError, match="no file at"):
         arguments.existing_file(str(tmp_path / "none"))
@@ -146,6 +146,7 @@ def test_train_evaluate_refuses_options_its_env_does_not_take(tmp_path, capsys):
 
     with zipfile.ZipFile(model, "w") as archive:
         archive.writestr("data", "{}")
+        archive.writestr("policy.pth", b"")
     for argv, message in [
         (["--env", "Mastermind-v0", "--games", "5"], "--games is for the multiplayer envs"),
         (["--env", "Mastermind-v0", "--ray-address", "h:1"], "--ray-address goes with --executor ray"),

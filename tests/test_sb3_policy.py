@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -74,3 +77,53 @@ def test_bad_models_and_mismatched_games_are_clear_errors(tmp_path):
         policy.reset(Mastermind(pegs=3, colors=3))
     with pytest.raises(ValueError, match="action_mask must be"):
         SB3Policy(untrained(MaskablePPO), action_mask="some")
+
+
+def test_files_that_are_not_whole_models_are_refused_naming_the_file_and_the_fault(tmp_path, capsys):
+    """A zip without SB3's data ended in ``AssertionError: No data found in the saved file``; a damaged data member
+    said "Unterminated string..." without naming the file."""
+    import zipfile
+
+    from agents.sb3_policy import check_saved_model, load_model
+    from train import evaluate
+
+    model = untrained(MaskablePPO)
+    model.save(tmp_path / "good.zip")
+    with zipfile.ZipFile(tmp_path / "good.zip") as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+
+    def damaged(name: str, **changes: bytes | None) -> str:
+        with zipfile.ZipFile(tmp_path / name, "w") as archive:
+            for member, content in {**members, **changes}.items():
+                if content is not None:
+                    archive.writestr(member, content)
+        return str(tmp_path / name)
+
+    (tmp_path / "text.zip").write_text("not a zip")
+    cases = {
+        str(tmp_path / "text.zip"): "text.zip is not a model as stable-baselines3's model.save() writes it: it is not "
+        "a zip file",
+        damaged("nodata.zip", data=None): "nodata.zip is not a model as stable-baselines3's model.save() writes it: it "
+        "has no 'data' member",
+        damaged("noweights.zip", **{"policy.pth": None}): "noweights.zip is not a model as stable-baselines3's "
+        "model.save() writes it: it has no 'policy.pth' member",
+        damaged("cut.zip", data=members["data"][:50]): "cut.zip is damaged: its settings ('data', JSON) do not parse: "
+        "Unterminated string",
+        damaged("list.zip", data=b"[1, 2]"): "list.zip is damaged: its settings ('data') are not a JSON object",
+        damaged("weights.zip", **{"policy.pth": b"garbage"}): "weights.zip could not be loaded as a maskable_ppo "
+        "model",
+    }
+    for path, message in cases.items():
+        for load in (check_saved_model, load_model, SB3Policy.load):
+            if load is check_saved_model and "could not be loaded" in message:
+                assert check_saved_model(path) == Path(path)  # whole on the outside: only loading finds it
+                continue
+            with pytest.raises(ValueError, match=re.escape(message)):
+                load(path)
+        with pytest.raises(SystemExit):
+            evaluate.main(["--model", path, "--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3"])
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and message in err, err  # a one-line argparse error
+    assert load_model(tmp_path / "good", "maskable_ppo").action_space.n == model.action_space.n  # .zip is optional
+    with pytest.raises(ValueError, match="could not be loaded as a dqn model"):
+        load_model(tmp_path / "good.zip", "dqn")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -111,11 +110,14 @@ def existing_file(text: str) -> Path:
 
 
 def model_zip(text: str) -> Path:
-    """A saved model: an existing zip file (as stable-baselines3 saves them)."""
+    """A saved model: a zip file as stable-baselines3 saves them, with its settings and weights."""
+    from agents.sb3_policy import check_saved_model
+
     path = existing_file(text)
-    if not zipfile.is_zipfile(path):
-        raise argparse.ArgumentTypeError(f"{text} is not a saved model (a zip file, as model.save() writes)")
-    return path
+    try:
+        return check_saved_model(path)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def output_folder(text: str) -> Path:

@@ -140,9 +140,9 @@ def default_evaluation(run: dict[str, Any]) -> list[str]:
 
 def _save_without_optimizer_state(source: Path, target: Path, algo: str) -> None:
     """Save the model at ``source`` to ``target`` with a fresh optimizer (the same weights and settings)."""
-    from agents.sb3_policy import algorithm_class
+    from agents.sb3_policy import load_model
 
-    model = algorithm_class(algo).load(source, device="cpu")
+    model = load_model(source, algo)
     policy = model.policy
     policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1.0), **policy.optimizer_kwargs)
     model.save(target)

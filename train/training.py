@@ -28,7 +28,7 @@ from typing import Any
 from tqdm import TqdmExperimentalWarning
 
 from agents import EvaluationResult
-from agents.sb3_policy import algorithm_class
+from agents.sb3_policy import algorithm_class, load_model
 from deduction_envs.envs import env_rules
 from deduction_envs.envs.batched_env import batch_refusal
 from deduction_envs.envs.observation import QUERY_FEATURES
@@ -186,7 +186,7 @@ def train(config: RunConfig) -> tuple[Any, float]:
         )
     imitation = None  # the fit's report, if the policy was first fitted to an agent's play
     if args.resume is not None:
-        model = algorithm.load(args.resume, env=envs, device=device, tensorboard_log=str(output / "tensorboard"))
+        model = load_model(args.resume, args.algo, env=envs, device=device, tensorboard_log=str(output / "tensorboard"))
     else:
         from train.policies import flat_policy
 
