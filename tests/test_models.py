@@ -8,7 +8,7 @@ import json
 import pytest
 
 from train import cli
-from train.models import MODELS, check, keep, load_manifest, main
+from train.models import MODELS, check, figures_text, keep, load_manifest, main
 
 TINY = ["--env", "Mastermind-v0", "--size", "pegs=3", "--size", "colors=3", "--policy", "features"]
 TINY += ["--imitate", "ises", "--imitate-games", "60", "--imitate-secrets", "0.5", "--timesteps", "0"]
@@ -32,7 +32,7 @@ def test_a_kept_model_records_its_figures_and_check_reproduces_them(tiny_run, tm
     assert entry.figures["episodes"] == 27 and {"mean_steps_seen", "mean_steps_unseen"} <= set(entry.figures)
     assert entry.sha256 == hashlib.sha256((tmp_path / "tiny" / "model.zip").read_bytes()).hexdigest()
     assert json.loads((run / "run.json").read_text())["commit"] == entry.commit
-    assert check(folder=tmp_path) == [f"tiny: same figures {entry.figures}"]
+    assert check(folder=tmp_path) == [f"tiny: same figures: {figures_text(entry.figures)}"]
     # A figure that the model does not reproduce, or a file that is not the recorded one, fails the check.
     manifest = tmp_path / "manifest.json"
     entries = json.loads(manifest.read_text())
@@ -61,7 +61,53 @@ def test_a_kept_model_takes_its_own_evaluation_arguments(tiny_run, tmp_path):
                  "--seed", "1"], folder=tmp_path)  # fmt: skip
     assert entry.evaluate[-1] == "1" and entry.figures["episodes"] == 10  # 10 sampled secrets of 27
     assert "mean_steps_unseen" not in entry.figures  # the halves are scored apart only over every secret
-    assert check(folder=tmp_path) == [f"sampled: same figures {entry.figures}"]
+    assert check(folder=tmp_path) == [f"sampled: same figures: {figures_text(entry.figures)}"]
+
+
+def test_keep_never_replaces_unasked_and_the_command_line_says_where_and_what(tiny_run, tmp_path, capsys):
+    """``keep RUN NAME`` silently replaced a kept model (rc 0); ``keep models/X X`` ended in SameFileError;
+    ``check NAME -- --bogus`` ignored the extra arguments; ``check`` printed nothing until every model was done;
+    ``list`` had no command column and printed figures as Python dicts."""
+    run, _ = tiny_run
+    folder = tmp_path / "kept"
+    main(["keep", str(run), "tiny", "--kind", "first", "--command", "python -m train A", "--folder", str(folder),
+          "--", "--no-references", "--eval-secrets", "5"])  # fmt: skip
+    assert f"kept {folder / 'tiny' / 'model.zip'}: " in capsys.readouterr().out
+    for argv, message in [
+        (["keep", str(run), "tiny"], "kept already: give another name, or --replace to replace it"),
+        (["keep", str(folder / "tiny"), "tiny", "--replace"], "is the kept model 'tiny' itself"),
+        (["check", "tiny", "--", "--bogus"], "check takes none, got ['--bogus']"),
+        (["list", "--", "x"], "list takes none"),
+    ]:
+        with pytest.raises(SystemExit) as exit_:
+            main([*argv, "--kind", "second", "--command", "python -m train B", "--folder", str(folder)]
+                 if argv[0] == "keep" else [*argv[:2], "--folder", str(folder), *argv[2:]])  # fmt: skip
+        assert exit_.value.code == 2 and message in capsys.readouterr().err, argv
+    assert [m.command for m in load_manifest(folder)] == ["python -m train A"]  # nothing replaced
+    main(["keep", str(run), "tiny", "--kind", "second", "--command", "python -m train B", "--folder", str(folder),
+          "--replace", "--", "--no-references", "--eval-secrets", "5"])  # fmt: skip
+    assert [m.command for m in load_manifest(folder)] == ["python -m train B"]
+    capsys.readouterr()
+    main(["list", "--folder", str(folder)])
+    table = capsys.readouterr().out
+    assert "| model | what it is | env | figures | command | size |" in table
+    assert "| tiny | second | Mastermind-v0 pegs=3 colors=3 | " in table and "`python -m train B`" in table
+    assert "mean steps over 5 episodes" in table and "{" not in table  # figures in words, not a dict
+    reported = []
+    lines = check(folder=folder, report=reported.append)
+    assert reported == lines and lines[0].startswith("tiny: same figures: ")  # each said as it is done
+    with pytest.raises(SystemExit):
+        main(["keep", "--help"])
+    assert "the repository's" in capsys.readouterr().out
+
+
+def test_figures_in_words():
+    assert figures_text({"episodes": 1296, "mean_steps": 4.4761, "solved": 1.0, "worst": 6}) == (
+        "4.4761 mean steps over 1,296 episodes, 100.0% solved, worst 6"
+    )
+    assert figures_text({"epsilon_greedy": {"games": 2000, "wins": 1103, "mean_rank": 1.4485}}) == (
+        "vs epsilon_greedy: 1,103 of 2,000 won (55.1%), mean rank 1.4485"
+    )
 
 
 def test_the_repositorys_kept_models_are_whole_small_and_described():

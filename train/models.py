@@ -2,11 +2,14 @@
 
 Its command line::
 
-    python -m train.models list                          # the manifest as a table
+    python -m train.models list                          # the manifest as a table: what, figures, command
     python -m train.models check [NAME ...]              # re-evaluate each and compare with its recorded figure
     python -m train.models keep runs/mm-half mastermind-4x6-ises-half \\
         --kind "imitation of exhaustive ISES (static head), fitted on half the secrets" \\
         --command "python -m train --env Mastermind-v0 ... --output runs/mm-half" [--commit SHA] [-- EVAL ARGS]
+
+Every command reads and writes the repository's ``models/`` folder (wherever it is run from), or the one
+``--folder`` names. ``keep`` never replaces a kept model unless told to (``--replace``).
 
 ``keep`` copies a run's ``model.zip`` (without the optimizer's state: Adam's
 moments are twice the weights, evaluation never reads them, and a run resumed
@@ -33,13 +36,14 @@ import shutil
 import sys
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from train.config import RUN_FILE, code_commit, run_settings
 
-__all__ = ["MANIFEST", "MODELS", "KeptModel", "check", "figures_of", "keep", "load_manifest"]
+__all__ = ["MANIFEST", "MODELS", "KeptModel", "check", "figures_of", "figures_text", "keep", "load_manifest"]
 
 #: The folder of kept models, and their manifest.
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -164,15 +168,25 @@ def keep(
     evaluation: list[str] | None = None,
     notes: str = "",
     folder: Path = MODELS,
+    replace: bool = False,
 ) -> KeptModel:
-    """Copy the run in ``run`` into ``folder/name``, evaluate it and record it in the manifest."""
+    """Copy the run in ``run`` into ``folder/name``, evaluate it and record it in the manifest.
+
+    Raises:
+        FileNotFoundError: ``run`` holds no run. ValueError: ``name`` is no folder name, or is kept already (and
+            ``replace`` is not set), or is the run's own folder.
+    """
     run = Path(run)
     settings = run_settings(run / "model.zip")
     if settings is None or not (run / "model.zip").exists():
         raise FileNotFoundError(f"{run} holds no run of python -m train (model.zip and {RUN_FILE})")
-    if not name or "/" in name or name.startswith("."):
+    if not name or "/" in name or "\\" in name or name.startswith("."):
         raise ValueError(f"a kept model's name is a folder name, got {name!r}")
     target = Path(folder, name)
+    if target.resolve() == run.resolve():
+        raise ValueError(f"{run} is the kept model {name!r} itself: keep a run's output folder (python -m train's)")
+    if not replace and (target.exists() or any(m.name == name for m in load_manifest(folder))):
+        raise ValueError(f"{target} is kept already: give another name, or --replace to replace it")
     target.mkdir(parents=True, exist_ok=True)
     for file in KEPT_FILES[1:]:
         if (run / file).exists():
@@ -199,9 +213,12 @@ def keep(
     return entry
 
 
-def check(names: list[str] | None = None, folder: Path = MODELS) -> list[str]:
-    """Re-evaluate the kept models (``names``, default all); returns one line per model, and raises
-    ``AssertionError`` naming each whose file or figures differ from the manifest."""
+def check(
+    names: list[str] | None = None, folder: Path = MODELS, report: Callable[[str], None] | None = None
+) -> list[str]:
+    """Re-evaluate the kept models (``names``, default all); returns one line per model (each also given to
+    ``report`` as soon as that model is done), and raises ``AssertionError`` naming each whose file or figures
+    differ from the manifest."""
     models = load_manifest(folder)
     unknown = set(names or []) - {m.name for m in models}
     if unknown:
@@ -212,22 +229,51 @@ def check(names: list[str] | None = None, folder: Path = MODELS) -> list[str]:
             continue
         path = Path(folder, entry.name, "model.zip")
         if hashlib.sha256(path.read_bytes()).hexdigest() != entry.sha256:
-            wrong.append(f"{entry.name}: model.zip is not the file the manifest records")
-            continue
-        found = _evaluate(path, entry.evaluate)
-        same = found == entry.figures
-        lines.append(f"{entry.name}: {'same figures' if same else 'DIFFERENT figures'} {found}")
-        if not same:
-            wrong.append(f"{entry.name}: recorded {entry.figures}, evaluated {found}")
+            line = f"{entry.name}: model.zip is not the file the manifest records"
+            wrong.append(line)
+        else:
+            found = _evaluate(path, entry.evaluate)
+            same = found == entry.figures
+            line = f"{entry.name}: {'same figures' if same else 'DIFFERENT figures'}: {figures_text(found)}"
+            if not same:
+                wrong.append(f"{entry.name}: recorded {figures_text(entry.figures)}; evaluated {figures_text(found)}")
+        lines.append(line)
+        if report is not None:
+            report(line)
     if wrong:
         raise AssertionError("\n".join(wrong))
     return lines
 
 
+def figures_text(figures: dict[str, Any]) -> str:
+    """An evaluation's :func:`figures_of` in words: "4.48 mean steps over 1,296 episodes, 100% solved, worst
+    6", or per opponent "vs epsilon_greedy: 1,103 of 2,000 won (55.2%), mean rank 1.4485"."""
+    if "episodes" in figures:
+        text = (
+            f"{figures['mean_steps']:.4f} mean steps over {figures['episodes']:,} episodes, "
+            f"{100 * figures['solved']:.1f}% solved, worst {figures['worst']}"
+        )
+        if "mean_steps_seen" in figures:
+            text += (
+                f" (secrets fitted on: {figures['mean_steps_seen']:.4f}; the others: "
+                f"{figures['mean_steps_unseen']:.4f}, {100 * figures['solved_unseen']:.1f}% solved)"
+            )
+        return text
+    return "; ".join(
+        f"vs {opponent}: {f['wins']:,} of {f['games']:,} won ({100 * f['wins'] / f['games']:.1f}%), "
+        f"mean rank {f['mean_rank']:.4f}"
+        for opponent, f in figures.items()
+    )
+
+
 def _table(models: list[KeptModel]) -> str:
-    lines = ["| model | kind | env | figures | size |", "| --- | --- | --- | --- | ---: |"]
+    lines = ["| model | what it is | env | figures | command | size |", "| --- | --- | --- | --- | --- | ---: |"]
     for m in models:
-        lines.append(f"| {m.name} | {m.kind} | {m.env} {m.sizes or ''} | {m.figures} | {m.bytes / 1e6:.2f} MB |")
+        sizes = " ".join(f"{key}={value}" for key, value in m.sizes.items() if value is not None)
+        lines.append(
+            f"| {m.name} | {m.kind} | {m.env} {sizes} | {figures_text(m.figures)} | `{m.command}` | "
+            f"{m.bytes / 1e6:.2f} MB |"
+        )
     total = sum(m.bytes for m in models)
     return "\n".join(lines) + f"\n\n{len(models)} models, {total / 1e6:.2f} MB in all"
 
@@ -237,33 +283,45 @@ def main(argv: list[str] | None = None) -> None:
         prog="python -m train.models", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     commands = parser.add_subparsers(dest="what", required=True)
-    commands.add_parser("list", help="the kept models")
+    listing = commands.add_parser("list", help="the kept models")
     checking = commands.add_parser("check", help="re-evaluate kept models against their recorded figures")
     checking.add_argument("names", nargs="*", help="models to check (default all)")
     keeping = commands.add_parser("keep", help="keep a run's model (see above)")
+    for command in (listing, checking, keeping):
+        command.add_argument(
+            "--folder",
+            type=Path,
+            default=MODELS,
+            help=f"the folder of kept models and their manifest (default: the repository's, {MODELS})",
+        )
     keeping.add_argument("run", type=Path, help="the run's output folder")
     keeping.add_argument("name", help="the kept model's folder name")
     keeping.add_argument("--kind", required=True, help="what the policy is (RL alone, imitation of which agent...)")
     keeping.add_argument("--command", required=True, help="the command that trained it")
     keeping.add_argument("--commit", default=None, help="the commit it was trained on (default: run.json's, HEAD)")
     keeping.add_argument("--notes", default="", help="anything a reader should know")
+    keeping.add_argument("--replace", action="store_true", help="replace a model kept under that name")
     raw = sys.argv[1:] if argv is None else list(argv)
     cut = raw.index("--") if "--" in raw else len(raw)  # after "--": the evaluation's own arguments
     evaluation = raw[cut + 1 :] if cut < len(raw) else None
     args = parser.parse_args(raw[:cut])
+    if evaluation is not None and args.what != "keep":
+        parser.error(f"arguments after -- are keep's evaluation arguments; {args.what} takes none, got {evaluation}")
     if args.what == "list":
-        print(_table(load_manifest()))
+        print(_table(load_manifest(args.folder)))
     elif args.what == "check":
         try:
-            print("\n".join(check(args.names or None)))
+            check(args.names or None, args.folder, report=lambda line: print(line, flush=True))
         except (AssertionError, ValueError) as error:
             parser.exit(1, f"{error}\n")
     else:
         try:
-            entry = keep(args.run, args.name, args.kind, args.command, args.commit, evaluation, args.notes)
+            entry = keep(args.run, args.name, args.kind, args.command, args.commit, evaluation, args.notes,
+                         args.folder, args.replace)  # fmt: skip
         except (FileNotFoundError, ValueError) as error:
             parser.error(str(error))
-        print(f"kept {entry.model}: {entry.figures} ({entry.bytes / 1e6:.2f} MB)")
+        print(f"kept {Path(args.folder, entry.name, 'model.zip')}: {figures_text(entry.figures)} "
+              f"({entry.bytes / 1e6:.2f} MB)")  # fmt: skip
 
 
 if __name__ == "__main__":
