@@ -426,3 +426,29 @@ def test_a_bad_board_map_is_a_clear_error():
         ClueBoard([row.replace("5", ".") for row in BOARD_MAP])
     with pytest.raises(ValueError, match="roll must be an integer in \\[0, 12\\]"):
         BOARD.reachable(0, 13)
+
+
+def test_the_boards_questions_check_their_arguments():
+    """``reachable(-1, 5)`` answered for the last node (numpy's negative index), ``reachable(190, 5)`` and
+    ``expected_rolls(10**6)`` ended in an IndexError; a negative distance read the longest's value."""
+    board = classic_board()
+    longest = int(board.distances.max())
+    cases = [
+        (lambda: board.reachable(-1, 5), r"start must be an integer in \[0, 189\], got -1"),
+        (lambda: board.reachable(board.nodes, 5), r"start must be an integer in \[0, 189\], got 190"),
+        (lambda: board.reachable(0, 13), r"roll must be an integer in \[0, 12\], got 13"),
+        (lambda: board.reachable(0, 5, [-3]), r"occupied holds node ids in \[0, 189\]"),
+        (lambda: board.reachable(0, 5, [1.5]), r"occupied holds node ids"),
+        (lambda: board.reachable(0, 5, np.zeros(3, dtype=bool)), r"one bool per node, 190, got shape \(3,\)"),
+        (lambda: board.expected_rolls(10**6), rf"distance must be integers in \[0, {longest}\]"),
+        (lambda: board.expected_rolls(-1), rf"distance must be integers in \[0, {longest}\]"),
+        (lambda: board.expected_rolls(np.array([1, 2.5])), "distance must be integers"),
+        (lambda: board.describe(9999), r"node must be an integer in \[0, 189\], got 9999"),
+        (lambda: board.room_of(-2), "node must be an integer"),
+        (lambda: board.is_room(board.nodes), "node must be an integer"),
+    ]
+    for call, message in cases:
+        with pytest.raises(ValueError, match=message):
+            call()
+    assert board.expected_rolls(longest) > board.expected_rolls(0) == 0
+    assert board.reachable(board.nodes - 1, 12).any() and board.room_of(board.nodes - 1) == 8

@@ -111,6 +111,29 @@ def test_a_two_node_cluster_gives_the_same_table_and_survives_a_killed_worker(cl
     assert tables(tmp_path / "t") == local_table
 
 
+def test_a_cluster_that_is_not_there_is_said_within_a_bounded_time(tmp_path, capsys, monkeypatch):
+    """``--ray-address 127.0.0.1:1`` (nothing listens) retried for more than 7 minutes."""
+    import time
+
+    nowhere = RayExecutor("127.0.0.1:1", connect_timeout=1.5)
+    start = time.monotonic()
+    with pytest.raises(ConnectionError, match=r"no Ray cluster answers at 127\.0\.0\.1:1 \(.*tried for 1\.5 s\)"):
+        nowhere.start()
+    assert 1.5 <= time.monotonic() - start < 10 and not ray.is_initialized()
+    monkeypatch.setattr(RayExecutor.__init__, "__defaults__", (None, 2, 3, 1.0))  # the CLI's executor: 1 s
+    with pytest.raises(SystemExit) as exit_:
+        run_experiment(algo_experiments.EXPERIMENT, [*ARGV, "--executor", "ray", "--ray-address", "127.0.0.1:1",
+                                                     "--output", str(tmp_path / "t")])  # fmt: skip
+    assert exit_.value.code == 2 and "error: no Ray cluster answers at 127.0.0.1:1" in capsys.readouterr().err
+    assert not (tmp_path / "t" / "algo.md").exists()
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")
+    with pytest.raises(ConnectionError, match="no Ray cluster answers"):
+        RayExecutor(connect_timeout=0).check_address()
+    for bad in (-1, float("nan"), "5", True):
+        with pytest.raises(ValueError, match="connect_timeout must be a finite number"):
+            RayExecutor(connect_timeout=bad)
+
+
 def test_ray_options_are_checked(capsys):
     with pytest.raises(ValueError, match="--ray-address goes with --executor ray"):
         make_executor("local", 1, "host:1")

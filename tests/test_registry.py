@@ -143,3 +143,19 @@ def test_the_strict_mode_has_one_name_in_both_kinds_of_env_and_the_old_one_warns
     with pytest.raises(ValueError, match="illegal_action must be 'end' or 'raise', got 'waste'"):
         game.make_raw_env(illegal_action="waste")
     assert gym.make("Mastermind-v0", illegal_action="raise").unwrapped._illegal_action == "raise"
+
+
+@pytest.mark.parametrize("game", registry.games(multiplayer=True), ids=lambda g: g.env_id)
+def test_last_after_every_agent_has_left_says_to_reset(game):
+    """``last()`` after the game had ended and every agent had stepped None raised ``KeyError: 'player_N'``, from
+    the raw env and through PettingZoo's order wrapper alike."""
+    for env in (game.make_raw_env(), game.make_env()):
+        env.reset(seed=0)
+        for _ in env.agent_iter(10_000):
+            observation, _, terminated, truncated, _ = env.last()
+            env.step(None if terminated or truncated else int(np.flatnonzero(observation["action_mask"])[0]))
+        assert env.agents == []
+        with pytest.raises(RuntimeError, match=r"the game is over and every agent has left .* reset\(\) to play"):
+            env.last()
+        env.reset(seed=1)
+        assert env.last()[2] is False  # and a reset plays again

@@ -81,6 +81,18 @@ def test_a_run_without_resume_starts_afresh(tmp_path, monkeypatch):
     assert PLAYED == list(range(6))
 
 
+def test_resume_with_nothing_to_resume_says_so_and_plays_nothing(tmp_path, capsys):
+    """``--resume --output NEWDIR`` silently started a full run."""
+    PLAYED.clear()
+    with pytest.raises(SystemExit) as exit_:
+        run_experiment(TOY, ["--resume", "--output", str(tmp_path / "new")])
+    assert exit_.value.code == 2 and PLAYED == []
+    assert f"error: nothing to resume: {tmp_path / 'new' / '.jobs' / 'toy'} holds no jobs" in capsys.readouterr().err
+    run_experiment(TOY, ["--output", str(tmp_path / "done")])  # finished: its kept jobs are gone, nothing to resume
+    with pytest.raises(SystemExit):
+        run_experiment(TOY, ["--resume", "--output", str(tmp_path / "done")])
+
+
 def test_the_command_recorded_regenerates_the_run(tmp_path):
     finished = run_experiment(TOY, ["--jobs", "3", "--seed", "7", "--output", str(tmp_path / "a b")])
     assert finished.run.command == f"python -m train.experiments.toy --jobs 3 --seed 7 --output '{tmp_path}/a b'"

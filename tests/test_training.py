@@ -125,7 +125,7 @@ def test_options_that_need_a_saved_model_refuse_other_files_and_combinations_bef
     (tmp_path / "notzip.zip").write_text("not a zip")
     (tmp_path / "file").write_text("")
     cases = [
-        (["--resume", str(tmp_path / "notzip.zip")], "is not a model as stable-baselines3's model.save() writes it: it is not a zip file"),
+        (["--resume", str(tmp_path / "notzip.zip")], "model.save() writes it: it is not a zip file"),
         (["--resume", str(tmp_path)], "is not a file"),
         (["--resume", str(model), "--config", str(tmp_path / "c.toml")], "--config is for a new run"),
         (["--env", "Mastermind-v0", "--imitate", "ises", "--resume", str(model)], "cannot be given with --resume"),

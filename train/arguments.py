@@ -218,9 +218,12 @@ def add_executor_options(parser: argparse.ArgumentParser | argparse._ArgumentGro
 
 def executor(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Any:
     """The executor of :func:`add_executor_options`' options (a bad combination is a parser error)."""
-    from deduction_envs.core.executor import make_executor
+    from deduction_envs.core.executor import RayExecutor, make_executor
 
     try:
-        return make_executor(args.executor, args.workers, args.ray_address)
-    except (ValueError, ImportError) as error:
+        chosen = make_executor(args.executor, args.workers, args.ray_address)
+        if isinstance(chosen, RayExecutor):
+            chosen.check_address()  # a cluster that is not there is said now, within a bounded time
+        return chosen
+    except (ValueError, ImportError, ConnectionError) as error:
         parser.error(str(error))

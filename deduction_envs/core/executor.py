@@ -25,6 +25,7 @@ import os
 import pickle
 import shutil
 import sys
+import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -121,18 +122,55 @@ class RayExecutor:
             loopback address, with ``workers`` CPUs.
         workers: CPUs of a Ray started here (ignored when joining a cluster, whose CPUs are its own).
         retries: how many times a job whose worker died is run again before the run fails.
+        connect_timeout: seconds to wait for a cluster's head (``HOST:PORT``) to answer before giving up with a
+            :class:`ConnectionError` (Ray itself retries for many minutes).
 
     If Ray is already initialised in this process (``ray.init`` by the caller), the executor uses it as it is.
     Workers must be able to import this package and the job's function: on a cluster, install the project on
     every node (the same version).
     """
 
-    def __init__(self, address: str | None = None, workers: int = 2, retries: int = 3) -> None:
+    def __init__(
+        self, address: str | None = None, workers: int = 2, retries: int = 3, connect_timeout: float = 30.0
+    ) -> None:
         if address is not None and (not isinstance(address, str) or not address.strip()):
             raise ValueError(f"address must be a cluster address such as 'HOST:6379' or 'auto', got {address!r}")
         self.address = address
         self._workers = check_int("workers", workers, low=1)
         self.retries = check_int("retries", retries, low=0)
+        if (
+            isinstance(connect_timeout, bool)
+            or not isinstance(connect_timeout, int | float)
+            or not (0 <= connect_timeout < float("inf"))
+        ):
+            raise ValueError(f"connect_timeout must be a finite number of seconds >= 0, got {connect_timeout!r}")
+        self.connect_timeout = float(connect_timeout)
+
+    def check_address(self) -> None:
+        """Raise :class:`ConnectionError` unless the cluster to join (``address``, else ``RAY_ADDRESS``) answers
+        within ``connect_timeout`` seconds; nothing to check for a Ray started here, ``"auto"`` or ``ray://``."""
+        address = self.address or os.environ.get("RAY_ADDRESS") or ""
+        host, _, port = address.rpartition(":")
+        if "://" in address or not host or not port.isdigit():
+            return
+        import socket
+
+        deadline = time.monotonic() + self.connect_timeout
+        while True:
+            try:
+                socket.create_connection(
+                    (host.strip("[]"), int(port)), timeout=max(0.1, deadline - time.monotonic())
+                ).close()
+            except OSError as error:
+                if time.monotonic() >= deadline:
+                    raise ConnectionError(
+                        f"no Ray cluster answers at {address} ({error.strerror or error}; tried for "
+                        f"{self.connect_timeout:g} s): start one there (ray start --head --node-ip-address 127.0.0.1) "
+                        "or give the address of a running one (--ray-address, RAY_ADDRESS)"
+                    ) from None
+                time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
+            else:
+                return
 
     @property
     def workers(self) -> int:
@@ -148,6 +186,7 @@ class RayExecutor:
         except ImportError as error:
             raise ImportError(NEEDS_RAY) from error
         if not ray.is_initialized():
+            self.check_address()
             address = self.address or os.environ.get("RAY_ADDRESS") or None
             quiet: dict[str, Any] = {"log_to_driver": False, "logging_level": "WARNING"}
             if address is None:  # "local": a fresh Ray, never an address file a killed cluster left behind

@@ -112,7 +112,17 @@ def wrap(env: AECEnv) -> AECEnv:
     Masked and out-of-space actions are the env's own business (see the module
     docstring), so PettingZoo's illegal-action wrappers are not needed.
     """
-    return wrappers.OrderEnforcingWrapper(env)
+    return _OrderEnforcing(env)
+
+
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order checks; ``last()`` is the env's own (PettingZoo's wrappers answer it from the env's
+    dictionaries, a ``KeyError`` once every agent has left)."""
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            raise AttributeError("last cannot be called before reset")  # PettingZoo's order check's words
+        return self.env.last(observe)
 
 
 class MultiplayerAECEnv(AECEnv):
@@ -297,6 +307,11 @@ class MultiplayerAECEnv(AECEnv):
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if self.table is None:
             raise RuntimeError("reset() needs to be called before last.")
+        if not self.agents:  # each stepped None after the end: nobody is left to report on
+            raise RuntimeError(
+                "the game is over and every agent has left (each stepped None after it ended): last() has no agent "
+                "to report on; reset() to play again (agent_iter() stops here on its own)"
+            )
         return super().last(observe)
 
     def entropy(self, agent: str) -> float:

@@ -139,8 +139,12 @@ class ClueBoard:
         self.passages = {self.squares + a: self.squares + b for a, b in PASSAGES.items()}
 
     # ------------------------------------------------------------------ nodes
+    def node(self, node: int) -> int:
+        """``node`` checked: a ValueError unless it is one of the board's nodes (0 .. ``nodes - 1``)."""
+        return check_int("node", node, low=0, high=self.nodes - 1)
+
     def is_room(self, node: int) -> bool:
-        return node >= self.squares
+        return self.node(node) >= self.squares
 
     def room_node(self, room: int) -> int:
         """The node of room ``room`` (0 Kitchen ... 8 Study)."""
@@ -148,10 +152,12 @@ class ClueBoard:
 
     def room_of(self, node: int) -> int:
         """The room index of a room node, -1 for a corridor square."""
+        node = self.node(node)
         return node - self.squares if node >= self.squares else -1
 
     def describe(self, node: int) -> str:
         """A node in words: a room's letter-free name is the deck's; a square is ``row,column``."""
+        node = self.node(node)
         if node >= self.squares:
             return f"room {node - self.squares}"
         y, x = self.square_cells[node]
@@ -165,14 +171,22 @@ class ClueBoard:
         can be neither crossed nor landed on. Rooms end a move and hold any number of tokens; the start room
         is not a destination. Empty when the token cannot move.
         """
+        start = check_int("start", start, low=0, high=self.nodes - 1)
         roll = check_int("roll", roll, low=0, high=12)
         blocked = np.zeros(self.nodes, dtype=bool)
         occupied = np.asarray(occupied)
         if occupied.dtype == bool:
+            if occupied.shape != (self.nodes,):
+                raise ValueError(f"occupied as a mask is one bool per node, {self.nodes}, got shape {occupied.shape}")
             blocked[: self.squares] = occupied[: self.squares]
         elif occupied.size:
-            squares = occupied[occupied < self.squares]
-            blocked[squares] = True
+            if occupied.ndim != 1 or not np.issubdtype(occupied.dtype, np.integer) or not (
+                (occupied >= 0).all() and (occupied < self.nodes).all()
+            ):
+                raise ValueError(
+                    f"occupied holds node ids in [0, {self.nodes - 1}] (or is a bool mask), got {occupied}"
+                )
+            blocked[occupied[occupied < self.squares]] = True
         blocked[start] = False
         seen = np.zeros(self.nodes, dtype=bool)
         seen[start] = True
@@ -221,8 +235,15 @@ class ClueBoard:
 
     def expected_rolls(self, distance: int | np.ndarray) -> float | np.ndarray:
         """The expected number of rolls of two dice to cover ``distance`` steps, moving up to each roll's sum
-        (the empty board's measure: other tokens are not counted)."""
-        return self._expected_rolls[np.asarray(distance)]
+        (the empty board's measure: other tokens are not counted). ``distance``: integers from 0 to the board's
+        longest path (``distances.max()``); anything else is a ValueError."""
+        distance = np.asarray(distance)
+        longest = len(self._expected_rolls) - 1
+        if distance.dtype == bool or not np.issubdtype(distance.dtype, np.integer) or (
+            distance.size and not ((distance >= 0).all() and (distance <= longest).all())
+        ):
+            raise ValueError(f"distance must be integers in [0, {longest}] (the board's longest path), got {distance}")
+        return self._expected_rolls[distance]
 
     @cached_property
     def room_rolls(self) -> np.ndarray:

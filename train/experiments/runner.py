@@ -158,6 +158,11 @@ def run_experiment(experiment: Experiment[S, J, R], argv: Sequence[str] | None =
     if len(set(jobs)) != len(jobs):
         raise ValueError(f"{experiment.name} declared a job twice; every job must be distinct")
     store = output / ".jobs" / experiment.name
+    if args.resume and not store.exists():
+        parser.error(
+            f"nothing to resume: {store} holds no jobs of an interrupted run (--resume takes up a run of the same "
+            "command and --output that was stopped; without it, the run starts afresh)"
+        )
     if store.exists() and not args.resume:
         shutil.rmtree(store)
     start = time.perf_counter()
