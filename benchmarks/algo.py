@@ -33,6 +33,7 @@ import numpy as np
 from deduction_envs.envs import algo_v0
 from deduction_envs.games.algo import AlgoRules, Phase
 from deduction_envs.reasoning import AlgoHandPosterior
+from train import arguments
 
 
 def posterior_times(players: int, games: int, seed: int = 0) -> np.ndarray:
@@ -109,7 +110,7 @@ def turns_per_second(env) -> float:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = arguments.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=50, help="random games per player count (default 50)")
     args = parser.parse_args(argv)
     print("hand posterior with every number table, per view of the mover in random games")

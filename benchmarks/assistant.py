@@ -23,6 +23,7 @@ import numpy as np
 
 from agents import ClueDeductionSheet, play_game
 from deduction_envs.games.clue import ClueRules
+from train import arguments
 from train.tools.assistant import ClueSession
 
 
@@ -70,7 +71,7 @@ def measure(games: int, players: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = arguments.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=20, help="games per measurement (default 20)")
     parser.add_argument("--players", type=int, default=6, choices=range(3, 7), help="players (default 6)")
     args = parser.parse_args(argv)

@@ -21,6 +21,7 @@ import gymnasium as gym
 import numpy as np
 
 import deduction_envs  # noqa: F401  (registers the envs)
+from train import arguments
 
 
 def steps_per_second(envs: gym.vector.VectorEnv, seconds: float, seed: int = 0) -> float:
@@ -37,7 +38,7 @@ def steps_per_second(envs: gym.vector.VectorEnv, seconds: float, seed: int = 0) 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = arguments.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", default="Mastermind-v0", help="a game with a batched env (default Mastermind-v0)")
     parser.add_argument("--envs", type=int, nargs="+", default=[64, 1024], help="num_envs values (default 64 1024)")
     parser.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement (default 3)")

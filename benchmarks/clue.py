@@ -32,6 +32,7 @@ import numpy as np
 
 from benchmarks.algo import turns_per_second
 from deduction_envs.envs import clue_v0
+from train import arguments
 
 
 def turn_times(players: int, games: int, seed: int = 0) -> np.ndarray:
@@ -107,7 +108,7 @@ def board(games: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = arguments.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=200, help="random games per player count with the table on")
     parser.add_argument("--board", action="store_true", help="the board's figures instead (issue 47)")
     args = parser.parse_args(argv)

@@ -25,6 +25,7 @@ import numpy as np
 from agents import ClueDeductionSheet, ClueEntropyAgent, play_game
 from deduction_envs.games.clue import CluePhase, ClueRules
 from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
+from train import arguments
 
 
 def states(players: int, games: int) -> list[list]:
@@ -75,7 +76,7 @@ def measure(players: int, games: int) -> dict[str, np.ndarray]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = arguments.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=10, help="games of deduction-sheet agents per player count")
     args = parser.parse_args(argv)
     print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}\n")

@@ -28,6 +28,7 @@ import numpy as np
 from tqdm import tqdm
 
 from deduction_envs.reasoning import ClueKnowledge
+from train import arguments
 from train.experiments.clue_states import EXACT_WORK_LIMIT, Table, record_game, replay
 from train.experiments.clue_walksat import uninformed
 from train.experiments.walksat import VARIANTS, WalkSat
@@ -234,7 +235,7 @@ def bench_generalized(args) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = arguments.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
         "section", nargs="?", choices=["exact", "budget", "generalized", "samplers", "all"], default="all"
     )

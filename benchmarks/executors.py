@@ -19,11 +19,11 @@ its workers between runs).
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 
 from deduction_envs.core.executor import Executor, LocalExecutor, run_jobs
+from train import arguments
 from train.experiments.clue_experiments import Settings, play_part
 
 
@@ -40,9 +40,8 @@ def timed(executor: Executor, jobs: list, settings: Settings) -> tuple[float, di
 
 
 def main(argv: list[str] | None = None) -> None:
-    from train import arguments
 
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.executors", description=__doc__)
+    parser = arguments.Parser(prog="python -m benchmarks.executors", description=__doc__)
     parser.add_argument("--jobs", type=arguments.count(2), default=24, help="jobs (default 24)")
     parser.add_argument("--games", type=arguments.count(1), default=4, help="games a job (default 4)")
     parser.add_argument("--no-ray", dest="ray", action="store_false", help="the local executor only")

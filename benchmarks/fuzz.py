@@ -34,6 +34,7 @@ import numpy as np
 from tqdm import tqdm
 
 from deduction_envs import registry
+from train import arguments
 
 MULTIPLAYER = {game.env_id: game.make_env for game in registry.games(multiplayer=True)}
 OUTSIDE = [-1, None, 1.5, "0", [0]]
@@ -148,7 +149,7 @@ def fuzz_suite(scale: int, counts: Counter, failures: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = arguments.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--minutes", type=float, default=4.0, help="random play, split between 1-3 (default 4)")
     parser.add_argument("--scale", type=int, default=5, help="times the fuzz suite's examples (default 5)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random play (default 0)")

@@ -24,6 +24,7 @@ import numpy as np
 from agents import ISES, evaluate
 from agents import ises as ises_module
 from deduction_envs.games import Mastermind
+from train import arguments
 
 
 def reference_total_guesses(pegs: int = 4, colors: int = 6) -> int:
@@ -85,7 +86,7 @@ def large_first_decision() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = arguments.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--wordle", type=int, default=100, help="Wordle secrets played for its decision times")
     parser.add_argument(
         "--large",

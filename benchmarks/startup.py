@@ -16,6 +16,8 @@ import statistics
 import subprocess
 import sys
 
+from train import arguments
+
 DEFAULT_ENVS: list[tuple[str, dict]] = [
     ("FrozenLake-v1", {}),
     ("BlackBox-v0", {}),
@@ -54,7 +56,7 @@ def measure(env_id: str, kwargs: dict) -> list[float]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = arguments.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3, help="fresh processes per env; the median is kept")
     args = parser.parse_args(argv)
     print(f"{'env':<18}" + "".join(f"{c + ' (ms)':>20}" for c in COLUMNS))

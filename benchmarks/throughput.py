@@ -22,6 +22,7 @@ import gymnasium as gym
 import numpy as np
 
 import deduction_envs  # noqa: F401  (registers the envs)
+from train import arguments
 
 REFERENCE = ("FrozenLake-v1", {})
 DEFAULT_ENVS: list[tuple[str, dict]] = [
@@ -64,7 +65,7 @@ def steps_per_second(env_id: str, kwargs: dict, steps: int, seed: int = 0) -> fl
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = arguments.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=50_000, help="steps per measurement (default 50000)")
     parser.add_argument("--repeats", type=int, default=3, help="measurements per env; the median is kept")
     args = parser.parse_args(argv)

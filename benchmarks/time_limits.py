@@ -18,6 +18,7 @@ import numpy as np
 
 import deduction_envs
 from agents import ISES, ISMCTS, evaluate
+from train import arguments
 
 
 class _CountingISMCTS(ISMCTS):
@@ -34,7 +35,7 @@ class _CountingISMCTS(ISMCTS):
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = arguments.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=float, default=0.1, help="seconds per decision (default 0.1)")
     parser.add_argument("--episodes", type=int, default=5, help="episodes per game and agent (default 5)")
     parser.add_argument("--env", nargs="+", default=deduction_envs.ENV_IDS, help="env ids (default: all)")

@@ -43,6 +43,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from train import arguments
 from train.config import hyperparameters
 from train.policies import MaskableMultiInputPolicy
 from train.training import make_envs
@@ -225,7 +226,7 @@ def head(env_ids: list[str], batch_size: int, repeats: int = 10) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = arguments.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--timesteps", type=int, default=20_000, help="steps per measurement (default 20000)")
     parser.add_argument(
         "--env", nargs="+", help="env ids (default TreasureHunt-v0 Mastermind-v0; --head: the four RL games)"

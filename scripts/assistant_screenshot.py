@@ -7,7 +7,6 @@ Needs Debian's ``chromium`` and ``pip install playwright uvicorn`` (the test ext
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import tempfile
 import threading
@@ -17,6 +16,7 @@ from pathlib import Path
 import uvicorn
 from playwright.sync_api import sync_playwright
 
+from train import arguments
 from train.tools.assistant import ClueSession
 from train.tools.assistant.web import create_app
 
@@ -33,7 +33,7 @@ ENTRIES = [
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m scripts.assistant_screenshot", description=__doc__)
+    parser = arguments.Parser(prog="python -m scripts.assistant_screenshot", description=__doc__)
     parser.add_argument("--port", type=int, default=8799)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:

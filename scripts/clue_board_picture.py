@@ -7,7 +7,6 @@ between reference agents (Velma with both scores, the entropy agent, a deduction
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +16,7 @@ from agents.clue_agents import ClueDeductionSheet, ClueEntropyAgent
 from agents.clue_velma import ClueVelma
 from deduction_envs.core.multiplayer import Table
 from deduction_envs.games.clue_board import ClueBoardRules, board_pixels
+from train import arguments
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "clue_board.png"
 
@@ -34,7 +34,7 @@ def picture(actions: int = 60, seed: int = 3) -> np.ndarray:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m scripts.clue_board_picture", description=__doc__)
+    parser = arguments.Parser(prog="python -m scripts.clue_board_picture", description=__doc__)
     parser.add_argument("--output", type=Path, default=OUT)
     args = parser.parse_args(argv)
     Image.fromarray(picture()).save(args.output)

@@ -20,6 +20,7 @@ from PIL import Image
 from tqdm import tqdm
 
 from deduction_envs import registry
+from train import arguments
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "_static" / "envs"
 
@@ -105,7 +106,7 @@ def env_ids() -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
+    parser = arguments.Parser(
         prog="python -m scripts.docs_media", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--env", choices=env_ids(), action="append", help="only this env (repeatable)")

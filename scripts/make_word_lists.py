@@ -19,6 +19,8 @@ import argparse
 import re
 from pathlib import Path
 
+from train import arguments
+
 DATA = Path(__file__).resolve().parents[1] / "deduction_envs" / "games" / "data"
 
 
@@ -33,7 +35,7 @@ def five_letter_words(count: int) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = arguments.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--answers", type=int, default=2500, help="answers to keep (default 2500)")
     parser.add_argument("--guesses", type=int, default=10000, help="allowed guesses to keep (default 10000)")
     args = parser.parse_args(argv)

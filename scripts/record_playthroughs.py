@@ -9,17 +9,17 @@ A change to the rules, the knowledge, the observations or an agent that alters a
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from agents.matches import match, matches
 from deduction_envs.envs.playthrough import playthrough, playthroughs
+from train import arguments
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m scripts.record_playthroughs", description=__doc__)
+    parser = arguments.Parser(prog="python -m scripts.record_playthroughs", description=__doc__)
     parser.parse_args(argv)
     written = [(DATA / "playthroughs" / name, playthrough(env_id, kwargs, seed)) for name, env_id, kwargs, seed in
                playthroughs()]  # fmt: skip

@@ -155,7 +155,7 @@ def test_the_logs_the_fuzzer_broke_are_refused_by_resume_in_one_line(tmp_path, c
         main(["--resume", str(path)])
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and message in err and "Traceback" not in err, err
-    assert err.strip().splitlines()[-1].startswith("python -m train.tools.assistant: error:")
+    assert err.strip().splitlines()[0].startswith("python -m train.tools.assistant: error:")
     run.assert_not_called()
 
 

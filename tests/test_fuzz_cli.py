@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 from pathlib import Path
 from unittest import mock
 
@@ -83,10 +84,34 @@ def test_every_value_a_checked_type_refuses_stops_the_command_in_one_line(comman
             with pytest.raises(SystemExit) as exit_:
                 module.main(argv)
             err = capsys.readouterr().err.strip().splitlines()
-            assert exit_.value.code == 2 and f"error: argument {option}: " in err[-1], (command, argv, err)
+            assert exit_.value.code == 2 and f"error: argument {option}: " in err[0] and len(err) == 2, (command, err)
             tried += 1
     assert tried or not any(getattr(a.type, "checked", False) for a in options(command))
     assert list(tmp_path.iterdir()) == []  # nothing written, no folder made
+
+
+@pytest.mark.parametrize("command", [*COMMANDS, "train.models"])
+def test_help_is_plain_text_and_an_error_is_two_lines(command, capsys):
+    """``python -m train --help`` showed Sphinx markup (````--output````, ``:class:``); each argparse error printed
+    the whole usage (30 lines for ``python -m train``) before the one line that matters."""
+    module = importlib.import_module(command)
+    with pytest.raises(SystemExit) as exit_:
+        module.main(["--help"])
+    help_text = capsys.readouterr().out
+    assert exit_.value.code == 0 and help_text.startswith("usage: ")
+    assert "``" not in help_text and not re.search(r":(class|func|meth|mod|data|attr|doc):`", help_text)
+    with pytest.raises(SystemExit) as exit_:
+        module.main(["--no-such-option"])
+    prog = "python -m train.models" if command == "train.models" else parser_of(command).prog
+    err = capsys.readouterr().err.splitlines()
+    assert exit_.value.code == 2 and len(err) == 2, err
+    assert err[0].startswith(f"{prog}: error: ") and err[1] == f"({prog} --help lists the options)"
+
+
+def test_sphinx_markup_becomes_plain_text():
+    assert arguments.plain_text(
+        "see :class:`train.config.RunConfig`, :func:`~train.training.run`, ``--output``, :doc:`the page <x/y>`"
+    ) == "see train.config.RunConfig, run, --output, the page"
 
 
 def test_the_checked_types_accept_and_refuse_what_they_say(tmp_path):

@@ -124,4 +124,4 @@ def test_the_smallest_kept_single_player_model_reproduces_its_figures_exactly():
     single = [m for m in load_manifest() if "mean_steps" in m.figures]
     assert single, "no single-player model is kept"
     smallest = min(single, key=lambda m: m.figures["episodes"] * m.figures["mean_steps"])
-    assert check([smallest.name]) == [f"{smallest.name}: same figures {smallest.figures}"]
+    assert check([smallest.name]) == [f"{smallest.name}: same figures: {figures_text(smallest.figures)}"]

@@ -140,7 +140,7 @@ def test_options_that_need_a_saved_model_refuse_other_files_and_combinations_bef
             cli.main(argv)
         err = capsys.readouterr().err
         assert exit_.value.code == 2 and message in err, (argv, err)
-        assert err.strip().splitlines()[-1].startswith("python -m train: error:")
+        assert err.strip().splitlines()[0].startswith("python -m train: error:")
     assert not Path("/proc/x").exists() and sorted(p.name for p in tmp_path.iterdir()) == [
         "c.toml", "file", "m.zip", "notzip.zip"]  # fmt: skip
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 __all__ = [
+    "Parser",
     "add_executor_options",
     "add_size_option",
     "count",
@@ -32,6 +34,33 @@ __all__ = [
     "seed",
     "seeds",
 ]
+
+
+#: Sphinx markup in the docstrings that the command lines print as their help: a role (``:class:`~a.b.C```,
+#: ``:func:`name <target>```) and literal text (````--output````).
+_ROLE = re.compile(r":[a-z]+(?::[a-z]+)?:`(?:~[\w.]*\.)?([^`<]+?)(?:\s*<[^>]*>)?`")
+_LITERAL = re.compile(r"``([^`]+)``")
+
+
+def plain_text(text: str) -> str:
+    """``text`` without the Sphinx markup of the docstrings it comes from (roles, literals), as a terminal shows
+    it: ``:class:`~train.config.RunConfig``` -> ``RunConfig``, ````--output```` -> ``--output``."""
+    return _LITERAL.sub(r"\1", _ROLE.sub(r"\1", text))
+
+
+class Parser(argparse.ArgumentParser):
+    """The command lines' parser: help in plain text (docstrings lose their Sphinx markup), and an error in
+    two lines (the error, and where the options are listed) instead of the whole usage before it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def format_help(self) -> str:
+        return plain_text(super().format_help())
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n({self.prog} --help lists the options)\n")
 
 
 def _named(function: Callable, name: str) -> Callable:

@@ -50,7 +50,7 @@ __all__ = ["build_parser", "main", "names", "parse_args"]
 
 def build_parser() -> argparse.ArgumentParser:
     """The options of ``python -m train``."""
-    parser = argparse.ArgumentParser(
+    parser = arguments.Parser(
         prog="python -m train", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--env", default=DEFAULT_ENV, choices=[g.env_id for g in registry.games()], help="env id")

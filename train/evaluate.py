@@ -48,7 +48,7 @@ from train.multiplayer import (
 
 
 def main(argv: list[str] | None = None) -> list[EvaluationResult]:
-    parser = argparse.ArgumentParser(
+    parser = arguments.Parser(
         prog="python -m train.evaluate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(

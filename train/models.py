@@ -41,6 +41,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from train import arguments
 from train.config import RUN_FILE, code_commit, run_settings
 
 __all__ = ["MANIFEST", "MODELS", "KeptModel", "check", "figures_of", "figures_text", "keep", "load_manifest"]
@@ -279,7 +280,7 @@ def _table(models: list[KeptModel]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
+    parser = arguments.Parser(
         prog="python -m train.models", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     commands = parser.add_subparsers(dest="what", required=True)

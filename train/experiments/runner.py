@@ -122,7 +122,7 @@ def results_folder(parser: argparse.ArgumentParser, output: Path | None, quick: 
 
 def parser_for(experiment: Experiment) -> argparse.ArgumentParser:
     """The command line of ``experiment``: its own options, then the runner's."""
-    parser = argparse.ArgumentParser(
+    parser = arguments.Parser(
         prog=experiment.command,
         description=experiment.description,
         formatter_class=argparse.RawDescriptionHelpFormatter,

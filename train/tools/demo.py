@@ -39,7 +39,7 @@ def play(env_id: str, sizes: dict[str, int], seed: int | None) -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
+    parser = arguments.Parser(
         prog="python -m train.tools.demo", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     single = [game.env_id for game in registry.games(multiplayer=False)]

@@ -156,7 +156,7 @@ def _hint(hinter: ISES, last_gain: float | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
+    parser = arguments.Parser(
         prog="python -m train.tools.play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     games = [*(g.env_id for g in registry.games(multiplayer=False)), *MULTIPLAYER]

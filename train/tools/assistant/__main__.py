@@ -11,7 +11,7 @@ from train.tools.assistant.app import __doc__ as APP_DOC
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
+    parser = arguments.Parser(
         prog="python -m train.tools.assistant",
         description=APP_DOC,
         formatter_class=argparse.RawDescriptionHelpFormatter,
