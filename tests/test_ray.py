@@ -118,8 +118,8 @@ def test_a_cluster_that_is_not_there_is_said_within_a_bounded_time(tmp_path, cap
     nowhere = RayExecutor("127.0.0.1:1", connect_timeout=1.5)
     start = time.monotonic()
     with pytest.raises(ConnectionError, match=r"no Ray cluster answers at 127\.0\.0\.1:1 \(.*tried for 1\.5 s\)"):
-        nowhere.start()
-    assert 1.5 <= time.monotonic() - start < 10 and not ray.is_initialized()
+        nowhere.check_address()  # what start() asks before ray.init (a Ray the suite started already is used as is)
+    assert 1.5 <= time.monotonic() - start < 10
     monkeypatch.setattr(RayExecutor.__init__, "__defaults__", (None, 2, 3, 1.0))  # the CLI's executor: 1 s
     with pytest.raises(SystemExit) as exit_:
         run_experiment(algo_experiments.EXPERIMENT, [*ARGV, "--executor", "ray", "--ray-address", "127.0.0.1:1",

@@ -24,6 +24,13 @@ def test_train_save_evaluate_and_resume(tmp_path, capsys):
     table = (out / "comparison.md").read_text()
     first = capsys.readouterr().out
     assert "| ISES | 9 |" in table and table in first
+    # The quick start said only "saved .../model.zip": the labels are explained, and what was written is listed.
+    assert "*exact*: every secret was played once" in table and "*random (consistent)*: a code drawn" in table
+    assert "*± x*" not in table  # no sampled row to explain
+    listed = first[first.index(f"wrote to {out}/:") :].splitlines()[1:]
+    assert [line.split()[0] for line in listed] == ["model.zip", "run.json", "comparison.md", "learning_curve.png",
+                                                     "checkpoints/", "monitor/", "tensorboard/"]  # fmt: skip
+    assert f"tensorboard --logdir {out}/tensorboard" in listed[-1]
 
     import torch
 
@@ -237,3 +244,16 @@ def test_a_long_title_is_broken_to_the_figures_width():
     plt.close(figure)
     assert len(lines) > 1 and " ".join(lines) == title and max(map(len, lines)) <= 5 * 72 / (0.55 * 12)
     assert short == "short"
+
+
+def test_the_comparison_legend_explains_the_labels_the_table_uses():
+    from types import SimpleNamespace
+
+    from train.comparison import comparison_legend
+
+    sampled = [SimpleNamespace(agent="MaskablePPO policy", exact=False), SimpleNamespace(agent="ISES", exact=False)]
+    legend = comparison_legend(sampled)
+    assert "*± x*: the half-width of a 95% interval" in legend and "*exact*" not in legend
+    assert "random" not in legend and legend.endswith("counts its limit in the mean).")
+    both = comparison_legend([*sampled, SimpleNamespace(agent="random", exact=True)])
+    assert "*exact*" in both and "*± x*" in both and "*random*: a legal query drawn uniformly" in both

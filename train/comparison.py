@@ -77,11 +77,33 @@ def write_comparison(results: list[EvaluationResult], path: Path, title: str, se
             f"| {r.agent} | {r.episodes} | {r.mean_steps:.3f} | {ci} | {r.worst} | {100 * r.solve_rate:.1f}% "
             f"| {1e3 * r.mean_decision_time:.2f} |"
         )
+    lines += ["", comparison_legend(results)]
     if seen is not None:
         lines += ["", *held_out_table(results, seen)]
     text = "\n".join(lines) + "\n"
     path.write_text(text)
     return text
+
+
+def comparison_legend(results: list[EvaluationResult]) -> str:
+    """What the table's labels mean, for the ones it uses."""
+    notes = []
+    if any(r.exact for r in results):
+        notes.append(
+            "*exact*: every secret was played once, so the mean is the agent's true mean over the game's secrets "
+            "(no sampling error to put an interval on)"
+        )
+    if not all(r.exact for r in results):
+        notes.append("*± x*: the half-width of a 95% interval over the sampled secrets")
+    names = {r.agent for r in results}
+    if "random" in names:
+        notes.append("*random*: a legal query drawn uniformly")
+    if "random (consistent)" in names:
+        notes.append("*random (consistent)*: a code drawn uniformly among those still possible (each could be the "
+                     "secret): the baseline any learned policy should beat")  # fmt: skip
+    notes.append("*solved*: the share of secrets found within the env's step limit (an unsolved one counts its "
+                 "limit in the mean)")  # fmt: skip
+    return "; ".join(notes) + "."
 
 
 def seen_by_imitation(folder: Path) -> list[int] | None:

@@ -339,7 +339,30 @@ def run(config: RunConfig, references: bool = True) -> TrainingRun:
     )
     title = f"{label}, {model.num_timesteps} timesteps"
     print(write_comparison(results, args.output / "comparison.md", title, seen_by_imitation(args.output)))
+    print(written(args.output))
     return TrainingRun(model.num_timesteps, seconds, results)
+
+
+#: What a run's folder holds, in the order :func:`written` lists it.
+RUN_FILES = {
+    "model.zip": "the trained policy (python -m train.evaluate --model, SB3Policy.load)",
+    RUN_FILE: "the run's settings (--resume and train.evaluate read them)",
+    "comparison.md": "the table above",
+    "learning_curve.png": "the learning curve",
+    "imitation.json": "the fit to a reference agent's play",
+    "checkpoints": "the model every so many steps",
+    "monitor": "each training episode's return and length (the curve's data)",
+    "tensorboard": "TensorBoard logs: tensorboard --logdir {folder}/tensorboard",
+}
+
+
+def written(output: Path) -> str:
+    """What a run wrote to ``output``, a line a file, for the end of the command's output."""
+    lines = [f"wrote to {output}/:"]
+    for name, what in RUN_FILES.items():
+        if (output / name).exists():
+            lines.append(f"  {name + ('/' if (output / name).is_dir() else ''):<20} {what.format(folder=output)}")
+    return "\n".join(lines)
 
 
 def _run_seat(args: RunConfig, model: Any, seconds: float) -> TrainingRun:
@@ -360,4 +383,5 @@ def _run_seat(args: RunConfig, model: Any, seconds: float) -> TrainingRun:
     )
     title = f"{label}, {model.num_timesteps} timesteps"
     print(write_seat_evaluation(results, args.output / "comparison.md", title))
+    print(written(args.output))
     return TrainingRun(model.num_timesteps, seconds, results)
