@@ -31,6 +31,11 @@ from typing import Any
 __all__ = ["Agent", "Game", "game", "games", "load", "new_knowledge", "register_game"]
 
 
+#: The training tasks of the two kinds of game (named, never imported here: they live in the training layer).
+SECRETS_TASK = "train.tasks.secrets:SecretsTask"
+SEATS_TASK = "train.tasks.seats:SeatsTask"
+
+
 def load(path: str) -> Any:
     """The attribute a ``"module:attribute"`` string names, imported."""
     module, _, attribute = path.partition(":")
@@ -75,6 +80,8 @@ class Game:
             game's with what only training reads, :mod:`train.observations`); default the game's own.
         variants: multiplayer: keywords that, set True, select another rules class (``"module:Class"``), as the
             env's own keyword does (Clue's ``board``): :meth:`make_rules` takes them.
+        task: how the training layer trains on the game (``"module:Class"``, a ``train.tasks.Task``); default
+            :data:`SECRETS_TASK` for a single-player game, :data:`SEATS_TASK` for a multiplayer one.
     """
 
     name: str
@@ -92,10 +99,16 @@ class Game:
     matches: tuple[tuple[Mapping[str, Any], tuple[str, ...], int], ...] = ()
     training_env: str | None = None
     variants: Mapping[str, str] = field(default_factory=dict)
+    task: str | None = None
 
     @property
     def multiplayer(self) -> bool:
         return self.env is not None
+
+    @property
+    def training_task(self) -> str:
+        """The training task, ``"module:Class"``: :attr:`task`, else the default of the game's kind."""
+        return self.task or (SEATS_TASK if self.multiplayer else SECRETS_TASK)
 
     def rules_class(self) -> type:
         return load(self.rules)

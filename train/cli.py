@@ -33,17 +33,13 @@ import argparse
 import dataclasses
 
 from agents import EvaluationResult
-from agents.roster import seat_agent
 from agents.sb3_policy import ALGORITHMS
 from deduction_envs import registry
-from deduction_envs.envs import env_rules
 from deduction_envs.envs.deduction_env import ACTION_MASKS
 from train import arguments
-from train.config import CONFIG, DEFAULT_ENV, DEFAULT_SIZES, RunConfig, hyperparameters, run_settings
+from train.config import DEFAULT_ENV, MARGINAL_WEIGHT, RunConfig
 from train.imitation import SINGLE_PLAYER_EXPERTS
-from train.multiplayer import check_opponents, default_sizes, is_multiplayer, multiplayer_envs, raw_env
-from train.observations import marginal_pointers
-from train.training import MARGINAL_WEIGHT, run, vec_env_choice
+from train.training import run
 
 __all__ = ["build_parser", "main", "names", "parse_args"]
 
@@ -244,181 +240,21 @@ def names(text: str) -> list[str]:
 
 
 def parse_args(argv: list[str] | None = None) -> RunConfig:
-    """The run the options describe, checked; a bad option exits with a one-line message (status 2)."""
+    """The run the options describe, checked (:meth:`RunConfig.check`: the same defaults and refusals as for a
+    Python caller); a bad option exits with a one-line message (status 2)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    # The ranges of single options are checked while parsing (train.arguments); what is left depends on several.
-    # --timesteps 0: the policy a run starts from, saved and evaluated (after --imitate: the fit alone; else the
-    # untrained policy, the baseline a run's figure is measured from).
-    if args.timesteps < 1 and args.resume is not None:
-        parser.error("--timesteps 0 with --resume trains nothing: give the steps to train")
-    if args.seeds is not None and args.resume is not None:
-        parser.error("--seeds starts new runs: it cannot be given with --resume")
-    if args.seeds is None and args.workers != 1:
-        parser.error("--workers is the number of seeds trained at a time: it goes with --seeds")
-    arguments.executor(args, parser)  # a bad combination is refused now
-    if args.resume is not None and args.config is not None:
-        # SB3 loads a saved model with its own hyperparameters: a config given here would be silently ignored.
-        parser.error("--config is for a new run: a resumed one keeps the hyperparameters it was saved with")
-    args.config = args.config or CONFIG
-    if is_multiplayer(args.env):
-        sizes = _check_multiplayer(args, parser)
-        rules = None
-    else:
-        if args.imitate is not None and args.imitate not in SINGLE_PLAYER_EXPERTS:
-            parser.error(
-                f"--imitate: a single-player game's experts are {', '.join(SINGLE_PLAYER_EXPERTS)}, "
-                f"got {args.imitate!r}"
-            )
-        options = _search_target_options(args)
-        if options and args.imitate is not None:
-            parser.error(f"{options[0]} needs a search agent; a single-player game's experts do not search")
-        envs = ", ".join(multiplayer_envs())
-        for name in ("opponents", "eval_opponents", "eval_games", "eval_workers", "league_threshold", "league_window"):
-            if getattr(args, name) is not None:
-                parser.error(f"--{name.replace('_', '-')} is for the multiplayer envs ({envs})")
-        if args.league:
-            parser.error(f"--league is for the multiplayer envs ({envs})")
-        sizes = dict(args.size) if args.size is not None else DEFAULT_SIZES.get(args.env, {})
-        try:
-            rules = env_rules(args.env, **sizes)
-        except (TypeError, ValueError) as error:
-            parser.error(str(error))
-    _check_imitation(args, parser)
-    try:
-        hyperparameters(args.algo, args.env, args.config)
-    except (TypeError, ValueError) as error:
-        parser.error(str(error))
-    if args.policy in ("features", "marginals"):
-        if args.algo not in ("maskable_ppo", "ppo"):
-            parser.error(f"--policy {args.policy} is for maskable_ppo and ppo, got {args.algo}")
-    if args.policy == "marginals":
-        if is_multiplayer(args.env):
-            parser.error("--policy marginals is for the single-player games (a multiplayer env has its own pointers)")
-        if args.query_features:
-            parser.error("--policy marginals reads the marginals; --query-features gives other features: not both")
-        try:
-            marginal_pointers(rules)
-        except ValueError as error:
-            parser.error(f"--policy marginals: {error}")
-    if args.marginal_weight is not None and args.policy != "marginals":
-        parser.error("--marginal-weight is for --policy marginals")
-    if args.query_features and is_multiplayer(args.env):
-        parser.error("--query-features is for the single-player games")
-    if rules is not None and args.action_mask == "consistent" and not rules.queries_name_secrets:
-        parser.error(f"--action-mask consistent needs queries that name secrets, which {args.env} lacks")
-    if args.resume is not None:
-        _continue_run(args, sizes, parser)  # may set the run's entropy reward, which the batched env lacks
-    # An option left out is None here, so that one the env does not take can be refused (above); the run's
-    # defaults are RunConfig's.
+    # The ranges of single options are checked while parsing (train.arguments); the rest, which depends on the
+    # game and on several options, by the config. An option left out is None here: the config's default, or its
+    # game's.
+    arguments.executor(args, parser)  # a bad combination, or a cluster that does not answer, is refused now
     names = {f.name for f in dataclasses.fields(RunConfig)} - {"sizes"}
     given = {name: value for name, value in vars(args).items() if name in names and value is not None}
-    config = RunConfig(sizes=sizes, **given)
+    config = RunConfig(sizes=None if args.size is None else dict(args.size), **given)
     try:
-        config.vec_env = vec_env_choice(config)
+        return config.check()
     except ValueError as error:
         parser.error(str(error))
-    try:
-        import torch
-
-        device = torch.device(args.device)  # a malformed name is refused here, not after the envs are built
-    except (RuntimeError, ValueError) as error:
-        parser.error(f"--device: {error}")
-    if device.type == "cuda" and not torch.cuda.is_available():
-        parser.error("--device cuda: this machine has no CUDA device (torch's CPU build, or no GPU)")
-    return config
-
-
-def _check_multiplayer(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, int]:
-    """The checks of a multiplayer run; its sizes (the env's defaults, overridden by ``--size``)."""
-    sizes = {**default_sizes(args.env), **dict(args.size or [])}
-    try:
-        raw_env(args.env, **sizes)
-    except (TypeError, ValueError) as error:
-        parser.error(f"{args.env}: {error}")
-    if args.action_mask != "all":
-        parser.error("--action-mask is for single-player games; multiplayer envs mask their legal actions")
-    for name in ("eval_secrets", "eval_time_limit"):
-        if getattr(args, name) is not None:
-            parser.error(f"--{name.replace('_', '-')} is for the single-player games (their comparison)")
-    if not args.league and (args.league_threshold is not None or args.league_window is not None):
-        parser.error("--league-threshold and --league-window go with --league")
-    if args.algo not in ("maskable_ppo", "ppo"):
-        parser.error(f"multiplayer envs train with maskable_ppo or ppo, got {args.algo}")
-    game = registry.game(args.env)
-    args.opponents = args.opponents or [game.opponent]
-    args.eval_opponents = args.eval_opponents or list(game.evaluation)
-    for name in ("opponents", "eval_opponents"):
-        try:
-            check_opponents(args.env, getattr(args, name))
-        except ValueError as error:
-            parser.error(f"--{name.replace('_', '-')}: {error}")
-    if args.imitate is not None:
-        try:
-            check_opponents(args.env, [args.imitate])
-        except ValueError as error:
-            parser.error(f"--imitate: {error}")
-        searched = args.imitate_demos is not None or hasattr(seat_agent(args.env, args.imitate), "last_visits")
-        options = _search_target_options(args)
-        if options and not searched:
-            parser.error(f"{options[0]} needs a search agent; {args.imitate} does not search (try ismcts)")
-    return sizes
-
-
-def _search_target_options(args: argparse.Namespace) -> list[str]:
-    """The options given that fit a search agent's ratings of its options (``--imitate-soft``, ``--imitate-values``)."""
-    given = {"--imitate-soft": args.imitate_soft, "--imitate-values": args.imitate_values is not None}
-    return [option for option, on in given.items() if on]
-
-
-def _check_imitation(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
-    """The checks of the ``--imitate`` options that hold in every env."""
-    if args.imitate is not None and args.resume is not None:
-        parser.error("--imitate starts a new policy; it cannot be given with --resume")
-    if args.imitate_learning_rate is not None:
-        if args.imitate is None:
-            parser.error("--imitate-learning-rate needs --imitate NAME")
-    if args.imitate_soft and args.imitate is None:
-        parser.error("--imitate-soft needs --imitate NAME")
-    if args.imitate_values is not None:
-        if args.imitate is None:
-            parser.error("--imitate-values needs --imitate NAME")
-        if args.imitate_soft:
-            parser.error("--imitate-soft and --imitate-values are two kinds of targets: give one")
-    if args.imitate_demos is not None:
-        if args.imitate is None:
-            parser.error("--imitate-demos needs --imitate NAME (the agent whose demonstrations they are)")
-    if args.imitate_secrets is not None:
-        if args.imitate is None:
-            parser.error("--imitate-secrets needs --imitate NAME")
-        if args.imitate_demos is not None:
-            parser.error("--imitate-secrets draws new games' secrets; --imitate-demos reads games already played")
-        if is_multiplayer(args.env):
-            parser.error("--imitate-secrets is for the single-player games (a multiplayer game deals its cards)")
-
-
-def _continue_run(args: argparse.Namespace, sizes: dict[str, int], parser: argparse.ArgumentParser) -> None:
-    """A resumed run keeps the entropy reward it trained with, and must be the same game, size and mask."""
-    saved = run_settings(args.resume)
-    if saved is None:
-        return
-    given_settings = (
-        ("env", args.env),
-        ("sizes", sizes),
-        ("action_mask", args.action_mask),
-        ("algo", args.algo),
-        ("policy", args.policy),
-        ("query_features", args.query_features),
-    )
-    defaults = {"policy": "flat", "query_features": False}  # runs saved before these settings existed
-    for name, given in given_settings:
-        if saved.get(name, defaults.get(name)) != given:
-            parser.error(
-                f"--resume: the model was trained with {name} {saved.get(name, defaults.get(name))!r}, not {given!r}"
-            )
-    if args.entropy_reward is None and saved["entropy_reward"] is not None:
-        args.entropy_reward = saved["entropy_reward"]
-        print(f"resuming with the run's --entropy-reward {args.entropy_reward:g}")
 
 
 def main(argv: list[str] | None = None) -> list[EvaluationResult]:

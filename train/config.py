@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ __all__ = [
     "CONFIG",
     "DEFAULT_ENV",
     "DEFAULT_SIZES",
+    "MARGINAL_WEIGHT",
     "RUN_FILE",
     "LinearSchedule",
     "RunConfig",
@@ -41,6 +42,12 @@ DEFAULT_ENV = "Mastermind-v0"
 DEFAULT_SIZES = {"Mastermind-v0": {"pegs": 3, "colors": 3}}
 #: The settings of a run, written next to its model so that a resumed run and train.evaluate can read them.
 RUN_FILE = "run.json"
+#: ``--policy marginals``: each marginal's initial weight in a query's score (the sum of its components'
+#: marginals). With 0, one of two seeds on Mastermind 4x6 drifted to avoiding likely codes and never left
+#: random play (results/training.md).
+MARGINAL_WEIGHT = 1.0
+#: The algorithms a feature head is written for.
+FEATURE_ALGORITHMS = ("maskable_ppo", "ppo")
 
 
 def hyperparameters(algo: str, env_id: str, path: Path = CONFIG) -> dict[str, Any]:
@@ -105,12 +112,19 @@ class RunConfig:
     opponents; optionally an imitation of a reference agent first. The fields are ``python -m train``'s options
     (``--n-envs`` is ``n_envs``); ``python -m train --help`` says what each does.
 
-    ``vec_env`` ``"auto"`` is the batched env where it plays the game, else copies in one process
-    (:func:`train.training.vec_env_choice`). ``output`` defaults to ``runs/<env>``.
+    A field left None takes its game's default when the config is checked (:meth:`check`, which
+    :func:`train.training.run` calls): ``sizes`` (Mastermind's quick-start 3x3, else the game's own sizes), the
+    single-player comparison's ``eval_secrets`` (2000) and ``eval_time_limit`` (0.1 s), a multiplayer game's
+    ``opponents`` and ``eval_opponents`` (its registry entry's), ``eval_games`` (400), ``eval_workers`` (1) and a
+    league's ``league_threshold`` (0.2) and ``league_window`` (500). Set for a game of the other kind, such an
+    option is refused, as on the command line. ``config`` None: ``train/configs/hyperparameters.toml``.
+
+    ``vec_env`` ``"auto"`` is the batched env where it plays the game, else copies in one process (decided by
+    :meth:`check`). ``output`` defaults to ``runs/<env>``.
     """
 
     env: str = DEFAULT_ENV
-    sizes: dict[str, Any] = field(default_factory=dict)
+    sizes: dict[str, Any] | None = None
     action_mask: str = "all"
     query_features: bool = False
     algo: str = "maskable_ppo"
@@ -127,21 +141,21 @@ class RunConfig:
     #: all seeds are scored on the same sampled secrets and the same games
     eval_seed: int | None = None
     entropy_reward: float | None = None
-    config: Path = CONFIG
+    config: Path | None = None
     output: Path | None = None
     resume: Path | None = None
     checkpoint_every: int = 10_000
-    eval_secrets: int = 2000
-    eval_time_limit: float = 0.1
+    eval_secrets: int | None = None
+    eval_time_limit: float | None = None
     progress: bool = True
     # Multiplayer games.
     opponents: list[str] | None = None
     league: bool = False
-    league_threshold: float = 0.2
-    league_window: int = 500
+    league_threshold: float | None = None
+    league_window: int | None = None
     eval_opponents: list[str] | None = None
-    eval_games: int = 400
-    eval_workers: int = 1
+    eval_games: int | None = None
+    eval_workers: int | None = None
     # Where many jobs run (the evaluation's games, the demonstrations, the seeds): train.arguments.
     executor: str = "local"
     ray_address: str | None = None
@@ -164,9 +178,18 @@ class RunConfig:
         return self.seed if self.eval_seed is None else self.eval_seed
 
     def __post_init__(self) -> None:
-        self.sizes = dict(self.sizes)
-        self.config = Path(self.config)
+        self.sizes = None if self.sizes is None else dict(self.sizes)
+        self.config = None if self.config is None else Path(self.config)
         self.output = Path("runs") / self.env if self.output is None else Path(self.output)
+
+    @property
+    def hyperparameters_file(self) -> Path:
+        """The hyperparameters' file: ``config``, else the project's."""
+        return CONFIG if self.config is None else Path(self.config)
+
+    @property
+    def marginal_weight_or_default(self) -> float:
+        return MARGINAL_WEIGHT if self.marginal_weight is None else self.marginal_weight
 
     def executor_for(self, workers: int) -> Any:
         """The run's executor (``executor``, ``ray_address``) with ``workers`` local processes."""
@@ -174,16 +197,122 @@ class RunConfig:
 
         return make_executor(self.executor, workers, self.ray_address)
 
+    def task(self) -> Any:
+        """The run's :class:`train.tasks.Task` (its game's kind, from the registry), made with this config."""
+        from train.tasks import task_for
+
+        return task_for(self)
+
     @property
     def env_options(self) -> dict[str, Any]:
-        """The options of a single-player env this run trains on (a multiplayer env has none here)."""
-        from train.multiplayer import is_multiplayer
-
-        if is_multiplayer(self.env):
-            return {}
-        return {"action_mask": self.action_mask, **({"query_features": True} if self.query_features else {})}
+        """The options of the env this run trains on (the mask and the query features of a single-player env)."""
+        return self.task().env_options()
 
     @property
     def env_kwargs(self) -> dict[str, Any]:
         """The env's keyword arguments: the sizes, then the options."""
-        return {**self.sizes, **self.env_options}
+        return {**(self.sizes or {}), **self.env_options}
+
+    def search_target_options(self) -> list[str]:
+        """The imitation options given that fit a search agent's ratings (``--imitate-soft``, ``--imitate-values``)."""
+        given = {"--imitate-soft": self.imitate_soft, "--imitate-values": self.imitate_values is not None}
+        return [option for option, on in given.items() if on]
+
+    def check(self) -> RunConfig:
+        """Fill in the defaults that depend on the game (see the class docstring) and refuse what does not fit,
+        as the command line does (its messages name the options); returns the config. Checking twice changes
+        nothing more.
+
+        Raises:
+            ValueError: the first thing that does not fit, named.
+        """
+        from deduction_envs.core.executor import make_executor
+
+        task = self.task()  # an unknown env is refused here
+        if self.timesteps < 1 and self.resume is not None:
+            raise ValueError("--timesteps 0 with --resume trains nothing: give the steps to train")
+        if self.seeds is not None and self.resume is not None:
+            raise ValueError("--seeds starts new runs: it cannot be given with --resume")
+        if self.seeds is None and self.workers != 1:
+            raise ValueError("--workers is the number of seeds trained at a time: it goes with --seeds")
+        try:
+            make_executor(self.executor, 1, self.ray_address)
+        except ImportError as error:
+            raise ValueError(str(error)) from None
+        if self.resume is not None and self.config is not None:
+            # SB3 loads a saved model with its own hyperparameters: a config given here would be silently ignored.
+            raise ValueError("--config is for a new run: a resumed one keeps the hyperparameters it was saved with")
+        task.check()
+        self._check_imitation()
+        try:
+            hyperparameters(self.algo, self.env, self.hyperparameters_file)
+        except TypeError as error:
+            raise ValueError(str(error)) from None
+        if self.policy in ("features", "marginals") and self.algo not in FEATURE_ALGORITHMS:
+            raise ValueError(f"--policy {self.policy} is for maskable_ppo and ppo, got {self.algo}")
+        if self.marginal_weight is not None and self.policy != "marginals":
+            raise ValueError("--marginal-weight is for --policy marginals")
+        if self.resume is not None:
+            self._check_resume()  # may set the run's entropy reward, which the batched env lacks
+        self.vec_env = self._vec_env(task)
+        self._check_device()
+        return self
+
+    def _check_imitation(self) -> None:
+        """The checks of the ``--imitate`` options that hold in every game."""
+        if self.imitate is None:
+            given = [
+                option
+                for option, on in (
+                    ("--imitate-learning-rate", self.imitate_learning_rate is not None),
+                    ("--imitate-soft", self.imitate_soft),
+                    ("--imitate-values", self.imitate_values is not None),
+                    ("--imitate-demos", self.imitate_demos is not None),
+                    ("--imitate-secrets", self.imitate_secrets is not None),
+                )
+                if on
+            ]
+            if given:
+                what = " (the agent whose demonstrations they are)" if given[0] == "--imitate-demos" else ""
+                raise ValueError(f"{given[0]} needs --imitate NAME{what}")
+            return
+        if self.resume is not None:
+            raise ValueError("--imitate starts a new policy; it cannot be given with --resume")
+        if self.imitate_soft and self.imitate_values is not None:
+            raise ValueError("--imitate-soft and --imitate-values are two kinds of targets: give one")
+        if self.imitate_secrets is not None and self.imitate_demos is not None:
+            raise ValueError("--imitate-secrets draws new games' secrets; --imitate-demos reads games already played")
+
+    def _check_resume(self) -> None:
+        """A resumed run keeps the entropy reward it trained with, and must be the same game, size and mask."""
+        saved = run_settings(Path(self.resume))  # type: ignore[arg-type]
+        if saved is None:
+            return
+        defaults = {"policy": "flat", "query_features": False}  # runs saved before these settings existed
+        for name in ("env", "sizes", "action_mask", "algo", "policy", "query_features"):
+            was, given = saved.get(name, defaults.get(name)), getattr(self, name)
+            if was != given:
+                raise ValueError(f"--resume: the model was trained with {name} {was!r}, not {given!r}")
+        if self.entropy_reward is None and saved["entropy_reward"] is not None:
+            self.entropy_reward = saved["entropy_reward"]
+            print(f"resuming with the run's --entropy-reward {self.entropy_reward:g}")
+
+    def _vec_env(self, task: Any) -> str:
+        """The vector env the run steps: ``vec_env``, with ``"auto"`` the batched env where it plays the game,
+        else copies in one process."""
+        why = task.vec_env_refusal()
+        if self.vec_env == "auto":
+            return "dummy" if why else "batched"
+        if self.vec_env == "batched" and why:
+            raise ValueError(f"--vec-env batched: {why}; use --vec-env dummy")
+        return self.vec_env
+
+    def _check_device(self) -> None:
+        import torch
+
+        try:
+            device = torch.device(self.device)  # a malformed name is refused here, not after the envs are built
+        except (RuntimeError, ValueError) as error:
+            raise ValueError(f"--device: {error}") from None
+        if device.type == "cuda" and not torch.cuda.is_available():
+            raise ValueError("--device cuda: this machine has no CUDA device (torch's CPU build, or no GPU)")

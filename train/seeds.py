@@ -86,6 +86,7 @@ def _train_seed(seed: int, config: RunConfig) -> TrainingRun:
         eval_seed=config.evaluation_seed,  # every seed scored on the same secrets and games
         output=Path(config.output, f"seed-{seed}"),  # absolute here: a Ray worker's working folder is not ours
         seeds=None,
+        workers=1,
         torch_threads=1,
         progress=False,
     )
@@ -105,6 +106,7 @@ def run_seeds(config: RunConfig, seeds: Sequence[int], workers: int | Executor =
     seeds = tuple(int(s) for s in seeds)
     if not seeds or len(set(seeds)) != len(seeds):
         raise ValueError(f"seeds must be distinct and at least one, got {list(seeds)}")
+    config.check()
     output = Path(config.output).resolve()
     output.mkdir(parents=True, exist_ok=True)
     config = dataclasses.replace(config, output=output)
@@ -120,16 +122,9 @@ def run_seeds(config: RunConfig, seeds: Sequence[int], workers: int | Executor =
 
 
 def reference_results(config: RunConfig) -> tuple:
-    """Single-player games: the reference agents on the secrets every seed was scored on (none for a
-    multiplayer game, whose seeds are scored against the evaluation opponents themselves)."""
-    from train.comparison import compare
-    from train.multiplayer import is_multiplayer
-
-    if is_multiplayer(config.env):
-        return ()
-    found = compare(None, config.env, config.sizes, config.eval_secrets, config.eval_time_limit,
-                    config.evaluation_seed, references=True, progress=None if config.progress else False)  # fmt: skip
-    return tuple(found)
+    """The reference agents on the evaluation every seed was scored on: a single-player game's on its secrets
+    (none for a multiplayer game, whose seeds are scored against the evaluation opponents themselves)."""
+    return config.task().references()
 
 
 def write_seeds(result: SeedsResult, config: RunConfig, path: Path) -> str:
@@ -172,10 +167,9 @@ def write_seeds(result: SeedsResult, config: RunConfig, path: Path) -> str:
 
 def plot_seeds(result: SeedsResult, config: RunConfig, path: Path) -> bool:
     """Every seed's learning curve (queries per episode, or win rate) and their mean on a common axis."""
-    from train.multiplayer import is_multiplayer
     from train.plotting import panel_grid, save
 
-    multiplayer = is_multiplayer(config.env)
+    column, axis_label, most = config.task().curve
     curves: list[tuple[np.ndarray, np.ndarray]] = []
     figure, (ax,) = panel_grid(1, width=6.4, height=3.8)
     for seed in result.seeds:
@@ -183,8 +177,8 @@ def plot_seeds(result: SeedsResult, config: RunConfig, path: Path) -> bool:
         lengths = read_monitors(monitor)
         if not lengths.size:
             continue
-        values = read_monitors(monitor, "won") if multiplayer else lengths
-        _, steps, smooth = smoothed(values, most=500 if multiplayer else 100, share=10, lengths=lengths)
+        values = read_monitors(monitor, column)
+        _, steps, smooth = smoothed(values, most=most, share=10, lengths=lengths)
         ax.plot(steps, smooth, linewidth=0.9, alpha=0.6, label=f"seed {seed}")
         curves.append((steps, smooth))
     if not curves:
@@ -194,7 +188,7 @@ def plot_seeds(result: SeedsResult, config: RunConfig, path: Path) -> bool:
     mean = np.mean([np.interp(grid, steps, smooth) for steps, smooth in curves], axis=0)
     ax.plot(grid, mean, color="black", linewidth=2, label=f"mean of {len(curves)} seeds")
     ax.set_xlabel("timesteps")
-    ax.set_ylabel("win rate" if multiplayer else "queries per episode")
+    ax.set_ylabel(axis_label)
     ax.set_title(f"{config.algo} on {config.env} {config.sizes or ''}".strip())
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")

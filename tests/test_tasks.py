@@ -1,0 +1,70 @@
+"""The training tasks and the config that checks itself: a Python caller gets the command line's defaults and
+errors (``run(RunConfig(env="algo_v0", timesteps=64))`` raised ``TypeError: 'NoneType' object is not iterable``),
+and the task of each kind of game comes from its registry entry."""
+
+from __future__ import annotations
+
+import pytest
+
+from deduction_envs import registry
+from train import cli
+from train.config import RunConfig
+from train.tasks import task_for
+from train.tasks.seats import SeatsTask
+from train.tasks.secrets import SecretsTask
+
+
+def test_each_game_trains_through_the_task_its_registry_entry_names():
+    for game in registry.games():
+        task = task_for(RunConfig(env=game.env_id))
+        assert isinstance(task, SeatsTask if game.multiplayer else SecretsTask), game.env_id
+    with pytest.raises(ValueError, match=r"env must be one of Mastermind-v0, .*, got 'Chess-v0'"):
+        task_for(RunConfig(env="Chess-v0"))
+
+
+ARGVS = [[], ["--env", "algo_v0"], ["--env", "clue_v0", "--size", "players=3", "--league"],
+         ["--env", "TreasureHunt-v0", "--policy", "features", "--eval-secrets", "5"]]  # fmt: skip
+
+
+@pytest.mark.parametrize("argv", ARGVS)
+def test_a_python_caller_gets_the_command_lines_defaults(argv):
+    parsed = cli.parse_args(argv)
+    env = argv[argv.index("--env") + 1] if "--env" in argv else "Mastermind-v0"
+    built = RunConfig(env=env, **{k: getattr(parsed, k) for k in ("league", "policy")},
+                      **({"sizes": {"players": 3}} if "players=3" in argv else {}),
+                      **({"eval_secrets": 5} if "--eval-secrets" in argv else {})).check()  # fmt: skip
+    assert built == parsed
+
+
+def test_a_python_caller_gets_the_command_lines_errors():
+    cases = [
+        (RunConfig(env="algo_v0", eval_secrets=10), "--eval-secrets is for the single-player games"),
+        (RunConfig(env="Mastermind-v0", opponents=["random"]), "--opponents is for the multiplayer envs"),
+        (RunConfig(env="Mastermind-v0", league=True), "--league is for the multiplayer envs"),
+        (RunConfig(env="clue_v0", league_window=10), "--league-threshold and --league-window go with --league"),
+        (RunConfig(env="algo_v0", opponents=["nobody"]), "--opponents: "),
+        (RunConfig(env="algo_v0", algo="dqn"), "multiplayer envs train with maskable_ppo or ppo, got dqn"),
+        (RunConfig(env="Mastermind-v0", sizes={"pegs": 0}), "pegs must be an integer"),
+        (RunConfig(env="Mastermind-v0", sizes={"legs": 3}), "has no size parameter 'legs'"),
+        (RunConfig(env="Mastermind-v0", imitate="nobody"), "a single-player game's experts are"),
+        (RunConfig(env="Mastermind-v0", imitate_soft=True), "--imitate-soft needs --imitate NAME"),
+        (RunConfig(env="Mastermind-v0", workers=2), "--workers is the number of seeds trained at a time"),
+        (RunConfig(env="Mastermind-v0", vec_env="batched", query_features=True), "--vec-env batched: it has no"),
+        (RunConfig(env="Mastermind-v0", device="tpu:x"), "--device: "),
+        (RunConfig(env="FakeCoin-v0", action_mask="consistent"), "--action-mask consistent needs queries"),
+        (RunConfig(env="Mastermind-v0", marginal_weight=2.0), "--marginal-weight is for --policy marginals"),
+        (RunConfig(env="generalized_clue_v0", policy="marginals"), "--policy marginals is for the single-player"),
+    ]
+    for config, message in cases:
+        with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+            config.check()
+
+
+def test_checking_twice_changes_nothing_more():
+    config = RunConfig(env="clue_v0", league=True).check()
+    first = repr(config)
+    assert config.check() is config and repr(config) == first
+    assert config.opponents == [registry.game("clue_v0").opponent] and config.league_window == 500
+    assert config.eval_games == 400 and config.sizes == registry.game("clue_v0").default_sizes()
+    single = RunConfig().check()
+    assert single.sizes == {"pegs": 3, "colors": 3} and single.eval_secrets == 2000 and single.vec_env == "batched"

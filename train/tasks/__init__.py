@@ -1,0 +1,90 @@
+"""What differs between kinds of game when a policy trains: a task for each kind, named by the game's registry entry.
+
+Training (:func:`train.training.train`, :func:`train.training.run`), the configuration's checks
+(:meth:`train.config.RunConfig.check`), the seeds runner and the evaluation ask the run's :class:`Task` instead of
+branching on the kind of game:
+
+* :class:`train.tasks.secrets.SecretsTask`: a single-player game. The learner plays episodes of secrets (copies of
+  the env, batched where the game has a batched env); it is compared with the reference agents on the same
+  secrets.
+* :class:`train.tasks.seats.SeatsTask`: a multiplayer game. The learner plays one seat against opponents drawn
+  from a pool (reference agents, and with a league its own snapshots); it is measured against each evaluation
+  opponent, seats rotated.
+
+A game chooses its task in its registry entry (:attr:`deduction_envs.registry.Game.training_task`); a third kind
+of training is one module with a class that keeps this protocol, named there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from deduction_envs import registry
+
+if TYPE_CHECKING:
+    from agents import EvaluationResult
+    from train.config import RunConfig
+
+__all__ = ["Task", "TrainingRun", "task_for"]
+
+
+@dataclass
+class TrainingRun:
+    """What :func:`train.training.run` did: timesteps trained, seconds of training, and the evaluation (for a
+    single-player game the comparison, the policy first; for a multiplayer one a row per opponent)."""
+
+    timesteps: int
+    seconds: float
+    results: list[EvaluationResult] | list[Any]
+
+
+class Task(Protocol):
+    """One kind of game's part in a run; made with the run's :class:`~train.config.RunConfig`."""
+
+    #: How a seed's learning curve reads the monitors: the column, the axis label and the episodes smoothed over.
+    curve: tuple[str, str, int]
+
+    def __init__(self, config: RunConfig) -> None: ...
+
+    def check(self) -> None:
+        """Fill in the game's defaults in the config (sizes, opponents, the evaluation's budget) and refuse
+        what the game does not take, with a ValueError that names the option."""
+
+    def env_options(self) -> dict[str, Any]:
+        """The env's options this run sets besides its sizes."""
+
+    def vec_env_refusal(self) -> str | None:
+        """Why the run cannot step a batched env (None: it can)."""
+
+    def make_envs(self, vec_env: str, gamma: float, append: bool) -> Any:
+        """The run's SB3 vector env of ``n_envs`` monitored copies (``append``: add to the episode logs)."""
+
+    def policy(self) -> tuple[Any, dict[str, Any]]:
+        """The SB3 policy (a class or a name) a new model starts with, and its extra ``policy_kwargs``."""
+
+    def callbacks(self, envs: Any) -> list[Any]:
+        """SB3 callbacks the game's training needs beyond checkpoints and the clock (a league's)."""
+
+    def saved_settings(self) -> dict[str, Any]:
+        """What ``run.json`` records beyond the settings every run has."""
+
+    def report(self, model: Any, seconds: float, references: bool = True) -> TrainingRun:
+        """Plot the learning curve, evaluate the trained ``model`` and write ``comparison.md`` (``references``
+        False: a single-player policy alone, for callers that measure the reference agents once)."""
+
+    def references(self) -> tuple[Any, ...]:
+        """The reference agents' figures on the evaluation every seed is scored on (none where the evaluation
+        plays against them)."""
+
+
+def task_for(config: RunConfig) -> Task:
+    """The task of the config's game, made with the config.
+
+    Raises:
+        ValueError: the env is not registered.
+    """
+    ids = [g.env_id for g in registry.games()]
+    if config.env not in ids:
+        raise ValueError(f"env must be one of {', '.join(ids)}, got {config.env!r}")
+    return registry.load(registry.game(config.env).training_task)(config)

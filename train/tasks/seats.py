@@ -1,0 +1,152 @@
+"""The multiplayer games' task: the learner plays one seat (drawn each game) against opponents drawn from a pool,
+and is measured against each evaluation opponent, seats rotated (:mod:`train.multiplayer`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from deduction_envs import registry
+from train.config import RunConfig
+from train.tasks import TrainingRun
+
+__all__ = ["SECRET_OPTIONS", "SeatsTask"]
+
+#: The options of the single-player games' comparison, which a multiplayer run refuses.
+SECRET_OPTIONS = ("eval_secrets", "eval_time_limit")
+#: The defaults of a league, the evaluation's games against each opponent, and its worker processes.
+LEAGUE_THRESHOLD, LEAGUE_WINDOW, EVAL_GAMES, EVAL_WORKERS = 0.2, 500, 400, 1
+
+
+class SeatsTask:
+    """A multiplayer game's run: see the module docstring."""
+
+    curve = ("won", "win rate", 500)
+
+    def __init__(self, config: RunConfig) -> None:
+        self.config = config
+        self.snapshots: list[str] = []  # a resumed league's snapshots, read when its envs are made
+
+    def check(self) -> None:
+        from agents.roster import seat_agent
+        from train.multiplayer import check_opponents, default_sizes, raw_env
+
+        config = self.config
+        config.sizes = {**default_sizes(config.env), **(config.sizes or {})}
+        try:
+            raw_env(config.env, **config.sizes)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{config.env}: {error}") from None
+        if config.action_mask != "all":
+            raise ValueError("--action-mask is for single-player games; multiplayer envs mask their legal actions")
+        for name in SECRET_OPTIONS:
+            if getattr(config, name) is not None:
+                raise ValueError(f"--{name.replace('_', '-')} is for the single-player games (their comparison)")
+        if not config.league and (config.league_threshold is not None or config.league_window is not None):
+            raise ValueError("--league-threshold and --league-window go with --league")
+        if config.algo not in ("maskable_ppo", "ppo"):
+            raise ValueError(f"multiplayer envs train with maskable_ppo or ppo, got {config.algo}")
+        game = registry.game(config.env)
+        config.opponents = list(config.opponents or [game.opponent])
+        config.eval_opponents = list(config.eval_opponents or game.evaluation)
+        for name in ("opponents", "eval_opponents"):
+            try:
+                check_opponents(config.env, getattr(config, name))
+            except ValueError as error:
+                raise ValueError(f"--{name.replace('_', '-')}: {error}") from None
+        if config.imitate is not None:
+            try:
+                check_opponents(config.env, [config.imitate])
+            except ValueError as error:
+                raise ValueError(f"--imitate: {error}") from None
+            searches = hasattr(seat_agent(config.env, config.imitate), "last_visits")
+            searched = config.imitate_demos is not None or searches
+            options = config.search_target_options()
+            if options and not searched:
+                raise ValueError(f"{options[0]} needs a search agent; {config.imitate} does not search (try ismcts)")
+        if config.imitate_secrets is not None:
+            raise ValueError("--imitate-secrets is for the single-player games (a multiplayer game deals its cards)")
+        if config.policy == "marginals":
+            raise ValueError(
+                "--policy marginals is for the single-player games (a multiplayer env has its own pointers)"
+            )
+        if config.query_features:
+            raise ValueError("--query-features is for the single-player games")
+        if config.league:
+            config.league_threshold = LEAGUE_THRESHOLD if config.league_threshold is None else config.league_threshold
+            config.league_window = LEAGUE_WINDOW if config.league_window is None else config.league_window
+        config.eval_games = EVAL_GAMES if config.eval_games is None else config.eval_games
+        config.eval_workers = EVAL_WORKERS if config.eval_workers is None else config.eval_workers
+
+    def env_options(self) -> dict[str, Any]:
+        return {}  # a multiplayer env masks its legal actions and has no query features
+
+    def vec_env_refusal(self) -> str | None:
+        return "the multiplayer envs have none"
+
+    def make_envs(self, vec_env: str, gamma: float, append: bool) -> Any:
+        from train.multiplayer import make_seat_envs, read_league
+
+        config = self.config
+        self.snapshots = read_league(config.output) if config.resume is not None else []
+        return make_seat_envs(
+            config.env,
+            config.env_kwargs,
+            config.opponents or [],
+            config.n_envs,
+            config.seed,
+            config.output / "monitor",
+            self.snapshots,
+            append=append,
+            subprocesses=vec_env == "subproc",
+            torch_threads=config.torch_threads,
+            entropy_reward=config.entropy_reward,
+            gamma=gamma,
+            algo=config.algo,
+        )
+
+    def policy(self) -> tuple[Any, dict[str, Any]]:
+        from train.multiplayer import raw_env
+        from train.observations import observation_pointers
+        from train.policies import flat_policy, policy_for
+
+        config = self.config
+        if config.policy != "features":
+            return flat_policy(config.algo, dict_observations=False), {}
+        game = raw_env(config.env, **config.sizes)  # its rules, and its observation's pointers
+        return policy_for(config.algo, game.rules.action_features(), False, observation_pointers(game))
+
+    def callbacks(self, envs: Any) -> list[Any]:
+        from train.multiplayer import league_callback
+
+        config = self.config
+        if not config.league:
+            return []
+        return [league_callback(envs, config.output, config.league_threshold, config.league_window, self.snapshots)]
+
+    def saved_settings(self) -> dict[str, Any]:
+        return {"opponents": self.config.opponents, "league": self.config.league}
+
+    def report(self, model: Any, seconds: float, references: bool = True) -> TrainingRun:
+        from train.curves import plot_seat_curve
+        from train.multiplayer import evaluate_seat_policy, raw_env, write_seat_evaluation
+
+        config = self.config
+        players = raw_env(config.env, **config.sizes).rules.players
+        label = f"{config.algo} on {config.env} {config.sizes} against {','.join(config.opponents or [])}"
+        plot_seat_curve(config.output / "monitor", config.output / "learning_curve.png", label, players)
+        results = evaluate_seat_policy(
+            config.output / "model.zip",
+            config.env,
+            config.sizes,
+            config.eval_opponents,
+            config.eval_games,
+            config.evaluation_seed,
+            config.algo,
+            config.executor_for(config.eval_workers),
+        )
+        title = f"{label}, {model.num_timesteps} timesteps"
+        print(write_seat_evaluation(results, config.output / "comparison.md", title))
+        return TrainingRun(model.num_timesteps, seconds, results)
+
+    def references(self) -> tuple[Any, ...]:
+        return ()  # the seeds are scored against the evaluation opponents themselves
