@@ -116,10 +116,12 @@ def test_the_generalized_clue_example_runs():
 
 def test_the_training_library_example_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)  # its output folder is relative
-    ((name, example),) = block_with("from train.config import RunConfig")
-    done = run(name, example)["done"]
+    ((name, example),) = block_with("from train import RunConfig, run")
+    found = run(name, example)
+    done, seat = found["done"], found["seat"]
     assert done.timesteps >= 512 and (tmp_path / "runs" / "example" / "comparison.md").exists()
     assert [r.agent for r in done.results][1] == "ISES"
+    assert [r.opponent for r in seat.results] == ["random"] and seat.results[0].games == 20
 
 
 def test_results_hold_only_outputs():

@@ -1,7 +1,6 @@
 """What a training run is: a typed configuration that ``python -m train`` parses into and Python callers build.
 
-    from train.config import RunConfig
-    from train.training import run
+    from train import RunConfig, run
 
     done = run(RunConfig(env="Mastermind-v0", sizes={"pegs": 3, "colors": 3}, timesteps=20_000))
     done.results[0].mean_steps        # the trained policy, then the reference agents

@@ -21,30 +21,16 @@ intervals and the tests against parity
 from __future__ import annotations
 
 import argparse
-import hashlib
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
-from agents import EvaluationResult, SB3Policy
-from agents.sb3_policy import ALGORITHMS, SB3SeatPolicy
+from agents import EvaluationResult
+from agents.sb3_policy import ALGORITHMS
 from deduction_envs import registry
-from deduction_envs.core.executor import discard_store
-from deduction_envs.envs import env_rules
 from deduction_envs.envs.deduction_env import ACTION_MASKS
 from train import arguments
 from train.cli import names
-from train.comparison import compare, seen_by_imitation, write_comparison
 from train.config import run_settings
-from train.multiplayer import (
-    SeatEvaluation,
-    check_opponents,
-    default_sizes,
-    evaluate_seat_policy,
-    is_multiplayer,
-    multiplayer_envs,
-    raw_env,
-    write_seat_evaluation,
-)
 
 
 def main(argv: list[str] | None = None) -> list[EvaluationResult]:
@@ -89,39 +75,9 @@ def main(argv: list[str] | None = None) -> list[EvaluationResult]:
     workers = arguments.executor(args, parser)
     if args.env is None:
         _settings_of_run(args, parser)
-    if is_multiplayer(args.env):
-        if args.action_mask != "all" or args.eval_secrets is not None or args.eval_time_limit is not None:
-            parser.error("--action-mask, --eval-secrets and --eval-time-limit are for the single-player games")
-        if args.no_references:
-            parser.error("--no-references is for the single-player games (a seat is measured against opponents)")
-        args.games = args.games or 400
-        return _evaluate_seat(args, parser, workers)
-    for option, value in (("--opponents", args.opponents), ("--games", args.games)):
-        if value is not None:
-            parser.error(f"{option} is for the multiplayer envs ({', '.join(multiplayer_envs())})")
-    args.eval_secrets, args.eval_time_limit = args.eval_secrets or 2000, args.eval_time_limit or 0.1
-    sizes = dict(args.size)
-    try:
-        env_rules(args.env, **sizes)
-        policy = SB3Policy.load(args.model, args.algo, action_mask=args.action_mask)
-        references = not args.no_references
-        results = compare(
-            policy,
-            args.env,
-            sizes,
-            args.eval_secrets,
-            args.eval_time_limit,
-            args.seed,
-            references=references,
-            workers=workers,
-        )
-    except (TypeError, ValueError, FileNotFoundError) as error:
-        refuse(parser, args.model, error)
-    title = f"{args.model} on {args.env} {sizes or ''}".strip()
-    path = output_file(args)
-    seen = seen_by_imitation(args.model.parent)  # an imitation of some secrets: the others scored apart
-    print(f"{write_comparison(results, path, title, seen)}\nwritten to {path}")
-    return results
+    from train.tasks import task_class
+
+    return task_class(args.env).evaluate_saved(args, parser, workers)
 
 
 def _settings_of_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
@@ -151,26 +107,6 @@ def output_file(args: argparse.Namespace) -> Path:
     output = args.output or args.model.parent
     output.mkdir(parents=True, exist_ok=True)
     return output / f"evaluation-seed{args.seed}.md"
-
-
-def _evaluate_seat(args: argparse.Namespace, parser: argparse.ArgumentParser, workers: Any) -> list[SeatEvaluation]:
-    sizes = {**default_sizes(args.env), **dict(args.size)}
-    opponents = args.opponents or list(registry.game(args.env).evaluation)
-    try:
-        check_opponents(args.env, opponents)
-        SB3SeatPolicy.load(args.model, raw_env(args.env, **sizes), args.algo)  # a mismatch is refused before playing
-        path = output_file(args)
-        # Finished parts are kept beside the table until it is written: a killed evaluation resumes.
-        digest = hashlib.sha256(args.model.read_bytes()).hexdigest()[:16]
-        store = path.parent / ".jobs" / f"evaluation-{digest}"
-        results = evaluate_seat_policy(
-            args.model, args.env, sizes, opponents, args.games, args.seed, args.algo, workers, store=store
-        )
-    except (TypeError, ValueError, FileNotFoundError) as error:
-        refuse(parser, args.model, error)
-    print(f"{write_seat_evaluation(results, path, f'{args.model} on {args.env} {sizes}')}\nwritten to {path}")
-    discard_store(store)  # kept only while the run is unfinished
-    return results
 
 
 if __name__ == "__main__":

@@ -291,18 +291,39 @@ def demonstrations(
     plays episodes, ``expert`` one of :data:`SINGLE_PLAYER_EXPERTS`, each
     secret drawn from ``secrets`` (indices, e.g. :func:`seen_secrets`) if given.
     """
-    from train.multiplayer import is_multiplayer
+    from train.tasks import task_class
 
-    multiplayer = is_multiplayer(env)
-    if multiplayer:
-        seat_agent(env, expert)  # an unknown name is refused here, before any worker starts
-    elif expert not in SINGLE_PLAYER_EXPERTS:
+    check_int("games", games, low=1)
+    return task_class(env).demonstrations(env, env_kwargs, expert, opponents, games, seed, gamma, workers, secrets)
+
+
+def _jobs(games: int, workers: Any) -> tuple[list[tuple[int, int]], Any]:
+    """The chunks ``(start, games)`` a demonstration's games are played in, and the executor."""
+    workers = as_executor(workers)
+    size = max(1, -(-games // (8 * workers.workers)))
+    return [(start, min(size, games - start)) for start in range(0, games, size)], workers
+
+
+def seat_demonstrations(
+    env: str, env_kwargs: dict, expert: str, opponents: Any, games: int, seed: int, gamma: float, workers: Any
+) -> Demonstrations:
+    """A multiplayer game's demonstrations: ``expert`` in the learner's seat (drawn each game) against
+    ``opponents`` (names, drawn per seat each game as in training)."""
+    seat_agent(env, expert)  # an unknown name is refused here, before any worker starts
+    jobs, workers = _jobs(games, workers)
+    desc = f"{expert}'s games in the learner's seat"
+    parts = run_jobs(_play, jobs, workers, desc, env, dict(env_kwargs), expert, list(opponents), seed, gamma)
+    return Demonstrations.join([parts[job] for job in jobs])
+
+
+def episode_demonstrations(
+    env: str, env_kwargs: dict, expert: str, games: int, seed: int, gamma: float, workers: Any, secrets: Any = None
+) -> Demonstrations:
+    """A single-player game's demonstrations: episodes of ``expert`` (one of :data:`SINGLE_PLAYER_EXPERTS`), each
+    secret drawn from ``secrets`` (indices) if given."""
+    if expert not in SINGLE_PLAYER_EXPERTS:
         raise ValueError(f"a single-player game's experts are {', '.join(SINGLE_PLAYER_EXPERTS)}, got {expert!r}")
-    elif opponents:
-        raise ValueError(f"{env} is a single-player game: it has no opponents, got {opponents}")
     if secrets is not None:
-        if multiplayer:
-            raise ValueError(f"{env} deals its cards each game: secrets are for the single-player games")
         import gymnasium as gym
 
         num_secrets = gym.make(env, **env_kwargs).unwrapped.rules.num_secrets
@@ -311,16 +332,9 @@ def demonstrations(
             raise ValueError(f"secrets must be a non-empty list of secret indices, got {secrets!r}")
         if secrets.min() < 0 or secrets.max() >= num_secrets:
             raise ValueError(f"secrets must be indices in [0, {num_secrets - 1}], got {secrets.min()}..{secrets.max()}")
-    check_int("games", games, low=1)
-    workers = as_executor(workers)
-    size = max(1, -(-games // (8 * workers.workers)))
-    jobs = [(start, min(size, games - start)) for start in range(0, games, size)]
-    if multiplayer:
-        desc = f"{expert}'s games in the learner's seat"
-        parts = run_jobs(_play, jobs, workers, desc, env, dict(env_kwargs), expert, list(opponents), seed, gamma)
-    else:
-        desc = f"{expert}'s games"
-        parts = run_jobs(_play_alone, jobs, workers, desc, env, dict(env_kwargs), expert, seed, gamma, secrets)
+    jobs, workers = _jobs(games, workers)
+    parts = run_jobs(_play_alone, jobs, workers, f"{expert}'s games", env, dict(env_kwargs), expert, seed, gamma,
+                     secrets)  # fmt: skip
     return Demonstrations.join([parts[job] for job in jobs])
 
 

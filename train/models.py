@@ -135,12 +135,9 @@ def _evaluate(model: Path, arguments: list[str]) -> dict[str, Any]:
 def default_evaluation(run: dict[str, Any]) -> list[str]:
     """The evaluation a kept model is measured by unless told otherwise: a single-player policy alone over
     every secret, a seat policy against the evaluation's default opponents and number of games."""
-    from deduction_envs.envs import env_rules
-    from train.multiplayer import is_multiplayer
+    from train.tasks import task_class
 
-    if is_multiplayer(run["env"]):
-        return []
-    return ["--no-references", "--eval-secrets", str(env_rules(run["env"], **run.get("sizes", {})).num_secrets)]
+    return task_class(run["env"]).default_evaluation(run)
 
 
 def _save_without_optimizer_state(source: Path, target: Path, algo: str) -> None:

@@ -1,7 +1,6 @@
 """Training on stable-baselines3 / sb3-contrib: a run's envs, its learning loop, its outputs.
 
-    from train.config import RunConfig
-    from train.training import run
+    from train import RunConfig, run
 
     done = run(RunConfig(env="Mastermind-v0", sizes={"pegs": 3, "colors": 3}, timesteps=20_000))
 

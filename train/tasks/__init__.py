@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from agents import EvaluationResult
     from train.config import RunConfig
 
-__all__ = ["Task", "TrainingRun", "task_for"]
+__all__ = ["Task", "TrainingRun", "task_class", "task_for"]
 
 
 @dataclass
@@ -77,6 +77,42 @@ class Task(Protocol):
         """The reference agents' figures on the evaluation every seed is scored on (none where the evaluation
         plays against them)."""
 
+    # What needs no run: the class answers.
+    @staticmethod
+    def demonstrations(
+        env: str,
+        env_kwargs: dict[str, Any],
+        expert: str,
+        opponents: Any,
+        games: int,
+        seed: int,
+        gamma: float,
+        workers: Any,
+        secrets: Any,
+    ) -> Any:
+        """``games`` of the reference agent ``expert`` deciding for the learner (see
+        :func:`train.imitation.demonstrations`)."""
+
+    @staticmethod
+    def evaluate_saved(args: Any, parser: Any, workers: Any) -> list[Any]:
+        """``python -m train.evaluate``'s measure of a saved model, its options parsed (``args``)."""
+
+    @staticmethod
+    def default_evaluation(run: dict[str, Any]) -> list[str]:
+        """The ``train.evaluate`` arguments a kept model of the run (its ``run.json``) is measured by."""
+
+
+def task_class(env: str) -> type[Task]:
+    """The task class of the game ``env`` (an env id), from its registry entry.
+
+    Raises:
+        ValueError: the env is not registered.
+    """
+    ids = [g.env_id for g in registry.games()]
+    if env not in ids:
+        raise ValueError(f"env must be one of {', '.join(ids)}, got {env!r}")
+    return registry.load(registry.game(env).training_task)
+
 
 def task_for(config: RunConfig) -> Task:
     """The task of the config's game, made with the config.
@@ -84,7 +120,4 @@ def task_for(config: RunConfig) -> Task:
     Raises:
         ValueError: the env is not registered.
     """
-    ids = [g.env_id for g in registry.games()]
-    if config.env not in ids:
-        raise ValueError(f"env must be one of {', '.join(ids)}, got {config.env!r}")
-    return registry.load(registry.game(config.env).training_task)(config)
+    return task_class(config.env)(config)

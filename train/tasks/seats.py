@@ -150,3 +150,64 @@ class SeatsTask:
 
     def references(self) -> tuple[Any, ...]:
         return ()  # the seeds are scored against the evaluation opponents themselves
+
+    @staticmethod
+    def demonstrations(
+        env: str,
+        env_kwargs: dict[str, Any],
+        expert: str,
+        opponents: Any,
+        games: int,
+        seed: int,
+        gamma: float,
+        workers: Any,
+        secrets: Any,
+    ) -> Any:
+        from train.imitation import seat_demonstrations
+
+        if secrets is not None:
+            raise ValueError(f"{env} deals its cards each game: secrets are for the single-player games")
+        return seat_demonstrations(env, env_kwargs, expert, opponents, games, seed, gamma, workers)
+
+    @staticmethod
+    def evaluate_saved(args: Any, parser: Any, workers: Any) -> list[Any]:
+        import hashlib
+
+        from agents.sb3_policy import SB3SeatPolicy
+        from deduction_envs.core.executor import discard_store
+        from train.evaluate import output_file, refuse
+        from train.multiplayer import (
+            check_opponents,
+            default_sizes,
+            evaluate_seat_policy,
+            raw_env,
+            write_seat_evaluation,
+        )
+
+        if args.action_mask != "all" or args.eval_secrets is not None or args.eval_time_limit is not None:
+            parser.error("--action-mask, --eval-secrets and --eval-time-limit are for the single-player games")
+        if args.no_references:
+            parser.error("--no-references is for the single-player games (a seat is measured against opponents)")
+        games = args.games or EVAL_GAMES
+        sizes = {**default_sizes(args.env), **dict(args.size)}
+        opponents = args.opponents or list(registry.game(args.env).evaluation)
+        try:
+            check_opponents(args.env, opponents)
+            SB3SeatPolicy.load(args.model, raw_env(args.env, **sizes), args.algo)  # a mismatch is refused first
+            path = output_file(args)
+            # Finished parts are kept beside the table until it is written: a killed evaluation resumes.
+            digest = hashlib.sha256(args.model.read_bytes()).hexdigest()[:16]
+            store = path.parent / ".jobs" / f"evaluation-{digest}"
+            results = evaluate_seat_policy(
+                args.model, args.env, sizes, opponents, games, args.seed, args.algo, workers, store=store
+            )
+        except (TypeError, ValueError, FileNotFoundError) as error:
+            refuse(parser, args.model, error)
+        print(f"{write_seat_evaluation(results, path, f'{args.model} on {args.env} {sizes}')}\nwritten to {path}")
+        discard_store(store)  # kept only while the run is unfinished
+        return results
+
+    @staticmethod
+    def default_evaluation(run: dict[str, Any]) -> list[str]:
+        """The evaluation's default opponents and number of games."""
+        return []

@@ -182,3 +182,52 @@ class SecretsTask:
         progress = None if config.progress else False
         return tuple(compare(None, config.env, config.sizes, config.eval_secrets, config.eval_time_limit,
                              config.evaluation_seed, references=True, progress=progress))  # fmt: skip
+
+    @staticmethod
+    def demonstrations(
+        env: str,
+        env_kwargs: dict[str, Any],
+        expert: str,
+        opponents: Any,
+        games: int,
+        seed: int,
+        gamma: float,
+        workers: Any,
+        secrets: Any,
+    ) -> Any:
+        from train.imitation import episode_demonstrations
+
+        if opponents:
+            raise ValueError(f"{env} is a single-player game: it has no opponents, got {opponents}")
+        return episode_demonstrations(env, env_kwargs, expert, games, seed, gamma, workers, secrets)
+
+    @staticmethod
+    def evaluate_saved(args: Any, parser: Any, workers: Any) -> list[Any]:
+        from agents import SB3Policy
+        from train.comparison import compare, seen_by_imitation, write_comparison
+        from train.evaluate import output_file, refuse
+        from train.multiplayer import multiplayer_envs
+
+        for option, value in (("--opponents", args.opponents), ("--games", args.games)):
+            if value is not None:
+                parser.error(f"{option} is for the multiplayer envs ({', '.join(multiplayer_envs())})")
+        args.eval_secrets = args.eval_secrets or EVAL_SECRETS
+        args.eval_time_limit = args.eval_time_limit or EVAL_TIME_LIMIT
+        sizes = dict(args.size)
+        try:
+            env_rules(args.env, **sizes)
+            policy = SB3Policy.load(args.model, args.algo, action_mask=args.action_mask)
+            results = compare(policy, args.env, sizes, args.eval_secrets, args.eval_time_limit, args.seed,
+                              references=not args.no_references, workers=workers)  # fmt: skip
+        except (TypeError, ValueError, FileNotFoundError) as error:
+            refuse(parser, args.model, error)
+        title = f"{args.model} on {args.env} {sizes or ''}".strip()
+        path = output_file(args)
+        seen = seen_by_imitation(args.model.parent)  # an imitation of some secrets: the others scored apart
+        print(f"{write_comparison(results, path, title, seen)}\nwritten to {path}")
+        return results
+
+    @staticmethod
+    def default_evaluation(run: dict[str, Any]) -> list[str]:
+        """The policy alone over every secret."""
+        return ["--no-references", "--eval-secrets", str(env_rules(run["env"], **run.get("sizes", {})).num_secrets)]
