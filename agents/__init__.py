@@ -9,14 +9,23 @@ multiplayer ones.
 from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
 from agents.base import Agent
 from agents.clue_agents import ClueDeductionSheet, ClueEntropyAgent
+from agents.clue_velma import ClueVelma
 from agents.evaluation import EvaluationResult, evaluate
-from agents.generalized_clue_agents import GCExact, GCRandom, GCScoreboard
+from agents.generalized_clue_agents import GeneralizedClueExact, GeneralizedClueRandom, GeneralizedClueScoreboard
 from agents.ises import ISES
 from agents.ismcts import ISMCTS
 from agents.multiplayer import GameRecord, Logged, MatchResult, RandomSeatAgent, SeatAgent, play_game, play_match
-from agents.multiplayer_ismcts import SOISMCTS, AlgoSearchPolicy, ClueSearchPolicy, SearchPolicy
+from agents.multiplayer_ismcts import (
+    SOISMCTS,
+    AlgoSearchPolicy,
+    ClueSearchPolicy,
+    SearchPolicy,
+    algo_search,
+    clue_search,
+)
 from agents.random_agent import RandomAgent
 from agents.sb3_policy import SB3Policy, SB3SeatPolicy
+from deduction_envs.core.renamed import renamed
 
 __all__ = [
     "ISES",
@@ -28,10 +37,11 @@ __all__ = [
     "ClueDeductionSheet",
     "ClueSearchPolicy",
     "ClueEntropyAgent",
+    "ClueVelma",
     "EvaluationResult",
-    "GCExact",
-    "GCRandom",
-    "GCScoreboard",
+    "GeneralizedClueExact",
+    "GeneralizedClueRandom",
+    "GeneralizedClueScoreboard",
     "GameRecord",
     "Logged",
     "MatchResult",
@@ -42,7 +52,19 @@ __all__ = [
     "SOISMCTS",
     "SearchPolicy",
     "SeatAgent",
+    "algo_search",
+    "clue_search",
     "evaluate",
     "play_game",
     "play_match",
 ]
+
+#: The Generalized Clue agents' names before they spelt the game out, kept for one version.
+__getattr__ = renamed(
+    __name__,
+    {
+        "GCExact": "GeneralizedClueExact",
+        "GCRandom": "GeneralizedClueRandom",
+        "GCScoreboard": "GeneralizedClueScoreboard",
+    },
+)

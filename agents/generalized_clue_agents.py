@@ -1,9 +1,9 @@
 """Agents for Generalized Clue: random, the course report's scoreboard player (with its interrogation-pattern
 rule, as the report states it or the looser variant this project had first, as an option), and an exact player.
 
-Every agent decides a whole move (:class:`~deduction_envs.games.generalized_clue.GCMove`)
+Every agent decides a whole move (:class:`~deduction_envs.games.generalized_clue.GeneralizedClueMove`)
 at the first step of its turn and plays its steps on the following calls
-(:class:`GCAgent`).
+(:class:`GeneralizedClueAgent`).
 """
 
 from __future__ import annotations
@@ -13,15 +13,23 @@ from typing import Any
 import numpy as np
 
 from agents.multiplayer import SeatAgent, reshown_card
+from deduction_envs.core.renamed import renamed
 from deduction_envs.core.rules import check_int
-from deduction_envs.games.generalized_clue import GCMove, GCPhase, GeneralizedClueRules
+from deduction_envs.games.generalized_clue import GeneralizedClueMove, GeneralizedCluePhase, GeneralizedClueRules
 from deduction_envs.reasoning.clue_suggestions import ask_candidates, score_asks, sure_to_learn
-from deduction_envs.reasoning.generalized_clue_player import GCPlayerKnowledge
+from deduction_envs.reasoning.generalized_clue_player import GeneralizedCluePlayerKnowledge
 
-__all__ = ["GCAgent", "GCExact", "GCRandom", "GCScoreboard", "Scoreboard", "pattern_inferences"]
+__all__ = [
+    "GeneralizedClueAgent",
+    "GeneralizedClueExact",
+    "GeneralizedClueRandom",
+    "GeneralizedClueScoreboard",
+    "Scoreboard",
+    "pattern_inferences",
+]
 
 
-class GCAgent(SeatAgent):
+class GeneralizedClueAgent(SeatAgent):
     """A Generalized Clue agent that decides whole moves: :meth:`move` (ask or guess) and :meth:`show`.
 
     :attr:`asks` counts its asks in the current game; :attr:`certain_after`
@@ -29,7 +37,7 @@ class GCAgent(SeatAgent):
     """
 
     rules: GeneralizedClueRules
-    knowledge: GCPlayerKnowledge
+    knowledge: GeneralizedCluePlayerKnowledge
 
     def reset(self, rules: Any, seat: int, seed: int | None = None) -> None:
         super().reset(rules, seat, seed)
@@ -40,7 +48,7 @@ class GCAgent(SeatAgent):
     def act(self, mask: np.ndarray) -> int:
         if self._queue:
             return self._queue.pop(0)
-        if self.knowledge.phase == GCPhase.SHOW:
+        if self.knowledge.phase == GeneralizedCluePhase.SHOW:
             return self.show(np.flatnonzero(mask))
         move = self.move(mask)
         if move.kind == "ask":
@@ -49,7 +57,7 @@ class GCAgent(SeatAgent):
         self._queue = steps[1:]
         return steps[0]
 
-    def move(self, mask: np.ndarray) -> GCMove:
+    def move(self, mask: np.ndarray) -> GeneralizedClueMove:
         """The ask or guess to make (``mask`` is the start of the turn's: whom it may ask, whether it must guess)."""
         raise NotImplementedError
 
@@ -69,20 +77,22 @@ class GCAgent(SeatAgent):
             self.certain_after = self.asks
 
 
-class GCRandom(GCAgent):
+class GeneralizedClueRandom(GeneralizedClueAgent):
     """Asks a random opponent still in about a random list; guesses (cards outside its hand) only when it must."""
 
     name = "random"
 
-    def move(self, mask: np.ndarray) -> GCMove:
+    def move(self, mask: np.ndarray) -> GeneralizedClueMove:
         rules = self.rules
         targets = self._targets(mask)
         if not targets:
             pool = [c for c in range(rules.cards) if c not in self.knowledge.hand]
-            return GCMove("guess", tuple(int(c) for c in self.rng.choice(pool, rules.hidden, replace=False)))
+            return GeneralizedClueMove(
+                "guess", tuple(int(c) for c in self.rng.choice(pool, rules.hidden, replace=False))
+            )
         size = int(self.rng.integers(1, rules.cards + 1))
         cards = self.rng.choice(rules.cards, size, replace=False)
-        return GCMove("ask", tuple(int(c) for c in cards), target=int(self.rng.choice(targets)))
+        return GeneralizedClueMove("ask", tuple(int(c) for c in cards), target=int(self.rng.choice(targets)))
 
 
 class Scoreboard:
@@ -153,7 +163,7 @@ class Scoreboard:
         return None
 
 
-class GCScoreboard(GCAgent):
+class GeneralizedClueScoreboard(GeneralizedClueAgent):
     """The course report's player (Ungewitter & Vespe): a scoreboard, poor man's logic, padded asks, a spoof.
 
     * Whom to ask: the opponent still in it knows least about (fewest known
@@ -195,7 +205,7 @@ class GCScoreboard(GCAgent):
             self._apply_patterns(board)
         return board
 
-    def move(self, mask: np.ndarray) -> GCMove:
+    def move(self, mask: np.ndarray) -> GeneralizedClueMove:
         rules, knowledge = self.rules, self.knowledge
         self.turns += 1
         board = self.board()
@@ -206,14 +216,14 @@ class GCScoreboard(GCAgent):
             if case is None:  # must guess: cards nobody is known to hold, the least known first
                 unknown = np.flatnonzero(~(board.board == 1).any(axis=0))
                 case = tuple(sorted(int(c) for c in self.rng.choice(unknown, rules.hidden, replace=False)))
-            return GCMove("guess", case)
+            return GeneralizedClueMove("guess", case)
         known = (board.board[targets] == 1).sum(axis=1)
         target = targets[int(np.argmin(known))]  # the first of the least known, nearest after it
         if self.turns == 1:
-            return GCMove("ask", tuple(range(rules.cards)), target=target)
+            return GeneralizedClueMove("ask", tuple(range(rules.cards)), target=target)
         if self.turns == 2 and self.spoof:
             mine = int(self.rng.choice(knowledge.hand))
-            return GCMove("ask", tuple(c for c in range(rules.cards) if c != mine), target=target)
+            return GeneralizedClueMove("ask", tuple(c for c in range(rules.cards) if c != mine), target=target)
         row = board.board[target]
         unknown = np.flatnonzero(row == -1)
         left = rules.hand_sizes[target] - int((row == 1).sum())  # its cards not yet known
@@ -222,7 +232,7 @@ class GCScoreboard(GCAgent):
         if self.pad:
             others = np.flatnonzero(((board.board == 1).any(axis=0)) & (row != 1))
             cards += list(self.rng.choice(others, others.size // 2, replace=False))
-        return GCMove("ask", tuple(int(c) for c in cards), target=target)
+        return GeneralizedClueMove("ask", tuple(int(c) for c in cards), target=target)
 
     def _apply_patterns(self, board: Scoreboard) -> None:
         assert self.patterns, "called only with an interrogation-pattern rule"
@@ -305,7 +315,7 @@ def pattern_inferences(
     return out
 
 
-class GCExact(GCAgent):
+class GeneralizedClueExact(GeneralizedClueAgent):
     """Everything it is entitled to know (its :class:`ClueKnowledge`), and the ask that tells it most.
 
     * Asks: candidates for every opponent still in (each unknown card alone;
@@ -370,7 +380,7 @@ class GCExact(GCAgent):
         self.threshold = float(threshold)
         self.samples = check_int("samples", samples, low=1)
 
-    def move(self, mask: np.ndarray) -> GCMove:
+    def move(self, mask: np.ndarray) -> GeneralizedClueMove:
         rules, knowledge = self.rules, self.knowledge
         solution = knowledge.solution()
         sheet = knowledge.sheet()
@@ -380,10 +390,10 @@ class GCExact(GCAgent):
         targets = self._targets(mask)
         best = int(np.argmax(solution.case_file_probabilities))
         if certain:
-            return GCMove("guess", tuple(int(c) for c in case_known))
+            return GeneralizedClueMove("guess", tuple(int(c) for c in case_known))
         chance = float(solution.case_file_probabilities[best])
         if not targets or (self.threshold < 1 and chance >= self.threshold) or (self.race and self._rush(chance)):
-            return GCMove("guess", tuple(int(c) for c in solution.case_files[best]))
+            return GeneralizedClueMove("guess", tuple(int(c) for c in solution.case_files[best]))
         return self._best_ask(targets, sheet)
 
     def rivals_near(self) -> int:
@@ -412,18 +422,30 @@ class GCExact(GCAgent):
         right, wrong = rules.rank_reward(place), rules.rank_reward(rules.players)
         return chance * right + (1 - chance) * wrong > rules.rank_reward(min(place + rivals, rules.players))
 
-    def _best_ask(self, targets: list[int], sheet: np.ndarray) -> GCMove:
+    def _best_ask(self, targets: list[int], sheet: np.ndarray) -> GeneralizedClueMove:
         rules = self.rules
         candidates = ask_candidates(sheet, targets, rules.hand_sizes, self.rng)
         if self.sure:
             sure = [(q, cards) for q, cards in candidates if sure_to_learn(sheet, q, cards, rules.hand_sizes)]
             candidates = sure or candidates
         if not candidates:  # nothing left to learn from anyone still in: ask the first about everything
-            return GCMove("ask", tuple(range(rules.cards)), target=targets[0])
+            return GeneralizedClueMove("ask", tuple(range(rules.cards)), target=targets[0])
         scores = score_asks(self.knowledge.engine, candidates, self.samples, self.rng, sheet, self.listeners)
         ties = np.flatnonzero(np.array(scores) <= min(scores) + 1e-9)
         q, cards = candidates[int(self.rng.choice(ties))]
         if self.pad:
             elsewhere = np.flatnonzero((np.delete(sheet[:, : rules.players], q, axis=1) == 1).any(axis=1))
             cards = tuple(sorted({*cards, *(int(c) for c in elsewhere)}))
-        return GCMove("ask", cards, target=q)
+        return GeneralizedClueMove("ask", cards, target=q)
+
+
+#: The names before they spelt out Generalized Clue, kept for one version.
+__getattr__ = renamed(
+    __name__,
+    {
+        "GCAgent": "GeneralizedClueAgent",
+        "GCRandom": "GeneralizedClueRandom",
+        "GCScoreboard": "GeneralizedClueScoreboard",
+        "GCExact": "GeneralizedClueExact",
+    },
+)

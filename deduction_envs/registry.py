@@ -285,17 +285,19 @@ register_game(
         "generalized_clue_v0",
         "deduction_envs.games.generalized_clue:GeneralizedClueRules",
         env="deduction_envs.envs.generalized_clue",
-        knowledge="deduction_envs.reasoning.generalized_clue_player:GCPlayerKnowledge",
+        knowledge="deduction_envs.reasoning.generalized_clue_player:GeneralizedCluePlayerKnowledge",
         aec_id="deduction_envs/generalized_clue-v0",
         agents=MappingProxyType(
             {
-                "random": Agent("agents.generalized_clue_agents:GCRandom"),
-                "scoreboard": Agent("agents.generalized_clue_agents:GCScoreboard"),
-                "interrogation_pattern": Agent("agents.generalized_clue_agents:GCScoreboard", {"patterns": True}),
-                "interrogation_pattern_means": Agent(
-                    "agents.generalized_clue_agents:GCScoreboard", {"patterns": "means"}
+                "random": Agent("agents.generalized_clue_agents:GeneralizedClueRandom"),
+                "scoreboard": Agent("agents.generalized_clue_agents:GeneralizedClueScoreboard"),
+                "interrogation_pattern": Agent(
+                    "agents.generalized_clue_agents:GeneralizedClueScoreboard", {"patterns": True}
                 ),
-                "exact": Agent("agents.generalized_clue_agents:GCExact"),
+                "interrogation_pattern_means": Agent(
+                    "agents.generalized_clue_agents:GeneralizedClueScoreboard", {"patterns": "means"}
+                ),
+                "exact": Agent("agents.generalized_clue_agents:GeneralizedClueExact"),
             }
         ),
         opponent="scoreboard",

@@ -13,7 +13,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 from deduction_envs import registry
 from deduction_envs.core.multiplayer import Table
 from deduction_envs.envs import generalized_clue_v0
-from deduction_envs.games.generalized_clue import GCMove, GCPhase, GeneralizedClueRules
+from deduction_envs.games.generalized_clue import GeneralizedClueMove, GeneralizedCluePhase, GeneralizedClueRules
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Observation (space for each agent probably|is not a NumPy array):UserWarning"
@@ -39,29 +39,29 @@ def test_a_hand_worked_game():
     assert mask[rules.ask_action(1)] and mask[rules.ask_action(2)] and not mask[rules.ask_action(0)]
     assert mask[rules.guess_action] and not mask[:8].any() and not mask[rules.submit_action]
     # Player 0 asks player 1 about 1, 4 and 6: yes; player 1 shows 4.
-    events = play_moves(rules, state, [GCMove("ask", (6, 1, 4), target=1)])
+    events = play_moves(rules, state, [GeneralizedClueMove("ask", (6, 1, 4), target=1)])
     ask = events[-1]
     assert (ask.kind, ask.player, ask.target, ask.cards, ask.answered) == ("ask", 0, 1, (1, 4, 6), True)
-    assert rules.mover(state) == 1 and state.phase == GCPhase.SHOW
+    assert rules.mover(state) == 1 and state.phase == GeneralizedCluePhase.SHOW
     assert np.flatnonzero(rules.legal_mask(state)).tolist() == [1, 4]
     show = rules.apply(state, 4)
     assert (show.kind, show.player, show.target, show.card, show.next_mover) == ("show", 0, 1, 4, 1)
     assert rules.observe_event(show, 2).card == -1 and rules.observe_event(show, 0).card == 4
     # Player 1 asks player 2 about 6 and 7: no, everyone sees it.
-    no = play_moves(rules, state, [GCMove("ask", (6, 7), target=2)])[-1]
+    no = play_moves(rules, state, [GeneralizedClueMove("ask", (6, 7), target=2)])[-1]
     assert not no.answered and no.next_mover == 2
     # Player 2 guesses 6, 7 (right) and leaves; its hand is public, its verdict only its own.
-    guess = play_moves(rules, state, [GCMove("guess", (7, 6))])[-1]
+    guess = play_moves(rules, state, [GeneralizedClueMove("guess", (7, 6))])[-1]
     assert (guess.cards, guess.correct, guess.hands) == ((6, 7), 1, ((2, 5),))
     assert rules.observe_event(guess, 0).correct == -1 and rules.observe_event(guess, 0).hands == ((2, 5),)
     assert state.out == [False, False, True] and rules.winner(state) == 2
     # Player 0 cannot ask player 2 any more; after two turns of its own it must guess.
     assert not rules.legal_mask(state)[rules.ask_action(2)]
-    play_moves(rules, state, [GCMove("ask", (5,), target=1)])  # no
-    play_moves(rules, state, [GCMove("guess", (0, 1))])  # player 1 guesses wrong
+    play_moves(rules, state, [GeneralizedClueMove("ask", (5,), target=1)])  # no
+    play_moves(rules, state, [GeneralizedClueMove("guess", (0, 1))])  # player 1 guesses wrong
     assert state.mover == 0 and state.turns[0] == 2
     assert np.flatnonzero(rules.legal_mask(state)).tolist() == [rules.guess_action]
-    play_moves(rules, state, [GCMove("guess", (6, 7))])
+    play_moves(rules, state, [GeneralizedClueMove("guess", (6, 7))])
     assert rules.is_over(state) and state.right == [2, 0] and state.wrong == [1]
     assert rules.rewards(state) == [0.0, -1.0, 1.0]
 
@@ -99,9 +99,9 @@ def test_building_a_move_step_by_step():
         rules.apply(state, int(np.flatnonzero(mask[:8])[0]))
     assert np.flatnonzero(rules.legal_mask(state)).tolist() == [rules.submit_action]
     with pytest.raises(ValueError, match="2 distinct cards"):
-        rules.steps(GCMove("guess", (1,)))
+        rules.steps(GeneralizedClueMove("guess", (1,)))
     with pytest.raises(ValueError, match="at least one card"):
-        rules.steps(GCMove("ask", (), target=1))
+        rules.steps(GeneralizedClueMove("ask", (), target=1))
 
 
 @pytest.mark.parametrize(
@@ -199,7 +199,7 @@ def test_observations_are_the_acting_players_information_state():
         assert np.flatnonzero(parts["hand"]).tolist() == list(state.hands[me])
         assert truth[parts["held"] == 1].all() and not truth[parts["not_held"] == 1].any()
         assert (parts["probabilities"][truth] > 0).all()
-        assert parts["turn"][0] == (state.mover == me) or state.phase == GCPhase.SHOW
+        assert parts["turn"][0] == (state.mover == me) or state.phase == GeneralizedCluePhase.SHOW
         env.step(rules_submit_or_random(env.rules, observation["action_mask"].astype(bool), rng))
 
 
@@ -238,14 +238,16 @@ def test_each_seats_public_record_and_determinisations_follow_the_table(sizes, s
     while not table.over:
         true = table.state
         for seat, known in enumerate(knowledge):
-            building = true.phase in (GCPhase.ASKING, GCPhase.GUESSING) and true.mover != seat
-            phase = GCPhase.START if building else true.phase  # the others' build steps are not shown
+            building = true.phase in (GeneralizedCluePhase.ASKING, GeneralizedCluePhase.GUESSING) and true.mover != seat
+            phase = GeneralizedCluePhase.START if building else true.phase  # the others' build steps are not shown
             target, chosen = (-1, 0) if building else (true.target, true.chosen)
             assert (known.mover, known.phase, known.target, known.chosen, known.asked_cards) == (
                 true.mover, phase, target, chosen, true.asked)  # fmt: skip
             assert known.turns.tolist() == true.turns and known.out.tolist() == true.out
         mover = knowledge[rules.mover(true)]
-        if true.phase != GCPhase.SHOW:  # (a determinisation is the mover's own; a card to show is not searched)
+        if (
+            true.phase != GeneralizedCluePhase.SHOW
+        ):  # (a determinisation is the mover's own; a card to show is not searched)
             state = mover.determinise(rng)
             assert (state.mover, state.phase, state.target, state.chosen, state.turns, state.out) == (
                 true.mover, true.phase, true.target, true.chosen, true.turns, true.out)  # fmt: skip

@@ -6,9 +6,15 @@ import numpy as np
 import pytest
 
 from agents import play_game
-from agents.generalized_clue_agents import GCExact, GCRandom, GCScoreboard, Scoreboard, pattern_inferences
+from agents.generalized_clue_agents import (
+    GeneralizedClueExact,
+    GeneralizedClueRandom,
+    GeneralizedClueScoreboard,
+    Scoreboard,
+    pattern_inferences,
+)
 from deduction_envs.core.multiplayer import Table
-from deduction_envs.games.generalized_clue import GCEvent, GCMove, GeneralizedClueRules
+from deduction_envs.games.generalized_clue import GeneralizedClueEvent, GeneralizedClueMove, GeneralizedClueRules
 
 
 class Seen:
@@ -22,16 +28,19 @@ def test_poor_mans_logic_reviews_the_whole_history():
     """The report's example: player 1 said yes to {2, 3}; later player 2 is known to hold 2, so player 1 holds 3."""
     rules = GeneralizedClueRules(10, 2, 3)
     events = [
-        GCEvent("deal", 0, hands=((0, 1, 4), (), ())),
-        GCEvent("ask", 2, target=1, cards=(2, 3), answered=True),
+        GeneralizedClueEvent("deal", 0, hands=((0, 1, 4), (), ())),
+        GeneralizedClueEvent("ask", 2, target=1, cards=(2, 3), answered=True),
     ]
     board = Scoreboard(rules, Seen(0, (0, 1, 4), events)).board
     assert board[1, 2] == -1 and board[1, 3] == -1
-    events += [GCEvent("ask", 0, target=2, cards=(2,), answered=True), GCEvent("show", 0, target=2, card=2)]
+    events += [
+        GeneralizedClueEvent("ask", 0, target=2, cards=(2,), answered=True),
+        GeneralizedClueEvent("show", 0, target=2, card=2),
+    ]
     board = Scoreboard(rules, Seen(0, (0, 1, 4), events)).board
     assert board[2, 2] == 1 and board[1, 2] == 0 and board[1, 3] == 1 and board[2, 3] == 0
     assert (board[0] == np.isin(np.arange(10), [0, 1, 4])).all()  # its own hand, and nothing else
-    events.append(GCEvent("ask", 1, target=2, cards=(5, 6, 7), answered=False))
+    events.append(GeneralizedClueEvent("ask", 1, target=2, cards=(5, 6, 7), answered=False))
     board = Scoreboard(rules, Seen(0, (0, 1, 4), events)).board
     assert (board[2, [5, 6, 7]] == 0).all()
 
@@ -41,7 +50,7 @@ def test_scoreboard_without_spoofing_is_certain_within_the_reports_bound(sizes):
     """Every ask of the report's list teaches it a card: certain within n - k - (its hand) asks, every game."""
     rules = GeneralizedClueRules(*sizes, max_rounds=100)
     for seed in range(8):
-        agents = [GCScoreboard(spoof=False) for _ in range(rules.players)]
+        agents = [GeneralizedClueScoreboard(spoof=False) for _ in range(rules.players)]
         record = play_game(rules, agents, seed=seed)
         for agent in agents:
             assert agent.certain_after is not None
@@ -54,7 +63,7 @@ def test_exact_agent_guesses_only_when_certain_and_beats_random():
     rules = GeneralizedClueRules(10, 2, 3, max_rounds=30)
     wins = 0
     for seed in range(6):
-        agents = [GCExact(samples=300, race=False), GCRandom(), GCRandom()]
+        agents = [GeneralizedClueExact(samples=300, race=False), GeneralizedClueRandom(), GeneralizedClueRandom()]
         record = play_game(rules, agents, seed=seed)
         assert agents[0].knowledge.correct
         wins += record.winner == 0
@@ -64,27 +73,27 @@ def test_exact_agent_guesses_only_when_certain_and_beats_random():
 def test_the_race_counts_rivals_by_the_public_record_and_guesses_when_waiting_costs_more():
     rules = GeneralizedClueRules(8, 2, 3)  # hands of 2: a player who knows 6 cards knows the case file
     assert rules.hand_sizes == (2, 2, 2)
-    agent = GCExact(samples=100)
+    agent = GeneralizedClueExact(samples=100)
     agent.reset(rules, 0, seed=0)
-    agent.observe(GCEvent("deal", 0, hands=((0, 1), (), ()), next_mover=1))
+    agent.observe(GeneralizedClueEvent("deal", 0, hands=((0, 1), (), ()), next_mover=1))
     for card in (2, 3, 4):  # player 1 learns a card from each yes: 2 + 3 = 5 known, one short
-        agent.observe(GCEvent("ask", 1, target=2, cards=(card, 5, 6, 7), answered=True))
-        agent.observe(GCEvent("show", 1, target=2, card=-1, next_mover=2))
-        agent.observe(GCEvent("ask", 2, target=1, cards=(0,), answered=False, next_mover=0))
+        agent.observe(GeneralizedClueEvent("ask", 1, target=2, cards=(card, 5, 6, 7), answered=True))
+        agent.observe(GeneralizedClueEvent("show", 1, target=2, card=-1, next_mover=2))
+        agent.observe(GeneralizedClueEvent("ask", 2, target=1, cards=(0,), answered=False, next_mover=0))
     assert agent.rivals_near() == 0 and not agent._rush(0.99)  # nobody near: no rush, however likely
-    agent.observe(GCEvent("ask", 1, target=2, cards=(5, 6, 7), answered=True))
-    agent.observe(GCEvent("show", 1, target=2, card=-1, next_mover=2))
+    agent.observe(GeneralizedClueEvent("ask", 1, target=2, cards=(5, 6, 7), answered=True))
+    agent.observe(GeneralizedClueEvent("show", 1, target=2, card=-1, next_mover=2))
     # Player 1 knows 6 cards by the lower bound; player 2 (its asks all answered "no") only its hand.
     assert agent.rivals_near() == 1
     # Third place for a wrong guess (-1), first for a right one (+1), second if player 1 goes first (0).
     assert agent._rush(0.51) and not agent._rush(0.49)
-    agent.observe(GCEvent("guess", 1, cards=(6, 7), hands=((2, 3),), next_mover=2))
+    agent.observe(GeneralizedClueEvent("guess", 1, cards=(6, 7), hands=((2, 3),), next_mover=2))
     assert agent.rivals_near() == 0  # player 1 is gone; player 2 knows its hand and player 1's, 4 of 6
-    agent.observe(GCEvent("ask", 2, target=0, cards=(0, 1), answered=True))
-    agent.observe(GCEvent("show", 2, target=0, card=0, next_mover=2))
+    agent.observe(GeneralizedClueEvent("ask", 2, target=0, cards=(0, 1), answered=True))
+    agent.observe(GeneralizedClueEvent("show", 2, target=0, card=0, next_mover=2))
     assert agent.rivals_near() == 0
-    agent.observe(GCEvent("ask", 2, target=0, cards=(1,), answered=True))
-    agent.observe(GCEvent("show", 2, target=0, card=1, next_mover=0))
+    agent.observe(GeneralizedClueEvent("ask", 2, target=0, cards=(1,), answered=True))
+    agent.observe(GeneralizedClueEvent("show", 2, target=0, card=1, next_mover=0))
     assert agent.rivals_near() == 1
 
 
@@ -92,8 +101,8 @@ def test_racing_exact_agents_guess_early_only_with_a_rival_near():
     rules = GeneralizedClueRules(14, 2, 3, max_rounds=14)  # the tournament's 3 x 4
     early = 0
     for seed in range(6):
-        agent = GCExact(samples=200)
-        agents = [GCScoreboard(), GCScoreboard()]
+        agent = GeneralizedClueExact(samples=200)
+        agents = [GeneralizedClueScoreboard(), GeneralizedClueScoreboard()]
         agents.insert(seed % 3, agent)  # every seat in turn
         decisions = []
         move = agent.move
@@ -156,7 +165,7 @@ def test_the_reports_pattern_rule_by_hand():
 def test_pattern_agent_records_each_inference_once_and_bad_parameters_are_refused():
     rules = GeneralizedClueRules(27, 2, 5)
     for patterns in (True, "means"):
-        agents = [GCScoreboard(patterns=patterns)] + [GCScoreboard() for _ in range(4)]
+        agents = [GeneralizedClueScoreboard(patterns=patterns)] + [GeneralizedClueScoreboard() for _ in range(4)]
         assert agents[0].name == {True: "interrogation-pattern", "means": "interrogation-pattern(means)"}[patterns]
         table_record = play_game(rules, agents, seed=3)
         assert table_record.winner is not None
@@ -165,15 +174,15 @@ def test_pattern_agent_records_each_inference_once_and_bad_parameters_are_refuse
         assert all(1 <= q < 5 and 0 <= c < 27 for q, c in inferences)
     assert inferences  # the looser rule fires in this game
     with pytest.raises(ValueError, match="patterns"):
-        GCScoreboard(patterns="sometimes")
+        GeneralizedClueScoreboard(patterns="sometimes")
     for kwargs in ({"threshold": 0}, {"threshold": 2}, {"samples": 0}):
         with pytest.raises(ValueError, match=next(iter(kwargs))):
-            GCExact(**kwargs)
+            GeneralizedClueExact(**kwargs)
 
 
 def test_agents_play_their_moves_step_by_step_through_the_table():
     rules = GeneralizedClueRules(9, 2, 3)
-    agents = [GCScoreboard(), GCRandom(), GCExact(samples=100)]
+    agents = [GeneralizedClueScoreboard(), GeneralizedClueRandom(), GeneralizedClueExact(samples=100)]
     for seat, agent in enumerate(agents):
         agent.reset(rules, seat, seed=seat)
     table = Table(rules, np.random.default_rng(0), [a.observe for a in agents])
@@ -183,7 +192,7 @@ def test_agents_play_their_moves_step_by_step_through_the_table():
         assert table.legal_mask()[action]
         table.step(action)
         steps += 1
-    assert steps > rules.players and rules.steps(GCMove("guess", (1, 0))) == [rules.guess_action, 0, 1, 13]
+    assert steps > rules.players and rules.steps(GeneralizedClueMove("guess", (1, 0))) == [rules.guess_action, 0, 1, 13]
 
 
 def test_generalized_clue_experiments_quick_run_writes_its_report(tmp_path):
@@ -230,9 +239,9 @@ def test_the_one_so_ismcts_plays_generalized_clue_too():
     from agents import SOISMCTS
 
     rules = GeneralizedClueRules(8, 2, 2, max_rounds=6)
-    first = play_game(rules, [SOISMCTS(iterations=10), GCScoreboard()], seed=0)
+    first = play_game(rules, [SOISMCTS(iterations=10), GeneralizedClueScoreboard()], seed=0)
     assert sorted(first.rewards) == [-1.0, 1.0] or first.rewards == (0.0, 0.0)
-    assert play_game(rules, [SOISMCTS(iterations=10), GCScoreboard()], seed=0) == first  # seeded
+    assert play_game(rules, [SOISMCTS(iterations=10), GeneralizedClueScoreboard()], seed=0) == first  # seeded
 
 
 def test_padded_asks_add_the_cards_held_elsewhere_and_nothing_the_target_may_hold():
@@ -240,16 +249,16 @@ def test_padded_asks_add_the_cards_held_elsewhere_and_nothing_the_target_may_hol
     player holds (its hand, a card shown to it), so its answer tells it the same."""
     rules = GeneralizedClueRules(12, 2, 3)
     events = [
-        GCEvent("deal", 0, hands=((0, 1, 2, 3), (), ()), next_mover=0),
-        GCEvent("ask", 0, target=2, cards=(5, 6), answered=True),
-        GCEvent("show", 0, target=2, card=6, next_mover=1),
-        GCEvent("ask", 1, target=2, cards=(7, 8), answered=False, next_mover=2),
-        GCEvent("ask", 2, target=1, cards=(9,), answered=True),
-        GCEvent("show", 2, target=1, card=-1, next_mover=0),
+        GeneralizedClueEvent("deal", 0, hands=((0, 1, 2, 3), (), ()), next_mover=0),
+        GeneralizedClueEvent("ask", 0, target=2, cards=(5, 6), answered=True),
+        GeneralizedClueEvent("show", 0, target=2, card=6, next_mover=1),
+        GeneralizedClueEvent("ask", 1, target=2, cards=(7, 8), answered=False, next_mover=2),
+        GeneralizedClueEvent("ask", 2, target=1, cards=(9,), answered=True),
+        GeneralizedClueEvent("show", 2, target=1, card=-1, next_mover=0),
     ]
     moves = []
     for pad in (False, True):
-        agent = GCExact(samples=200, pad=pad)
+        agent = GeneralizedClueExact(samples=200, pad=pad)
         agent.reset(rules, 0, seed=5)
         for event in events:
             agent.observe(event)
@@ -270,8 +279,8 @@ def test_sure_asks_each_show_a_new_card_so_the_agent_keeps_the_scoreboards_pace(
         rules = GeneralizedClueRules(*sizes, max_rounds=100)
         for sure in (True, False):
             for seed in range(6):
-                agent = GCExact(samples=200, race=False, sure=sure)
-                play_game(rules, [agent] + [GCScoreboard() for _ in range(rules.players - 1)], seed=seed)
+                agent = GeneralizedClueExact(samples=200, race=False, sure=sure)
+                play_game(rules, [agent] + [GeneralizedClueScoreboard() for _ in range(rules.players - 1)], seed=seed)
                 asks = [e for e in agent.knowledge.events if e.kind == "ask" and e.player == agent.seat]
                 shown = [e.card for e in agent.knowledge.events if e.kind == "show" and e.player == agent.seat]
                 no_answers[sure] += sum(not e.answered for e in asks)

@@ -180,10 +180,10 @@ def test_an_observer_encodes_a_seat_without_an_env_as_the_env_does(env_id):
     from deduction_envs import registry
     from deduction_envs.envs.algo import AlgoObserver
     from deduction_envs.envs.clue import ClueObserver
-    from deduction_envs.envs.generalized_clue import GCObserver
+    from deduction_envs.envs.generalized_clue import GeneralizedClueObserver
 
     env = registry.game(env_id).make_raw_env(max_cycles=60)
-    make = {"algo_v0": AlgoObserver, "clue_v0": ClueObserver, "generalized_clue_v0": GCObserver}[env_id]
+    make = {"algo_v0": AlgoObserver, "clue_v0": ClueObserver, "generalized_clue_v0": GeneralizedClueObserver}[env_id]
     observer = make(env.rules) if env_id == "algo_v0" else make(env.rules, max_cycles=60)
     assert observer.size == env.observation_size() and observer.pieces.slices == env.pieces.slices
     seat, rng, compared = 1, np.random.default_rng(5), 0

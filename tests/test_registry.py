@@ -159,3 +159,21 @@ def test_last_after_every_agent_has_left_says_to_reset(game):
             env.last()
         env.reset(seed=1)
         assert env.last()[2] is False  # and a reset plays again
+
+
+def test_agents_exports_every_agent_of_the_roster_and_the_old_generalized_clue_names_warn():
+    import agents
+
+    makers = {a.maker.split(":")[1] for g in registry.games(multiplayer=True) for a in g.agents.values()}
+    assert makers <= set(agents.__all__), sorted(makers - set(agents.__all__))  # Velma was missing
+    from agents.generalized_clue_agents import GeneralizedClueExact
+    from deduction_envs.games.generalized_clue import GeneralizedClueEvent
+
+    with pytest.warns(DeprecationWarning, match="agents.GCExact is deprecated: it is now GeneralizedClueExact"):
+        assert agents.GCExact is GeneralizedClueExact
+    import deduction_envs.games.generalized_clue as rules_module
+
+    with pytest.warns(DeprecationWarning, match="GCEvent is deprecated: it is now GeneralizedClueEvent"):
+        assert rules_module.GCEvent is GeneralizedClueEvent
+    with pytest.raises(AttributeError, match="has no attribute 'GCNothing'"):
+        rules_module.GCNothing  # noqa: B018

@@ -7,7 +7,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from agents import ClueDeductionSheet, RandomSeatAgent
-from agents.generalized_clue_agents import GCRandom
+from agents.generalized_clue_agents import GeneralizedClueRandom
 from deduction_envs.envs import algo_v0, clue_v0, generalized_clue_v0
 from deduction_envs.envs.single_seat import SingleSeatEnv
 from deduction_envs.games.clue import CluePhase
@@ -97,7 +97,7 @@ def test_checkers_a_masked_action_and_bad_arguments():
 
 def test_generalized_clue_sub_steps_and_a_pool_of_opponents():
     def pool(rng):
-        return [GCRandom() for _ in range(2)]
+        return [GeneralizedClueRandom() for _ in range(2)]
 
     env = SingleSeatEnv(generalized_clue_v0.raw_env(cards=8, hidden=2, players=3, max_rounds=3), pool)
     rng = np.random.default_rng(0)

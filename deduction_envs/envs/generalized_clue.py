@@ -26,14 +26,14 @@ same agent. ``a < cards`` is card ``a`` (added to the list or guess being
 built, where it stays, so a move takes at most ``cards + 2`` steps; the card
 to show when answering), ``cards + q`` asks
 player ``q``, ``cards + players`` starts a guess and ``cards + players + 1``
-submits the list or the guess. ``rules.steps(GCMove(...))`` turns a whole move
+submits the list or the guess. ``rules.steps(GeneralizedClueMove(...))`` turns a whole move
 into its steps. A masked action ends the game with -1 for its player
 (``illegal_action="raise"`` raises instead).
 
 Observation space
 -----------------
 ``{"observation": Box, "action_mask": Box}``: the acting player's information
-state from its own :class:`~deduction_envs.reasoning.generalized_clue_player.GCPlayerKnowledge`
+state from its own :class:`~deduction_envs.reasoning.generalized_clue_player.GeneralizedCluePlayerKnowledge`
 (nothing private of another seat). Seats are in turn order from the observer's
 own; places are those seats, then the case file. Named pieces of one vector
 (``raw_env.pieces``, ``raw_env.split(vector)``):
@@ -89,12 +89,13 @@ from typing import Any, ClassVar
 import numpy as np
 from pettingzoo import AECEnv
 
+from deduction_envs.core.renamed import renamed
 from deduction_envs.envs.clue import SheetEnv, SheetObserver, sheet_pieces
 from deduction_envs.envs.multiplayer_env import ObservationPieces, wrap
-from deduction_envs.games.generalized_clue import GCPhase, GeneralizedClueRules
-from deduction_envs.reasoning.generalized_clue_player import GCPlayerKnowledge
+from deduction_envs.games.generalized_clue import GeneralizedCluePhase, GeneralizedClueRules
+from deduction_envs.reasoning.generalized_clue_player import GeneralizedCluePlayerKnowledge
 
-__all__ = ["GCObserver", "env", "observation_pieces", "raw_env"]
+__all__ = ["GeneralizedClueObserver", "env", "observation_pieces", "raw_env"]
 
 #: The observation's counting budget (as ``clue_v0``): exact up to this many hands, else this many sampled deals.
 OBSERVATION_WORK = 2e5
@@ -115,7 +116,7 @@ def observation_pieces(rules: GeneralizedClueRules) -> ObservationPieces:
             ("target", (seats,)),
             ("request", (cards,)),
             ("asker", (seats,)),
-            ("phase", (len(GCPhase),)),
+            ("phase", (len(GeneralizedCluePhase),)),
             ("turn", (seats,)),
             ("in", (seats,)),
             ("rounds", (seats,)),
@@ -129,9 +130,10 @@ def env(**kwargs: Any) -> AECEnv:
     return wrap(raw_env(**kwargs))
 
 
-class GCObserver(SheetObserver):
-    """A seat's observation of Generalized Clue (see the module docstring), from its :class:`GCPlayerKnowledge`
-    alone. ``max_cycles`` bounds the record's counts (the vector's upper bound)."""
+class GeneralizedClueObserver(SheetObserver):
+    """A seat's observation of Generalized Clue (see the module docstring), from its
+    :class:`GeneralizedCluePlayerKnowledge` alone. ``max_cycles`` bounds the record's counts (the vector's upper
+    bound)."""
 
     rules: GeneralizedClueRules
 
@@ -140,15 +142,17 @@ class GCObserver(SheetObserver):
         record = ("shown", "no")  # shown, asked, yes, no: adjacent
         super().__init__(rules, observation_pieces(rules), record, entropy, probabilities, max_cycles)
 
-    def new_knowledge(self, player: int) -> GCPlayerKnowledge:
-        return GCPlayerKnowledge(self.rules, player, work_limit=OBSERVATION_WORK, samples=OBSERVATION_SAMPLES)
+    def new_knowledge(self, player: int) -> GeneralizedCluePlayerKnowledge:
+        return GeneralizedCluePlayerKnowledge(
+            self.rules, player, work_limit=OBSERVATION_WORK, samples=OBSERVATION_SAMPLES
+        )
 
-    def encode(self, knowledge: GCPlayerKnowledge) -> np.ndarray:
+    def encode(self, knowledge: GeneralizedCluePlayerKnowledge) -> np.ndarray:
         me, at, rules = knowledge.player, self._slots, self.rules
         seats, relative = self._seats[me], self._relative[me]
         vector = self.encode_sheet(knowledge)
         vector[at["chosen"]] = (knowledge.chosen >> np.arange(rules.cards)) & 1
-        if knowledge.phase == GCPhase.SHOW:
+        if knowledge.phase == GeneralizedCluePhase.SHOW:
             vector[at["request"].start + np.array(knowledge.asked_cards, dtype=np.int64)] = 1
             vector[at["asker"].start + relative[knowledge.asker]] = 1
         if knowledge.target >= 0:
@@ -183,10 +187,20 @@ class raw_env(SheetEnv):
 
     rules: GeneralizedClueRules
 
-    def make_observer(self, rules: GeneralizedClueRules, probabilities: bool, max_cycles: int) -> GCObserver:
-        return GCObserver(rules, probabilities, max_cycles)
+    def make_observer(
+        self, rules: GeneralizedClueRules, probabilities: bool, max_cycles: int
+    ) -> GeneralizedClueObserver:
+        return GeneralizedClueObserver(rules, probabilities, max_cycles)
 
-    def status(self, viewer: GCPlayerKnowledge) -> str:
+    def status(self, viewer: GeneralizedCluePlayerKnowledge) -> str:
         chosen = [c for c in range(self.rules.cards) if viewer.chosen >> c & 1]
-        building = f", building {chosen}" if viewer.phase in (GCPhase.ASKING, GCPhase.GUESSING) else ""
-        return f" ({GCPhase(viewer.phase).name.lower()}{building})"
+        building = (
+            f", building {chosen}"
+            if viewer.phase in (GeneralizedCluePhase.ASKING, GeneralizedCluePhase.GUESSING)
+            else ""
+        )
+        return f" ({GeneralizedCluePhase(viewer.phase).name.lower()}{building})"
+
+
+#: The names before they spelt out Generalized Clue, kept for one version.
+__getattr__ = renamed(__name__, {"GCObserver": "GeneralizedClueObserver"})

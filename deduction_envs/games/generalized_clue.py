@@ -32,7 +32,7 @@ player (as ``DESIGN.md`` asks), so that the action space stays
 * ``cards + players``: guess (then build the guess, exactly ``hidden`` cards);
 * ``cards + players + 1``: submit the list or the guess.
 
-Whole moves (:class:`GCMove`) are turned into these steps by
+Whole moves (:class:`GeneralizedClueMove`) are turned into these steps by
 :meth:`GeneralizedClueRules.steps`, for agents that decide a move at once
 (:class:`~agents.multiplayer.SeatAgent` s return one action a call and play
 the rest of the steps on the next calls) and tools.
@@ -48,13 +48,20 @@ from typing import NamedTuple
 
 import numpy as np
 
+from deduction_envs.core.renamed import renamed
 from deduction_envs.core.rules import check_int
 from deduction_envs.games.clue import MAX_CARDS, deal, deal_sizes
 
-__all__ = ["GCEvent", "GCMove", "GCPhase", "GCState", "GeneralizedClueRules"]
+__all__ = [
+    "GeneralizedClueEvent",
+    "GeneralizedClueMove",
+    "GeneralizedCluePhase",
+    "GeneralizedClueState",
+    "GeneralizedClueRules",
+]
 
 
-class GCPhase(IntEnum):
+class GeneralizedCluePhase(IntEnum):
     """What the player to act must do."""
 
     START = 0  # ask someone or guess
@@ -64,7 +71,7 @@ class GCPhase(IntEnum):
     OVER = 4
 
 
-class GCMove(NamedTuple):
+class GeneralizedClueMove(NamedTuple):
     """A whole move: ``("ask", cards, target)``, ``("guess", cards)`` or ``("show", card=c)``."""
 
     kind: str
@@ -73,7 +80,7 @@ class GCMove(NamedTuple):
     card: int = -1
 
 
-class GCEvent(NamedTuple):
+class GeneralizedClueEvent(NamedTuple):
     """One event; :meth:`GeneralizedClueRules.observe_event` projects it for a seat.
 
     ``kind``:
@@ -102,13 +109,13 @@ class GCEvent(NamedTuple):
 
 
 @dataclass
-class GCState:
+class GeneralizedClueState:
     """The whole position, hands included: only the rules and the table may hold it."""
 
     places: tuple[int, ...]
     hands: tuple[tuple[int, ...], ...]
     mover: int = 0
-    phase: GCPhase = GCPhase.START
+    phase: GeneralizedCluePhase = GeneralizedCluePhase.START
     target: int = -1
     chosen: int = 0  # the list or guess being built, as a bit mask
     asked: tuple[int, ...] = ()  # the list the target must answer
@@ -117,8 +124,8 @@ class GCState:
     right: list[int] = field(default_factory=list)  # right guessers, in order
     wrong: list[int] = field(default_factory=list)
 
-    def copy(self) -> GCState:
-        return GCState(
+    def copy(self) -> GeneralizedClueState:
+        return GeneralizedClueState(
             self.places,
             self.hands,
             self.mover,
@@ -225,7 +232,7 @@ class GeneralizedClueRules:
             return f"ask player {action - self.cards}"
         return "guess" if action == self.guess_action else "submit"
 
-    def steps(self, move: GCMove) -> list[int]:
+    def steps(self, move: GeneralizedClueMove) -> list[int]:
         """The actions that make ``move`` from the start of a turn (or the answer to an ask)."""
         if move.kind == "show":
             return [check_int("card", move.card, low=0, high=self.cards - 1)]
@@ -241,7 +248,7 @@ class GeneralizedClueRules:
         raise ValueError(f"a move is an ask, a guess or a show, got {move.kind!r}")
 
     # ------------------------------------------------------------------ the multiplayer protocol
-    def new_game(self, rng: np.random.Generator, first: int = 0) -> GCState:
+    def new_game(self, rng: np.random.Generator, first: int = 0) -> GeneralizedClueState:
         """Shuffle and deal; seat ``first`` moves first."""
         first = check_int("first", first, low=0, high=self.players - 1)
         return self.state_of_deal(deal([self.cards], [self.hidden], self.players, rng), first)
@@ -256,9 +263,9 @@ class GeneralizedClueRules:
         self,
         places: Sequence[int] | np.ndarray,
         first: int = 0,
-        public: GCState | None = None,
+        public: GeneralizedClueState | None = None,
         guesses: Sequence[tuple[int, Sequence[int]]] = (),
-    ) -> GCState:
+    ) -> GeneralizedClueState:
         """The game of the deal ``places`` (each card's place, ``players`` for the case file): new, or at the
         public position of ``public`` (a seat's record, :meth:`public_state`) after the guesses ``(player,
         cards)`` made so far, each right or wrong as this deal makes it; which is how a determinisation is made.
@@ -266,8 +273,10 @@ class GeneralizedClueRules:
         places = tuple(int(p) for p in places)
         hands = tuple(tuple(c for c, place in enumerate(places) if place == p) for p in range(self.players))
         if public is None:
-            return GCState(places, hands, mover=first, turns=[0] * self.players, out=[False] * self.players)
-        state = GCState(
+            return GeneralizedClueState(
+                places, hands, mover=first, turns=[0] * self.players, out=[False] * self.players
+            )
+        state = GeneralizedClueState(
             places, hands, public.mover, public.phase, public.target, public.chosen, public.asked,
             list(public.turns), list(public.out),
         )  # fmt: skip
@@ -275,11 +284,11 @@ class GeneralizedClueRules:
             (state.right if all(places[c] == self.players for c in cards) else state.wrong).append(player)
         return state
 
-    def public_state(self) -> GCState:
+    def public_state(self) -> GeneralizedClueState:
         """A position with no cards, for a seat to keep the public part of the game in (:meth:`advance`)."""
-        return GCState((), (), turns=[0] * self.players, out=[False] * self.players)
+        return GeneralizedClueState((), (), turns=[0] * self.players, out=[False] * self.players)
 
-    def advance(self, state: GCState, event: GCEvent, seat: int | None = None) -> None:
+    def advance(self, state: GeneralizedClueState, event: GeneralizedClueEvent, seat: int | None = None) -> None:
         """The public part of ``state`` after ``event`` as ``seat`` sees it (None: the whole event, as
         :meth:`apply` has it): whose turn, the phase, the move being built (a seat sees only its own: the
         others' build steps leave it at START), the pending ask, the turns taken, who is out, and the guesses
@@ -296,11 +305,11 @@ class GeneralizedClueRules:
                 if event.card >= 0:
                     state.chosen |= 1 << event.card
                 else:
-                    state.phase = GCPhase.GUESSING if event.target < 0 else GCPhase.ASKING
+                    state.phase = GeneralizedCluePhase.GUESSING if event.target < 0 else GeneralizedCluePhase.ASKING
                     state.target, state.chosen = event.target, 0
         elif kind == "ask":
             if event.answered:
-                state.phase, state.target, state.asked = GCPhase.SHOW, event.target, event.cards
+                state.phase, state.target, state.asked = GeneralizedCluePhase.SHOW, event.target, event.cards
             state.chosen = 0
         elif kind == "guess":
             state.out[event.player] = True
@@ -310,25 +319,25 @@ class GeneralizedClueRules:
             state.turns[event.player] += 1
             state.target, state.chosen, state.asked = -1, 0, ()
             if all(state.out):
-                state.phase = GCPhase.OVER
+                state.phase = GeneralizedCluePhase.OVER
         if event.next_mover >= 0:
-            state.mover, state.phase = event.next_mover, GCPhase.START
+            state.mover, state.phase = event.next_mover, GeneralizedCluePhase.START
 
-    def deal_event(self, state: GCState) -> GCEvent:
-        return GCEvent("deal", state.mover, hands=state.hands)
+    def deal_event(self, state: GeneralizedClueState) -> GeneralizedClueEvent:
+        return GeneralizedClueEvent("deal", state.mover, hands=state.hands)
 
-    def mover(self, state: GCState) -> int:
+    def mover(self, state: GeneralizedClueState) -> int:
         """The player to act: the target while it chooses a card to show, else the player whose turn it is."""
-        return state.target if state.phase == GCPhase.SHOW else state.mover
+        return state.target if state.phase == GeneralizedCluePhase.SHOW else state.mover
 
-    def is_over(self, state: GCState) -> bool:
-        return state.phase == GCPhase.OVER
+    def is_over(self, state: GeneralizedClueState) -> bool:
+        return state.phase == GeneralizedCluePhase.OVER
 
-    def winner(self, state: GCState) -> int | None:
+    def winner(self, state: GeneralizedClueState) -> int | None:
         """The first right guesser (None if nobody guessed right, or before anyone has)."""
         return state.right[0] if state.right else None
 
-    def ranks(self, state: GCState) -> list[float]:
+    def ranks(self, state: GeneralizedClueState) -> list[float]:
         """Each player's rank (1 = first); wrong guessers, and players still in, share the places below."""
         rank = [0.0] * self.players
         for place, player in enumerate(state.right):
@@ -338,7 +347,7 @@ class GeneralizedClueRules:
             rank[p] = len(state.right) + (len(rest) + 1) / 2
         return rank
 
-    def rewards(self, state: GCState) -> list[float]:
+    def rewards(self, state: GeneralizedClueState) -> list[float]:
         """+1 for first place to -1 for last, linear in rank (ties share the mean)."""
         return [self.rank_reward(r) for r in self.ranks(state)]
 
@@ -346,25 +355,25 @@ class GeneralizedClueRules:
         """The reward of finishing at ``rank`` (1 first, ``players`` last): +1 to -1, linear."""
         return 1.0 - 2.0 * (rank - 1.0) / (self.players - 1)
 
-    def legal_mask(self, state: GCState) -> np.ndarray:
+    def legal_mask(self, state: GeneralizedClueState) -> np.ndarray:
         """Bool mask over actions of what the player to act may do now (all False once the game is over)."""
         mask = np.zeros(self.num_actions, dtype=bool)
         phase = state.phase
-        if phase == GCPhase.START:
+        if phase == GeneralizedCluePhase.START:
             mask[self.guess_action] = True
             if state.turns[state.mover] < self.rounds:
                 for q in range(self.players):
                     mask[self.cards + q] = q != state.mover and not state.out[q]
-        elif phase in (GCPhase.ASKING, GCPhase.GUESSING):
+        elif phase in (GeneralizedCluePhase.ASKING, GeneralizedCluePhase.GUESSING):
             count = state.chosen.bit_count()
-            if phase == GCPhase.ASKING or count < self.hidden:  # a guess full: only submitting
+            if phase == GeneralizedCluePhase.ASKING or count < self.hidden:  # a guess full: only submitting
                 mask[: self.cards] = [not state.chosen >> c & 1 for c in range(self.cards)]
-            mask[self.submit_action] = count != 0 if phase == GCPhase.ASKING else count == self.hidden
-        elif phase == GCPhase.SHOW:
+            mask[self.submit_action] = count != 0 if phase == GeneralizedCluePhase.ASKING else count == self.hidden
+        elif phase == GeneralizedCluePhase.SHOW:
             mask[[c for c in state.asked if state.places[c] == state.target]] = True
         return mask
 
-    def apply(self, state: GCState, action: int) -> GCEvent:
+    def apply(self, state: GeneralizedClueState, action: int) -> GeneralizedClueEvent:
         """Play ``action`` for the player to act, changing ``state``; the event.
 
         An illegal action raises ValueError and changes nothing.
@@ -373,28 +382,32 @@ class GeneralizedClueRules:
         if not (0 <= action < self.num_actions and self.legal_mask(state)[action]):
             raise ValueError(f"action {action} is not legal in phase {state.phase.name}")
         player = self.mover(state)
-        if state.phase == GCPhase.START:
-            event = GCEvent("step", player, target=-1 if action == self.guess_action else action - self.cards)
-        elif state.phase == GCPhase.SHOW:
-            event = GCEvent("show", state.mover, target=player, cards=state.asked, card=action)
+        if state.phase == GeneralizedCluePhase.START:
+            event = GeneralizedClueEvent(
+                "step", player, target=-1 if action == self.guess_action else action - self.cards
+            )
+        elif state.phase == GeneralizedCluePhase.SHOW:
+            event = GeneralizedClueEvent("show", state.mover, target=player, cards=state.asked, card=action)
             event = event._replace(next_mover=self._next_in(state))
         elif action < self.cards:  # a card added
-            event = GCEvent("step", player, target=state.target, card=action)
-        elif state.phase == GCPhase.ASKING:  # submit the list
+            event = GeneralizedClueEvent("step", player, target=state.target, card=action)
+        elif state.phase == GeneralizedCluePhase.ASKING:  # submit the list
             cards = _bits(state.chosen)
             answered = any(state.places[c] == state.target for c in cards)
-            event = GCEvent("ask", player, target=state.target, cards=cards, answered=answered)
+            event = GeneralizedClueEvent("ask", player, target=state.target, cards=cards, answered=answered)
             if not answered:
                 event = event._replace(next_mover=self._next_in(state))
         else:  # submit the guess
             cards = _bits(state.chosen)
             correct = all(state.places[c] == self.players for c in cards)
-            event = GCEvent("guess", player, cards=cards, correct=int(correct), hands=(state.hands[player],))
+            event = GeneralizedClueEvent(
+                "guess", player, cards=cards, correct=int(correct), hands=(state.hands[player],)
+            )
             event = event._replace(next_mover=self._next_in(state, leaving=player))
         self.advance(state, event)
         return event
 
-    def _next_in(self, state: GCState, leaving: int = -1) -> int:
+    def _next_in(self, state: GeneralizedClueState, leaving: int = -1) -> int:
         """The next player still in after the mover, ``leaving`` (a guesser) counted out too; -1 if nobody is."""
         if sum(state.out) + (leaving >= 0 and not state.out[leaving]) == self.players:
             return -1
@@ -403,7 +416,7 @@ class GeneralizedClueRules:
             player = (player + 1) % self.players
         return player
 
-    def observe_event(self, event: GCEvent, player: int) -> GCEvent:
+    def observe_event(self, event: GeneralizedClueEvent, player: int) -> GeneralizedClueEvent:
         """``event`` as ``player`` sees it: its own hand of the deal; a shown card, a build step and a guess's
         verdict only if its own."""
         if event.kind == "deal":
@@ -416,7 +429,7 @@ class GeneralizedClueRules:
             return event._replace(correct=-1)
         return event
 
-    def event_facts(self, event: GCEvent, seat: int) -> list[tuple[str, int, tuple[int, ...]]]:
+    def event_facts(self, event: GeneralizedClueEvent, seat: int) -> list[tuple[str, int, tuple[int, ...]]]:
         """What ``event``, projected for ``seat``, proves of where the cards are: ``(kind, place, cards)``, the
         kinds of :meth:`ClueKnowledge.add_trusted <deduction_envs.reasoning.ClueKnowledge.add_trusted>`. The one
         statement of what an event proves, which a seat's knowledge reads."""
@@ -433,7 +446,7 @@ class GeneralizedClueRules:
         return []
 
     # ------------------------------------------------------------------ words
-    def describe(self, event: GCEvent, names: Sequence[str] | None = None) -> str:
+    def describe(self, event: GeneralizedClueEvent, names: Sequence[str] | None = None) -> str:
         """One event in words, as the seat it was projected for saw it."""
         names = list(names or [f"player {p}" for p in range(self.players)])
         cards = ", ".join(str(c) for c in event.cards)
@@ -452,3 +465,15 @@ class GeneralizedClueRules:
         verdict = {1: ": right", 0: ": wrong", -1: ""}[event.correct]
         hand = ", ".join(str(c) for c in event.hands[0])
         return f"{who} guesses {cards}{verdict}, and leaves; its hand was {hand}."
+
+
+#: The names before they spelt out Generalized Clue, kept for one version.
+__getattr__ = renamed(
+    __name__,
+    {
+        "GCPhase": "GeneralizedCluePhase",
+        "GCMove": "GeneralizedClueMove",
+        "GCEvent": "GeneralizedClueEvent",
+        "GCState": "GeneralizedClueState",
+    },
+)

@@ -21,17 +21,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from deduction_envs.games.generalized_clue import GCEvent, GCPhase, GCState, GeneralizedClueRules
+from deduction_envs.core.renamed import renamed
+from deduction_envs.games.generalized_clue import (
+    GeneralizedClueEvent,
+    GeneralizedCluePhase,
+    GeneralizedClueRules,
+    GeneralizedClueState,
+)
 from deduction_envs.reasoning.clue_facts import card_mask
 from deduction_envs.reasoning.clue_player import SeatKnowledge, blank_engine
 
-__all__ = ["GC_RECORD", "GCPlayerKnowledge"]
+__all__ = ["GC_RECORD", "GeneralizedCluePlayerKnowledge"]
 
-#: The layers of :attr:`GCPlayerKnowledge.record`: ``[what, seat, card]``.
+#: The layers of :attr:`GeneralizedCluePlayerKnowledge.record`: ``[what, seat, card]``.
 GC_RECORD = ("shown", "asked", "yes", "no")
 
 
-class GCPlayerKnowledge(SeatKnowledge):
+class GeneralizedCluePlayerKnowledge(SeatKnowledge):
     """What seat ``player`` knows of a Generalized Clue game; see the module docstring.
 
     Args:
@@ -41,7 +47,7 @@ class GCPlayerKnowledge(SeatKnowledge):
         samples: deals drawn when counting is over budget (a number, so that answers are reproducible).
     """
 
-    SHOW = GCPhase.SHOW
+    SHOW = GeneralizedCluePhase.SHOW
 
     def __init__(self, rules: GeneralizedClueRules, player: int, work_limit: float = 2e6, samples: int = 4000):
         engine = blank_engine((rules.cards,), rules.hand_sizes, rules.hidden, float(work_limit))
@@ -81,7 +87,7 @@ class GCPlayerKnowledge(SeatKnowledge):
         """Per seat, the turns it has finished."""
         return np.array(self.public.turns, dtype=np.int64)
 
-    def update(self, event: GCEvent) -> None:
+    def update(self, event: GeneralizedClueEvent) -> None:
         """Take the next event projected for this seat (the deal first)."""
         me = self.player
         self.events.append(event)
@@ -101,10 +107,14 @@ class GCPlayerKnowledge(SeatKnowledge):
                 self.correct = bool(event.correct)
         self.rules.advance(self.public, event, me)
 
-    def determinise(self, rng: np.random.Generator) -> GCState:
+    def determinise(self, rng: np.random.Generator) -> GeneralizedClueState:
         """A whole state drawn uniformly from the deals consistent with this seat's knowledge.
 
         Earlier guesses are right or wrong as the drawn deal makes them.
         """
         deal = self.engine.sample(1, rng)[0]
         return self.rules.state_of_deal(deal, public=self.public, guesses=[(p, cards) for p, cards, _ in self.guesses])
+
+
+#: The names before they spelt out Generalized Clue, kept for one version.
+__getattr__ = renamed(__name__, {"GCPlayerKnowledge": "GeneralizedCluePlayerKnowledge"})

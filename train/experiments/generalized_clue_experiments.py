@@ -19,7 +19,7 @@ dealt from seed ``(--seed, g)`` in every table:
 * mixed (4 players or more): one of each agent, the rest scoreboard agents.
 
 ``--head-to-head`` chooses the agents of the head-to-head tables, among them
-variants of the exact agent (:class:`agents.GCExact`): ``exact(listeners=W)``
+variants of the exact agent (:class:`agents.GeneralizedClueExact`): ``exact(listeners=W)``
 weighing what its asks tell the listeners by W and guessing only when
 certain, ``exact(listeners=W, race)`` also guessing early when waiting would
 cost rank, ``exact(race)`` the same with W = 0; ``exact`` is the default,
@@ -60,8 +60,8 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from agents import GCExact, GCRandom, GCScoreboard, play_match
-from agents.generalized_clue_agents import GCAgent
+from agents import GeneralizedClueExact, GeneralizedClueRandom, GeneralizedClueScoreboard, play_match
+from agents.generalized_clue_agents import GeneralizedClueAgent
 from deduction_envs.games.generalized_clue import GeneralizedClueRules
 from train import arguments
 from train.experiments.runner import Experiment, Finished, Run, gather, named_agent, run_experiment
@@ -80,7 +80,8 @@ AGENTS = (
 #: The agents seated against scoreboards by default.
 DEFAULT_HEAD_TO_HEAD = AGENTS[:4]
 #: The exact agent's weights of what its asks tell the listeners, offered as agents ``exact(listeners=W)`` (not
-#: racing) and ``exact(listeners=W, race)``; ``exact`` is :class:`agents.GCExact`'s default, listeners 0.5 and race.
+#: racing) and ``exact(listeners=W, race)``; ``exact`` is :class:`agents.GeneralizedClueExact`'s default, listeners
+#: 0.5 and race.
 LISTENERS = (0, 0.5, 1, 2)
 HEAD_TO_HEAD = [
     *AGENTS[:5],
@@ -103,20 +104,20 @@ class Settings:
     chunk: int  #: games per job
 
 
-def make_agent(name: str) -> GCAgent:
+def make_agent(name: str) -> GeneralizedClueAgent:
     """A fresh agent by its name."""
     makers = {
-        "exact": GCExact,
-        **{f"exact(listeners={w:g})": partial(GCExact, listeners=w, race=False) for w in LISTENERS},
-        **{f"exact(listeners={w:g}, race)": partial(GCExact, listeners=w, race=True) for w in LISTENERS},
-        "exact(race)": partial(GCExact, listeners=0, race=True),
-        "exact(pad)": partial(GCExact, pad=True),
-        "exact(sure)": partial(GCExact, sure=True),
-        "interrogation-pattern": lambda: GCScoreboard(patterns="report"),
-        "interrogation-pattern(means)": lambda: GCScoreboard(patterns="means"),
-        "scoreboard(no spoof)": lambda: GCScoreboard(spoof=False),
-        "scoreboard": GCScoreboard,
-        "random": GCRandom,
+        "exact": GeneralizedClueExact,
+        **{f"exact(listeners={w:g})": partial(GeneralizedClueExact, listeners=w, race=False) for w in LISTENERS},
+        **{f"exact(listeners={w:g}, race)": partial(GeneralizedClueExact, listeners=w, race=True) for w in LISTENERS},
+        "exact(race)": partial(GeneralizedClueExact, listeners=0, race=True),
+        "exact(pad)": partial(GeneralizedClueExact, pad=True),
+        "exact(sure)": partial(GeneralizedClueExact, sure=True),
+        "interrogation-pattern": lambda: GeneralizedClueScoreboard(patterns="report"),
+        "interrogation-pattern(means)": lambda: GeneralizedClueScoreboard(patterns="means"),
+        "scoreboard(no spoof)": lambda: GeneralizedClueScoreboard(spoof=False),
+        "scoreboard": GeneralizedClueScoreboard,
+        "random": GeneralizedClueRandom,
     }
     return named_agent(makers, name)
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from deduction_envs.core.rules import check_int
 from deduction_envs.games.clue import CLASSIC_CATEGORIES, ClueEvent, ClueRules, deal_sizes, parse_card
-from deduction_envs.games.generalized_clue import GCEvent, GeneralizedClueRules
+from deduction_envs.games.generalized_clue import GeneralizedClueEvent, GeneralizedClueRules
 from deduction_envs.reasoning.clue_knowledge import ClueKnowledge, ClueSolution, ContradictionError
 from deduction_envs.reasoning.clue_suggestions import SuggestionScores, ask_candidates, score_asks, score_suggestions
 
@@ -301,7 +301,7 @@ class ClueSession:
             if len(set(cards)) != hidden:
                 raise ValueError(f"a guess names {hidden} cards")
             hand = tuple(self.card(c) for c in entry.get("hand", []))
-            self._apply_event(knowledge, GCEvent("guess", player, cards=tuple(cards), hands=(hand,)))
+            self._apply_event(knowledge, GeneralizedClueEvent("guess", player, cards=tuple(cards), hands=(hand,)))
             return
         target = self.player(entry["target"])
         answered, shown = entry.get("answered"), entry.get("shown")
@@ -314,7 +314,7 @@ class ClueSession:
             raise ValueError("an ask names at least one card")
         if shown is not None and (player != self.me or not answered or shown not in cards):
             raise ValueError("you see the card shown only when you asked, the answer was yes, and it was on the list")
-        ask = GCEvent("ask", player, target=target, cards=tuple(cards), answered=answered)
+        ask = GeneralizedClueEvent("ask", player, target=target, cards=tuple(cards), answered=answered)
         self._apply_event(knowledge, ask, None if shown is None else ask._replace(kind="show", card=shown))
 
     def _apply_suggestion(self, knowledge: ClueKnowledge, asker: int, cards: list[int], entry: dict) -> None:
