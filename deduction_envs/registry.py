@@ -80,6 +80,10 @@ class Game:
             game's with what only training reads, :mod:`train.observations`); default the game's own.
         variants: multiplayer: keywords that, set True, select another rules class (``"module:Class"``), as the
             env's own keyword does (Clue's ``board``): :meth:`make_rules` takes them.
+        showcase: multiplayer: the documented episode (its page's picture and animation): env keyword arguments
+            and the reference agents by seat.
+        questions: multiplayer: the kinds of turn that ask the table for information (as the analysis names
+            events: Algo's attacks by their result, Clue's suggestions, Generalized Clue's asks).
         task: how the training layer trains on the game (``"module:Class"``, a ``train.tasks.Task``); default
             :data:`SECRETS_TASK` for a single-player game, :data:`SEATS_TASK` for a multiplayer one.
     """
@@ -99,6 +103,8 @@ class Game:
     matches: tuple[tuple[Mapping[str, Any], tuple[str, ...], int], ...] = ()
     training_env: str | None = None
     variants: Mapping[str, str] = field(default_factory=dict)
+    showcase: tuple[Mapping[str, Any], tuple[str, ...]] | None = None
+    questions: tuple[str, ...] = ()
     task: str | None = None
 
     @property
@@ -239,6 +245,8 @@ register_game(
             ({"players": 3}, ("ismcts", "random", "ismcts_greedy"), 2),
             ({"players": 4}, ("random", "epsilon_greedy", "max_entropy", "epsilon_greedy"), 3),
         ),
+        showcase=(MappingProxyType({"players": 2}), ("max_entropy", "epsilon_greedy")),
+        questions=("attack (hit)", "attack (miss)"),
     )
 )
 register_game(
@@ -277,6 +285,8 @@ register_game(
             ({"players": 4, "board": True}, ("velma_rate", "entropy", "deduction_sheet", "velma"), 5),
         ),
         variants=MappingProxyType({"board": "deduction_envs.games.clue_board:ClueBoardRules"}),
+        showcase=(MappingProxyType({"players": 3, "board": True}), ("velma", "entropy", "deduction_sheet")),
+        questions=("suggest",),
     )
 )
 register_game(
@@ -308,6 +318,8 @@ register_game(
             ({"cards": 14, "hidden": 2, "players": 3}, ("exact", "scoreboard", "interrogation_pattern"), 1),
             ({"cards": 12, "hidden": 2, "players": 4}, ("random", "exact", "scoreboard", "scoreboard"), 2),
         ),
+        showcase=(MappingProxyType({}), ("exact", "scoreboard", "interrogation_pattern")),
+        questions=("ask",),
     )
 )
 

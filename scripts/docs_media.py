@@ -24,12 +24,6 @@ from train import arguments
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "_static" / "envs"
 
-#: The multiplayer episodes: env keyword arguments and the agents by seat.
-MULTIPLAYER = {
-    "algo_v0": ({"players": 2}, ("max_entropy", "epsilon_greedy")),
-    "clue_v0": ({"players": 3, "board": True}, ("velma", "entropy", "deduction_sheet")),
-    "generalized_clue_v0": ({}, ("exact", "scoreboard", "interrogation_pattern")),
-}
 
 #: At most this many frames a GIF (a long game shows one frame every few turns), each shown FRAME_MS.
 MAX_FRAMES = 40
@@ -51,11 +45,15 @@ def single_player_frames(env_id: str, seed: int = 0) -> list[np.ndarray]:
 
 
 def multiplayer_frames(env_id: str, seed: int = 0) -> Iterator[np.ndarray]:
-    """The renders of one seeded game between the reference agents of :data:`MULTIPLAYER`, one a turn."""
+    """The renders of one seeded game between the reference agents of the game's showcase (its registry entry),
+    one a turn."""
     from agents.roster import seat_agent
 
-    kwargs, names = MULTIPLAYER[env_id]
-    env = registry.game(env_id).make_raw_env(render_mode="rgb_array", **kwargs)
+    game = registry.game(env_id)
+    if game.showcase is None:
+        raise ValueError(f"{env_id} declares no showcase (registry.Game.showcase): its page has no episode")
+    kwargs, names = game.showcase
+    env = game.make_raw_env(render_mode="rgb_array", **kwargs)
     agents = [seat_agent(env_id, name) for name in names]
     for seat, agent in enumerate(agents):
         agent.reset(env.rules, seat, seed + 1 + seat)
@@ -72,7 +70,8 @@ def multiplayer_frames(env_id: str, seed: int = 0) -> Iterator[np.ndarray]:
 
 def frames(env_id: str, seed: int = 0) -> list[np.ndarray]:
     """Every frame of ``env_id``'s documented episode (at most :data:`MAX_FRAMES`, the last always kept)."""
-    made = list(multiplayer_frames(env_id, seed) if env_id in MULTIPLAYER else single_player_frames(env_id, seed))
+    multiplayer = registry.game(env_id).multiplayer
+    made = list(multiplayer_frames(env_id, seed) if multiplayer else single_player_frames(env_id, seed))
     step = -(-len(made) // MAX_FRAMES)
     return [*made[:-1:step], made[-1]] if step > 1 else made
 

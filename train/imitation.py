@@ -486,46 +486,46 @@ def _load(paths: list[Path], model: Any) -> Demonstrations:
     return Demonstrations.join(parts)
 
 
-def imitate(args: RunConfig, model: Any) -> dict[str, Any]:
+def imitate(config: RunConfig, model: Any) -> dict[str, Any]:
     """``python -m train --imitate``: collect the demonstrations (or read ``--imitate-demos``), fit ``model`` to
     them, write ``imitation.json`` and the demonstrations (``demonstrations.npz``); returns the fit's report."""
     seen = None
-    if args.imitate_secrets is not None:
+    if config.imitate_secrets is not None:
         from deduction_envs.envs import env_rules
 
-        seen = seen_secrets(env_rules(args.env, **args.sizes).num_secrets, args.imitate_secrets, args.seed)
-    if args.imitate_demos is not None:
-        demos = _load(args.imitate_demos, model)
+        seen = seen_secrets(env_rules(config.env, **config.sizes).num_secrets, config.imitate_secrets, config.seed)
+    if config.imitate_demos is not None:
+        demos = _load(config.imitate_demos, model)
     else:
         demos = demonstrations(
-            args.env,
-            args.env_kwargs,
-            args.imitate,
-            args.opponents or [],
-            args.imitate_games,
-            args.seed,
+            config.env,
+            config.env_kwargs,
+            config.imitate,
+            config.opponents or [],
+            config.imitate_games,
+            config.seed,
             model.gamma,
-            args.executor_for(args.imitate_workers),
+            config.executor_for(config.imitate_workers),
             seen,
         )
-        demos.save(Path(args.output, "demonstrations.npz"))
+        demos.save(Path(config.output, "demonstrations.npz"))
     report = fit(
         model,
         demos,
-        args.imitate_epochs,
-        seed=args.seed,
-        learning_rate=args.imitate_learning_rate,
-        soft=args.imitate_soft,
-        temperature=args.imitate_values,
+        config.imitate_epochs,
+        seed=config.seed,
+        learning_rate=config.imitate_learning_rate,
+        soft=config.imitate_soft,
+        temperature=config.imitate_values,
     )
-    report = {"expert": args.imitate, **({"opponents": args.opponents} if args.opponents else {}), **report}
+    report = {"expert": config.imitate, **({"opponents": config.opponents} if config.opponents else {}), **report}
     if seen is not None:  # the secrets the fit drew from: the evaluation scores the others apart
         report["seen_secrets"] = seen.tolist()
-    Path(args.output, "imitation.json").write_text(json.dumps(report, indent=1) + "\n")
-    plot_fit(report, Path(args.output, "imitation.png"), f"{args.env}: imitating {args.imitate}")
+    Path(config.output, "imitation.json").write_text(json.dumps(report, indent=1) + "\n")
+    plot_fit(report, Path(config.output, "imitation.png"), f"{config.env}: imitating {config.imitate}")
     last = report["epochs"][-1]
     print(
-        f"imitated {args.imitate}: {report['decisions']:,} decisions of {report['games']:,} games; the policy's "
+        f"imitated {config.imitate}: {report['decisions']:,} decisions of {report['games']:,} games; the policy's "
         f"likeliest action is the agent's in {last['agreement_fitted']:.1%} of the fitted decisions, "
         f"{last['agreement_held_out']:.1%} of the held-out games' decisions",
         flush=True,

@@ -153,12 +153,12 @@ def _learn(config: RunConfig, model: Any, callbacks: list[Any], start: float) ->
         print("\nInterrupted: saving what was trained.")
 
 
-def _imitation_settings(args: RunConfig, report: dict[str, Any]) -> dict[str, Any]:
+def _imitation_settings(config: RunConfig, report: dict[str, Any]) -> dict[str, Any]:
     """What ``run.json`` records of the fit a run started with: the agent, what was fitted (its actions, a
     search's visit shares or its root values at a temperature) and the demonstrations read, if any."""
-    demos = args.imitate_demos
+    demos = config.imitate_demos
     return {
-        "imitated": args.imitate,
+        "imitated": config.imitate,
         "imitation_targets": report["targets"],
         **({"imitation_demonstrations": [str(path) for path in demos]} if demos else {}),
     }

@@ -104,6 +104,7 @@ import numpy as np
 from numba import njit
 from pettingzoo import AECEnv
 
+from deduction_envs import registry
 from deduction_envs.core.raster import Canvas
 from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv, ObservationPieces, Observer, wrap
 from deduction_envs.games.clue import CluePhase, ClueRules
@@ -347,9 +348,7 @@ class raw_env(SheetEnv):
         strict: bool | None = None,
         board: bool = False,
     ) -> None:
-        if not isinstance(board, bool):
-            raise ValueError(f"board must be True or False, got {board!r}")
-        rules = ClueBoardRules(players) if board else ClueRules(players)
+        rules = registry.game("clue_v0").make_rules(players=players, board=board)  # the board variant chosen there
         super().__init__(rules, probabilities, max_cycles, render_mode, illegal_action, strict)
 
     def make_observer(self, rules: ClueRules, probabilities: bool, max_cycles: int) -> ClueObserver:

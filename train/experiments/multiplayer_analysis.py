@@ -63,8 +63,9 @@ TABLES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
 PHASES = ("early", "middle", "late")
 RESPONSES = {"show"}  # event kinds that answer another seat's action (Clue, Generalized Clue)
 CONTINUATIONS = {"end"}  # the mover's own closing step of a turn (Clue: ending it without accusing)
-#: The turns that ask the table for information, each game's: the leak ranking and the phases count these.
-QUESTIONS = {"algo_v0": {"attack (hit)", "attack (miss)"}, "clue_v0": {"suggest"}, "generalized_clue_v0": {"ask"}}
+#: The turns that ask the table for information, each game's (its registry entry's): the leak ranking and the
+#: phases count these.
+QUESTIONS = {env: set(registry.game(env).questions) for env in TABLES}
 
 
 def event_kind(event: Any) -> str | None:
