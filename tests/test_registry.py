@@ -104,7 +104,7 @@ def test_a_game_declared_once_gets_an_env_an_id_play_training_and_evaluation(toy
 
 def test_the_multiplayer_tables_are_the_registrys():
     assert multiplayer_envs() == ["algo_v0", "clue_v0", "generalized_clue_v0"]
-    assert set(play.MULTIPLAYER) == {"algo", "clue"}
+    assert set(play.multiplayer_games()) == {"algo", "clue"}
     for game in registry.games(multiplayer=True):
         assert agent_names(game.env_id) == list(game.agents)
         assert game.opponent in game.agents and set(game.evaluation) <= set(game.agents)

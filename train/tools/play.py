@@ -33,8 +33,9 @@ from train import arguments
 
 COMMANDS = "Commands: a query, 'hint', 'help', 'quit'."
 
-#: The multiplayer games with a terminal game (the registry's ``play``), by name.
-MULTIPLAYER = {g.name: g for g in registry.games(multiplayer=True) if g.play is not None}
+def multiplayer_games() -> dict[str, registry.Game]:
+    """The multiplayer games with a terminal game (the registry's ``play``), by name, as registered now."""
+    return {g.name: g for g in registry.games(multiplayer=True) if g.play is not None}
 
 
 def expected_gain(knowledge: InformationSet, action: int) -> float:
@@ -159,34 +160,35 @@ def main(argv: list[str] | None = None) -> None:
     parser = arguments.Parser(
         prog="python -m train.tools.play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    games = [*(g.env_id for g in registry.games(multiplayer=False)), *MULTIPLAYER]
+    multiplayer = multiplayer_games()  # read at each call: a game registered later plays too
+    games = [*(g.env_id for g in registry.games(multiplayer=False)), *multiplayer]
     parser.add_argument("env", nargs="?", default="Mastermind-v0", choices=games, help="env id, or algo or clue")
     arguments.add_size_option(parser)
     parser.add_argument("--seed", type=arguments.seed, default=None, help="seed of the secret (or of the deal)")
-    opponents = sorted({name for game in MULTIPLAYER.values() for name in game.agents})
+    opponents = sorted({name for game in multiplayer.values() for name in game.agents})
     parser.add_argument(
         "--opponent",
         default=None,
         choices=opponents,
         help="; ".join(
             f"{name}: {game.play[1]} (default), " + ", ".join(a for a in game.agents if a != game.play[1])
-            for name, game in MULTIPLAYER.items()
+            for name, game in multiplayer.items()
         ),
     )
-    players = "; ".join(f"{name}: default {game.play[2]}" for name, game in MULTIPLAYER.items())
+    players = "; ".join(f"{name}: default {game.play[2]}" for name, game in multiplayer.items())
     parser.add_argument("--players", type=arguments.count(1), default=None, help=f"players, you included ({players})")
     parser.add_argument("--board", action="store_true", help="clue: on the board (dice, movement, passages)")
     args = parser.parse_args(argv)
     if args.board and args.env != "clue":
         parser.error(f"--board is for clue; {args.env} has no board")
     # An option the chosen game does not take is a mistake to say, not to ignore.
-    if args.env in MULTIPLAYER and args.size:
+    if args.env in multiplayer and args.size:
         parser.error(f"--size is for the single-player games; {args.env} takes --players")
-    if args.env not in MULTIPLAYER and (args.opponent is not None or args.players is not None):
-        parser.error(f"--opponent and --players are for {' and '.join(MULTIPLAYER)}; {args.env} is played alone")
+    if args.env not in multiplayer and (args.opponent is not None or args.players is not None):
+        parser.error(f"--opponent and --players are for {' and '.join(multiplayer)}; {args.env} is played alone")
     try:
-        if args.env in MULTIPLAYER:
-            game = MULTIPLAYER[args.env]
+        if args.env in multiplayer:
+            game = multiplayer[args.env]
             play_game, opponent, players = game.play
             if args.opponent is not None and args.opponent not in game.agents:
                 raise ValueError(f"{args.env}'s opponents are {', '.join(game.agents)}, got {args.opponent!r}")
