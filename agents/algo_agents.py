@@ -32,7 +32,7 @@ def epsilon_greedy_move(
     counted): after a hit stop with probability ``epsilon``, else attack the likeliest (position, number), the
     first in action order on ties; reveal a random own face-down card. :class:`agents.AlgoEpsilonGreedy`
     plays it, and the SO-ISMCTS play-outs and the training side's play-out entries
-    (:mod:`train.observations`) simulate every seat with it."""
+    (:mod:`train.training_envs`) simulate every seat with it."""
     if view.phase == Phase.REVEAL:
         return int(rng.choice(np.flatnonzero(mask)))
     if view.phase == Phase.CONTINUE and rng.random() < epsilon:

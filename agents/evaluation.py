@@ -20,9 +20,9 @@ import numpy as np
 
 from agents.base import Agent
 from deduction_envs import registry  # importing the package registers the envs
-from deduction_envs.core.executor import Executor, as_executor, run_jobs
 from deduction_envs.core.rules import check_int
 from deduction_envs.envs.deduction_env import DeductionEnv
+from deduction_envs.executor import Executor, as_executor, run_jobs
 
 __all__ = ["EvaluationResult", "episode_plan", "evaluate", "play_episodes"]
 

@@ -70,7 +70,7 @@ def stop_observation_times(games: int, seed: int = 0) -> dict[str, np.ndarray]:
     """Seconds to encode the observation of a seat that may stop, plain and with the stop entries, at the stop
     decisions of two-player epsilon-greedy(0.1) self-play games."""
     from agents.algo_agents import epsilon_greedy_move
-    from train.observations import AlgoTrainingEnv
+    from train.training_envs import AlgoTrainingEnv
 
     envs = {
         "plain": algo_v0.raw_env(),

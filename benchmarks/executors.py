@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import time
 
-from deduction_envs.core.executor import Executor, LocalExecutor, run_jobs
+from deduction_envs.executor import Executor, LocalExecutor, run_jobs
 from train import arguments
 from train.experiments.clue_experiments import Settings, play_part
 
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> None:
         import ray
         from ray.cluster_utils import Cluster
 
-        from deduction_envs.core.executor import RayExecutor
+        from deduction_envs.executor import RayExecutor
 
         start = time.perf_counter()
         executor = RayExecutor(workers=2)

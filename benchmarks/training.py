@@ -45,6 +45,7 @@ from typing import Any
 
 from train import arguments
 from train.config import hyperparameters
+from train.features import action_features
 from train.policies import MaskableMultiInputPolicy
 from train.training import make_envs
 
@@ -136,7 +137,7 @@ def batched_training(
     envs = batched_vec_env(env_id, n_envs, seed=0)
     network: Any = MaskableMultiInputPolicy
     if policy == "features":
-        network, extra = policy_for("maskable_ppo", envs.get_attr("rules")[0].action_features(), True)
+        network, extra = policy_for("maskable_ppo", action_features(envs.get_attr("rules")[0]), True)
         settings["policy_kwargs"] = {**settings.get("policy_kwargs", {}), **extra}
     model = MaskablePPO(network, envs, seed=0, device="cpu", **settings)
     spent = {"rollouts": 0.0, "updates": 0.0}
@@ -191,8 +192,8 @@ def head(env_ids: list[str], batch_size: int, repeats: int = 10) -> None:
     import torch
 
     import deduction_envs
-    from train.observations import marginal_pointers
     from train.policies import FeatureHead
+    from train.training_envs import marginal_pointers
 
     gym.register_envs(deduction_envs)
     print(f"marginals head, latent 256, minibatch {batch_size}, {torch.get_num_threads()} torch thread(s); ms a pass")
@@ -201,7 +202,7 @@ def head(env_ids: list[str], batch_size: int, repeats: int = 10) -> None:
     for env_id in env_ids:
         env = gym.make(env_id).unwrapped
         rules = env.rules
-        features = rules.action_features()
+        features = action_features(rules)
         net = FeatureHead(256, features, marginal_pointers(rules), pointer_key="information_set")
         generator = torch.Generator().manual_seed(0)
         size = env.observation_space["information_set"].shape

@@ -77,7 +77,7 @@ class Game:
         matches: multiplayer: recorded games between reference agents, as rules keyword arguments, the agents'
             names by seat and a seed (:mod:`agents.matches`).
         training_env: multiplayer: the raw env the training layer builds (``"module:Class"``, a subclass of the
-            game's with what only training reads, :mod:`train.observations`); default the game's own.
+            game's with what only training reads, :mod:`train.training_envs`); default the game's own.
         variants: multiplayer: keywords that, set True, select another rules class (``"module:Class"``), as the
             env's own keyword does (Clue's ``board``): :meth:`make_rules` takes them.
         showcase: multiplayer: the documented episode (its page's picture and animation): env keyword arguments
@@ -238,7 +238,7 @@ register_game(
         opponent="epsilon_greedy",
         evaluation=("random", "epsilon_greedy", "max_entropy"),
         play=("train.tools.play_algo:play", "max_entropy", 2),
-        training_env="train.observations:AlgoTrainingEnv",
+        training_env="train.training_envs:AlgoTrainingEnv",
         playthroughs=(({"players": 2}, 2), ({"players": 3, "probabilities": False}, 3), ({"players": 4}, 4)),
         matches=(
             ({"players": 2}, ("epsilon_greedy", "max_entropy"), 1),
@@ -271,7 +271,7 @@ register_game(
         # SO-ISMCTS and the entropy agent take seconds a game: evaluated against on request only.
         evaluation=("random", "deduction_sheet"),
         play=("train.tools.play_clue:play", "deduction_sheet", 4),
-        training_env="train.observations:ClueTrainingEnv",
+        training_env="train.training_envs:ClueTrainingEnv",
         playthroughs=(
             ({"players": 3, "max_cycles": 40}, 1),
             ({"players": 6, "probabilities": False, "max_cycles": 20}, 6),
@@ -312,7 +312,7 @@ register_game(
         ),
         opponent="scoreboard",
         evaluation=("random", "scoreboard", "interrogation_pattern", "exact"),
-        training_env="train.observations:GeneralizedClueTrainingEnv",
+        training_env="train.training_envs:GeneralizedClueTrainingEnv",
         playthroughs=(({"cards": 8, "hidden": 2, "players": 3, "max_cycles": 60}, 1),),
         matches=(
             ({"cards": 14, "hidden": 2, "players": 3}, ("exact", "scoreboard", "interrogation_pattern"), 1),

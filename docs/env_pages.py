@@ -180,7 +180,7 @@ API_PACKAGES = {
     "agents": "Reference agents: ``agents``",
     "train": "Training, evaluation and experiments: ``train``",
 }
-API_SKIPPED = (".tools", ".experiments", "__main__")
+API_SKIPPED = (".tools", ".experiments", "__main__", "train.models")  # the last: an old name kept for one version
 
 
 def _package_modules(package: str) -> list[tuple[str, bool]]:

@@ -13,7 +13,7 @@ from agents.multiplayer_ismcts import SOISMCTS, AlgoSearchPolicy
 from agents.roster import seat_agent
 from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, HandView, Move, Phase, PlayerView, parse_card
 from deduction_envs.reasoning import AlgoKnowledge
-from train.observations import playout_features
+from train.training_envs import playout_features
 
 
 class Recorder(SeatAgent):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deduction_envs.core.executor import LocalExecutor, run_jobs
+from deduction_envs.executor import LocalExecutor, run_jobs
 
 CALLS: list[int] = []
 FAIL_AT: set[int] = set()
@@ -72,7 +72,7 @@ def test_a_run_killed_from_outside_takes_its_workers_with_it(tmp_path):
         pytest.skip("the workers' guard is Linux's parent-death signal")
     script = (
         "import sys; sys.path.insert(0, sys.argv[2])\n"
-        "from deduction_envs.core.executor import run_jobs\n"
+        "from deduction_envs.executor import run_jobs\n"
         "from tests.test_executor import sleeper\n"
         "run_jobs(sleeper, [1, 2], 2, 'sleep', sys.argv[1], progress=False)\n"
     )

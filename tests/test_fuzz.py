@@ -27,7 +27,7 @@ from deduction_envs import DeductionEnv
 from deduction_envs.envs import algo_v0, clue_v0, generalized_clue_v0
 from deduction_envs.games import GAMES, make_rules
 from deduction_envs.reasoning import ClueKnowledge
-from train.observations import AlgoTrainingEnv
+from train.training_envs import AlgoTrainingEnv
 
 NONSENSE = st.one_of(
     st.integers(-3, 12),

@@ -90,7 +90,7 @@ def test_every_value_a_checked_type_refuses_stops_the_command_in_one_line(comman
     assert list(tmp_path.iterdir()) == []  # nothing written, no folder made
 
 
-@pytest.mark.parametrize("command", [*COMMANDS, "train.models"])
+@pytest.mark.parametrize("command", [*COMMANDS, "train.kept_models"])
 def test_help_is_plain_text_and_an_error_is_two_lines(command, capsys):
     """``python -m train --help`` showed Sphinx markup (````--output````, ``:class:``); each argparse error printed
     the whole usage (30 lines for ``python -m train``) before the one line that matters."""
@@ -102,7 +102,7 @@ def test_help_is_plain_text_and_an_error_is_two_lines(command, capsys):
     assert "``" not in help_text and not re.search(r":(class|func|meth|mod|data|attr|doc):`", help_text)
     with pytest.raises(SystemExit) as exit_:
         module.main(["--no-such-option"])
-    prog = "python -m train.models" if command == "train.models" else parser_of(command).prog
+    prog = "python -m train.kept_models" if command == "train.kept_models" else parser_of(command).prog
     err = capsys.readouterr().err.splitlines()
     assert exit_.value.code == 2 and len(err) == 2, err
     assert err[0].startswith(f"{prog}: error: ") and err[1] == f"({prog} --help lists the options)"

@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: above it by strings (imported on use), so it sits just above core.
 LAYERS = [
     "deduction_envs.core",
+    "deduction_envs.executor",  # the executor seam: a home of its own, over the core's argument checks
     "deduction_envs.registry",
     "deduction_envs.games",
     "deduction_envs.reasoning",

@@ -1,4 +1,4 @@
-"""What the training side reads from and adds to the multiplayer observations (``train.observations``): the
+"""What the training side reads from and adds to the multiplayer observations (``train.training_envs``): the
 observation pointers, and Algo's exposure and play-out entries, a function of a seat's information set alone."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from deduction_envs.envs.algo import observation_size
 from deduction_envs.envs.multiplayer_env import wrap
 from deduction_envs.games.algo import HandView, Phase, PlayerView, parse_card
 from deduction_envs.reasoning.algo_hands import AlgoKnowledge
-from train import observations
+from train import training_envs
 from train.multiplayer import raw_env
-from train.observations import EXPOSURE, PLAYOUTS, AlgoTrainingEnv, exposure_features, playout_features
+from train.training_envs import EXPOSURE, PLAYOUTS, AlgoTrainingEnv, exposure_features, playout_features
 
 
 @pytest.mark.filterwarnings("ignore:Observation (space for each agent probably|is not a NumPy array):UserWarning")
@@ -30,12 +30,12 @@ def test_the_training_env_passes_pettingzoos_api_and_seed_tests():
 
 def test_training_builds_each_games_training_env_and_the_game_env_has_no_training_options():
     assert type(raw_env("algo_v0", exposure=1)) is AlgoTrainingEnv
-    assert type(raw_env("clue_v0")) is observations.ClueTrainingEnv
-    assert type(raw_env("generalized_clue_v0")) is observations.GeneralizedClueTrainingEnv
+    assert type(raw_env("clue_v0")) is training_envs.ClueTrainingEnv
+    assert type(raw_env("generalized_clue_v0")) is training_envs.GeneralizedClueTrainingEnv
     with pytest.raises(TypeError, match="exposure"):
         algo_v0.raw_env(exposure=1)
     assert not hasattr(algo_v0.raw_env(), "observation_pointers")
-    assert observations.observation_pointers(algo_v0.raw_env()) is None
+    assert training_envs.observation_pointers(algo_v0.raw_env()) is None
 
 
 @pytest.mark.parametrize(
@@ -153,7 +153,7 @@ def test_playout_entries_of_a_certain_winning_attack_are_one():
 def test_the_stop_entries_are_computed_once_per_view(monkeypatch):
     """Observing a seat that may stop twice computes its play-out and exposure entries once; after the next
     event (a new view), again; the observations are the same as computed afresh."""
-    module = observations
+    module = training_envs
     calls = []
     for name in ("playout_features", "exposure_features"):
         original = getattr(module, name)

@@ -18,13 +18,14 @@ from deduction_envs.envs import clue_v0
 from deduction_envs.envs.single_seat import SingleSeatEnv
 from deduction_envs.games.clue import ClueRules
 from train import cli
+from train.features import action_features
 from train.multiplayer import raw_env
 from train.policies import FeatureHead, OneHotInputs, flat_policy, one_hot, policy_for
 
 
 def test_clue_action_features_name_each_actions_cards_and_kind():
     rules = ClueRules(4)
-    features = rules.action_features()
+    features = action_features(rules)
     cards = rules.cards
     assert features.shape == (rules.num_actions, 3 * cards + 4)
     for action in range(rules.num_actions):
@@ -54,7 +55,7 @@ def test_the_head_scores_every_action_as_its_features_dot_the_weights():
 def test_a_feature_policy_trains_masks_saves_and_loads(algorithm, tmp_path):
     env = SingleSeatEnv(clue_v0.raw_env(players=3), [ClueDeductionSheet(), ClueDeductionSheet()])
     name = "maskable_ppo" if algorithm is MaskablePPO else "ppo"
-    policy, kwargs = policy_for(name, env.env.rules.action_features())
+    policy, kwargs = policy_for(name, action_features(env.env.rules))
     model = algorithm(policy, env, n_steps=32, batch_size=32, n_epochs=1, seed=0, policy_kwargs=kwargs, device="cpu")
     model.learn(64)
     assert isinstance(model.policy.action_net, FeatureHead)
@@ -87,7 +88,7 @@ def test_algo_features_and_pointers_read_each_attacks_hit_probability():
 
     env = raw_env("algo_v0", players=3)  # the training side's env: the game's with its pointers
     rules, pointers = env.rules, env.observation_pointers()
-    features = rules.action_features()
+    features = action_features(rules)
     for action in range(rules.num_actions):
         move = rules.decode(action)
         kind = ("attack", "stop", "reveal").index(move.kind)
@@ -138,7 +139,7 @@ def test_the_algo_feature_policy_trains_and_plays_as_a_seat(tmp_path):
     policy = SB3SeatPolicy.load(out / "model.zip", env)
     assert policy.model.policy.action_net.pointers.shape == (env.rules.num_actions, 1)
     bad = np.full((env.rules.num_actions, 1), 10**6)
-    policy_class, kwargs = policy_for("maskable_ppo", env.rules.action_features(), pointers=bad)
+    policy_class, kwargs = policy_for("maskable_ppo", action_features(env.rules), pointers=bad)
     with pytest.raises(ValueError, match="observation_pointers must be"):
         MaskablePPO(policy_class, SingleSeatEnv(algo_v0.raw_env(), [ClueDeductionSheet()]), policy_kwargs=kwargs)
     # With the exposure and play-out entries, the stop action reads them: the head has their columns, and the
@@ -192,13 +193,13 @@ def test_single_player_rules_give_one_hot_features_of_their_components():
 
     for name in GAMES:
         rules = make_rules(name)
-        features = rules.action_features()
+        features = action_features(rules)
         assert features.shape == (rules.num_actions, sum(rules.action_nvec)) and features.dtype == np.float32
         assert (features.sum(axis=1) == len(rules.action_nvec)).all()  # one column per component
         assert np.unique(features, axis=0).shape[0] == rules.num_actions  # no two queries alike
     rules = make_rules("Mastermind", pegs=2, colors=3)
     code = rules.parse_action("BC")
-    np.testing.assert_array_equal(rules.action_features()[code], [0, 1, 0, 0, 0, 1])  # B at peg 1, C at peg 2
+    np.testing.assert_array_equal(action_features(rules)[code], [0, 1, 0, 0, 0, 1])  # B at peg 1, C at peg 2
 
 
 def test_a_single_player_game_trains_and_evaluates_with_the_features_policy(tmp_path):
@@ -295,7 +296,7 @@ def test_the_one_hot_policies_compute_what_sb3s_multi_input_policy_computes(algo
 def test_marginal_pointers_read_each_querys_components_marginals(env_id, sizes):
     """Checked against a slow reference: the share of the secrets still possible whose component holds the
     query's value, read at the pointer from the env's own observation after a few random queries."""
-    from train.observations import marginal_pointers
+    from train.training_envs import marginal_pointers
 
     env = gym.make(env_id, **sizes)
     rules = env.unwrapped.rules
@@ -319,7 +320,7 @@ def test_marginal_pointers_read_each_querys_components_marginals(env_id, sizes):
 
 def test_games_whose_queries_do_not_name_secret_values_have_no_marginal_pointers(capsys):
     from deduction_envs.envs import env_rules
-    from train.observations import marginal_pointers
+    from train.training_envs import marginal_pointers
 
     with pytest.raises(ValueError, match="no marginal pointers"):
         marginal_pointers(env_rules("TreasureHunt-v0"))
@@ -336,7 +337,7 @@ def test_games_whose_queries_do_not_name_secret_values_have_no_marginal_pointers
 
 
 def test_the_marginals_policy_scores_queries_by_their_pointed_marginals_and_trains(tmp_path):
-    from train.observations import marginal_pointers
+    from train.training_envs import marginal_pointers
 
     head = FeatureHead(4, np.eye(3, dtype=np.float32), np.array([[0], [2], [-1]]), pointer_key="information_set")
     with torch.no_grad():
@@ -350,11 +351,11 @@ def test_the_marginals_policy_scores_queries_by_their_pointed_marginals_and_trai
     with pytest.raises(ValueError, match="pointer_key"):
         policy_for("maskable_ppo", np.eye(3), True, np.array([[0], [1], [2]]))
     # The pointed features' weights start at pointer_weight (the bias of the layer that sets them), else at 0.
-    from train.observations import marginal_pointers as pointers_of
+    from train.training_envs import marginal_pointers as pointers_of
 
     env = gym.make("Mastermind-v0", pegs=2, colors=3)
     for weight in (0.0, 1.0):
-        policy, kwargs = policy_for("maskable_ppo", env.unwrapped.rules.action_features(), True,
+        policy, kwargs = policy_for("maskable_ppo", action_features(env.unwrapped.rules), True,
                                     pointers_of(env.unwrapped.rules), 0, "information_set", weight)  # fmt: skip
         fresh = MaskablePPO(policy, env, policy_kwargs=kwargs, device="cpu", seed=0)
         assert (fresh.policy.action_net.state_weights.bias == weight).all()
@@ -426,7 +427,7 @@ def test_the_maskable_policies_sample_by_inverse_cdf():
     env = gym.make("Mastermind-v0", pegs=2, colors=3)
     for policy, kwargs in (
         (flat_policy("maskable_ppo", True), {}),
-        policy_for("maskable_ppo", env.unwrapped.rules.action_features(), True),
+        policy_for("maskable_ppo", action_features(env.unwrapped.rules), True),
     ):
         model = MaskablePPO(policy, env, policy_kwargs=kwargs, device="cpu", seed=0, n_steps=16, batch_size=16)
         assert isinstance(model.policy.action_dist, InverseCdfCategorical)

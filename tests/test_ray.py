@@ -23,7 +23,7 @@ if os.environ.get("DEDUCTION_ENVS_RAY_TESTS"):  # CI: Ray must be there, so a mi
 else:
     ray = pytest.importorskip("ray")
 
-from deduction_envs.core.executor import RayExecutor, make_executor, run_jobs
+from deduction_envs.executor import RayExecutor, make_executor, run_jobs
 from train.experiments import algo_experiments
 from train.experiments.runner import run_experiment
 

@@ -148,7 +148,7 @@ import json, resource, signal, sys, textwrap, time
 resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
 import numpy as np
 from deduction_envs.envs import algo_v0, generalized_clue_v0
-from train.observations import AlgoTrainingEnv
+from train.training_envs import AlgoTrainingEnv
 from deduction_envs.reasoning import ClueKnowledge
 from train.tools.assistant.session import ClueSession
 

@@ -119,11 +119,6 @@ class DuelRules:
     def rewards(self, state: DuelState) -> list[float]:
         return [1.0 if p == state.winner else -1.0 for p in range(self.players)]
 
-    def action_features(self) -> np.ndarray:
-        """Per action: the card it names (one-hot) and whether it is a guess."""
-        eye = np.eye(self.cards)
-        return np.vstack([np.hstack([eye, np.zeros((self.cards, 1))]), np.hstack([eye, np.ones((self.cards, 1))])])
-
 
 class DuelKnowledge:
     """A seat's knowledge: its hand, and the cards that may still be hidden (enumerated)."""
@@ -212,7 +207,7 @@ def env(**kwargs: Any) -> Any:
 def play(opponent: str, players: int, seed: int | None = None) -> bool:
     """Duel in the terminal against ``opponent`` (``players`` must be 2): type ``ask C`` or ``guess C``."""
     from agents.roster import seat_agent
-    from train.seat import play_in_seat_zero
+    from train.tools.seat import play_in_seat_zero
 
     if players != 2:
         raise ValueError(f"duel has 2 players, got {players}")
@@ -229,7 +224,7 @@ def play(opponent: str, players: int, seed: int | None = None) -> bool:
         while True:
             words = input("ask C | guess C | quit> ").split()
             if words[:1] == ["quit"]:
-                from train.seat import Quit
+                from train.tools.seat import Quit
 
                 raise Quit
             if len(words) == 2 and words[0] in ("ask", "guess") and words[1].isdigit() and int(words[1]) < rules.cards:

@@ -223,7 +223,7 @@ _named(seeds, "seeds")
 
 def add_executor_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup, workers: int = 1) -> None:
     """``--workers``, ``--executor local|ray`` and ``--ray-address``: where a command's many jobs run."""
-    from deduction_envs.core.executor import EXECUTORS
+    from deduction_envs.executor import EXECUTORS
 
     parser.add_argument(
         "--workers",
@@ -247,7 +247,7 @@ def add_executor_options(parser: argparse.ArgumentParser | argparse._ArgumentGro
 
 def executor(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Any:
     """The executor of :func:`add_executor_options`' options (a bad combination is a parser error)."""
-    from deduction_envs.core.executor import RayExecutor, make_executor
+    from deduction_envs.executor import RayExecutor, make_executor
 
     try:
         chosen = make_executor(args.executor, args.workers, args.ray_address)

@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 
 from agents import ISES, ISMCTS, Agent, EvaluationResult, RandomAgent, SB3Policy, evaluate
-from deduction_envs.core.executor import Executor
 from deduction_envs.core.rules import DeductionRules
 from deduction_envs.envs import env_rules
+from deduction_envs.executor import Executor
 
 __all__ = ["compare", "held_out_table", "reference_agents", "seen_by_imitation", "write_comparison"]
 

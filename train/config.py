@@ -192,7 +192,7 @@ class RunConfig:
 
     def executor_for(self, workers: int) -> Any:
         """The run's executor (``executor``, ``ray_address``) with ``workers`` local processes."""
-        from deduction_envs.core.executor import make_executor
+        from deduction_envs.executor import make_executor
 
         return make_executor(self.executor, workers, self.ray_address)
 
@@ -225,7 +225,7 @@ class RunConfig:
         Raises:
             ValueError: the first thing that does not fit, named.
         """
-        from deduction_envs.core.executor import make_executor
+        from deduction_envs.executor import make_executor
 
         task = self.task()  # an unknown env is refused here
         if self.timesteps < 1 and self.resume is not None:

@@ -39,9 +39,9 @@ import numpy as np
 
 from agents import ISES, Agent
 from agents.roster import seat_agent
-from deduction_envs.core.executor import Executor, as_executor, run_jobs
 from deduction_envs.core.rules import check_int
 from deduction_envs.envs.single_seat import SingleSeatEnv
+from deduction_envs.executor import Executor, as_executor, run_jobs
 
 if TYPE_CHECKING:
     from train.config import RunConfig

@@ -36,10 +36,10 @@ from agents.multiplayer import TOURNAMENT_MAX_ACTIONS, SeatAgent, play_match
 from agents.roster import agent_names, seat_agent
 from agents.sb3_policy import SB3SeatPolicy
 from deduction_envs import registry
-from deduction_envs.core.executor import Executor, as_executor, run_jobs
 from deduction_envs.core.multiplayer import ranks_from_rewards
 from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv
 from deduction_envs.envs.single_seat import SingleSeatEnv
+from deduction_envs.executor import Executor, as_executor, run_jobs
 
 __all__ = [
     "default_sizes",
@@ -77,7 +77,7 @@ LEAGUE_FILE = "league.json"
 def raw_env(env: str, **kwargs: Any) -> MultiplayerAECEnv:
     """The raw multiplayer env that training uses, by its module name (``clue_v0``), with its keyword
     arguments: the game's env with what only training reads (its registry entry's ``training_env``,
-    :mod:`train.observations`: observation pointers, and Algo's ``exposure`` and ``playouts`` entries)."""
+    :mod:`train.training_envs`: observation pointers, and Algo's ``exposure`` and ``playouts`` entries)."""
     if not is_multiplayer(env):
         raise ValueError(f"env must be one of {', '.join(multiplayer_envs())}, got {env!r}")
     return registry.game(env).make_training_env(**kwargs)

@@ -5,16 +5,17 @@ actions have structure (Clue's accusation is three cards; its score can be
 the sum of theirs), a head that maps the network's latent vector to one
 weight per *feature* and scores every action as the dot product of its
 feature row with those weights learns the structure once.
-``rules.action_features()`` gives the matrix (``ClueRules.action_features``).
+:func:`train.features.action_features` gives the matrix of a game's rules.
 
     import gymnasium as gym
     import deduction_envs
     from sb3_contrib import MaskablePPO
+    from train.features import action_features
     from train.policies import policy_for
 
     gym.register_envs(deduction_envs)
     env = gym.make("Mastermind-v0", pegs=4, colors=6)
-    features = env.unwrapped.rules.action_features()          # (actions, k)
+    features = action_features(env.unwrapped.rules)          # (actions, k)
     policy, kwargs = policy_for("maskable_ppo", features)
     model = MaskablePPO(policy, env, policy_kwargs=kwargs)
 
@@ -146,7 +147,7 @@ class FeatureHead(nn.Module):
     ``pointers``, an (actions, m) matrix of indices into a Box observation,
     or into the Dict observation's entry ``pointer_key`` (-1: none; Algo: an
     attack's probability to hit; a single-player game: the marginals of a
-    query's components, :func:`train.observations.marginal_pointers`), or ``query_features``
+    query's components, :func:`train.training_envs.marginal_pointers`), or ``query_features``
     = m, the width of the Dict observation's :data:`QUERY_KEY` matrix.
 
     Every game's features are sparse (a query's few components, a suggestion's three cards), so an action's
@@ -357,7 +358,7 @@ def policy_for(
 ) -> tuple[type, dict[str, Any]]:
     """The feature policy class of ``algo`` (``maskable_ppo``, ``ppo``) and its kwargs for ``features``
     (and ``pointers`` into a Box observation, as ``algo_v0``'s ``observation_pointers()``, or into the Dict
-    observation's entry ``pointer_key``, as :func:`train.observations.marginal_pointers`).
+    observation's entry ``pointer_key``, as :func:`train.training_envs.marginal_pointers`).
 
     ``dict_observations``: the env's observations are a ``Dict`` (the
     single-player envs), read with :class:`KnowledgeExtractor`;

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from deduction_envs.core.executor import Executor, discard_store, run_jobs
+from deduction_envs.executor import Executor, discard_store, run_jobs
 from train.config import RunConfig
 from train.curves import read_monitors, smoothed
 from train.training import TrainingRun, run

@@ -317,15 +317,6 @@ class DeductionRules(abc.ABC):
     def action_components(self, actions: np.ndarray) -> np.ndarray:
         """Components of query indices, shape ``(len(actions), len(action_nvec))``."""
 
-    def action_features(self) -> np.ndarray:
-        """Each query's static features, ``(num_actions, sum(action_nvec))`` float32: the one-hot code of each of
-        its components (:meth:`action_components`), for policies that score queries by their features
-        (``train.policies``). Per game: a code's colour (symbol) at each peg; a Wordle guess's letter at each
-        position; Low-Middle-High's two cuts; Treasure Hunt's rectangle bounds; Black Box's entry position;
-        Fake Coin's counts of each knowledge class on each pan (canonical) or each coin's pan (concrete).
-        A query's score is then a sum over its components, learnt once for every query that shares one."""
-        return one_hot(self.action_components(np.arange(self.num_actions)), self.action_nvec)
-
     def guess_actions(self, secrets: np.ndarray) -> np.ndarray | None:
         """The query that names each secret, or None if queries are not guesses.
 

@@ -36,8 +36,8 @@ the exact probability of each number there
 (:class:`~deduction_envs.reasoning.AlgoHandPosterior`). Then its drawn card
 (present, white, number one-hot), the phase (attack, continue, reveal) and
 the share of the deck left (:func:`observation_pieces` names the pieces).
-The training side can add entries of a small search to it
-(:class:`train.observations.AlgoTrainingEnv`: ``exposure`` and ``playouts``).
+The training layer can add entries of a small search to it (the training env the registry entry names:
+``python -m train --size exposure=K --size playouts=N``).
 
 Rewards
 -------
@@ -58,8 +58,8 @@ Version History
 ---------------
 * v0: first version. Since the multiplayer layer, the raw env ends the game
   on a masked action itself (it raised before; ``env()`` ended it already).
-  The ``exposure`` and ``playouts`` options were added (off by default), then moved to the training side
-  (:class:`train.observations.AlgoTrainingEnv`, which ``python -m train --size exposure=K`` builds); the
+  The ``exposure`` and ``playouts`` options were added (off by default), then moved to the training layer
+  (the training env of the registry entry, which ``python -m train --size exposure=K`` builds); the
   observation without them is unchanged, so the id stays ``v0``.
   ``illegal_action`` (``"end"`` or ``"raise"``) names the strict mode as the Gymnasium envs do; ``strict`` is
   its deprecated alias, for one version.

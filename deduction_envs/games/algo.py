@@ -336,30 +336,6 @@ class AlgoRules:
             return self.stop_action + 1 + check_int("position", move.position, low=0, high=self.max_hand - 1)
         raise ValueError(f"a move is an 'attack', 'stop' or 'reveal', got {move.kind!r}")
 
-    def action_features(self) -> np.ndarray:
-        """Each action's static features, ``(num_actions, 3 + (players - 1) + 2 * max_hand + numbers)`` float32,
-        for policies that score actions by their features (``train.policies``).
-
-        Columns: the kind (attack, stop, reveal), the attack's target (its
-        place clockwise from the mover), the position (attacked, then
-        revealed), the number attacked. What makes an attack good, its chance
-        to hit, is not static: :func:`train.observations.observation_pointers`
-        points each attack at its probability in the observation.
-        """
-        opponents, hand, numbers = self.players - 1, self.max_hand, self.numbers
-        features = np.zeros((self.num_actions, 3 + opponents + 2 * hand + numbers), dtype=np.float32)
-        attacks = np.arange(self.num_attacks)
-        target, position, number = np.unravel_index(attacks, (opponents, hand, numbers))
-        features[attacks, 0] = 1
-        features[attacks, 3 + target] = 1
-        features[attacks, 3 + opponents + position] = 1
-        features[attacks, 3 + opponents + 2 * hand + number] = 1
-        features[self.stop_action, 1] = 1
-        reveals = self.stop_action + 1 + np.arange(hand)
-        features[reveals, 2] = 1
-        features[reveals, 3 + opponents + hand + np.arange(hand)] = 1
-        return features
-
     def decode(self, action: int) -> Move:
         """The move of a flat action index."""
         action = check_int("action", action, low=0, high=self.num_actions - 1)

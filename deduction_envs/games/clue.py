@@ -322,29 +322,6 @@ class ClueRules:
             return self.end_action + 1 + check_int("card", move.card, low=0, high=self.cards - 1)
         raise ValueError(f"a move is 'suggest', 'accuse', 'end' or 'show', got {move.kind!r}")
 
-    def action_features(self) -> np.ndarray:
-        """Each action's static features, ``(num_actions, 3 * cards + 4)`` float32, for policies that score
-        actions by their features (``train.policies``).
-
-        Columns: the cards a suggestion names (``cards``), the cards an
-        accusation names (``cards``), the card shown (``cards``), then one
-        column per kind (suggest, accuse, end, show). A policy's score of an
-        accusation is then a sum over its three cards, the form of the log of
-        a case file's probability when its cards are independent.
-        """
-        cards, triples = self.cards, self.num_triples
-        features = np.zeros((self.num_actions, 3 * cards + 4), dtype=np.float32)
-        rows = np.arange(triples)
-        for card in np.array([self.triple(t) for t in range(triples)]).T:  # each category's card of every triple
-            features[rows, card] = 1
-            features[triples + rows, cards + card] = 1
-        features[self.end_action + 1 + np.arange(cards), 2 * cards + np.arange(cards)] = 1
-        features[:triples, 3 * cards] = 1
-        features[triples : 2 * triples, 3 * cards + 1] = 1
-        features[self.end_action, 3 * cards + 2] = 1
-        features[self.end_action + 1 :, 3 * cards + 3] = 1
-        return features
-
     def decode(self, action: int) -> ClueMove:
         """The move of a flat action index."""
         if type(action) is not int or not 0 <= action < self.num_actions:  # the check, only where it may fail

@@ -365,20 +365,6 @@ class ClueBoardRules(ClueRules):
             return self.move_action + check_int("node", move.node, low=0, high=self.board.nodes - 1)
         return super().action_index(move)
 
-    def action_features(self) -> np.ndarray:
-        """:meth:`ClueRules.action_features`, then a column per board action kind (roll, passage, move) and
-        one per room a move enters."""
-        base = super().action_features()
-        features = np.zeros((self.num_actions, base.shape[1] + 3 + self.board.rooms), dtype=np.float32)
-        features[: base.shape[0], : base.shape[1]] = base
-        k = base.shape[1]
-        features[self.roll_action, k] = 1
-        features[self.passage_action, k + 1] = 1
-        features[self.move_action :, k + 2] = 1
-        rooms = np.arange(self.board.rooms)
-        features[self.move_action + self.board.squares + rooms, k + 3 + rooms] = 1
-        return features
-
     def format_move(self, move: ClueMove) -> str:
         if move.kind == "roll":
             return "roll the dice"

@@ -214,12 +214,6 @@ class GeneralizedClueRules:
     def num_actions(self) -> int:
         return self.cards + self.players + 2
 
-    def action_features(self) -> np.ndarray:
-        """Each action's static features for policies that score actions by their features
-        (``train.policies``): one column per action (the actions are few), float32. The state-dependent
-        one, a card's chance of being hidden, is read through :func:`train.observations.observation_pointers`."""
-        return np.eye(self.num_actions, dtype=np.float32)
-
     def ask_action(self, target: int) -> int:
         return self.cards + check_int("target", target, low=0, high=self.players - 1)
 

@@ -12,11 +12,11 @@ line around that:
   cluster (``--ray-address``, else ``RAY_ADDRESS``, else a Ray started on this machine with ``--workers`` CPUs);
 * ``--quick``: the experiment's small run, for a look in a minute and for the tests;
 * resumable runs: each finished job's result is kept in ``FOLDER/.jobs/<experiment>/`` as it arrives
-  (:func:`deduction_envs.core.executor.run_jobs` with ``store=``); after an interruption the same command
+  (:func:`deduction_envs.executor.run_jobs` with ``store=``); after an interruption the same command
   with ``--resume`` plays only the jobs that had not finished. The kept results are removed once the outputs
   are written; a run without ``--resume`` starts afresh.
 
-The jobs run through the one executor seam (:mod:`deduction_envs.core.executor`); the writer is told the
+The jobs run through the one executor seam (:mod:`deduction_envs.executor`); the writer is told the
 command that regenerates its outputs, the minutes the jobs took and the machine, to put beside its figures.
 """
 
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from deduction_envs.core.executor import discard_store, run_jobs
+from deduction_envs.executor import discard_store, run_jobs
 from train import arguments
 
 __all__ = [

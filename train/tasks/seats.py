@@ -7,6 +7,7 @@ from typing import Any
 
 from deduction_envs import registry
 from train.config import RunConfig
+from train.features import action_features
 from train.tasks import TrainingRun
 
 __all__ = ["SECRET_OPTIONS", "SeatsTask"]
@@ -106,14 +107,14 @@ class SeatsTask:
 
     def policy(self) -> tuple[Any, dict[str, Any]]:
         from train.multiplayer import raw_env
-        from train.observations import observation_pointers
         from train.policies import flat_policy, policy_for
+        from train.training_envs import observation_pointers
 
         config = self.config
         if config.policy != "features":
             return flat_policy(config.algo, dict_observations=False), {}
         game = raw_env(config.env, **config.sizes)  # its rules, and its observation's pointers
-        return policy_for(config.algo, game.rules.action_features(), False, observation_pointers(game))
+        return policy_for(config.algo, action_features(game.rules), False, observation_pointers(game))
 
     def callbacks(self, envs: Any) -> list[Any]:
         from train.multiplayer import league_callback
@@ -174,7 +175,7 @@ class SeatsTask:
         import hashlib
 
         from agents.sb3_policy import SB3SeatPolicy
-        from deduction_envs.core.executor import discard_store
+        from deduction_envs.executor import discard_store
         from train.evaluate import output_file, refuse
         from train.multiplayer import (
             check_opponents,

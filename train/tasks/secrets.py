@@ -9,6 +9,7 @@ from deduction_envs.envs import env_rules
 from deduction_envs.envs.batched_env import batch_refusal
 from deduction_envs.envs.observation import QUERY_FEATURES
 from train.config import DEFAULT_SIZES, RunConfig
+from train.features import action_features
 from train.tasks import TrainingRun
 
 __all__ = ["SEAT_OPTIONS", "SecretsTask", "make_envs"]
@@ -80,7 +81,7 @@ class SecretsTask:
 
     def check(self) -> None:
         from train.imitation import SINGLE_PLAYER_EXPERTS
-        from train.observations import marginal_pointers
+        from train.training_envs import marginal_pointers
 
         config = self.config
         if config.imitate is not None and config.imitate not in SINGLE_PLAYER_EXPERTS:
@@ -135,8 +136,8 @@ class SecretsTask:
                          config.entropy_reward, gamma, append=append, vec_env=vec_env)  # fmt: skip
 
     def policy(self) -> tuple[Any, dict[str, Any]]:
-        from train.observations import marginal_pointers
         from train.policies import flat_policy, policy_for
+        from train.training_envs import marginal_pointers
 
         config = self.config
         if config.policy not in ("features", "marginals"):
@@ -145,7 +146,7 @@ class SecretsTask:
         if config.policy == "marginals":  # each query also scored by the marginals of its components
             pointers, key, weight = marginal_pointers(rules), "information_set", config.marginal_weight_or_default
         query = len(QUERY_FEATURES) if config.query_features else 0
-        return policy_for(config.algo, rules.action_features(), True, pointers, query, key, weight)
+        return policy_for(config.algo, action_features(rules), True, pointers, query, key, weight)
 
     def callbacks(self, envs: Any) -> list[Any]:
         return []

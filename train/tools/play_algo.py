@@ -24,7 +24,7 @@ from agents.roster import seat_agent
 from deduction_envs import registry
 from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, Move, Phase, PlayerView, format_card
 from deduction_envs.reasoning import AlgoKnowledge
-from train.seat import Quit, play_in_seat_zero
+from train.tools.seat import Quit, play_in_seat_zero
 
 
 def show(rules: AlgoRules, view: PlayerView) -> str:

@@ -12,7 +12,7 @@ instead of running those jobs again: a killed run resumes where it stopped.
 that dies costs a retry of its jobs, not the run. Nothing imports Ray unless a :class:`RayExecutor` runs.
 :func:`make_executor` builds either from a command line's ``--executor``, ``--workers`` and ``--ray-address``.
 
-    from deduction_envs.core.executor import run_jobs
+    from deduction_envs.executor import run_jobs
 
     squares = run_jobs(pow, [1, 2, 3], 2, "squares", 2)   # {1: 1, 2: 4, 3: 9}, over two processes
 """

@@ -1,4 +1,4 @@
-"""Kept models (train.models): each reproduces the figure its manifest records, exactly."""
+"""Kept models (train.kept_models): each reproduces the figure its manifest records, exactly."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import pytest
 
 from train import cli
-from train.models import MODELS, check, figures_text, keep, load_manifest, main
+from train.kept_models import MODELS, check, figures_text, keep, load_manifest, main
 
 TINY = ["--env", "Mastermind-v0", "--size", "pegs=3", "--size", "colors=3", "--policy", "features"]
 TINY += ["--imitate", "ises", "--imitate-games", "60", "--imitate-secrets", "0.5", "--timesteps", "0"]

@@ -1,0 +1,326 @@
+"""Trained models kept in the repository (``models/``): each with what it is, how it was made and what it reaches.
+
+Its command line::
+
+    python -m train.kept_models list                          # the manifest as a table: what, figures, command
+    python -m train.kept_models check [NAME ...]              # re-evaluate each and compare with its recorded figure
+    python -m train.kept_models keep runs/mm-half mastermind-4x6-ises-half \\
+        --kind "imitation of exhaustive ISES (static head), fitted on half the secrets" \\
+        --command "python -m train --env Mastermind-v0 ... --output runs/mm-half" [--commit SHA] [-- EVAL ARGS]
+
+Every command reads and writes the repository's ``models/`` folder (wherever it is run from), or the one
+``--folder`` names. ``keep`` never replaces a kept model unless told to (``--replace``).
+
+``keep`` copies a run's ``model.zip`` (without the optimizer's state: Adam's
+moments are twice the weights, evaluation never reads them, and a run resumed
+from a kept model starts them afresh; compressed, which SB3 does not do),
+``run.json`` and (for an imitation)
+``imitation.json`` into ``models/NAME/``, evaluates the copy with
+``python -m train.evaluate`` (deterministic play; by default the policy alone
+over every secret of a single-player game, or the evaluation's default
+opponents and games of a multiplayer one; arguments after ``--`` replace
+those) and records in ``models/manifest.json``: the kind of policy (RL alone,
+imitation of which agent, which extra inputs), the training command, its seed
+and commit, the evaluation command and the figures it printed, the file's size
+and SHA-256. ``check`` runs each recorded evaluation again and fails unless
+every figure is the same: a kept model reproduces its figure exactly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shlex
+import shutil
+import sys
+import tempfile
+import zipfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from train import arguments
+from train.config import RUN_FILE, code_commit, run_settings
+
+__all__ = ["MANIFEST", "MODELS", "KeptModel", "check", "figures_of", "figures_text", "keep", "load_manifest"]
+
+#: The folder of kept models, and their manifest.
+MODELS = Path(__file__).resolve().parent.parent / "models"
+MANIFEST = "manifest.json"
+#: The files of a run that a kept model keeps (the others: checkpoints, logs, demonstrations, are the run's).
+KEPT_FILES = ("model.zip", RUN_FILE, "imitation.json")
+
+
+@dataclass
+class KeptModel:
+    """One entry of the manifest."""
+
+    name: str
+    kind: str  #: what the policy is: RL alone, imitation of which agent, with which extra inputs
+    env: str
+    sizes: dict[str, Any]
+    command: str  #: the training command that wrote the run (on ``commit``)
+    seed: int
+    commit: str
+    evaluate: list[str]  #: the arguments of ``python -m train.evaluate`` after ``--model``
+    figures: dict[str, Any]  #: what that evaluation printed (see :func:`figures_of`)
+    bytes: int
+    sha256: str
+    notes: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def model(self) -> str:
+        """The model's path, relative to the repository."""
+        return f"models/{self.name}/model.zip"
+
+    @property
+    def evaluate_command(self) -> str:
+        return shlex.join(["python", "-m", "train.evaluate", "--model", self.model, *self.evaluate])
+
+
+def load_manifest(folder: Path = MODELS) -> list[KeptModel]:
+    """The kept models of ``folder``'s manifest (none if it has no manifest)."""
+    path = Path(folder, MANIFEST)
+    if not path.exists():
+        return []
+    return [KeptModel(**entry) for entry in json.loads(path.read_text())]
+
+
+def _write_manifest(models: list[KeptModel], folder: Path) -> None:
+    entries = [asdict(m) for m in sorted(models, key=lambda m: m.name)]
+    Path(folder, MANIFEST).write_text(json.dumps(entries, indent=1) + "\n")
+
+
+def figures_of(results: list[Any], seen: list[int] | None = None) -> dict[str, Any]:
+    """The figures of an evaluation: for a single-player policy (the first result), the episodes, mean steps,
+    share solved and worst case (and, for an imitation of some secrets, the mean steps on the ``seen`` secrets
+    and on the rest); for a seat policy, per opponent the games, wins and mean rank."""
+    import numpy as np
+
+    first = results[0]
+    if hasattr(first, "steps"):
+        found = {
+            "episodes": int(first.episodes),
+            "mean_steps": round(float(first.mean_steps), 9),
+            "solved": round(float(first.solve_rate), 9),
+            "worst": int(first.worst),
+        }
+        if seen is not None and first.exact:
+            mask = np.zeros(first.episodes, dtype=bool)
+            mask[np.asarray(seen, dtype=np.int64)] = True
+            found["mean_steps_seen"] = round(float(first.steps[mask].mean()), 9)
+            found["mean_steps_unseen"] = round(float(first.steps[~mask].mean()), 9)
+            found["solved_unseen"] = round(float(first.solved[~mask].mean()), 9)
+        return found
+    return {
+        r.opponent: {"games": int(r.games), "wins": int(r.wins), "mean_rank": round(float(r.mean_rank), 9)}
+        for r in results
+    }
+
+
+def _evaluate(model: Path, arguments: list[str]) -> dict[str, Any]:
+    """Run ``python -m train.evaluate --model model ARGUMENTS`` in this process (tables to a scratch folder)
+    and return its :func:`figures_of`."""
+    from train import evaluate
+    from train.comparison import seen_by_imitation
+
+    with tempfile.TemporaryDirectory() as scratch:
+        results = evaluate.main(["--model", str(model), *arguments, "--output", scratch])
+    return figures_of(results, seen_by_imitation(model.parent))
+
+
+def default_evaluation(run: dict[str, Any]) -> list[str]:
+    """The evaluation a kept model is measured by unless told otherwise: a single-player policy alone over
+    every secret, a seat policy against the evaluation's default opponents and number of games."""
+    from train.tasks import task_class
+
+    return task_class(run["env"]).default_evaluation(run)
+
+
+def _save_without_optimizer_state(source: Path, target: Path, algo: str) -> None:
+    """Save the model at ``source`` to ``target`` with a fresh optimizer (the same weights and settings)."""
+    from agents.sb3_policy import load_model
+
+    model = load_model(source, algo)
+    policy = model.policy
+    policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1.0), **policy.optimizer_kwargs)
+    model.save(target)
+    # SB3 stores its archive uncompressed; the feature heads' one-hot matrices (saved twice: in the policy's
+    # arguments and as a buffer) deflate to almost nothing (Wordle's 12.8 MB to 0.7). Fixed dates: the same bytes.
+    with zipfile.ZipFile(target) as archive:
+        members = [(info.filename, archive.read(info)) for info in archive.infolist()]
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for name, data in members:
+            archive.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data, zipfile.ZIP_DEFLATED)
+
+
+def keep(
+    run: Path,
+    name: str,
+    kind: str,
+    command: str,
+    commit: str | None = None,
+    evaluation: list[str] | None = None,
+    notes: str = "",
+    folder: Path = MODELS,
+    replace: bool = False,
+) -> KeptModel:
+    """Copy the run in ``run`` into ``folder/name``, evaluate it and record it in the manifest.
+
+    Raises:
+        FileNotFoundError: ``run`` holds no run. ValueError: ``name`` is no folder name, or is kept already (and
+            ``replace`` is not set), or is the run's own folder.
+    """
+    run = Path(run)
+    settings = run_settings(run / "model.zip")
+    if settings is None or not (run / "model.zip").exists():
+        raise FileNotFoundError(f"{run} holds no run of python -m train (model.zip and {RUN_FILE})")
+    if not name or "/" in name or "\\" in name or name.startswith("."):
+        raise ValueError(f"a kept model's name is a folder name, got {name!r}")
+    target = Path(folder, name)
+    if target.resolve() == run.resolve():
+        raise ValueError(f"{run} is the kept model {name!r} itself: keep a run's output folder (python -m train's)")
+    if not replace and (target.exists() or any(m.name == name for m in load_manifest(folder))):
+        raise ValueError(f"{target} is kept already: give another name, or --replace to replace it")
+    target.mkdir(parents=True, exist_ok=True)
+    for file in KEPT_FILES[1:]:
+        if (run / file).exists():
+            shutil.copy2(run / file, target / file)
+    _save_without_optimizer_state(run / "model.zip", target / "model.zip", settings.get("algo", "maskable_ppo"))
+    evaluation = default_evaluation(settings) if evaluation is None else list(evaluation)
+    data = (target / "model.zip").read_bytes()
+    entry = KeptModel(
+        name=name,
+        kind=kind,
+        env=settings["env"],
+        sizes=settings.get("sizes", {}),
+        command=command,
+        seed=int(settings.get("seed", 0)),
+        commit=commit or settings.get("commit") or code_commit(),
+        evaluate=evaluation,
+        figures=_evaluate(target / "model.zip", evaluation),
+        bytes=len(data),
+        sha256=hashlib.sha256(data).hexdigest(),
+        notes=notes,
+    )
+    models = [m for m in load_manifest(folder) if m.name != name]
+    _write_manifest([*models, entry], folder)
+    return entry
+
+
+def check(
+    names: list[str] | None = None, folder: Path = MODELS, report: Callable[[str], None] | None = None
+) -> list[str]:
+    """Re-evaluate the kept models (``names``, default all); returns one line per model (each also given to
+    ``report`` as soon as that model is done), and raises ``AssertionError`` naming each whose file or figures
+    differ from the manifest."""
+    models = load_manifest(folder)
+    unknown = set(names or []) - {m.name for m in models}
+    if unknown:
+        raise ValueError(f"no kept model named {', '.join(sorted(unknown))} (see python -m train.kept_models list)")
+    lines, wrong = [], []
+    for entry in models:
+        if names and entry.name not in names:
+            continue
+        path = Path(folder, entry.name, "model.zip")
+        if hashlib.sha256(path.read_bytes()).hexdigest() != entry.sha256:
+            line = f"{entry.name}: model.zip is not the file the manifest records"
+            wrong.append(line)
+        else:
+            found = _evaluate(path, entry.evaluate)
+            same = found == entry.figures
+            line = f"{entry.name}: {'same figures' if same else 'DIFFERENT figures'}: {figures_text(found)}"
+            if not same:
+                wrong.append(f"{entry.name}: recorded {figures_text(entry.figures)}; evaluated {figures_text(found)}")
+        lines.append(line)
+        if report is not None:
+            report(line)
+    if wrong:
+        raise AssertionError("\n".join(wrong))
+    return lines
+
+
+def figures_text(figures: dict[str, Any]) -> str:
+    """An evaluation's :func:`figures_of` in words: "4.48 mean steps over 1,296 episodes, 100% solved, worst
+    6", or per opponent "vs epsilon_greedy: 1,103 of 2,000 won (55.2%), mean rank 1.4485"."""
+    if "episodes" in figures:
+        text = (
+            f"{figures['mean_steps']:.4f} mean steps over {figures['episodes']:,} episodes, "
+            f"{100 * figures['solved']:.1f}% solved, worst {figures['worst']}"
+        )
+        if "mean_steps_seen" in figures:
+            text += (
+                f" (secrets fitted on: {figures['mean_steps_seen']:.4f}; the others: "
+                f"{figures['mean_steps_unseen']:.4f}, {100 * figures['solved_unseen']:.1f}% solved)"
+            )
+        return text
+    return "; ".join(
+        f"vs {opponent}: {f['wins']:,} of {f['games']:,} won ({100 * f['wins'] / f['games']:.1f}%), "
+        f"mean rank {f['mean_rank']:.4f}"
+        for opponent, f in figures.items()
+    )
+
+
+def _table(models: list[KeptModel]) -> str:
+    lines = ["| model | what it is | env | figures | command | size |", "| --- | --- | --- | --- | --- | ---: |"]
+    for m in models:
+        sizes = " ".join(f"{key}={value}" for key, value in m.sizes.items() if value is not None)
+        lines.append(
+            f"| {m.name} | {m.kind} | {m.env} {sizes} | {figures_text(m.figures)} | `{m.command}` | "
+            f"{m.bytes / 1e6:.2f} MB |"
+        )
+    total = sum(m.bytes for m in models)
+    return "\n".join(lines) + f"\n\n{len(models)} models, {total / 1e6:.2f} MB in all"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments.Parser(
+        prog="python -m train.kept_models", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    commands = parser.add_subparsers(dest="what", required=True)
+    listing = commands.add_parser("list", help="the kept models")
+    checking = commands.add_parser("check", help="re-evaluate kept models against their recorded figures")
+    checking.add_argument("names", nargs="*", help="models to check (default all)")
+    keeping = commands.add_parser("keep", help="keep a run's model (see above)")
+    for command in (listing, checking, keeping):
+        command.add_argument(
+            "--folder",
+            type=Path,
+            default=MODELS,
+            help=f"the folder of kept models and their manifest (default: the repository's, {MODELS})",
+        )
+    keeping.add_argument("run", type=Path, help="the run's output folder")
+    keeping.add_argument("name", help="the kept model's folder name")
+    keeping.add_argument("--kind", required=True, help="what the policy is (RL alone, imitation of which agent...)")
+    keeping.add_argument("--command", required=True, help="the command that trained it")
+    keeping.add_argument("--commit", default=None, help="the commit it was trained on (default: run.json's, HEAD)")
+    keeping.add_argument("--notes", default="", help="anything a reader should know")
+    keeping.add_argument("--replace", action="store_true", help="replace a model kept under that name")
+    raw = sys.argv[1:] if argv is None else list(argv)
+    cut = raw.index("--") if "--" in raw else len(raw)  # after "--": the evaluation's own arguments
+    evaluation = raw[cut + 1 :] if cut < len(raw) else None
+    args = parser.parse_args(raw[:cut])
+    if evaluation is not None and args.what != "keep":
+        parser.error(f"arguments after -- are keep's evaluation arguments; {args.what} takes none, got {evaluation}")
+    if args.what == "list":
+        print(_table(load_manifest(args.folder)))
+    elif args.what == "check":
+        try:
+            check(args.names or None, args.folder, report=lambda line: print(line, flush=True))
+        except (AssertionError, ValueError) as error:
+            parser.exit(1, f"{error}\n")
+    else:
+        try:
+            entry = keep(args.run, args.name, args.kind, args.command, args.commit, evaluation, args.notes,
+                         args.folder, args.replace)  # fmt: skip
+        except (FileNotFoundError, ValueError) as error:
+            parser.error(str(error))
+        print(f"kept {Path(args.folder, entry.name, 'model.zip')}: {figures_text(entry.figures)} "
+              f"({entry.bytes / 1e6:.2f} MB)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
