@@ -82,6 +82,8 @@ class Game:
             env's own keyword does (Clue's ``board``): :meth:`make_rules` takes them.
         showcase: multiplayer: the documented episode (its page's picture and animation): env keyword arguments
             and the reference agents by seat.
+        analysis: multiplayer: the table the multiplayer analysis seats (``train.experiments.multiplayer_analysis``):
+            rules keyword arguments and the reference agents, one of each.
         questions: multiplayer: the kinds of turn that ask the table for information (as the analysis names
             events: Algo's attacks by their result, Clue's suggestions, Generalized Clue's asks).
         task: how the training layer trains on the game (``"module:Class"``, a ``train.tasks.Task``); default
@@ -104,6 +106,7 @@ class Game:
     training_env: str | None = None
     variants: Mapping[str, str] = field(default_factory=dict)
     showcase: tuple[Mapping[str, Any], tuple[str, ...]] | None = None
+    analysis: tuple[Mapping[str, Any], tuple[str, ...]] | None = None
     questions: tuple[str, ...] = ()
     task: str | None = None
 
@@ -246,6 +249,7 @@ register_game(
             ({"players": 4}, ("random", "epsilon_greedy", "max_entropy", "epsilon_greedy"), 3),
         ),
         showcase=(MappingProxyType({"players": 2}), ("max_entropy", "epsilon_greedy")),
+        analysis=(MappingProxyType({"players": 3}), ("epsilon_greedy", "max_entropy", "random")),
         questions=("attack (hit)", "attack (miss)"),
     )
 )
@@ -262,6 +266,8 @@ register_game(
                 "random": Agent("agents.multiplayer:RandomSeatAgent"),
                 "deduction_sheet": Agent("agents.clue_agents:ClueDeductionSheet"),
                 "entropy": Agent("agents.clue_agents:ClueEntropyAgent"),
+                # The entropy agent with its former card to show (its own rule; the default is Velma's).
+                "entropy_own_shows": Agent("agents.clue_agents:ClueEntropyAgent", {"show_rule": "own"}),
                 "velma": Agent("agents.clue_velma:ClueVelma"),
                 "velma_rate": Agent("agents.clue_velma:ClueVelma", {"score": "rate"}),
                 "ismcts": Agent("agents.multiplayer_ismcts:clue_search", {"time_limit": 0.25}),
@@ -286,6 +292,7 @@ register_game(
         ),
         variants=MappingProxyType({"board": "deduction_envs.games.clue_board:ClueBoardRules"}),
         showcase=(MappingProxyType({"players": 3, "board": True}), ("velma", "entropy", "deduction_sheet")),
+        analysis=(MappingProxyType({"players": 4}), ("entropy", "entropy_own_shows", "deduction_sheet", "random")),
         questions=("suggest",),
     )
 )
@@ -319,6 +326,10 @@ register_game(
             ({"cards": 12, "hidden": 2, "players": 4}, ("random", "exact", "scoreboard", "scoreboard"), 2),
         ),
         showcase=(MappingProxyType({}), ("exact", "scoreboard", "interrogation_pattern")),
+        analysis=(
+            MappingProxyType({"cards": 18, "hidden": 2, "players": 4}),
+            ("exact", "interrogation_pattern", "scoreboard", "random"),
+        ),
         questions=("ask",),
     )
 )

@@ -51,14 +51,12 @@ from train import arguments
 from train.experiments.runner import Experiment, Finished, Run, gather, run_experiment
 from train.stats import bootstrap_rows, chunks, format_p
 
-#: Each game's table: rules keyword arguments and the reference agents seated, one of each (registry names).
+#: Each game's table (its registry entry's ``analysis``): rules keyword arguments and the reference agents seated,
+#: one of each (registry names).
 TABLES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
-    "algo_v0": ({"players": 3}, ("epsilon_greedy", "max_entropy", "random")),
-    "clue_v0": ({"players": 4}, ("entropy", "entropy_own_shows", "deduction_sheet", "random")),
-    "generalized_clue_v0": (
-        {"cards": 18, "hidden": 2, "players": 4},
-        ("exact", "interrogation_pattern", "scoreboard", "random"),
-    ),
+    game.env_id: (dict(game.analysis[0]), tuple(game.analysis[1]))
+    for game in registry.games(multiplayer=True)
+    if game.analysis is not None
 }
 PHASES = ("early", "middle", "late")
 RESPONSES = {"show"}  # event kinds that answer another seat's action (Clue, Generalized Clue)
@@ -80,13 +78,9 @@ def event_kind(event: Any) -> str | None:
 
 
 def make_seat(game: str, name: str) -> Any:
-    if name == "entropy_own_shows":  # the entropy agent with its former card to show (the default is Velma's)
-        from agents import ClueEntropyAgent
-
-        agent = ClueEntropyAgent(show_rule="own")
-        agent.name = name
-        return agent
-    return registry.game(game).make_agent(name)
+    agent = registry.game(game).make_agent(name)
+    agent.name = name  # the table's name (a registry variant, as entropy_own_shows, keeps its class's)
+    return agent
 
 
 def play_traced(game: str, kwargs: dict[str, Any], names: Sequence[str], seed: int, first: int = 0) -> dict:
