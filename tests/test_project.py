@@ -116,7 +116,7 @@ def test_the_generalized_clue_example_runs():
 
 def test_the_training_library_example_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)  # its output folder is relative
-    ((name, example),) = block_with("from train import RunConfig, run")
+    ((name, example),) = block_with("from train import RunConfig, evaluate_model, run")
     found = run(name, example)
     done, seat = found["done"], found["seat"]
     assert done.timesteps >= 512 and (tmp_path / "runs" / "example" / "comparison.md").exists()
@@ -163,8 +163,8 @@ def test_every_python_block_is_run_by_a_test():
     """Each Python block of the README and the docs is found by one of the tests above (by a line of it they
     look for), and every Gymnasium snippet registers the envs as Gymnasium asks (``gym.register_envs``)."""
     found_by = ('pegs=5, colors=8', "evaluate(ISES()", 'gym.make_vec("Mastermind-v0", num_envs=256)',
-                "from train import RunConfig, run", "algo_v0.env(", "clue_v0.env(", "ClueEntropyAgent, play_match",
-                "generalized_clue_v0.env(", "ClueKnowledge.cl")  # fmt: skip
+                "from train import RunConfig, evaluate_model, run", "algo_v0.env(", "clue_v0.env(",
+                "ClueEntropyAgent, play_match", "generalized_clue_v0.env(", "ClueKnowledge.cl")  # fmt: skip
     for name, code in blocks("python"):
         assert any(marker in code for marker in found_by), (name, code[:200])
         if "gym.make" in code:

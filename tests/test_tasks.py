@@ -68,3 +68,21 @@ def test_checking_twice_changes_nothing_more():
     assert config.eval_games == 400 and config.sizes == registry.game("clue_v0").default_sizes()
     single = RunConfig().check()
     assert single.sizes == {"pegs": 3, "colors": 3} and single.eval_secrets == 2000 and single.vec_env == "batched"
+
+
+def test_evaluate_model_is_the_command_line_from_python(tmp_path):
+    from train import evaluate_model
+
+    with pytest.raises(ValueError, match="no file at"):
+        evaluate_model(tmp_path / "none.zip")
+    (tmp_path / "text.zip").write_text("x")
+    with pytest.raises(ValueError, match="it is not a zip file"):
+        evaluate_model(tmp_path / "text.zip")
+    run = tmp_path / "run"
+    cli.main(["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--timesteps", "64", "--n-envs",
+              "2", "--no-progress", "--eval-time-limit", "0.005", "--output", str(run)])  # fmt: skip
+    results = evaluate_model(run / "model.zip", references=False)  # env and sizes from run.json
+    assert [r.agent for r in results] == ["MaskablePPO policy"] and results[0].episodes == 9
+    assert (run / "evaluation-seed0.md").exists()
+    with pytest.raises(ValueError, match="--opponents is for the multiplayer envs"):
+        evaluate_model(run / "model.zip", opponents=["random"])

@@ -50,16 +50,22 @@ def plain_text(text: str) -> str:
 
 class Parser(argparse.ArgumentParser):
     """The command lines' parser: help in plain text (docstrings lose their Sphinx markup), and an error in
-    two lines (the error, and where the options are listed) instead of the whole usage before it."""
+    two lines (the error, and where the options are listed) instead of the whole usage before it.
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    ``raise_errors``: an error is a ValueError with its message instead (a Python caller of the command's
+    ``main``, who gets the command line's checks without its exit)."""
+
+    def __init__(self, *args: Any, raise_errors: bool = False, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
         super().__init__(*args, **kwargs)
+        self.raise_errors = raise_errors
 
     def format_help(self) -> str:
         return plain_text(super().format_help())
 
     def error(self, message: str) -> NoReturn:
+        if self.raise_errors:
+            raise ValueError(message)
         self.exit(2, f"{self.prog}: error: {message}\n({self.prog} --help lists the options)\n")
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from agents import EvaluationResult
 from agents.sb3_policy import ALGORITHMS
@@ -33,9 +33,50 @@ from train.cli import names
 from train.config import run_settings
 
 
-def main(argv: list[str] | None = None) -> list[EvaluationResult]:
+def evaluate_model(
+    model: str | Path,
+    env: str | None = None,
+    sizes: dict[str, Any] | None = None,
+    *,
+    algo: str = "maskable_ppo",
+    action_mask: str = "all",
+    eval_secrets: int | None = None,
+    eval_time_limit: float | None = None,
+    seed: int = 0,
+    references: bool = True,
+    opponents: list[str] | None = None,
+    games: int | None = None,
+    workers: int = 1,
+    output: str | Path | None = None,
+) -> list[Any]:
+    """``python -m train.evaluate`` from Python: the saved ``model`` measured as the command line measures it,
+    with its defaults and checks (``env`` None: the run's, from the ``run.json`` beside the model). Returns the
+    evaluation (a single-player policy first, then the reference agents unless ``references`` is False; for a
+    multiplayer seat, a row per opponent) and writes ``evaluation-seed{seed}.md`` beside the model (or in
+    ``output``).
+
+    Raises:
+        ValueError: what the command line would refuse, with its message.
+    """
+    argv = ["--model", str(model), "--algo", algo, "--action-mask", action_mask, "--seed", str(seed)]
+    argv += ["--workers", str(workers)]
+    argv += [] if env is None else ["--env", env]
+    argv += [arg for name, value in (sizes or {}).items() for arg in ("--size", f"{name}={value}")]
+    for option, value in (("--eval-secrets", eval_secrets), ("--eval-time-limit", eval_time_limit),
+                          ("--games", games), ("--output", output)):  # fmt: skip
+        argv += [] if value is None else [option, str(value)]
+    argv += [] if references else ["--no-references"]
+    argv += [] if opponents is None else ["--opponents", ",".join(opponents)]
+    return main(argv, raise_errors=True)
+
+
+def main(argv: list[str] | None = None, raise_errors: bool = False) -> list[EvaluationResult]:
+    """``python -m train.evaluate``; ``raise_errors``: a refused option is a ValueError, not an exit."""
     parser = arguments.Parser(
-        prog="python -m train.evaluate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m train.evaluate",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        raise_errors=raise_errors,
     )
     parser.add_argument(
         "--model", type=arguments.model_zip, required=True, help="a model saved by python -m train (model.zip)"
