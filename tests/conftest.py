@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections import Counter
+from collections.abc import Iterator
 
 import numpy as np
 from hypothesis import settings
@@ -40,3 +42,21 @@ def assert_same(a, b) -> None:
             assert_same(x, y)
     else:
         np.testing.assert_array_equal(a, b)
+
+
+@contextlib.contextmanager
+def registered(entry) -> Iterator:
+    """``entry`` (a ``registry.Game``) registered while the block runs, and the registry (and Gymnasium's, for a
+    single-player game) as before after it: the tests' toy games."""
+    import gymnasium as gym
+
+    from deduction_envs import registry
+
+    games = dict(registry._GAMES)
+    registry.register_game(entry)
+    try:
+        yield entry
+    finally:
+        registry._GAMES.clear()
+        registry._GAMES.update(games)
+        gym.registry.pop(entry.env_id, None)

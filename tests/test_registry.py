@@ -13,6 +13,7 @@ from typing import ClassVar
 import gymnasium as gym
 import numpy as np
 import pytest
+from conftest import registered
 from gymnasium.utils.env_checker import check_env
 
 from agents import ISES, RandomAgent
@@ -75,12 +76,8 @@ TOY = registry.Game("HigherLower", "HigherLower-v0", f"{__name__}:HigherLower")
 @pytest.fixture
 def toy():
     """The toy game registered for one test, and removed after it (the registry and Gymnasium's)."""
-    games = dict(registry._GAMES)
-    registry.register_game(TOY)
-    yield TOY
-    registry._GAMES.clear()
-    registry._GAMES.update(games)
-    gym.registry.pop(TOY.env_id, None)
+    with registered(TOY):
+        yield TOY
 
 
 def test_a_game_declared_once_gets_an_env_an_id_play_training_and_evaluation(toy, tmp_path, capsys):

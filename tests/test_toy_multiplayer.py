@@ -9,6 +9,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import registered
 from pettingzoo.test import api_test, seed_test
 from toy_duel import DUEL, DuelRules, raw_env
 
@@ -24,11 +25,8 @@ from train.tools import play
 @pytest.fixture
 def duel():
     """Duel registered for one test, and removed after it."""
-    games = dict(registry._GAMES)
-    registry.register_game(DUEL)
-    yield DUEL
-    registry._GAMES.clear()
-    registry._GAMES.update(games)
+    with registered(DUEL):
+        yield DUEL
 
 
 def test_the_rules_by_hand():
