@@ -4,7 +4,12 @@ and the task of each kind of game comes from its registry entry."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from deduction_envs import registry
 from train import cli
@@ -86,3 +91,39 @@ def test_evaluate_model_is_the_command_line_from_python(tmp_path):
     assert (run / "evaluation-seed0.md").exists()
     with pytest.raises(ValueError, match="--opponents is for the multiplayer envs"):
         evaluate_model(run / "model.zip", opponents=["random"])
+
+
+def test_a_python_caller_gets_the_options_own_checks():
+    """The command line checks each option's value while parsing (a range, a file, a choice); a Python caller
+    building a RunConfig skipped them (``timesteps=-5`` trained nothing, ``n_envs=0`` failed deep in SB3)."""
+    cases = [
+        (dict(timesteps=-5), "timesteps (--timesteps) must be an integer >= 0, got -5"),
+        (dict(n_envs=0), "n_envs (--n-envs) must be an integer >= 1, got 0"),
+        (dict(n_envs=2.5), "n_envs (--n-envs) must be an integer >= 1, got '2.5'"),
+        (dict(seed=True), "seed (--seed) must be an integer >= 0, got 'True'"),
+        (dict(eval_time_limit=float("nan")), "eval_time_limit (--eval-time-limit) must be a finite number > 0"),
+        (dict(algo="sac"), "algo (--algo) must be one of maskable_ppo, ppo, a2c, dqn, got 'sac'"),
+        (dict(progress="yes"), "progress (--no-progress) must be True or False, got 'yes'"),
+        (dict(config="/no/such.toml"), "config (--config) no file at /no/such.toml"),
+        (dict(seeds=[1, 1]), "seeds (--seeds) give distinct seeds"),
+        (dict(sizes=[("pegs", 3)]), "sizes must be a dict of size names to values"),
+        (dict(eval_seed=-1), "eval_seed must be an integer >= 0 or None, got -1"),
+        (dict(device=7), "device (--device) must be a string, got 7"),
+        (dict(env="algo_v0", eval_games=0), "eval_games (--eval-games) must be an integer >= 1, got 0"),
+    ]
+    for fields, message in cases:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            RunConfig(**fields).check()
+
+
+@settings(max_examples=80)
+@given(field=st.sampled_from([f.name for f in dataclasses.fields(RunConfig) if f.name not in ("env", "output")]),
+       value=st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=True), st.text(max_size=4),
+                       st.lists(st.integers(-1, 2), max_size=2)))  # fmt: skip
+def test_nonsense_in_any_field_is_a_value_error_or_a_checked_config(field, value):
+    config = RunConfig(**{field: value})
+    try:
+        config.check()
+    except ValueError:
+        return
+    assert config.sizes is not None and config.vec_env in ("batched", "dummy", "subproc")

@@ -13,6 +13,7 @@ The game's size parameters (``sizes``) and the options of the env a run trains o
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -177,9 +178,12 @@ class RunConfig:
         return self.seed if self.eval_seed is None else self.eval_seed
 
     def __post_init__(self) -> None:
-        self.sizes = None if self.sizes is None else dict(self.sizes)
-        self.config = None if self.config is None else Path(self.config)
-        self.output = Path("runs") / self.env if self.output is None else Path(self.output)
+        # Values of the wrong type are kept as given: check() refuses them with the option's message.
+        self.sizes = dict(self.sizes) if isinstance(self.sizes, dict) else self.sizes
+        self.config = Path(self.config) if isinstance(self.config, str | os.PathLike) else self.config
+        if self.output is None and isinstance(self.env, str):
+            self.output = Path("runs") / self.env
+        self.output = Path(self.output) if isinstance(self.output, str | os.PathLike) else self.output
 
     @property
     def hyperparameters_file(self) -> Path:
@@ -227,7 +231,8 @@ class RunConfig:
         """
         from deduction_envs.executor import make_executor
 
-        task = self.task()  # an unknown env is refused here
+        self._check_values()
+        task = self.task()
         if self.timesteps < 1 and self.resume is not None:
             raise ValueError("--timesteps 0 with --resume trains nothing: give the steps to train")
         if self.seeds is not None and self.resume is not None:
@@ -256,6 +261,50 @@ class RunConfig:
         self.vec_env = self._vec_env(task)
         self._check_device()
         return self
+
+    def _check_values(self) -> None:
+        """Each field as its option of ``python -m train`` takes it (the option's own check: a range, a file, a
+        name among the choices), so that a Python caller is told what the command line would say."""
+        import argparse
+
+        from train.cli import build_parser
+
+        for action in build_parser()._actions:
+            name = action.dest
+            if name not in self.__dataclass_fields__ or not action.option_strings:
+                continue
+            value, option = getattr(self, name), max(action.option_strings, key=len)
+            if isinstance(action, argparse._StoreTrueAction | argparse._StoreFalseAction):
+                if not isinstance(value, bool):
+                    raise ValueError(f"{name} ({option}) must be True or False, got {value!r}")
+                continue
+            if value is None:
+                if "None" not in str(self.__dataclass_fields__[name].type):
+                    raise ValueError(f"{name} ({option}) must be given, got None")
+                continue
+            if action.choices is not None and value not in action.choices:
+                accepted = ", ".join(map(str, action.choices))
+                raise ValueError(f"{name} ({option}) must be one of {accepted}, got {value!r}")
+            if action.type is None:
+                if not isinstance(value, str):
+                    raise ValueError(f"{name} ({option}) must be a string, got {value!r}")
+                continue
+            if action.nargs in ("+", "*"):
+                texts = [str(item) for item in value] if isinstance(value, list | tuple) else [str(value)]
+            else:  # a list the option reads from one comma-separated text (--seeds, --opponents)
+                texts = [",".join(map(str, value)) if isinstance(value, list | tuple) else str(value)]
+            for text in texts:
+                try:
+                    action.type(text)
+                except argparse.ArgumentTypeError as error:
+                    raise ValueError(f"{name} ({option}) {error}") from None
+        if self.sizes is not None and not (
+            isinstance(self.sizes, dict) and all(isinstance(key, str) for key in self.sizes)
+        ):
+            raise ValueError(f"sizes must be a dict of size names to values, got {self.sizes!r}")
+        if self.eval_seed is not None and (isinstance(self.eval_seed, bool) or not isinstance(self.eval_seed, int)
+                                           or self.eval_seed < 0):  # fmt: skip
+            raise ValueError(f"eval_seed must be an integer >= 0 or None, got {self.eval_seed!r}")
 
     def _check_imitation(self) -> None:
         """The checks of the ``--imitate`` options that hold in every game."""
