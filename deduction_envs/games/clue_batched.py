@@ -1,0 +1,239 @@
+"""Clue's rules for many games at once, in arrays (the first piece of the batched multiplayer games, issue 61).
+
+:class:`BatchedClueRules` holds ``n`` games of :class:`~deduction_envs.games.clue.ClueRules` (without the board)
+as a struct of arrays, in PGX's style: one :meth:`~BatchedClueRules.step` takes an action for each game's player
+to act, and the legal masks, who acts and every seat's reward at the end come back for every game. The rules are
+``ClueRules``' own, compiled (numba): the same deal for the same seed (each game is dealt by
+``ClueRules.new_game``), the same legal actions, the same events and the same end and rewards, checked against
+``ClueRules`` on random seeded games (``tests/test_clue_batched.py``).
+
+What the seats know (the observation) is not here yet: the step leaves the last event of every game in arrays
+(:attr:`~BatchedClueRules.event`) for the seat knowledge that will read it.
+
+    from deduction_envs.games.clue import ClueRules
+    from deduction_envs.games.clue_batched import BatchedClueRules
+
+    games = BatchedClueRules(ClueRules(4), 1024)
+    games.reset(seeds=range(1024))
+    masks = games.legal_masks()                        # (1024, 670) bool, for the player to act in each game
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from deduction_envs.core.rules import check_int, check_seed
+from deduction_envs.games.clue import CluePhase, ClueRules
+
+__all__ = ["EVENT_KINDS", "BatchedClueRules"]
+
+#: The kinds of :attr:`BatchedClueRules.event` ``["kind"]``, by code (the ClueEvent kinds).
+EVENT_KINDS = ("deal", "suggest", "show", "accuse", "end")
+_START, _SHOW, _AFTER, _OVER = (int(p) for p in (CluePhase.START, CluePhase.SHOW, CluePhase.AFTER, CluePhase.OVER))
+
+
+class BatchedClueRules:
+    """``n`` games of ``rules`` (Clue without its board), stepped together; see the module docstring.
+
+    Args:
+        rules: the game (a :class:`ClueRules`; the board variant is not batched yet).
+        n: the number of games.
+
+    The arrays (one row a game): ``places`` (each card's place, ``players`` for the case file), ``turn`` (whose
+    turn it is), ``phase`` (:class:`CluePhase`), ``refuter`` (the seat choosing a card to show, -1 if none),
+    ``suggestion`` (the pending suggestion's cards), ``out`` (by seat), ``winner`` (-1 while none).
+    """
+
+    def __init__(self, rules: ClueRules, n: int) -> None:
+        if type(rules) is not ClueRules:
+            raise ValueError(f"rules must be ClueRules (Clue without its board), got {type(rules).__name__}")
+        self.rules, self.n = rules, check_int("n", n, low=1)
+        players, cards = rules.players, rules.cards
+        self.places = np.zeros((n, cards), dtype=np.int64)
+        self.turn = np.zeros(n, dtype=np.int64)
+        self.phase = np.full(n, _OVER, dtype=np.int64)
+        self.refuter = np.full(n, -1, dtype=np.int64)
+        self.suggestion = np.full((n, 3), -1, dtype=np.int64)
+        self.out = np.zeros((n, players), dtype=np.bool_)
+        self.winner = np.full(n, -1, dtype=np.int64)
+        #: The last event of every game: its kind (an index of :data:`EVENT_KINDS`), the seat that acted, the
+        #: cards named, the seats that passed (a bit a seat), the refuter (-1: none), the card shown (-1) and
+        #: whether an accusation was right.
+        self.event: dict[str, np.ndarray] = {
+            "kind": np.zeros(n, dtype=np.int64),
+            "player": np.zeros(n, dtype=np.int64),
+            "cards": np.full((n, 3), -1, dtype=np.int64),
+            "passed": np.zeros(n, dtype=np.int64),
+            "refuter": np.full(n, -1, dtype=np.int64),
+            "card": np.full(n, -1, dtype=np.int64),
+            "correct": np.zeros(n, dtype=np.bool_),
+        }
+        self._triples = np.array([rules.triple(t) for t in range(rules.num_triples)], dtype=np.int64)
+        self._masks = np.zeros((n, rules.num_actions), dtype=np.bool_)
+
+    # ------------------------------------------------------------------ dealing
+    def reset(self, seeds: Iterable[int | None] | None = None) -> None:
+        """Deal every game: game ``i`` as ``ClueRules.new_game(np.random.default_rng(seeds[i]))`` deals it (the
+        AEC env's deal for ``reset(seed=seeds[i])``); seat 0 moves first."""
+        self.reset_games(np.arange(self.n), seeds)
+
+    def reset_games(self, games: np.ndarray, seeds: Iterable[int | None] | None = None) -> None:
+        """Deal the games ``games`` (indices) anew, seeded by ``seeds`` (one a game; None: unseeded)."""
+        games = np.asarray(games, dtype=np.int64)
+        if games.ndim != 1 or (games.size and (games.min() < 0 or games.max() >= self.n)):
+            raise ValueError(f"games must be indices in [0, {self.n - 1}], got {games}")
+        seeds = [None] * games.size if seeds is None else [check_seed(s) for s in seeds]
+        if len(seeds) != games.size:
+            raise ValueError(f"give one seed a game: {games.size} games, {len(seeds)} seeds")
+        for game, seed in zip(games.tolist(), seeds, strict=True):
+            state = self.rules.new_game(np.random.default_rng(seed))
+            self.places[game] = state.places
+        self.turn[games], self.phase[games], self.refuter[games] = 0, _START, -1
+        self.suggestion[games], self.out[games], self.winner[games] = -1, False, -1
+        self.event["kind"][games], self.event["player"][games] = 0, 0
+
+    # ------------------------------------------------------------------ playing
+    @property
+    def mover(self) -> np.ndarray:
+        """The seat to act in every game (the refuter while it chooses a card to show)."""
+        return np.where(self.phase == _SHOW, self.refuter, self.turn)
+
+    @property
+    def over(self) -> np.ndarray:
+        return self.phase == _OVER
+
+    def legal_masks(self) -> np.ndarray:
+        """``(n, num_actions)`` bool: what each game's player to act may do (all False in a game that is over).
+        The array is reused by the next call."""
+        rules = self.rules
+        _legal_masks(self.phase, self.places, self.refuter, self.suggestion, rules.num_triples, rules.end_action,
+                     self._masks)  # fmt: skip
+        return self._masks
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Play one action in every game that is not over (``actions[i]`` for game ``i``; ignored where it is
+        over); returns every seat's reward, ``(n, players)`` (nonzero only where a game ended now), and which
+        games ended now.
+
+        Raises:
+            ValueError: an action is outside the action space or masked in its game; nothing changes.
+        """
+        rules = self.rules
+        actions = np.asarray(actions)
+        if actions.shape != (self.n,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {self.n} integers (one a game), got shape {actions.shape}")
+        live = ~self.over
+        legal = self.legal_masks()
+        inside = (actions >= 0) & (actions < rules.num_actions)
+        bad = live & ~(inside & legal[np.arange(self.n), np.clip(actions, 0, rules.num_actions - 1)])
+        if bad.any():
+            game = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"game {game}: action {int(actions[game])} is not legal now (phase "
+                             f"{CluePhase(int(self.phase[game])).name})")  # fmt: skip
+        rewards = np.zeros((self.n, rules.players))
+        ended = np.zeros(self.n, dtype=np.bool_)
+        event = self.event
+        _step(actions.astype(np.int64), live, self.places, self.turn, self.phase, self.refuter, self.suggestion,
+              self.out, self.winner, self._triples, rules.num_triples, rules.end_action, rewards, ended,
+              event["kind"], event["player"], event["cards"], event["passed"], event["refuter"], event["card"],
+              event["correct"])  # fmt: skip
+        return rewards, ended
+
+
+@njit(cache=True)
+def _legal_masks(phase, places, refuter, suggestion, triples, end_action, masks):  # pragma: no cover - compiled
+    for g in range(phase.size):
+        mask = masks[g]
+        mask[:] = False
+        if phase[g] == _START:  # every suggestion (no board: every room) and every accusation
+            mask[: 2 * triples] = True
+        elif phase[g] == _AFTER:  # accuse or end the turn
+            mask[triples : end_action + 1] = True
+        elif phase[g] == _SHOW:  # a card of the suggestion that the refuter holds
+            for k in range(3):
+                card = suggestion[g, k]
+                if places[g, card] == refuter[g]:
+                    mask[end_action + 1 + card] = True
+
+
+@njit(cache=True)
+def _next_in(out, turn, leaving):  # pragma: no cover - compiled
+    """The next seat still in after ``turn``, ``leaving`` (an accuser just out) counted out too."""
+    players = out.size
+    seat = (turn + 1) % players
+    while out[seat] or seat == leaving:
+        seat = (seat + 1) % players
+    return seat
+
+
+@njit(cache=True)
+def _step(actions, live, places, turn, phase, refuter, suggestion, out, winner, triple_cards, triples, end_action,
+          rewards, ended, kind, player, cards, passed, ev_refuter, card, correct):  # pragma: no cover  # fmt: skip
+    players = out.shape[1]
+    for g in range(actions.size):
+        if not live[g]:
+            continue
+        action = actions[g]
+        me = refuter[g] if phase[g] == _SHOW else turn[g]
+        player[g], cards[g, :], passed[g], ev_refuter[g], card[g], correct[g] = me, -1, 0, -1, -1, False
+        if action < triples:  # a suggestion: the seats to the left answer in turn
+            kind[g] = 1
+            cards[g, :] = triple_cards[action]
+            suggestion[g, :] = triple_cards[action]
+            found = -1
+            for offset in range(1, players):
+                asked = (me + offset) % players
+                holds = False
+                for k in range(3):
+                    if places[g, triple_cards[action, k]] == asked:
+                        holds = True
+                if holds:
+                    found = asked
+                    break
+                passed[g] |= 1 << asked
+            ev_refuter[g] = found
+            if found >= 0:
+                phase[g], refuter[g] = _SHOW, found
+            else:
+                phase[g] = _AFTER
+        elif action < 2 * triples:  # an accusation
+            kind[g] = 3
+            cards[g, :] = triple_cards[action - triples]
+            right = True
+            for k in range(3):
+                if places[g, triple_cards[action - triples, k]] != players:
+                    right = False
+            correct[g] = right
+            if right:
+                phase[g], winner[g] = _OVER, me
+            else:
+                left = 0
+                for seat in range(players):
+                    if not out[g, seat] and seat != me:
+                        left += 1
+                if left > 0:
+                    turn[g] = _next_in(out[g], turn[g], me)
+                    phase[g] = _START
+                out[g, me] = True
+                if left == 0:
+                    phase[g] = _OVER
+        elif action == end_action:  # the turn passes
+            kind[g] = 4
+            turn[g] = _next_in(out[g], turn[g], -1)
+            phase[g] = _START
+        else:  # the refuter shows a card, to the asker alone
+            kind[g] = 2
+            card[g] = action - end_action - 1
+            ev_refuter[g] = me
+            cards[g, :] = suggestion[g]
+            phase[g], refuter[g] = _AFTER, -1
+            suggestion[g, :] = -1
+        if phase[g] == _OVER:
+            ended[g] = True
+            loss = -1.0 / (players - 1)
+            for seat in range(players):
+                rewards[g, seat] = 1.0 if seat == winner[g] else loss
