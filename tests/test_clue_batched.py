@@ -81,3 +81,23 @@ def test_bad_input_is_a_clear_error_and_changes_nothing():
         batched.reset_games(np.array([2]))
     batched.reset_games(np.array([1]), seeds=[5])
     assert batched.places[1].tolist() == list(rules.new_game(np.random.default_rng(5)).places)
+
+
+def test_deals_drawn_at_once_are_deals_of_the_box_uniformly():
+    """Without seeds of their own (an autoreset), the games are dealt together from the batch's generator: each
+    a valid deal (checked by ``deal``), the case file's card of each category uniform, every other card as likely
+    in each hand as that hand's size says; the same batch seed gives the same deals."""
+    rules, n = ClueRules(4), 12_000
+    batched = BatchedClueRules(rules, n, seed=3)
+    batched.reset()
+    places = batched.places
+    for start, size in zip(rules.category_starts, rules.category_sizes, strict=True):
+        share = (places[:, start : start + size] == rules.players).mean(axis=0)
+        assert np.allclose(share, 1 / size, atol=0.02), share
+    hands = np.array(rules.hand_sizes) / sum(rules.hand_sizes)
+    for card in range(rules.cards):
+        dealt = places[places[:, card] < rules.players, card]
+        assert np.allclose(np.bincount(dealt, minlength=rules.players) / dealt.size, hands, atol=0.02), card
+    again = BatchedClueRules(rules, n, seed=3)
+    again.reset()
+    assert (again.places == places).all()

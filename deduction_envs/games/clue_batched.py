@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from deduction_envs.core.rules import check_int, check_seed
-from deduction_envs.games.clue import CluePhase, ClueRules
+from deduction_envs.games.clue import CluePhase, ClueRules, deal
 
 __all__ = ["EVENT_KINDS", "BatchedClueRules"]
 
@@ -42,13 +42,15 @@ class BatchedClueRules:
     Args:
         rules: the game (a :class:`ClueRules`; the board variant is not batched yet).
         n: the number of games.
+        seed: seeds the batch's own generator, which deals the games reset without a seed of their own (an
+            autoreset in training: all such deals drawn at once).
 
     The arrays (one row a game): ``places`` (each card's place, ``players`` for the case file), ``turn`` (whose
     turn it is), ``phase`` (:class:`CluePhase`), ``refuter`` (the seat choosing a card to show, -1 if none),
     ``suggestion`` (the pending suggestion's cards), ``out`` (by seat), ``winner`` (-1 while none).
     """
 
-    def __init__(self, rules: ClueRules, n: int) -> None:
+    def __init__(self, rules: ClueRules, n: int, seed: int | None = None) -> None:
         if type(rules) is not ClueRules:
             raise ValueError(f"rules must be ClueRules (Clue without its board), got {type(rules).__name__}")
         self.rules, self.n = rules, check_int("n", n, low=1)
@@ -74,24 +76,67 @@ class BatchedClueRules:
         }
         self._triples = np.array([rules.triple(t) for t in range(rules.num_triples)], dtype=np.int64)
         self._masks = np.zeros((n, rules.num_actions), dtype=np.bool_)
+        self.rng = np.random.default_rng(check_seed(seed))
 
     # ------------------------------------------------------------------ dealing
     def reset(self, seeds: Iterable[int | None] | None = None) -> None:
         """Deal every game: game ``i`` as ``ClueRules.new_game(np.random.default_rng(seeds[i]))`` deals it (the
-        AEC env's deal for ``reset(seed=seeds[i])``); seat 0 moves first."""
+        AEC env's deal for ``reset(seed=seeds[i])``), or with ``seeds`` None all from the batch's generator; seat
+        0 moves first."""
         self.reset_games(np.arange(self.n), seeds)
 
     def reset_games(self, games: np.ndarray, seeds: Iterable[int | None] | None = None) -> None:
-        """Deal the games ``games`` (indices) anew, seeded by ``seeds`` (one a game; None: unseeded)."""
+        """Deal the games ``games`` (indices) anew: each with its seed of ``seeds`` as ``ClueRules.new_game``
+        deals it, or (``seeds`` None) all at once from the batch's generator."""
         games = np.asarray(games, dtype=np.int64)
         if games.ndim != 1 or (games.size and (games.min() < 0 or games.max() >= self.n)):
             raise ValueError(f"games must be indices in [0, {self.n - 1}], got {games}")
-        seeds = [None] * games.size if seeds is None else [check_seed(s) for s in seeds]
+        rules = self.rules
+        if seeds is None:
+            self.deal(games, self._deals(games.size))
+            return
+        seeds = [check_seed(s) for s in seeds]
         if len(seeds) != games.size:
             raise ValueError(f"give one seed a game: {games.size} games, {len(seeds)} seeds")
-        for game, seed in zip(games.tolist(), seeds, strict=True):
-            state = self.rules.new_game(np.random.default_rng(seed))
-            self.places[game] = state.places
+        hidden = [1] * len(rules.categories)  # ClueRules.new_game's deal, without building its state
+        places = [deal(rules.category_sizes, hidden, rules.players, np.random.default_rng(seed)) for seed in seeds]
+        self.deal(games, np.array(places, dtype=np.int64).reshape(games.size, rules.cards))
+
+    def _deals(self, k: int) -> np.ndarray:
+        """``k`` deals drawn at once from the batch's generator, as :func:`deal` draws one: a uniform card of each
+        category to the case file, the rest shuffled and dealt one at a time from seat 0."""
+        rules, rng = self.rules, self.rng
+        places = np.empty((k, rules.cards), dtype=np.int64)
+        case = np.zeros((k, rules.cards), dtype=bool)
+        rows = np.arange(k)
+        for start, size in zip(rules.category_starts, rules.category_sizes, strict=True):
+            case[rows, start + rng.integers(size, size=k)] = True
+        keys = rng.random((k, rules.cards))
+        keys[case] = 2.0  # the case file's cards sort last
+        order = np.argsort(keys, axis=1)[:, : rules.cards - len(rules.categories)]
+        places[case] = rules.players
+        places[rows[:, None], order] = np.arange(order.shape[1]) % rules.players
+        return places
+
+    def deal(self, games: np.ndarray, places: np.ndarray) -> None:
+        """Start the games ``games`` (indices) on the deals ``places`` (a row a game: each card's place, the
+        players then the case file), seat 0 first.
+
+        Raises:
+            ValueError: a row is not a deal of this table (a hand or the case file of the wrong size).
+        """
+        games, places = np.asarray(games, dtype=np.int64), np.asarray(places)
+        rules = self.rules
+        if places.shape != (games.size, rules.cards) or not np.issubdtype(places.dtype, np.integer):
+            raise ValueError(f"places must be {games.size} rows of {rules.cards} integers, got shape {places.shape}")
+        hands = [(places == seat).sum(axis=1) != size for seat, size in enumerate(rules.hand_sizes)]
+        ends = [*rules.category_starts[1:], rules.cards]
+        case = [(places[:, a:b] == rules.players).sum(axis=1) != 1 for a, b in zip(rules.category_starts, ends,
+                                                                                 strict=True)]  # fmt: skip
+        if places.size and (places.min() < 0 or places.max() > rules.players or np.any(hands) or np.any(case)):
+            raise ValueError(f"a deal gives each player its hand ({list(rules.hand_sizes)} cards) and the case file "
+                             "one card of each category")  # fmt: skip
+        self.places[games] = places
         self.turn[games], self.phase[games], self.refuter[games] = 0, _START, -1
         self.suggestion[games], self.out[games], self.winner[games] = -1, False, -1
         self.event["kind"][games], self.event["player"][games] = 0, 0

@@ -1,0 +1,225 @@
+"""What every seat of N batched Clue games knows, and the observation of the seat to act (issue 61, second piece).
+
+:class:`BatchedClueSeats` keeps, for every game of a :class:`~deduction_envs.games.clue_batched.BatchedClueRules`
+and every seat, what :class:`~deduction_envs.reasoning.clue_player.CluePlayerKnowledge` keeps: the facts each
+event proves for the seat (``ClueRules.event_facts``: its hand, the passes, a refuter holding one of three cards,
+a card shown to it, an accusation's verdict) as int64 masks per place and a table of open clauses, propagated by
+the one compiled kernel of the unit rules (``clue_facts._propagate_masks``, whose fixed point does not depend on
+the order facts arrive in), and the public record (suggested, passed, refuted; and what the seat has shown).
+:meth:`~BatchedClueSeats.observe` writes the observation of each game's seat to act as ``clue_v0`` with
+``probabilities=False`` does (:class:`~deduction_envs.envs.clue.ClueObserver`), tested equal to it.
+
+    from deduction_envs.games.clue import ClueRules
+    from deduction_envs.games.clue_batched import BatchedClueRules
+    from deduction_envs.envs.clue_batched import BatchedClueSeats
+
+    games = BatchedClueRules(ClueRules(4), 256)
+    seats = BatchedClueSeats(games)
+    seats.reset(seeds=range(256))
+    observations = seats.observe()                     # (256, size) float32: each game's seat to act
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+from numba import njit
+
+from deduction_envs.envs.clue import ClueObserver
+from deduction_envs.games.clue_batched import BatchedClueRules
+from deduction_envs.reasoning.clue_facts import AT_LEAST, DEAD, NOT_ALL, _propagate_masks
+from deduction_envs.reasoning.clue_player import RECORD, CluePlayerKnowledge
+
+__all__ = ["CLAUSES", "BatchedClueSeats"]
+
+#: Open clauses a seat keeps at most (rows the propagation has settled are reused first).
+CLAUSES = 96
+
+
+class BatchedClueSeats:
+    """Every seat's knowledge of every game of ``games``, fed by :meth:`step`; see the module docstring."""
+
+    def __init__(self, games: BatchedClueRules) -> None:
+        self.games = games
+        rules = games.rules
+        n, players, cards = games.n, rules.players, rules.cards
+        self.observer = ClueObserver(rules, probabilities=False)
+        blank = CluePlayerKnowledge(rules, 0)._facts
+        self._groups, self._full = blank.model.group_table, int(blank.model.full)
+        self.hand = np.zeros((n, players), dtype=np.int64)
+        self.required = np.zeros((n, players, players + 1), dtype=np.int64)
+        self.forbidden = np.zeros((n, players, players + 1), dtype=np.int64)
+        self.clauses = np.full((n, players, CLAUSES, 3), DEAD, dtype=np.int64)
+        self.used = np.zeros((n, players), dtype=np.int64)
+        self.record = np.zeros((n, players, len(RECORD), players, cards), dtype=np.int32)
+        slots = self.observer.pieces.slices
+        self._starts = np.array([slots[name].start for name in
+                                 ("hand", "held", "not_held", "shown", "suggestion", "asker", "refuter", "phase",
+                                  "turn", "in")], dtype=np.int64)  # fmt: skip
+
+    def reset(self, seeds: Iterable[int | None] | None = None) -> None:
+        """Deal every game (:meth:`BatchedClueRules.reset`) and give each seat its hand."""
+        self.reset_games(np.arange(self.games.n), seeds)
+
+    def reset_games(self, games: np.ndarray, seeds: Iterable[int | None] | None = None) -> None:
+        """Deal the games ``games`` anew (:meth:`BatchedClueRules.reset_games`); their seats know their hands."""
+        games = np.asarray(games, dtype=np.int64)
+        self.games.reset_games(games, seeds)
+        self._start(games)
+
+    def deal(self, games: np.ndarray, places: np.ndarray) -> None:
+        """Start the games ``games`` on the deals ``places`` (:meth:`BatchedClueRules.deal`); seats know their
+        hands."""
+        games = np.asarray(games, dtype=np.int64)
+        self.games.deal(games, places)
+        self._start(games)
+
+    def _start(self, games: np.ndarray) -> None:
+        """The seats of the games ``games``, just dealt: each knows its hand and nothing else."""
+        players = self.games.rules.players
+        places = self.games.places[games]  # (k, cards)
+        bits = np.int64(1) << np.arange(places.shape[1], dtype=np.int64)
+        hands = np.stack([(bits * (places == seat)).sum(axis=1) for seat in range(players)], axis=1)
+        self.hand[games] = hands
+        self.required[games], self.forbidden[games] = 0, 0
+        seats = np.arange(players)
+        self.required[games[:, None], seats, seats] = hands
+        self.forbidden[games[:, None], seats, seats] = self._full & ~hands
+        self.clauses[games], self.used[games], self.record[games] = DEAD, 0, 0
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`BatchedClueRules.step`, then every seat of every game that moved takes what the event tells it."""
+        live = ~self.games.over
+        rewards, ended = self.games.step(actions)
+        event = self.games.event
+        ok = _feed(live, event["kind"], event["player"], event["cards"], event["passed"], event["refuter"],
+                   event["card"], event["correct"], self.games.turn, self.required, self.forbidden, self.clauses,
+                   self.used, self.record, self._full, self._groups)  # fmt: skip
+        if not ok:
+            raise RuntimeError(f"a seat's open clauses outgrew {CLAUSES} rows (raise CLAUSES)")
+        return rewards, ended
+
+    def observe(self) -> np.ndarray:
+        """``(n, observation size)`` float32: each game's observation of its seat to act, as ``clue_v0``
+        (``probabilities=False``) gives it (zeros for a game that is over)."""
+        games = self.games
+        out = np.zeros((games.n, self.observer.size), dtype=np.float32)
+        ok = _observe(~games.over, games.mover, games.turn, games.phase, games.refuter, games.suggestion,
+                      games.out, self.hand, self.required, self.forbidden, self.clauses, self.record, self._full,
+                      self._groups, self._starts, out)  # fmt: skip
+        if not ok:
+            raise RuntimeError("a seat's facts contradict: the batched game and its events disagree")
+        return out
+
+
+@njit(cache=True)
+def _add_clause(clauses, used, g, s, place, mask, kind, required, forbidden, full, groups):  # pragma: no cover
+    """Append a clause to seat ``s`` of game ``g``; when its table is full, settle it (propagate, drop the dead
+    rows) first. False if it is still full."""
+    if used[g, s] == clauses.shape[2]:
+        _propagate_masks(required[g, s], forbidden[g, s], full, groups, clauses[g, s])
+        live = 0
+        for row in range(clauses.shape[2]):
+            if clauses[g, s, row, 2] != DEAD:
+                clauses[g, s, live, :] = clauses[g, s, row, :]
+                live += 1
+        for row in range(live, clauses.shape[2]):
+            clauses[g, s, row, 2] = DEAD
+        used[g, s] = live
+        if live == clauses.shape[2]:
+            return False
+    clauses[g, s, used[g, s], 0] = place
+    clauses[g, s, used[g, s], 1] = mask
+    clauses[g, s, used[g, s], 2] = kind
+    used[g, s] += 1
+    return True
+
+
+@njit(cache=True)
+def _feed(live, kind, player, cards, passed, refuter, card, correct, turn, required, forbidden, clauses, used,
+          record, full, groups):  # pragma: no cover - compiled  # fmt: skip
+    """Every seat of every game that moved takes the facts its event proves (``ClueRules.event_facts``) and the
+    record's counts (``CluePlayerKnowledge.update``)."""
+    players = required.shape[1]
+    case_file = players
+    for g in range(live.size):
+        if not live[g]:
+            continue
+        named = 0
+        for k in range(3):
+            if cards[g, k] >= 0:
+                named |= np.int64(1) << cards[g, k]
+        if kind[g] == 1:  # a suggestion: the passes, and a refuter holding one of the cards
+            for s in range(players):
+                for q in range(players):
+                    if passed[g] >> q & 1:
+                        if q != s:
+                            forbidden[g, s, q] |= named
+                        for k in range(3):
+                            record[g, s, 2, q, cards[g, k]] += 1
+                for k in range(3):
+                    record[g, s, 1, player[g], cards[g, k]] += 1
+                if refuter[g] >= 0:
+                    for k in range(3):
+                        record[g, s, 3, refuter[g], cards[g, k]] += 1
+                    if s != player[g] and s != refuter[g]:
+                        if not _add_clause(clauses, used, g, s, refuter[g], named, AT_LEAST, required, forbidden,
+                                           full, groups):  # fmt: skip
+                            return False
+        elif kind[g] == 2:  # a card shown: the asker (whose turn it is) learns the refuter holds it
+            asker = turn[g]
+            required[g, asker, refuter[g]] |= np.int64(1) << card[g]
+            record[g, refuter[g], 0, asker, card[g]] = 1
+        elif kind[g] == 3:  # an accusation: the case file is, or is not, the three cards
+            for s in range(players):
+                if correct[g]:
+                    required[g, s, case_file] |= named
+                elif not _add_clause(clauses, used, g, s, case_file, named, NOT_ALL, required, forbidden, full,
+                                     groups):  # fmt: skip
+                    return False
+    return True
+
+
+@njit(cache=True)
+def _observe(live, mover, turn, phase, refuter, suggestion, out, hand, required, forbidden, clauses, record, full,
+             groups, starts, vectors):  # pragma: no cover - compiled  # fmt: skip
+    """The observation of each live game's seat to act, written as ``ClueObserver.encode`` writes it."""
+    players, cards = record.shape[1], record.shape[4]
+    columns = players + 1
+    for g in range(live.size):
+        if not live[g]:
+            continue
+        s = mover[g]
+        if not _propagate_masks(required[g, s], forbidden[g, s], full, groups, clauses[g, s]):
+            return False
+        vector = vectors[g]
+        for c in range(cards):
+            if hand[g, s] >> c & 1:
+                vector[starts[0] + c] = 1
+        for i in range(columns):
+            place = players if i == players else (s + i) % players
+            for c in range(cards):
+                if required[g, s, place] >> c & 1:
+                    vector[starts[1] + c * columns + i] = 1
+                if forbidden[g, s, place] >> c & 1:
+                    vector[starts[2] + c * columns + i] = 1
+        at = starts[3]
+        for what in range(record.shape[2]):
+            for i in range(players):
+                seat = (s + i) % players
+                for c in range(cards):
+                    vector[at] = record[g, s, what, seat, c]
+                    at += 1
+        show = phase[g] == 1
+        if show:
+            for k in range(3):
+                vector[starts[4] + suggestion[g, k]] = 1
+            vector[starts[5] + (turn[g] - s) % players] = 1
+            vector[starts[6] + (refuter[g] - s) % players] = 1
+        vector[starts[7] + phase[g]] = 1
+        vector[starts[8] + (turn[g] - s) % players] = 1
+        for i in range(players):
+            if not out[g, (s + i) % players]:
+                vector[starts[9] + i] = 1
+    return True

@@ -1,0 +1,68 @@
+"""Batched Clue's seats (issue 61, second piece): the observation of each game's seat to act equals
+``clue_v0``'s (``probabilities=False``) at every step of random seeded games, and a seat's observation does not
+change with cards it cannot see."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from deduction_envs.envs import clue_v0
+from deduction_envs.envs.clue_batched import BatchedClueSeats
+from deduction_envs.games.clue import ClueRules
+from deduction_envs.games.clue_batched import BatchedClueRules
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+def test_each_seats_observation_is_the_aec_envs(players):
+    rules, n = ClueRules(players), 12
+    seats = BatchedClueSeats(BatchedClueRules(rules, n))
+    seats.reset(seeds=range(n))
+    envs = [clue_v0.raw_env(players=players, probabilities=False, max_cycles=10_000) for _ in range(n)]
+    for seed, env in enumerate(envs):
+        env.reset(seed=seed)
+    rng, compared = np.random.default_rng(players), 0
+    while not all(env.table.over for env in envs):
+        observed = seats.observe()
+        actions = np.zeros(n, dtype=np.int64)
+        for g, env in enumerate(envs):
+            if env.table.over:
+                continue
+            expected = env.observe(env.agent_selection)
+            np.testing.assert_array_equal(observed[g], expected["observation"], err_msg=f"game {g}")
+            legal = np.flatnonzero(expected["action_mask"])
+            accusations = legal[(legal >= rules.num_triples) & (legal < rules.end_action)]
+            pick = accusations if accusations.size and rng.random() < 0.05 else legal[legal < rules.num_triples]
+            actions[g] = rng.choice(pick if pick.size else legal)
+            compared += 1
+        seats.step(actions)
+        for g, env in enumerate(envs):
+            if not env.table.over:
+                env.step(int(actions[g]))
+    assert compared > 5 * n
+
+
+def test_a_seats_observation_does_not_see_the_others_cards():
+    """Two deals that differ only in a card swapped between seats 1 and 2: seats 0 and 3, who see neither hand,
+    get the same observations while every turn is a wrong accusation (its verdict depends on the case file alone,
+    the same in both)."""
+    rules = ClueRules(4)
+    seats = BatchedClueSeats(BatchedClueRules(rules, 2))
+    places = np.array(rules.new_game(np.random.default_rng(7)).places)
+    twin = places.copy()
+    one, two = int(np.flatnonzero(places == 1)[0]), int(np.flatnonzero(places == 2)[0])
+    twin[one], twin[two] = 2, 1
+    seats.deal(np.array([0, 1]), np.stack([places, twin]))
+    case = sorted(np.flatnonzero(places == 4).tolist())
+    wrong = next(t for t in range(rules.num_triples) if sorted(rules.triple(t)) != case)
+    compared = 0
+    while not seats.games.over.all():
+        observed, movers = seats.observe(), seats.games.mover
+        assert movers[0] == movers[1]
+        if movers[0] in (0, 3):
+            np.testing.assert_array_equal(observed[0], observed[1])
+            compared += 1
+        seats.step(np.full(2, rules.num_triples + wrong))
+    assert compared == 2
+    with pytest.raises(ValueError, match="a deal gives each player its hand"):
+        seats.deal(np.array([0]), np.zeros((1, rules.cards), dtype=np.int64))
