@@ -52,6 +52,8 @@ class BatchedClueSeats:
         self.forbidden = np.zeros((n, players, players + 1), dtype=np.int64)
         self.clauses = np.full((n, players, CLAUSES, 3), DEAD, dtype=np.int64)
         self.used = np.zeros((n, players), dtype=np.int64)
+        #: Whether a seat's facts have changed since they were last propagated (propagation runs when read).
+        self.dirty = np.zeros((n, players), dtype=np.bool_)
         self.record = np.zeros((n, players, len(RECORD), players, cards), dtype=np.int32)
         slots = self.observer.pieces.slices
         self._starts = np.array([slots[name].start for name in
@@ -87,6 +89,7 @@ class BatchedClueSeats:
         self.required[games[:, None], seats, seats] = hands
         self.forbidden[games[:, None], seats, seats] = self._full & ~hands
         self.clauses[games], self.used[games], self.record[games] = DEAD, 0, 0
+        self.dirty[games] = True
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`BatchedClueRules.step`, then every seat of every game that moved takes what the event tells it."""
@@ -95,7 +98,7 @@ class BatchedClueSeats:
         event = self.games.event
         ok = _feed(live, event["kind"], event["player"], event["cards"], event["passed"], event["refuter"],
                    event["card"], event["correct"], self.games.turn, self.required, self.forbidden, self.clauses,
-                   self.used, self.record, self._full, self._groups)  # fmt: skip
+                   self.used, self.dirty, self.record, self._full, self._groups)  # fmt: skip
         if not ok:
             raise RuntimeError(f"a seat's open clauses outgrew {CLAUSES} rows (raise CLAUSES)")
         return rewards, ended
@@ -106,8 +109,8 @@ class BatchedClueSeats:
         games = self.games
         out = np.zeros((games.n, self.observer.size), dtype=np.float32)
         ok = _observe(~games.over, games.mover, games.turn, games.phase, games.refuter, games.suggestion,
-                      games.out, self.hand, self.required, self.forbidden, self.clauses, self.record, self._full,
-                      self._groups, self._starts, out)  # fmt: skip
+                      games.out, self.hand, self.required, self.forbidden, self.clauses, self.dirty, self.record,
+                      self._full, self._groups, self._starts, out)  # fmt: skip
         if not ok:
             raise RuntimeError("a seat's facts contradict: the batched game and its events disagree")
         return out
@@ -138,7 +141,7 @@ def _add_clause(clauses, used, g, s, place, mask, kind, required, forbidden, ful
 
 @njit(cache=True)
 def _feed(live, kind, player, cards, passed, refuter, card, correct, turn, required, forbidden, clauses, used,
-          record, full, groups):  # pragma: no cover - compiled  # fmt: skip
+          dirty, record, full, groups):  # pragma: no cover - compiled  # fmt: skip
     """Every seat of every game that moved takes the facts its event proves (``ClueRules.event_facts``) and the
     record's counts (``CluePlayerKnowledge.update``)."""
     players = required.shape[1]
@@ -152,6 +155,7 @@ def _feed(live, kind, player, cards, passed, refuter, card, correct, turn, requi
                 named |= np.int64(1) << cards[g, k]
         if kind[g] == 1:  # a suggestion: the passes, and a refuter holding one of the cards
             for s in range(players):
+                dirty[g, s] |= passed[g] != 0 or refuter[g] >= 0
                 for q in range(players):
                     if passed[g] >> q & 1:
                         if q != s:
@@ -170,9 +174,11 @@ def _feed(live, kind, player, cards, passed, refuter, card, correct, turn, requi
         elif kind[g] == 2:  # a card shown: the asker (whose turn it is) learns the refuter holds it
             asker = turn[g]
             required[g, asker, refuter[g]] |= np.int64(1) << card[g]
+            dirty[g, asker] = True
             record[g, refuter[g], 0, asker, card[g]] = 1
         elif kind[g] == 3:  # an accusation: the case file is, or is not, the three cards
             for s in range(players):
+                dirty[g, s] = True
                 if correct[g]:
                     required[g, s, case_file] |= named
                 elif not _add_clause(clauses, used, g, s, case_file, named, NOT_ALL, required, forbidden, full,
@@ -182,8 +188,8 @@ def _feed(live, kind, player, cards, passed, refuter, card, correct, turn, requi
 
 
 @njit(cache=True)
-def _observe(live, mover, turn, phase, refuter, suggestion, out, hand, required, forbidden, clauses, record, full,
-             groups, starts, vectors):  # pragma: no cover - compiled  # fmt: skip
+def _observe(live, mover, turn, phase, refuter, suggestion, out, hand, required, forbidden, clauses, dirty, record,
+             full, groups, starts, vectors):  # pragma: no cover - compiled  # fmt: skip
     """The observation of each live game's seat to act, written as ``ClueObserver.encode`` writes it."""
     players, cards = record.shape[1], record.shape[4]
     columns = players + 1
@@ -191,8 +197,10 @@ def _observe(live, mover, turn, phase, refuter, suggestion, out, hand, required,
         if not live[g]:
             continue
         s = mover[g]
-        if not _propagate_masks(required[g, s], forbidden[g, s], full, groups, clauses[g, s]):
-            return False
+        if dirty[g, s]:
+            if not _propagate_masks(required[g, s], forbidden[g, s], full, groups, clauses[g, s]):
+                return False
+            dirty[g, s] = False
         vector = vectors[g]
         for c in range(cards):
             if hand[g, s] >> c & 1:

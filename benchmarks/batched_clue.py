@@ -1,0 +1,95 @@
+"""Batched Clue (issue 61) against ``clue_v0``: random masked play, steps per second, in one run.
+
+    python -m benchmarks.batched_clue                       # 4 players, N = 1024
+    python -m benchmarks.batched_clue --players 6 --games 256 --seconds 5
+
+Both play uniformly random legal actions with the observation of the seat to act made at every step
+(``probabilities=False``: the facts propagation proves, the record, the public position), autoreset on. The AEC
+side is ``clue_v0.raw_env`` driven by its own loop (``observe`` then ``step``); the batched side is
+:class:`~deduction_envs.envs.clue_batched.BatchedClueSeats` (``observe``, ``legal_masks``, ``step``, and the
+games that ended dealt anew from the batch's generator). The random choice itself is timed apart (it is the
+benchmark's policy, not the env). The two alternate ``--repeats`` times and the medians are kept, so that a busy
+machine slows both alike.
+"""
+
+from __future__ import annotations
+
+import platform
+import statistics
+import time
+
+import numpy as np
+
+from deduction_envs.envs import clue_v0
+from deduction_envs.envs.clue_batched import BatchedClueSeats
+from deduction_envs.games.clue import ClueRules
+from deduction_envs.games.clue_batched import BatchedClueRules
+from train import arguments
+
+
+def aec_rate(players: int, seconds: float, seed: int = 0) -> float:
+    """Steps per second of ``clue_v0.raw_env(probabilities=False)`` in random masked play."""
+    rng = np.random.default_rng(seed)
+    env = clue_v0.raw_env(players=players, probabilities=False)
+    env.reset(seed=seed)
+    steps, games, start = 0, 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        if env.dealt_table().over or not env.agents:
+            games += 1
+            env.reset(seed=seed + games)
+        observation = env.observe(env.agent_selection)
+        env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+        steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def batched_rate(players: int, games: int, seconds: float, seed: int = 0) -> tuple[float, float]:
+    """Steps per second of :class:`BatchedClueSeats` in random masked play, without and with the random choice."""
+    rng = np.random.default_rng(seed)
+    seats = BatchedClueSeats(BatchedClueRules(ClueRules(players), games, seed=seed))
+    seats.reset()
+    steps, env_time, start = 0, 0.0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        began = time.perf_counter()
+        seats.observe()
+        masks = seats.games.legal_masks()
+        chose = time.perf_counter()
+        keys = rng.random(masks.shape, dtype=np.float32)
+        keys[~masks] = -1.0
+        actions = keys.argmax(axis=1)
+        chosen = time.perf_counter()
+        steps += int((~seats.games.over).sum())
+        seats.step(actions)
+        ended = np.flatnonzero(seats.games.over)
+        if ended.size:
+            seats.reset_games(ended)
+        env_time += (chose - began) + (time.perf_counter() - chosen)
+    return steps / env_time, steps / (time.perf_counter() - start)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments.Parser(prog="python -m benchmarks.batched_clue", description=__doc__)
+    parser.add_argument("--players", type=arguments.count(2, 6), default=4, help="players (default 4)")
+    parser.add_argument("--games", type=arguments.count(1), default=1024, help="batched games N (default 1024)")
+    parser.add_argument("--seconds", type=arguments.seconds, default=3.0, help="seconds a measurement (default 3)")
+    parser.add_argument("--repeats", type=arguments.count(1), default=3, help="alternating measurements (median)")
+    args = parser.parse_args(argv)
+    batched_rate(args.players, args.games, 0.5)  # compile and warm up
+    aec, env_only, with_choice = [], [], []
+    for _ in range(args.repeats):
+        aec.append(aec_rate(args.players, args.seconds))
+        env, whole = batched_rate(args.players, args.games, args.seconds)
+        env_only.append(env)
+        with_choice.append(whole)
+    a, b, c = (statistics.median(x) for x in (aec, env_only, with_choice))
+    print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}, numpy {np.__version__}")
+    print(f"# Clue, {args.players} players, probabilities off, random masked play, median of {args.repeats}\n")
+    print("| env | steps/s | ratio to clue_v0 |")
+    print("| --- | ---: | ---: |")
+    print(f"| `clue_v0.raw_env` | {a:,.0f} | x1 |")
+    print(f"| batched, N = {args.games}: the env alone | {b:,.0f} | x{b / a:.1f} |")
+    print(f"| batched, N = {args.games}: with the random choice | {c:,.0f} | x{c / a:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
