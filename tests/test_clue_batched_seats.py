@@ -66,3 +66,27 @@ def test_a_seats_observation_does_not_see_the_others_cards():
     assert compared == 2
     with pytest.raises(ValueError, match="a deal gives each player its hand"):
         seats.deal(np.array([0]), np.zeros((1, rules.cards), dtype=np.int64))
+
+
+def test_a_step_can_move_some_games_only():
+    """The games not marked keep their state, knowledge and record; the marked ones move as if alone."""
+    rules, n = ClueRules(3), 6
+    both = [BatchedClueSeats(BatchedClueRules(rules, n)) for _ in range(2)]
+    for seats in both:
+        seats.reset(seeds=range(n))
+    rng = np.random.default_rng(0)
+    for turn in range(30):
+        masks = both[0].games.legal_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+        moving = np.arange(n) % 2 == turn % 2
+        both[0].step(actions, moving)  # half the games a step, in turn
+        both[1].step(np.where(moving, actions, 0), moving)
+        np.testing.assert_array_equal(both[0].observe(), both[1].observe())
+        assert (both[0].record == both[1].record).all()
+    frozen = BatchedClueSeats(BatchedClueRules(rules, n))
+    frozen.reset(seeds=range(n))
+    before = frozen.observe().copy()
+    frozen.step(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool))
+    np.testing.assert_array_equal(frozen.observe(), before)
+    with pytest.raises(ValueError, match="moving must be 6 bools"):
+        frozen.step(np.zeros(n, dtype=np.int64), np.ones(n))

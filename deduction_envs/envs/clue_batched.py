@@ -91,10 +91,13 @@ class BatchedClueSeats:
         self.clauses[games], self.used[games], self.record[games] = DEAD, 0, 0
         self.dirty[games] = True
 
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`BatchedClueRules.step`, then every seat of every game that moved takes what the event tells it."""
+    def step(self, actions: np.ndarray, moving: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`BatchedClueRules.step` (in the games ``moving`` marks, default every game not over), then every
+        seat of every game that moved takes what the event tells it."""
         live = ~self.games.over
-        rewards, ended = self.games.step(actions)
+        rewards, ended = self.games.step(actions, moving)  # checks ``moving``
+        if moving is not None:
+            live &= np.asarray(moving)
         event = self.games.event
         ok = _feed(live, event["kind"], event["player"], event["cards"], event["passed"], event["refuter"],
                    event["card"], event["correct"], self.games.turn, self.required, self.forbidden, self.clauses,

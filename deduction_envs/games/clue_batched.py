@@ -159,19 +159,25 @@ class BatchedClueRules:
                      self._masks)  # fmt: skip
         return self._masks
 
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+    def step(self, actions: Any, moving: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """Play one action in every game that is not over (``actions[i]`` for game ``i``; ignored where it is
-        over); returns every seat's reward, ``(n, players)`` (nonzero only where a game ended now), and which
-        games ended now.
+        over), or only in the games ``moving`` (a bool a game) marks; returns every seat's reward,
+        ``(n, players)`` (nonzero only where a game ended now), and which games ended now.
 
         Raises:
-            ValueError: an action is outside the action space or masked in its game; nothing changes.
+            ValueError: an action is outside the action space or masked in its game, or ``moving`` is not a bool
+                a game; nothing changes.
         """
         rules = self.rules
         actions = np.asarray(actions)
         if actions.shape != (self.n,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be {self.n} integers (one a game), got shape {actions.shape}")
         live = ~self.over
+        if moving is not None:
+            moving = np.asarray(moving)
+            if moving.shape != (self.n,) or moving.dtype != np.bool_:
+                raise ValueError(f"moving must be {self.n} bools (one a game), got {moving.dtype} {moving.shape}")
+            live &= moving
         legal = self.legal_masks()
         inside = (actions >= 0) & (actions < rules.num_actions)
         bad = live & ~(inside & legal[np.arange(self.n), np.clip(actions, 0, rules.num_actions - 1)])
