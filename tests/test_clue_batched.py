@@ -101,3 +101,34 @@ def test_deals_drawn_at_once_are_deals_of_the_box_uniformly():
     again = BatchedClueRules(rules, n, seed=3)
     again.reset()
     assert (again.places == places).all()
+
+
+def test_a_step_refuses_exactly_what_the_masks_forbid():
+    """The step checks each action without building the masks; on random positions it refuses an action if and
+    only if the game's mask forbids it."""
+    rules, n = ClueRules(4), 64
+    batched = BatchedClueRules(rules, n, seed=0)
+    batched.reset()
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        masks = batched.legal_masks().copy()
+        live = ~batched.over
+        for g in rng.choice(n, size=8, replace=False):
+            if not live[g]:
+                continue
+            actions = np.where(masks.any(axis=1), masks.argmax(axis=1), 0)
+            actions[g] = rng.integers(-2, rules.num_actions + 2)
+            inside = 0 <= actions[g] < rules.num_actions
+            try:
+                batched.step(actions, np.arange(n) == g)  # game g alone moves (or its action is refused)
+                assert inside and masks[g, actions[g]]
+                break
+            except ValueError as error:
+                assert not (inside and masks[g, actions[g]]) and str(error).startswith(f"game {g}:")
+        else:
+            keys = rng.random(masks.shape)
+            keys[~masks] = -1
+            batched.step(keys.argmax(axis=1))
+        ended = np.flatnonzero(batched.over)
+        if ended.size:
+            batched.reset_games(ended)

@@ -55,6 +55,7 @@ def train(config: RunConfig) -> tuple[Any, float]:
     import torch
 
     config.check()
+    config.output.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(config.torch_threads)
     task = config.task()
     envs, model, imitation = _set_up(config, task)
@@ -172,9 +173,7 @@ def run(config: RunConfig, references: bool = True) -> TrainingRun:
     Without ``references`` a single-player policy is evaluated alone (for callers that measure the reference
     agents once for several policies).
     """
-    config.check()
-    config.output.mkdir(parents=True, exist_ok=True)
-    model, seconds = train(config)
+    model, seconds = train(config)  # checks the config first
     done = config.task().report(model, seconds, references)
     print(written(config.output))
     return done

@@ -178,17 +178,16 @@ class BatchedClueRules:
             if moving.shape != (self.n,) or moving.dtype != np.bool_:
                 raise ValueError(f"moving must be {self.n} bools (one a game), got {moving.dtype} {moving.shape}")
             live &= moving
-        legal = self.legal_masks()
-        inside = (actions >= 0) & (actions < rules.num_actions)
-        bad = live & ~(inside & legal[np.arange(self.n), np.clip(actions, 0, rules.num_actions - 1)])
-        if bad.any():
-            game = int(np.flatnonzero(bad)[0])
+        actions = actions.astype(np.int64)
+        game = _first_illegal(actions, live, self.phase, self.places, self.refuter, self.suggestion,
+                              rules.num_triples, rules.end_action, rules.num_actions)  # fmt: skip
+        if game >= 0:
             raise ValueError(f"game {game}: action {int(actions[game])} is not legal now (phase "
                              f"{CluePhase(int(self.phase[game])).name})")  # fmt: skip
         rewards = np.zeros((self.n, rules.players))
         ended = np.zeros(self.n, dtype=np.bool_)
         event = self.event
-        _step(actions.astype(np.int64), live, self.places, self.turn, self.phase, self.refuter, self.suggestion,
+        _step(actions, live, self.places, self.turn, self.phase, self.refuter, self.suggestion,
               self.out, self.winner, self._triples, rules.num_triples, rules.end_action, rewards, ended,
               event["kind"], event["player"], event["cards"], event["passed"], event["refuter"], event["card"],
               event["correct"])  # fmt: skip
@@ -209,6 +208,35 @@ def _legal_masks(phase, places, refuter, suggestion, triples, end_action, masks)
                 card = suggestion[g, k]
                 if places[g, card] == refuter[g]:
                     mask[end_action + 1 + card] = True
+
+
+@njit(cache=True)
+def _first_illegal(
+    actions, live, phase, places, refuter, suggestion, triples, end_action, num_actions
+):  # pragma: no cover
+    """The first moving game whose action its mask forbids (what :func:`_legal_masks` would say), or -1."""
+    for g in range(actions.size):
+        if not live[g]:
+            continue
+        action = actions[g]
+        if action < 0 or action >= num_actions:
+            return g
+        if phase[g] == _START:
+            legal = action < 2 * triples
+        elif phase[g] == _AFTER:
+            legal = triples <= action <= end_action
+        elif phase[g] == _SHOW:
+            card = action - end_action - 1
+            legal = False
+            if card >= 0:
+                for k in range(3):
+                    if suggestion[g, k] == card and places[g, card] == refuter[g]:
+                        legal = True
+        else:
+            legal = False
+        if not legal:
+            return g
+    return -1
 
 
 @njit(cache=True)
