@@ -88,6 +88,10 @@ class Game:
             events: Algo's attacks by their result, Clue's suggestions, Generalized Clue's asks).
         task: how the training layer trains on the game (``"module:Class"``, a ``train.tasks.Task``); default
             :data:`SECRETS_TASK` for a single-player game, :data:`SEATS_TASK` for a multiplayer one.
+        batched_seats: multiplayer: the compiled batched twin, ``("module:RulesClass", "module:SeatsClass")``
+            (the games' rules in arrays, and every seat's knowledge and observation); None if it has none.
+        batched_agents: multiplayer: the factory of the twin's compiled reference agents by roster name
+            (``"module:function"``).
     """
 
     name: str
@@ -109,6 +113,8 @@ class Game:
     analysis: tuple[Mapping[str, Any], tuple[str, ...]] | None = None
     questions: tuple[str, ...] = ()
     task: str | None = None
+    batched_seats: tuple[str, str] | None = None
+    batched_agents: str | None = None
 
     @property
     def multiplayer(self) -> bool:
@@ -274,6 +280,11 @@ register_game(
             }
         ),
         opponent="deduction_sheet",
+        batched_seats=(
+            "deduction_envs.games.clue_batched:BatchedClueRules",
+            "deduction_envs.envs.clue_batched:BatchedClueSeats",
+        ),
+        batched_agents="agents.clue_batched:batched_agent",
         # SO-ISMCTS and the entropy agent take seconds a game: evaluated against on request only.
         evaluation=("random", "deduction_sheet"),
         play=("train.tools.play_clue:play", "deduction_sheet", 4),

@@ -24,6 +24,11 @@ def test_each_seats_observation_is_the_aec_envs(players):
     rng, compared = np.random.default_rng(players), 0
     while not all(env.table.over for env in envs):
         observed = seats.observe()
+        everyone = np.ones(n, dtype=bool)  # every seat's observation, the games over included
+        for seat in range(players):
+            theirs = seats.observe(np.full(n, seat), everyone)
+            for g, env in enumerate(envs):
+                np.testing.assert_array_equal(theirs[g], env.observe(f"player_{seat}")["observation"])
         actions = np.zeros(n, dtype=np.int64)
         for g, env in enumerate(envs):
             if env.table.over:
@@ -90,3 +95,53 @@ def test_a_step_can_move_some_games_only():
     np.testing.assert_array_equal(frozen.observe(), before)
     with pytest.raises(ValueError, match="moving must be 6 bools"):
         frozen.step(np.zeros(n, dtype=np.int64), np.ones(n))
+
+
+def test_a_masked_action_ends_its_game_only_as_the_aec_env_says():
+    rules, n = ClueRules(3), 4
+    seats = BatchedClueSeats(BatchedClueRules(rules, n))
+    seats.reset(seeds=range(n))
+    env = clue_v0.raw_env(players=3, probabilities=False)
+    env.reset(seed=2)
+    masked = int(np.flatnonzero(~seats.games.legal_masks()[2])[0])
+    actions = np.array([0, 0, masked, 0])
+    with pytest.warns(UserWarning, match="masked action"):
+        env.step(masked)
+    rewards, terminated, truncated = seats.step(actions)
+    assert rewards[2].tolist() == [env.rewards[a] for a in env.possible_agents] == [-1.0, 0.0, 0.0]
+    assert terminated.tolist() == [False, False, True, False] and not truncated.any()
+    assert seats.illegal.tolist() == [False, False, True, False] and seats.games.over.tolist() == terminated.tolist()
+    assert (seats.games.event["kind"][[0, 1, 3]] == 1).all()  # the others suggested
+    strict = BatchedClueSeats(BatchedClueRules(rules, n), illegal_action="raise")
+    strict.reset(seeds=range(n))
+    before = strict.observe().copy()
+    with pytest.raises(ValueError, match="game 2: action"):
+        strict.step(actions)
+    np.testing.assert_array_equal(strict.observe(), before)  # nothing moved
+    with pytest.raises(ValueError, match="illegal_action must be"):
+        BatchedClueSeats(BatchedClueRules(rules, n), illegal_action="skip")
+    with pytest.raises(ValueError, match="max_cycles"):
+        BatchedClueSeats(BatchedClueRules(rules, n), max_cycles=0)
+    with pytest.raises(ValueError, match="seats must be 4 seats"):
+        seats.observe(np.full(n, 3))
+
+
+def test_max_cycles_truncates_as_the_aec_env():
+    rules, n, cycles = ClueRules(4), 3, 7
+    seats = BatchedClueSeats(BatchedClueRules(rules, n), max_cycles=cycles)
+    seats.reset(seeds=range(n))
+    envs = [clue_v0.raw_env(players=4, probabilities=False, max_cycles=cycles) for _ in range(n)]
+    for seed, env in enumerate(envs):
+        env.reset(seed=seed)
+    for step in range(cycles):
+        masks = seats.games.legal_masks()
+        actions = np.array([int(np.flatnonzero(m)[0]) if m.any() else 0 for m in masks])  # suggest, show, end
+        rewards, terminated, truncated = seats.step(actions)
+        for g, env in enumerate(envs):
+            env.step(int(actions[g]))
+            assert truncated[g] == env.truncations[env.agent_selection] == (step == cycles - 1)
+        assert not terminated.any() and not rewards.any()
+    assert seats.games.over.all()
+    final = seats.observe(np.zeros(n, dtype=np.int64), np.ones(n, dtype=bool))
+    for g, env in enumerate(envs):
+        np.testing.assert_array_equal(final[g], env.observe("player_0")["observation"])

@@ -59,6 +59,12 @@ def test_a_python_caller_gets_the_command_lines_errors():
         (RunConfig(env="FakeCoin-v0", action_mask="consistent"), "--action-mask consistent needs queries"),
         (RunConfig(env="Mastermind-v0", marginal_weight=2.0), "--marginal-weight is for --policy marginals"),
         (RunConfig(env="generalized_clue_v0", policy="marginals"), "--policy marginals is for the single-player"),
+        (RunConfig(env="algo_v0", vec_env="batched"), "--vec-env batched: algo_v0 has no batched twin yet"),
+        (RunConfig(env="clue_v0", opponents=["self"]), "--opponents self (self-play) plays on the batched twin"),
+        (RunConfig(env="clue_v0", vec_env="batched", sizes={"probabilities": True}), "give --size probabilities=false"),
+        (RunConfig(env="clue_v0", vec_env="batched", opponents=["velma"]), "compiled opponents are random, deduc"),
+        (RunConfig(env="clue_v0", vec_env="batched", algo="ppo"), "the batched seats train with maskable_ppo"),
+        (RunConfig(env="clue_v0", vec_env="batched", entropy_reward=0.1), "entropy-shaped reward is not on the bat"),
     ]
     for config, message in cases:
         with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -73,6 +79,9 @@ def test_checking_twice_changes_nothing_more():
     assert config.eval_games == 400 and config.sizes == registry.game("clue_v0").default_sizes()
     single = RunConfig().check()
     assert single.sizes == {"pegs": 3, "colors": 3} and single.eval_secrets == 2000 and single.vec_env == "batched"
+    assert RunConfig(env="clue_v0").check().vec_env == "dummy"  # its probability observation is not batched
+    batched = RunConfig(env="clue_v0", vec_env="batched", opponents=["self", "random"]).check()
+    assert batched.sizes["probabilities"] is False and batched.opponents == ["self", "random"]
 
 
 def test_evaluate_model_is_the_command_line_from_python(tmp_path):

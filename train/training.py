@@ -60,7 +60,7 @@ def train(config: RunConfig) -> tuple[Any, float]:
     task = config.task()
     envs, model, imitation = _set_up(config, task)
     start = time.perf_counter()
-    _learn(config, model, task.callbacks(envs), start)
+    _learn(config, model, task.callbacks(envs, model), start)
     model.save(config.output / "model")
     settings = {
         "env": config.env,

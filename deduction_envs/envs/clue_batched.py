@@ -26,7 +26,9 @@ from collections.abc import Iterable
 import numpy as np
 from numba import njit
 
+from deduction_envs.core.rules import check_int
 from deduction_envs.envs.clue import ClueObserver
+from deduction_envs.envs.multiplayer_env import ILLEGAL_ACTION_REWARD
 from deduction_envs.games.clue_batched import BatchedClueRules
 from deduction_envs.reasoning.clue_facts import AT_LEAST, DEAD, NOT_ALL, _propagate_masks
 from deduction_envs.reasoning.clue_player import RECORD, CluePlayerKnowledge
@@ -38,13 +40,29 @@ CLAUSES = 96
 
 
 class BatchedClueSeats:
-    """Every seat's knowledge of every game of ``games``, fed by :meth:`step`; see the module docstring."""
+    """Every seat's knowledge of every game of ``games``, fed by :meth:`step`; see the module docstring.
 
-    def __init__(self, games: BatchedClueRules) -> None:
-        self.games = games
+    Args:
+        games: the batched games (their deals and moves go through this object from now on).
+        max_cycles: actions after which a game is truncated (no rewards), as the AEC env's ``max_cycles``.
+        illegal_action: as the AEC env's: ``"end"`` (a masked action ends that game, -1 for its player and 0 for
+            the others; :attr:`illegal` marks it) or ``"raise"`` (a ValueError, and nothing moves).
+    """
+
+    def __init__(self, games: BatchedClueRules, max_cycles: int = 1000, illegal_action: str = "end") -> None:
+        if not isinstance(games, BatchedClueRules):
+            raise ValueError(f"games must be a BatchedClueRules, got {type(games).__name__}")
+        if illegal_action not in ("end", "raise"):
+            raise ValueError(f"illegal_action must be 'end' or 'raise', got {illegal_action!r}")
+        self.games, self.illegal_action = games, illegal_action
+        self.max_cycles = check_int("max_cycles", max_cycles, low=1)
         rules = games.rules
         n, players, cards = games.n, rules.players, rules.cards
-        self.observer = ClueObserver(rules, probabilities=False)
+        self.observer = ClueObserver(rules, probabilities=False, max_cycles=self.max_cycles)
+        #: Actions played in each game since its deal (a game is truncated at ``max_cycles``).
+        self.moves = np.zeros(n, dtype=np.int64)
+        #: The games the last step ended on a masked action (``illegal_action="end"``).
+        self.illegal = np.zeros(n, dtype=np.bool_)
         blank = CluePlayerKnowledge(rules, 0)._facts
         self._groups, self._full = blank.model.group_table, int(blank.model.full)
         self.hand = np.zeros((n, players), dtype=np.int64)
@@ -89,30 +107,57 @@ class BatchedClueSeats:
         self.required[games[:, None], seats, seats] = hands
         self.forbidden[games[:, None], seats, seats] = self._full & ~hands
         self.clauses[games], self.used[games], self.record[games] = DEAD, 0, 0
-        self.dirty[games] = True
+        self.dirty[games], self.moves[games] = True, 0
 
-    def step(self, actions: np.ndarray, moving: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`BatchedClueRules.step` (in the games ``moving`` marks, default every game not over), then every
-        seat of every game that moved takes what the event tells it."""
-        live = ~self.games.over
-        rewards, ended = self.games.step(actions, moving)  # checks ``moving``
-        if moving is not None:
-            live &= np.asarray(moving)
-        event = self.games.event
+    def step(self, actions: np.ndarray, moving: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Play ``actions[i]`` in every game ``i`` that is not over (or only in those ``moving``, a bool a game,
+        marks), then every seat of every game that moved takes what the event tells it. Returns every seat's
+        reward ``(n, players)``, and which games ended now by the rules (``terminated``: a right accusation,
+        everyone out, or a masked action) and by ``max_cycles`` (``truncated``, no rewards), as the AEC env.
+
+        Raises:
+            ValueError: ``actions`` or ``moving`` are not one a game; with ``illegal_action="raise"``, an action
+                masked in its game (nothing moves).
+        """
+        games = self.games
+        actions, live = games._checked(actions, moving)
+        self.illegal = games._illegal(actions, live)
+        if self.illegal.any():
+            if self.illegal_action == "raise":
+                games.step(actions, live)  # raises, naming the game
+            live &= ~self.illegal
+        rewards, ended = games.step(actions, live)
+        if self.illegal.any():
+            forfeits = np.flatnonzero(self.illegal)
+            rewards[forfeits, games.mover[forfeits]] = ILLEGAL_ACTION_REWARD
+            games.stop(forfeits)
+            ended |= self.illegal
+        self.moves[live] += 1
+        truncated = live & ~ended & (self.moves >= self.max_cycles)
+        games.stop(np.flatnonzero(truncated))
+        event = games.event
         ok = _feed(live, event["kind"], event["player"], event["cards"], event["passed"], event["refuter"],
                    event["card"], event["correct"], self.games.turn, self.required, self.forbidden, self.clauses,
                    self.used, self.dirty, self.record, self._full, self._groups)  # fmt: skip
         if not ok:
             raise RuntimeError(f"a seat's open clauses outgrew {CLAUSES} rows (raise CLAUSES)")
-        return rewards, ended
+        return rewards, ended, truncated
 
-    def observe(self) -> np.ndarray:
-        """``(n, observation size)`` float32: each game's observation of its seat to act, as ``clue_v0``
-        (``probabilities=False``) gives it (zeros for a game that is over)."""
-        games = self.games
-        out = np.zeros((games.n, self.observer.size), dtype=np.float32)
-        ok = _observe(~games.over, games.mover, games.turn, games.phase, games.refuter, games.suggestion,
-                      games.out, self.hand, self.required, self.forbidden, self.clauses, self.dirty, self.record,
+    def observe(self, seats: np.ndarray | None = None, games: np.ndarray | None = None) -> np.ndarray:
+        """``(n, observation size)`` float32: each game's observation of seat ``seats[i]`` (default its seat to
+        act), as ``clue_v0`` (``probabilities=False``) gives it, for the games ``games`` marks (a bool a game;
+        default those not over); zeros in the other rows."""
+        batch = self.games
+        n = batch.n
+        seats = batch.mover if seats is None else np.asarray(seats, dtype=np.int64)
+        games = ~batch.over if games is None else np.asarray(games)
+        if seats.shape != (n,) or seats.min(initial=0) < 0 or seats.max(initial=0) >= batch.rules.players:
+            raise ValueError(f"seats must be {n} seats in [0, {batch.rules.players - 1}], got {seats}")
+        if games.shape != (n,) or games.dtype != np.bool_:
+            raise ValueError(f"games must be {n} bools (one a game), got {games.dtype} {games.shape}")
+        out = np.zeros((n, self.observer.size), dtype=np.float32)
+        ok = _observe(games, seats, batch.turn, batch.phase, batch.refuter, batch.suggestion,
+                      batch.out, self.hand, self.required, self.forbidden, self.clauses, self.dirty, self.record,
                       self._full, self._groups, self._starts, out)  # fmt: skip
         if not ok:
             raise RuntimeError("a seat's facts contradict: the batched game and its events disagree")

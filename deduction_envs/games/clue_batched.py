@@ -62,6 +62,8 @@ class BatchedClueRules:
         self.suggestion = np.full((n, 3), -1, dtype=np.int64)
         self.out = np.zeros((n, players), dtype=np.bool_)
         self.winner = np.full(n, -1, dtype=np.int64)
+        #: Games ended from outside the rules (:meth:`stop`: a truncation or a forfeit), their position kept.
+        self.halted = np.zeros(n, dtype=np.bool_)
         #: The last event of every game: its kind (an index of :data:`EVENT_KINDS`), the seat that acted, the
         #: cards named, the seats that passed (a bit a seat), the refuter (-1: none), the card shown (-1) and
         #: whether an accusation was right.
@@ -139,6 +141,7 @@ class BatchedClueRules:
         self.places[games] = places
         self.turn[games], self.phase[games], self.refuter[games] = 0, _START, -1
         self.suggestion[games], self.out[games], self.winner[games] = -1, False, -1
+        self.halted[games] = False
         self.event["kind"][games], self.event["player"][games] = 0, 0
 
     # ------------------------------------------------------------------ playing
@@ -149,7 +152,8 @@ class BatchedClueRules:
 
     @property
     def over(self) -> np.ndarray:
-        return self.phase == _OVER
+        """Which games are over: by the rules, or stopped (:meth:`stop`)."""
+        return (self.phase == _OVER) | self.halted
 
     def legal_masks(self) -> np.ndarray:
         """``(n, num_actions)`` bool: what each game's player to act may do (all False in a game that is over).
@@ -157,7 +161,36 @@ class BatchedClueRules:
         rules = self.rules
         _legal_masks(self.phase, self.places, self.refuter, self.suggestion, rules.num_triples, rules.end_action,
                      self._masks)  # fmt: skip
+        self._masks[self.halted] = False
         return self._masks
+
+    def illegal(self, actions: Any, moving: Any = None) -> np.ndarray:
+        """Which games' ``actions`` are outside the action space or masked now, bool a game (only games that
+        are not over and, given ``moving``, marked by it count).
+
+        Raises:
+            ValueError: ``actions`` is not an integer a game, or ``moving`` not a bool a game.
+        """
+        actions, live = self._checked(actions, moving)
+        return self._illegal(actions, live)
+
+    def _checked(self, actions: Any, moving: Any) -> tuple[np.ndarray, np.ndarray]:
+        actions = np.asarray(actions)
+        if actions.shape != (self.n,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {self.n} integers (one a game), got shape {actions.shape}")
+        live = ~self.over
+        if moving is not None:
+            moving = np.asarray(moving)
+            if moving.shape != (self.n,) or moving.dtype != np.bool_:
+                raise ValueError(f"moving must be {self.n} bools (one a game), got {moving.dtype} {moving.shape}")
+            live &= moving
+        return actions.astype(np.int64), live
+
+    def _illegal(self, actions: np.ndarray, live: np.ndarray) -> np.ndarray:
+        rules, illegal = self.rules, np.zeros(self.n, dtype=np.bool_)
+        _illegal_games(actions, live, self.phase, self.places, self.refuter, self.suggestion, rules.num_triples,
+                       rules.end_action, rules.num_actions, illegal)  # fmt: skip
+        return illegal
 
     def step(self, actions: Any, moving: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """Play one action in every game that is not over (``actions[i]`` for game ``i``; ignored where it is
@@ -169,19 +202,10 @@ class BatchedClueRules:
                 a game; nothing changes.
         """
         rules = self.rules
-        actions = np.asarray(actions)
-        if actions.shape != (self.n,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be {self.n} integers (one a game), got shape {actions.shape}")
-        live = ~self.over
-        if moving is not None:
-            moving = np.asarray(moving)
-            if moving.shape != (self.n,) or moving.dtype != np.bool_:
-                raise ValueError(f"moving must be {self.n} bools (one a game), got {moving.dtype} {moving.shape}")
-            live &= moving
-        actions = actions.astype(np.int64)
-        game = _first_illegal(actions, live, self.phase, self.places, self.refuter, self.suggestion,
-                              rules.num_triples, rules.end_action, rules.num_actions)  # fmt: skip
-        if game >= 0:
+        actions, live = self._checked(actions, moving)
+        illegal = np.flatnonzero(self._illegal(actions, live))
+        if illegal.size:
+            game = int(illegal[0])
             raise ValueError(f"game {game}: action {int(actions[game])} is not legal now (phase "
                              f"{CluePhase(int(self.phase[game])).name})")  # fmt: skip
         rewards = np.zeros((self.n, rules.players))
@@ -192,6 +216,11 @@ class BatchedClueRules:
               event["kind"], event["player"], event["cards"], event["passed"], event["refuter"], event["card"],
               event["correct"])  # fmt: skip
         return rewards, ended
+
+    def stop(self, games: np.ndarray) -> None:
+        """End the games ``games`` (indices) now, with no winner and their position as it is (a truncation, or
+        a forfeit whose penalty the caller gives, as the AEC env ends them)."""
+        self.halted[games] = True
 
 
 @njit(cache=True)
@@ -211,16 +240,17 @@ def _legal_masks(phase, places, refuter, suggestion, triples, end_action, masks)
 
 
 @njit(cache=True)
-def _first_illegal(
-    actions, live, phase, places, refuter, suggestion, triples, end_action, num_actions
-):  # pragma: no cover
-    """The first moving game whose action its mask forbids (what :func:`_legal_masks` would say), or -1."""
+def _illegal_games(
+    actions, live, phase, places, refuter, suggestion, triples, end_action, num_actions, illegal
+):  # pragma: no cover - compiled
+    """Marks in ``illegal`` the moving games whose action its mask forbids (what :func:`_legal_masks` says)."""
     for g in range(actions.size):
         if not live[g]:
             continue
         action = actions[g]
         if action < 0 or action >= num_actions:
-            return g
+            illegal[g] = True
+            continue
         if phase[g] == _START:
             legal = action < 2 * triples
         elif phase[g] == _AFTER:
@@ -234,9 +264,7 @@ def _first_illegal(
                         legal = True
         else:
             legal = False
-        if not legal:
-            return g
-    return -1
+        illegal[g] = not legal
 
 
 @njit(cache=True)

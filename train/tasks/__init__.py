@@ -63,8 +63,9 @@ class Task(Protocol):
     def policy(self) -> tuple[Any, dict[str, Any]]:
         """The SB3 policy (a class or a name) a new model starts with, and its extra ``policy_kwargs``."""
 
-    def callbacks(self, envs: Any) -> list[Any]:
-        """SB3 callbacks the game's training needs beyond checkpoints and the clock (a league's)."""
+    def callbacks(self, envs: Any, model: Any) -> list[Any]:
+        """SB3 callbacks the game's training needs beyond checkpoints and the clock (a league's), once the
+        ``model`` is made and before it learns (the moment to hand self-play its policy)."""
 
     def saved_settings(self) -> dict[str, Any]:
         """What ``run.json`` records beyond the settings every run has."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from deduction_envs import registry
+from train.batched_seats import SELF
 from train.config import RunConfig
 from train.features import action_features
 from train.tasks import TrainingRun
@@ -49,9 +50,15 @@ class SeatsTask:
         game = registry.game(config.env)
         config.opponents = list(config.opponents or [game.opponent])
         config.eval_opponents = list(config.eval_opponents or game.evaluation)
+        if SELF in config.opponents and config.vec_env != "batched":
+            raise ValueError("--opponents self (self-play) plays on the batched twin: give --vec-env batched")
+        if config.vec_env == "batched":  # the twin observes without the probability pieces (issue 61)
+            config.sizes.setdefault("probabilities", False)
         for name in ("opponents", "eval_opponents"):
+            names = getattr(config, name)
             try:
-                check_opponents(config.env, getattr(config, name))
+                if name == "eval_opponents" or names != [SELF]:  # self-play alone needs no reference agent
+                    check_opponents(config.env, [n for n in names if n != SELF or name == "eval_opponents"])
             except ValueError as error:
                 raise ValueError(f"--{name.replace('_', '-')}: {error}") from None
         if config.imitate is not None:
@@ -82,13 +89,26 @@ class SeatsTask:
         return {}  # a multiplayer env masks its legal actions and has no query features
 
     def vec_env_refusal(self) -> str | None:
-        return "the multiplayer envs have none"
+        from train.batched_seats import batched_refusal
+
+        config = self.config
+        if config.algo != "maskable_ppo":
+            return "the batched seats train with maskable_ppo"
+        if config.entropy_reward is not None:
+            return "the entropy-shaped reward is not on the batched seats yet"
+        return batched_refusal(config.env, config.sizes or {}, config.opponents or [])
 
     def make_envs(self, vec_env: str, gamma: float, append: bool) -> Any:
         from train.multiplayer import make_seat_envs, read_league
 
         config = self.config
         self.snapshots = read_league(config.output) if config.resume is not None else []
+        if vec_env == "batched":
+            from train.batched_seats import make_batched_seat_envs
+
+            return make_batched_seat_envs(config.env, config.env_kwargs, config.opponents or [], config.n_envs,
+                                          config.seed, config.output / "monitor", self.snapshots, append,
+                                          config.algo)  # fmt: skip
         return make_seat_envs(
             config.env,
             config.env_kwargs,
@@ -116,10 +136,14 @@ class SeatsTask:
         game = raw_env(config.env, **config.sizes)  # its rules, and its observation's pointers
         return policy_for(config.algo, action_features(game.rules), False, observation_pointers(game))
 
-    def callbacks(self, envs: Any) -> list[Any]:
+    def callbacks(self, envs: Any, model: Any) -> list[Any]:
         from train.multiplayer import league_callback
 
         config = self.config
+        if SELF in (config.opponents or []):
+            from train.batched_seats import play_self
+
+            play_self(envs, model.policy)
         if not config.league:
             return []
         return [league_callback(envs, config.output, config.league_threshold, config.league_window, self.snapshots)]

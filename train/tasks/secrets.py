@@ -148,7 +148,7 @@ class SecretsTask:
         query = len(QUERY_FEATURES) if config.query_features else 0
         return policy_for(config.algo, action_features(rules), True, pointers, query, key, weight)
 
-    def callbacks(self, envs: Any) -> list[Any]:
+    def callbacks(self, envs: Any, model: Any) -> list[Any]:
         return []
 
     def saved_settings(self) -> dict[str, Any]:

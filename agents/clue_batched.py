@@ -1,0 +1,204 @@
+"""Clue's reference opponents inside the batch (issue 61): compiled twins of the random agent and the
+deduction-sheet player, deciding for many games of a
+:class:`~deduction_envs.envs.clue_batched.BatchedClueSeats` at once.
+
+Each reads only what its seat knows in each game (the seat's facts, hand and record, the public position and its
+legal actions; never the deal) and makes the decision of its Python agent (:class:`agents.multiplayer.
+RandomSeatAgent`, :class:`agents.clue_agents.ClueDeductionSheet`) from the same information: its random draws
+are given as uniform numbers, ``uniforms[g, k]`` for the ``k``-th draw of game ``g``'s decision, where the Python
+agent draws ``rng.integers(k)`` or ``rng.choice(pool)``; fed the same numbers, the two decide alike
+(``tests/test_clue_batched_agents.py``).
+
+    from agents.clue_batched import batched_agent
+
+    sheet = batched_agent("deduction_sheet")
+    actions = sheet.act(seats, games=seats.games.mover == 2, uniforms=rng.random((seats.games.n, 3)))
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+from numba import njit
+
+from deduction_envs.envs.clue_batched import BatchedClueSeats
+from deduction_envs.games.clue import CluePhase
+from deduction_envs.reasoning.clue_facts import _propagate_masks
+
+__all__ = ["DRAWS", "BATCHED_AGENTS", "BatchedClueAgent", "BatchedDeductionSheet", "BatchedRandom", "batched_agent"]
+
+#: Uniform draws a decision takes at most (a suggestion's three cards).
+DRAWS = 3
+_START, _SHOW = int(CluePhase.START), int(CluePhase.SHOW)
+
+
+class BatchedClueAgent(Protocol):
+    """A reference agent deciding for the seat to act in many batched games at once."""
+
+    name: str
+
+    def act(self, seats: BatchedClueSeats, games: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+        """The actions of each game's seat to act in the games ``games`` marks (a bool a game), one a game
+        (rows not marked: 0); ``uniforms`` ``(n, DRAWS)`` in [0, 1) are its random draws."""
+        ...
+
+
+def _checked(seats: BatchedClueSeats, games: np.ndarray, uniforms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    n = seats.games.n
+    games, uniforms = np.asarray(games), np.asarray(uniforms, dtype=np.float64)
+    if games.shape != (n,) or games.dtype != np.bool_:
+        raise ValueError(f"games must be {n} bools (one a game), got {games.dtype} {games.shape}")
+    if uniforms.shape != (n, DRAWS) or (uniforms.size and not (0 <= uniforms.min() and uniforms.max() < 1)):
+        raise ValueError(f"uniforms must be ({n}, {DRAWS}) numbers in [0, 1), got shape {uniforms.shape}")
+    return games & ~seats.games.over, uniforms
+
+
+class BatchedRandom:
+    """:class:`agents.multiplayer.RandomSeatAgent` for many games: a legal action uniformly at random (the
+    ``int(u * k)``-th of the ``k`` legal ones, as ``rng.integers(k)`` picks)."""
+
+    name = "random"
+
+    def act(self, seats: BatchedClueSeats, games: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+        games, uniforms = _checked(seats, games, uniforms)
+        actions = np.zeros(seats.games.n, dtype=np.int64)
+        _random_actions(seats.games.legal_masks(), games, uniforms[:, 0], actions)
+        return actions
+
+
+class BatchedDeductionSheet:
+    """:class:`agents.clue_agents.ClueDeductionSheet` (its own rule for the card to show; without the board)
+    for many games: it accuses when its facts name the case file, else suggests a card of unknown place per
+    category (else one of its own, else any), ends its turn after a suggestion, and refutes with a card already
+    shown to the asker, else to anyone, else any it holds."""
+
+    name = "deduction-sheet"
+
+    def act(self, seats: BatchedClueSeats, games: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+        games, uniforms = _checked(seats, games, uniforms)
+        batch, rules = seats.games, seats.games.rules
+        actions = np.zeros(batch.n, dtype=np.int64)
+        starts = np.array(rules.category_starts, dtype=np.int64)
+        sizes = np.array(rules.category_sizes, dtype=np.int64)
+        ok = _sheet_actions(games, batch.mover, batch.phase, batch.turn, batch.suggestion, seats.hand,
+                            seats.required, seats.forbidden, seats.clauses, seats.dirty, seats.record, seats._full,
+                            seats._groups, starts, sizes, rules.num_triples, rules.end_action, uniforms,
+                            actions)  # fmt: skip
+        if not ok:
+            raise RuntimeError("a seat's facts contradict: the batched game and its events disagree")
+        return actions
+
+
+#: The compiled twins, by the roster's names (:mod:`agents.roster`).
+BATCHED_AGENTS: dict[str, type] = {"random": BatchedRandom, "deduction_sheet": BatchedDeductionSheet}
+
+
+def batched_agent(name: str) -> BatchedClueAgent:
+    """A compiled reference agent by its roster name.
+
+    Raises:
+        ValueError: no compiled twin has that name (the choices are named).
+    """
+    if name not in BATCHED_AGENTS:
+        raise ValueError(f"Clue's compiled opponents are {', '.join(BATCHED_AGENTS)}, got {name!r}")
+    return BATCHED_AGENTS[name]()
+
+
+@njit(cache=True)
+def _random_actions(masks, games, uniforms, actions):  # pragma: no cover - compiled
+    for g in range(games.size):
+        if not games[g]:
+            continue
+        legal = 0
+        for a in range(masks.shape[1]):
+            legal += masks[g, a]
+        pick = int(uniforms[g] * legal)
+        for a in range(masks.shape[1]):
+            if masks[g, a]:
+                if pick == 0:
+                    actions[g] = a
+                    break
+                pick -= 1
+
+
+@njit(cache=True)
+def _pick(bits, u):  # pragma: no cover - compiled
+    """The ``int(u * k)``-th set bit (ascending) of the ``k`` in ``bits``: ``rng.choice`` of a sorted pool."""
+    count = 0
+    rest = bits
+    while rest:
+        rest &= rest - 1
+        count += 1
+    pick = int(u * count)
+    card = 0
+    while True:
+        if bits >> card & 1:
+            if pick == 0:
+                return card
+            pick -= 1
+        card += 1
+
+
+@njit(cache=True)
+def _popcount(bits):  # pragma: no cover - compiled
+    count = 0
+    while bits:
+        bits &= bits - 1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def _sheet_actions(games, mover, phase, turn, suggestion, hand, required, forbidden, clauses, dirty, record, full,
+                   groups, starts, sizes, triples, end_action, uniforms, actions):  # pragma: no cover  # fmt: skip
+    players = required.shape[1]
+    for g in range(games.size):
+        if not games[g]:
+            continue
+        s = mover[g]
+        if phase[g] == _SHOW:  # a card it holds of the suggestion: reshown to the asker, else to anyone, else any
+            held = 0
+            for k in range(3):
+                if hand[g, s] >> suggestion[g, k] & 1:
+                    held |= np.int64(1) << suggestion[g, k]
+            to_asker, to_anyone = 0, 0
+            for c in range(record.shape[4]):
+                if held >> c & 1:
+                    if record[g, s, 0, turn[g], c] > 0:
+                        to_asker |= np.int64(1) << c
+                    for q in range(players):
+                        if record[g, s, 0, q, c] > 0:
+                            to_anyone |= np.int64(1) << c
+            pool = to_asker if to_asker else (to_anyone if to_anyone else held)
+            actions[g] = end_action + 1 + _pick(pool, uniforms[g, 0])
+            continue
+        if dirty[g, s]:
+            if not _propagate_masks(required[g, s], forbidden[g, s], full, groups, clauses[g, s]):
+                return False
+            dirty[g, s] = False
+        case_file = required[g, s, players]
+        if _popcount(case_file) == starts.size:  # the sheet names the case file: accuse
+            index = 0
+            for k in range(starts.size):
+                card = _pick(case_file & (((np.int64(1) << sizes[k]) - 1) << starts[k]), 0.0)
+                index = index * sizes[k] + card - starts[k]
+            actions[g] = triples + index
+            continue
+        if phase[g] != _START:  # after its suggestion: end the turn
+            actions[g] = end_action
+            continue
+        known = 0
+        for place in range(players + 1):
+            known |= required[g, s, place]
+        index = 0
+        for k in range(starts.size):
+            category = ((np.int64(1) << sizes[k]) - 1) << starts[k]
+            pool = category & ~known
+            if not pool:
+                pool = category & hand[g, s]
+            if not pool:
+                pool = category
+            index = index * sizes[k] + _pick(pool, uniforms[g, k]) - starts[k]
+        actions[g] = index
+    return True

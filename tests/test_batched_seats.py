@@ -1,0 +1,178 @@
+"""The batched seats as an SB3 VecEnv (issue 61): every game the learner plays is a game of ``clue_v0`` (replayed
+move by move through the AEC env, the learner's observations, rewards and ranks compared), self-play and
+snapshots decide in batches, and bad input is refused."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import numpy as np
+import pytest
+
+from deduction_envs.envs import clue_v0
+from deduction_envs.games.clue import ClueRules
+from train.batched_seats import BatchedSeatsVecEnv, batched_refusal, make_batched_seat_envs, play_self
+
+SIZES = {"players": 3, "probabilities": False}
+
+
+def recorded(venv: BatchedSeatsVecEnv) -> list[tuple]:
+    """Logs every deal and every move of the batched games: ``("deal", games, places)`` and ``("step", actions,
+    moving)``."""
+    log: list[tuple] = []
+    seats = venv.seats
+    deal, step = seats.reset_games, seats.step
+
+    def logged_deal(games, seeds=None):
+        deal(games, seeds)
+        log.append(("deal", np.array(games), seats.games.places[games].copy()))
+
+    def logged_step(actions, moving=None):
+        live = ~seats.games.over if moving is None else moving & ~seats.games.over
+        log.append(("step", np.array(actions), live.copy(), venv.learner.copy()))
+        return step(actions, moving)
+
+    seats.reset_games, seats.step = logged_deal, logged_step
+    return log
+
+
+def replay(log: list[tuple], game: int, players: int) -> list[dict]:
+    """Each episode of batched game ``game`` replayed through ``clue_v0``: the learner's observations at its
+    decisions and at the end, and its reward, rank and whether it won."""
+    episodes, env, learner = [], None, None
+
+    def finish():
+        if env is not None and episode["decisions"]:
+            agent = f"player_{learner}"
+            episode["final"] = env.observe(agent)["observation"]
+            episode["reward"] = env.rewards[agent] if env.table.over else 0.0
+            episodes.append(episode)
+
+    for entry in log:
+        if entry[0] == "deal" and game in entry[1]:
+            finish()
+            places = entry[2][list(entry[1]).index(game)]
+            env = clue_v0.raw_env(players=players, probabilities=False)
+            with mock.patch.object(ClueRules, "new_game", lambda self, rng, first=0, p=places: self.state_of_deal(p)):
+                env.reset(seed=0)
+            episode, learner = {"decisions": []}, None
+        elif entry[0] == "step" and entry[2][game]:
+            learner = int(entry[3][game])
+            if env.table.mover == learner:
+                episode["decisions"].append(env.observe(f"player_{learner}")["observation"])
+            env.step(int(entry[1][game]))
+    return episodes
+
+
+def test_every_game_is_a_game_of_the_aec_env_from_the_learners_seat():
+    venv = BatchedSeatsVecEnv("clue_v0", SIZES, ["random", "deduction_sheet"], 6, seed=3)
+    log = recorded(venv)
+    venv.seed(3)
+    seen = {g: [[]] for g in range(6)}  # game -> episodes -> (observation, reward, info) of the learner
+    observations = venv.reset()
+    rng = np.random.default_rng(0)
+    for g in range(6):
+        seen[g][-1].append(observations[g])
+    results: dict[int, list[tuple]] = {g: [] for g in range(6)}
+    rewards_so_far = np.zeros(6)
+    for _ in range(400):
+        masks = venv.action_masks()
+        assert masks.any(axis=1).all()  # the learner is to act in every game
+        # Mostly suggestions and ends of turn, an accusation now and then: the games last.
+        keys = rng.random(masks.shape) + 2 * (np.arange(masks.shape[1]) < ClueRules(3).num_triples)
+        keys[:, ClueRules(3).end_action] += 2
+        keys[~masks] = -1
+        observations, rewards, dones, infos = venv.step(keys.argmax(axis=1))
+        rewards_so_far += rewards
+        for g in range(6):
+            if dones[g]:
+                seen[g][-1].append(infos[g]["terminal_observation"])
+                results[g].append((rewards_so_far[g], infos[g]["rank"], infos[g]["won"], infos[g]["seat"]))
+                rewards_so_far[g] = 0.0
+                seen[g].append([])
+            seen[g][-1].append(observations[g])
+    compared = 0
+    assert sum(map(len, results.values())) >= 8
+    for g in range(6):
+        episodes = replay(log, g, 3)
+        finished = results[g]
+        for k, (reward, rank, won, seat) in enumerate(finished):
+            episode = episodes[k]
+            expected = [*episode["decisions"], episode["final"]]
+            assert len(seen[g][k]) == len(expected)
+            for got, want in zip(seen[g][k], expected, strict=True):
+                np.testing.assert_array_equal(got, want)
+                compared += 1
+            assert reward == pytest.approx(episode["reward"])
+            assert won == float(reward == 1.0) and (rank == 1.0) == (reward == 1.0)
+            assert seat in range(3)
+    assert compared > 200
+
+
+def test_self_play_and_snapshots_decide_in_one_pass_per_kind(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    venv = make_batched_seat_envs("clue_v0", SIZES, ["self", "random"], 8, 0, tmp_path / "monitor")
+    model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    inner = venv.venv
+    with pytest.raises(RuntimeError, match="the pool has 'self'"):
+        inner.reset()  # without the callback, the first 'self' seat to act has no policy
+        for _ in range(50):
+            inner.step(np.array([np.flatnonzero(m)[0] for m in inner.action_masks()]))
+    calls = []
+    predict = model.policy.predict
+
+    def counted(observations, *args, **kwargs):
+        calls.append(len(observations))
+        return predict(observations, *args, **kwargs)
+
+    model.policy.predict = counted
+    play_self(venv, model.policy)
+    model.learn(64)
+    assert inner.learner_policy is model.policy and calls and max(calls) > 1  # several games in one pass
+    model.save(tmp_path / "snapshot")
+    inner.env_method("add_opponent", str(tmp_path / "snapshot.zip"))
+    assert inner.entries[-1].endswith("snapshot.zip") and inner._players[inner.entries[-1]] is not model.policy
+    monitor = (tmp_path / "monitor" / "batched.monitor.csv").read_text().splitlines()
+    assert monitor[1] == "r,l,t,rank,won" and len(monitor) > 2
+
+
+def test_bad_input_is_refused(tmp_path):
+    assert "give --size probabilities=false" in batched_refusal("clue_v0", {"players": 3}, ["random"])
+    assert "no batched twin" in batched_refusal("algo_v0", {}, ["random"])
+    assert "board" in batched_refusal("clue_v0", {"players": 3, "board": True, "probabilities": False}, ["random"])
+    assert "compiled opponents are random, deduction_sheet" in batched_refusal("clue_v0", SIZES, ["velma"])
+    assert batched_refusal("clue_v0", SIZES, ["self", "random"]) is None
+    with pytest.raises(ValueError, match="give at least one opponent"):
+        BatchedSeatsVecEnv("clue_v0", SIZES, [], 4)
+    with pytest.raises(ValueError, match="n_envs"):
+        BatchedSeatsVecEnv("clue_v0", SIZES, ["random"], 0)
+    with pytest.raises(ValueError, match="maskable_ppo"):
+        BatchedSeatsVecEnv("clue_v0", SIZES, ["random"], 4, algo="ppo")
+    venv = BatchedSeatsVecEnv("clue_v0", SIZES, ["random"], 4)
+    with pytest.raises(RuntimeError, match="reset"):
+        venv.step(np.zeros(4, dtype=np.int64))
+    with pytest.raises(AttributeError, match="no per-game method 'render'"):
+        venv.env_method("render")
+    with pytest.raises(FileNotFoundError, match="no saved model"):
+        venv.add_opponent(tmp_path / "missing.zip")
+    with pytest.raises(ValueError, match="does not hold batched seats"):
+        play_self(object(), None)
+
+
+def test_python_m_train_trains_a_seat_on_the_batched_twin_and_evaluates_it_on_the_aec_env(tmp_path):
+    import json
+
+    from train import RunConfig, run
+
+    config = RunConfig(env="clue_v0", vec_env="batched", sizes={"players": 3}, opponents=["self", "random"],
+                       n_envs=32, timesteps=1024, eval_games=9, eval_opponents=["random"], league=True,
+                       league_threshold=-1.0, league_window=20, output=tmp_path / "run", progress=False)  # fmt: skip
+    done = run(config)
+    assert done.timesteps >= 1024 and [r.opponent for r in done.results] == ["random"] and done.results[0].games == 9
+    settings = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert settings["sizes"] == {"players": 3, "probabilities": False}
+    assert settings["opponents"] == ["self", "random"]
+    league = json.loads((tmp_path / "run" / "league.json").read_text())["snapshots"]
+    assert league and all(path.endswith(".zip") for path in league)  # the league's snapshots joined the pool
+    assert (tmp_path / "run" / "monitor" / "batched.monitor.csv").exists()

@@ -1,0 +1,325 @@
+"""Training one seat of many batched multiplayer games at once (issue 61): the batched twin as an SB3 ``VecEnv``.
+
+    python -m train --env clue_v0 --vec-env batched --opponents deduction_sheet,self --timesteps 1000000
+
+:class:`BatchedSeatsVecEnv` is the batched counterpart of ``n_envs`` copies of
+:class:`~deduction_envs.envs.single_seat.SingleSeatEnv`: game ``i`` of a batched twin (Clue's
+:class:`~deduction_envs.envs.clue_batched.BatchedClueSeats`) is env ``i``, in which the learner plays one seat
+(drawn each game) and every other seat is an opponent drawn per game from a pool:
+
+* the reference agents' compiled twins (:mod:`agents.clue_batched`: ``random``, ``deduction_sheet``);
+* ``self``: the learner's current policy (self-play; :func:`play_self` hands it the model's policy before training
+  starts), deciding for every game where such a seat is to act in one batched forward pass;
+* snapshots of the learner (saved models; a league adds them with ``env_method("add_opponent", path)``, as it
+  does to the single-seat envs), each in one forward pass for its games.
+
+A step plays the learner's action in every game, then the opponents until the learner must decide again or the
+game ends; a game that ends is dealt anew in the same step (SB3's convention: its last observation, the
+learner's, is in ``infos[i]["terminal_observation"]``, with ``rank``, ``won`` and ``seat`` as the single-seat
+env's info carries them for the monitor). Only the learner's decisions are steps of the run: the opponents',
+``self`` included, train nothing (a seat's reward follows its own decisions, and SB3 keeps one trajectory an env).
+
+The games are those of the AEC env (tested observation by observation); their random streams are not the
+single-seat envs' (the deals and seats come from the batch's generators, seeded by ``seed``), so a run here and
+a run on copies of the AEC env see different games. The trained policy is evaluated on the AEC env against the
+Python reference agents (:func:`train.multiplayer.evaluate_seat_policy`), as every multiplayer run is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.monitor import ResultsWriter
+from stable_baselines3.common.vec_env import VecEnv, VecMonitor
+
+from deduction_envs import registry
+from deduction_envs.core.rules import check_int
+
+__all__ = ["SELF", "BatchedSeatsVecEnv", "batched_refusal", "make_batched_seat_envs", "play_self"]
+
+#: The opponent entry that is the learner's own current policy.
+SELF = "self"
+
+
+def _twin(env: str) -> tuple[Any, Any, Any]:
+    """The game's batched rules class, seats class and compiled agents' factory (ValueError if it has none)."""
+    game = registry.game(env)
+    if game.batched_seats is None:
+        twins = [g.env_id for g in registry.games(multiplayer=True) if g.batched_seats is not None]
+        raise ValueError(f"{env} has no batched twin yet (batched: {', '.join(twins)})")
+    rules_class, seats_class = (registry.load(name) for name in game.batched_seats)
+    return rules_class, seats_class, registry.load(game.batched_agents)
+
+
+def batched_refusal(env: str, sizes: dict[str, Any], opponents: Sequence[str]) -> str | None:
+    """Why ``env`` at ``sizes`` (the env's keyword arguments) against ``opponents`` cannot train on the batched
+    twin, or None if it can."""
+    try:
+        rules_class, seats_class, agent = _twin(env)
+    except ValueError as error:
+        return str(error)
+    options = dict(sizes)
+    if options.pop("probabilities", True):
+        return "the batched twin observes without the probability pieces: give --size probabilities=false"
+    try:
+        rules = registry.game(env).make_rules(**{k: v for k, v in options.items() if k != "max_cycles"})
+        seats_class(rules_class(rules, 1), max_cycles=options.get("max_cycles", 1000))
+    except (TypeError, ValueError) as error:
+        return f"{env} {sizes}: {error}"
+    for name in opponents:
+        if name == SELF or Path(name).suffix == ".zip":
+            continue
+        try:
+            agent(name)
+        except ValueError as error:
+            return str(error)
+    return None
+
+
+class BatchedSeatsVecEnv(VecEnv):
+    """The learner's seat of ``n_envs`` batched games of ``env``; see the module docstring.
+
+    Args:
+        env: a multiplayer env with a batched twin (``clue_v0``).
+        sizes: the env's keyword arguments (its rules' sizes, ``probabilities=False``, ``max_cycles``).
+        opponents: the pool's entries: compiled reference agents by name, ``"self"``, saved models' paths.
+        n_envs: the number of games.
+        seed: seeds the deals, the learner's seats, the opponents' draws and their random decisions.
+        algo: the algorithm the snapshots were saved with.
+
+    Raises:
+        ValueError: the game has no batched twin at these sizes, or an opponent has no compiled twin.
+    """
+
+    def __init__(
+        self,
+        env: str,
+        sizes: dict[str, Any],
+        opponents: Sequence[str],
+        n_envs: int,
+        seed: int = 0,
+        algo: str = "maskable_ppo",
+    ) -> None:
+        opponents = list(opponents)
+        if not opponents:
+            raise ValueError("give at least one opponent")
+        why = batched_refusal(env, sizes, opponents)
+        if why:
+            raise ValueError(why)
+        if algo != "maskable_ppo":
+            raise ValueError(f"the batched seats train with maskable_ppo (their snapshots mask actions), got {algo}")
+        rules_class, seats_class, self._agent = _twin(env)
+        options = {k: v for k, v in sizes.items() if k not in ("probabilities", "max_cycles")}
+        self.rules = registry.game(env).make_rules(**options)
+        n = check_int("n_envs", n_envs, low=1)
+        self.env_name, self.algo = env, algo
+        self.seats = seats_class(rules_class(self.rules, n, seed=seed), max_cycles=sizes.get("max_cycles", 1000))
+        aec = registry.game(env).make_raw_env(**sizes)  # the observation space of the env users get
+        space = aec.observation_space(aec.possible_agents[0])["observation"]
+        self.render_mode = None
+        super().__init__(n, space, aec.action_space(aec.possible_agents[0]))
+        self.entries: list[str] = []
+        self._players: dict[str, Any] = {}  # entry -> compiled agent, or SB3 policy (None for self until given)
+        for entry in opponents:
+            self.add_opponent(entry)
+        self.learner_policy: Any = None
+        self.rng = np.random.default_rng(seed)
+        self.learner = np.zeros(n, dtype=np.int64)
+        #: The pool entry of every seat of every game (-1: the learner's seat).
+        self.seated = np.full((n, self.rules.players), -1, dtype=np.int64)
+        self._actions = np.zeros(n, dtype=np.int64)
+        self._rewards = np.zeros((n, self.rules.players))
+        self._decided = np.zeros(n, dtype=np.bool_)  # whether the learner has decided in the game yet
+        self._terminated = np.zeros(n, dtype=np.bool_)
+        self._truncated = np.zeros(n, dtype=np.bool_)
+        self._started = False
+
+    # ------------------------------------------------------------------ the pool
+    def add_opponent(self, entry: str | Path) -> None:
+        """Add a pool entry: a compiled reference agent's name, ``"self"``, or a saved model's path (a snapshot).
+
+        Raises:
+            ValueError: a name without a compiled twin, or a path that is not a saved model of this game.
+        """
+        entry = str(entry)
+        if entry == SELF:
+            self._players[entry] = None
+        elif Path(entry).suffix == ".zip" or Path(entry).exists():
+            from agents.sb3_policy import load_model
+
+            model = load_model(entry, self.algo)
+            if model.observation_space.shape != self.observation_space.shape:
+                raise ValueError(f"{entry} observes {model.observation_space.shape}, this game "
+                                 f"{self.observation_space.shape}")  # fmt: skip
+            self._players[entry] = model.policy
+        else:
+            self._players[entry] = self._agent(entry)
+        self.entries.append(entry)
+
+    # ------------------------------------------------------------------ SB3's VecEnv
+    def reset(self) -> np.ndarray:
+        if self._seeds[0] is not None:  # seed(s) was called: the run's streams start again from it
+            self.rng = np.random.default_rng(self._seeds[0])
+            self.seats.games.rng = np.random.default_rng(self._seeds[0])
+        self._reset_seeds()
+        self._reset_options()
+        self._start(np.arange(self.num_envs))
+        self._started = True
+        self.reset_infos = [{} for _ in range(self.num_envs)]
+        return self.seats.observe(self.learner)
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions).reshape(self.num_envs).astype(np.int64)
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        if not self._started:
+            raise RuntimeError("reset() deals the games first")
+        seats, n = self.seats, self.num_envs
+        self._rewards[:] = 0.0
+        self._terminated[:], self._truncated[:] = False, False
+        self._play(self._actions, ~seats.games.over)
+        illegal = seats.illegal.copy()
+        self._decided[:] = True
+        self._advance()
+        dones = self._terminated | self._truncated
+        rows = np.arange(n)
+        rewards = self._rewards[rows, self.learner].astype(np.float32)
+        infos: list[dict[str, Any]] = [{} for _ in range(n)]
+        ended = np.flatnonzero(dones)
+        if ended.size:
+            final = seats.observe(self.learner, dones)
+            values = self._rewards[ended]
+            mine = values[np.arange(ended.size), self.learner[ended]][:, None]
+            ranks = 1.0 + (values > mine).sum(axis=1) + ((values == mine).sum(axis=1) - 1) / 2.0
+            for k, g in enumerate(ended):
+                infos[g] = {
+                    "terminal_observation": final[g],
+                    "TimeLimit.truncated": bool(self._truncated[g] and not self._terminated[g]),
+                    "seat": int(self.learner[g]),
+                    "rank": float(ranks[k]),
+                    "won": float(ranks[k] == 1.0),
+                }
+                if illegal[g]:
+                    infos[g]["illegal_action"] = int(self._actions[g])
+            self._start(ended)
+        return seats.observe(self.learner), rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        """Every game's legal actions for the learner, bool ``(num_envs, actions)`` (it is to act in each)."""
+        return self.seats.games.legal_masks().copy()
+
+    def close(self) -> None:
+        pass
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        value = getattr(self, attr_name)
+        return [value] * len(list(self._get_indices(indices)))
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        raise AttributeError(f"the batched games share their attributes; {attr_name!r} cannot be set per game")
+
+    def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> list[Any]:
+        rows = list(self._get_indices(indices))
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[i] for i in rows]
+        if method_name == "add_opponent":  # one pool for every game: added once
+            self.add_opponent(*method_args, **method_kwargs)
+            return [None] * len(rows)
+        raise AttributeError(f"the batched seats have no per-game method {method_name!r} "
+                             "(action_masks, add_opponent)")  # fmt: skip
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+        return [False] * len(list(self._get_indices(indices)))
+
+    # ------------------------------------------------------------------ the games
+    def _start(self, games: np.ndarray) -> None:
+        """Deal the games ``games`` anew, draw the learner's seat and the opponents, and play up to the learner's
+        first decision (dealing again a game that ends before it, as the single-seat env does)."""
+        players = self.rules.players
+        while games.size:
+            self.seats.reset_games(games)
+            self.learner[games] = self.rng.integers(players, size=games.size)
+            self.seated[games] = self.rng.integers(len(self.entries), size=(games.size, players))
+            self.seated[games, self.learner[games]] = -1
+            self._decided[games] = False
+            self._advance()
+            over = self.seats.games.over
+            games = games[over[games]]  # over before the learner decided
+
+    def _advance(self) -> None:
+        """Play the opponents in every game until the learner is to act or the game is over."""
+        games, rows = self.seats.games, np.arange(self.num_envs)
+        while True:
+            movers = games.mover
+            waiting = ~games.over & (movers != self.learner)
+            if not waiting.any():
+                return
+            entry = self.seated[rows, movers]
+            actions = np.zeros(self.num_envs, dtype=np.int64)
+            uniforms = None
+            for e in np.unique(entry[waiting]):
+                theirs = waiting & (entry == e)
+                player = self._players[self.entries[e]]
+                if player is None or not hasattr(player, "act"):  # a policy: self (the learner's) or a snapshot
+                    policy = self.learner_policy if player is None else player
+                    if policy is None:
+                        raise RuntimeError("the pool has 'self': give the learner's policy (play_self)")
+                    observations = self.seats.observe(movers, theirs)[theirs]
+                    masks = games.legal_masks()[theirs]
+                    chosen, _ = policy.predict(observations, deterministic=False, action_masks=masks)
+                    actions[theirs] = chosen
+                else:
+                    if uniforms is None:
+                        from agents.clue_batched import DRAWS
+
+                        uniforms = self.rng.random((self.num_envs, DRAWS))
+                    actions = np.where(theirs, player.act(self.seats, theirs, uniforms), actions)
+            self._play(actions, waiting)
+
+    def _play(self, actions: np.ndarray, moving: np.ndarray) -> None:
+        rewards, terminated, truncated = self.seats.step(actions, moving)
+        self._rewards += rewards
+        self._terminated |= terminated
+        self._truncated |= truncated
+
+
+def make_batched_seat_envs(
+    env: str,
+    sizes: dict[str, Any],
+    opponents: Sequence[str],
+    n_envs: int,
+    seed: int,
+    monitor_dir: Path,
+    snapshots: Sequence[str] = (),
+    append: bool = False,
+    algo: str = "maskable_ppo",
+) -> VecEnv:
+    """:class:`BatchedSeatsVecEnv` with the league's ``snapshots`` in its pool, monitored as
+    :func:`train.multiplayer.make_seat_envs` monitors the single-seat envs (each game's reward, length, ``rank``
+    and ``won``, in ``monitor_dir/batched.monitor.csv``, appended to with ``append``)."""
+    venv = BatchedSeatsVecEnv(env, sizes, [*opponents, *snapshots], n_envs, seed, algo)
+    venv.seed(seed)
+    monitored = VecMonitor(venv, info_keywords=("rank", "won"))
+    Path(monitor_dir).mkdir(parents=True, exist_ok=True)
+    monitored.results_writer = ResultsWriter(
+        f"{monitor_dir}/batched",
+        header={"t_start": monitored.t_start, "env_id": env},
+        extra_keys=("rank", "won"),
+        override_existing=not append,
+    )
+    return monitored
+
+
+def play_self(envs: Any, policy: Any) -> None:
+    """Seat ``policy`` (the learner's, ``model.policy``) wherever the pool of the batched seats in ``envs`` (the
+    adapter, or a wrapper of it) says ``self``: during every rollout it is the learner's current policy."""
+    target = envs
+    while not isinstance(target, BatchedSeatsVecEnv):
+        if not hasattr(target, "venv"):
+            raise ValueError(f"{type(envs).__name__} does not hold batched seats")
+        target = target.venv
+    target.learner_policy = policy
