@@ -9,10 +9,17 @@ are given as uniform numbers, ``uniforms[g, k]`` for the ``k``-th draw of game `
 agent draws ``rng.integers(k)`` or ``rng.choice(pool)``; fed the same numbers, the two decide alike
 (``tests/test_clue_batched_agents.py``).
 
-    from agents.clue_batched import batched_agent
+    import numpy as np
 
-    sheet = batched_agent("deduction_sheet")
-    actions = sheet.act(seats, games=seats.games.mover == 2, uniforms=rng.random((seats.games.n, 3)))
+    from agents.clue_batched import DRAWS, batched_agent
+    from deduction_envs.envs.clue_batched import BatchedClueSeats
+    from deduction_envs.games.clue import ClueRules
+    from deduction_envs.games.clue_batched import BatchedClueRules
+
+    seats = BatchedClueSeats(BatchedClueRules(ClueRules(4), 256))
+    seats.reset(seeds=range(256))
+    sheet, rng = batched_agent("deduction_sheet"), np.random.default_rng(0)
+    actions = sheet.act(seats, seats.games.mover == 0, rng.random((256, DRAWS)))  # where seat 0 is to act
 """
 
 from __future__ import annotations
