@@ -25,7 +25,7 @@ from deduction_envs.core.rules import DeductionRules
 from deduction_envs.envs.deduction_env import ACTION_MASKS, unasked
 from deduction_envs.envs.observation import QUERY_KEY, ObservationEncoder
 
-__all__ = ["SB3Policy", "SB3SeatPolicy", "check_saved_model", "load_model"]
+__all__ = ["SB3Policy", "SB3SeatPolicy", "check_saved_model", "load_model", "masked_probabilities", "sample_actions"]
 
 
 class SB3Policy(Agent):
@@ -198,23 +198,51 @@ def _action_scores(model: Any, observation: Any, mask: np.ndarray | None = None)
     import torch
 
     policy = model.policy
-    tensor, _ = policy.obs_to_tensor(observation)
-    with torch.no_grad():
-        if hasattr(policy, "q_net"):
+    if hasattr(policy, "q_net"):
+        tensor, _ = policy.obs_to_tensor(observation)
+        with torch.no_grad():
             values = policy.q_net(tensor).cpu().numpy().reshape(-1).astype(np.float64)
-            if mask is not None:
-                values[~np.asarray(mask, dtype=bool)] = -np.inf
-            return values
-        if mask is not None and _is_maskable(model):
-            distribution = policy.get_distribution(tensor, action_masks=np.array(mask, dtype=bool))  # a writable copy
+        if mask is not None:
+            values[~np.asarray(mask, dtype=bool)] = -np.inf
+        return values
+    masks = None if mask is None else np.asarray(mask, dtype=bool)[None]
+    return masked_probabilities(policy, observation, masks, maskable=_is_maskable(model))[0]
+
+
+def masked_probabilities(
+    policy: Any, observations: Any, masks: np.ndarray | None = None, maskable: bool = True
+) -> np.ndarray:
+    """The actor-critic ``policy``'s action probabilities for a batch of ``observations``, ``(k, actions)``
+    float64; with ``masks`` (bool ``(k, actions)``), illegal actions get 0 and each row is renormalised over its
+    legal ones (a ``maskable`` policy masks its logits itself; uniform over the legal actions where a row's
+    legal ones all have probability 0). The one place a trained policy's masked choice is computed: the seat
+    agent (one observation) and the batched seats (every game where the policy is to act) read it."""
+    import torch
+
+    tensor, _ = policy.obs_to_tensor(observations)
+    with torch.no_grad():
+        if masks is not None and maskable:
+            distribution = policy.get_distribution(tensor, action_masks=np.array(masks, dtype=bool))  # a copy
         else:
             distribution = policy.get_distribution(tensor)
-    probabilities = distribution.distribution.probs.cpu().numpy().reshape(-1).astype(np.float64)
-    if mask is not None:
-        probabilities[~np.asarray(mask, dtype=bool)] = 0.0
-        total = probabilities.sum()
-        probabilities = probabilities / total if total > 0 else np.asarray(mask, dtype=np.float64) / np.sum(mask)
+    probabilities = distribution.distribution.probs.cpu().numpy().astype(np.float64)
+    probabilities = probabilities.reshape(-1, probabilities.shape[-1])
+    if masks is not None:
+        masks = np.asarray(masks, dtype=bool).reshape(probabilities.shape)
+        probabilities[~masks] = 0.0
+        totals = probabilities.sum(axis=1, keepdims=True)
+        uniform = masks / np.maximum(masks.sum(axis=1, keepdims=True), 1)
+        probabilities = np.where(totals > 0, probabilities / np.where(totals > 0, totals, 1.0), uniform)
     return probabilities
+
+
+def sample_actions(probabilities: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """One action a row of ``probabilities`` (``(k, actions)``, rows summing to 1), drawn by inverting each row's
+    cumulative sum at ``uniforms[i]`` in [0, 1); never an action of probability 0."""
+    cumulative = np.cumsum(probabilities, axis=1)
+    cumulative /= cumulative[:, -1:]
+    actions = (cumulative <= np.asarray(uniforms)[:, None]).sum(axis=1)
+    return np.minimum(actions, probabilities.shape[1] - 1)
 
 
 ALGORITHMS = ("maskable_ppo", "ppo", "a2c", "dqn")

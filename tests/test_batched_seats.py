@@ -120,13 +120,13 @@ def test_self_play_and_snapshots_decide_in_one_pass_per_kind(tmp_path):
         for _ in range(50):
             inner.step(np.array([np.flatnonzero(m)[0] for m in inner.action_masks()]))
     calls = []
-    predict = model.policy.predict
+    get_distribution = model.policy.get_distribution
 
     def counted(observations, *args, **kwargs):
         calls.append(len(observations))
-        return predict(observations, *args, **kwargs)
+        return get_distribution(observations, *args, **kwargs)
 
-    model.policy.predict = counted
+    model.policy.get_distribution = counted
     play_self(venv, model.policy)
     model.learn(64)
     assert inner.learner_policy is model.policy and calls and max(calls) > 1  # several games in one pass
@@ -176,3 +176,14 @@ def test_python_m_train_trains_a_seat_on_the_batched_twin_and_evaluates_it_on_th
     league = json.loads((tmp_path / "run" / "league.json").read_text())["snapshots"]
     assert league and all(path.endswith(".zip") for path in league)  # the league's snapshots joined the pool
     assert (tmp_path / "run" / "monitor" / "batched.monitor.csv").exists()
+
+
+def test_a_policy_draws_its_legal_actions_at_their_probabilities():
+    from agents.sb3_policy import sample_actions
+
+    probabilities = np.array([[0.0, 0.5, 0.0, 0.5], [0.0, 0.0, 0.0, 1.0], [0.25, 0.25, 0.25, 0.25]])
+    uniforms = np.linspace(0, 1, 2001)[:-1]
+    for row in probabilities:
+        drawn = sample_actions(np.tile(row, (uniforms.size, 1)), uniforms)
+        np.testing.assert_allclose(np.bincount(drawn, minlength=4) / uniforms.size, row, atol=1e-3)
+        assert set(drawn) <= set(np.flatnonzero(row))

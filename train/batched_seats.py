@@ -35,6 +35,7 @@ import numpy as np
 from stable_baselines3.common.monitor import ResultsWriter
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
+from agents.sb3_policy import masked_probabilities, sample_actions
 from deduction_envs import registry
 from deduction_envs.core.rules import check_int
 
@@ -269,9 +270,8 @@ class BatchedSeatsVecEnv(VecEnv):
                     if policy is None:
                         raise RuntimeError("the pool has 'self': give the learner's policy (play_self)")
                     observations = self.seats.observe(movers, theirs)[theirs]
-                    masks = games.legal_masks()[theirs]
-                    chosen, _ = policy.predict(observations, deterministic=False, action_masks=masks)
-                    actions[theirs] = chosen
+                    chances = masked_probabilities(policy, observations, games.legal_masks()[theirs])
+                    actions[theirs] = sample_actions(chances, self.rng.random(len(chances)))
                 else:
                     if uniforms is None:
                         from agents.clue_batched import DRAWS
