@@ -20,7 +20,7 @@ What the seats know (the observation) is not here yet: the step leaves the last 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -29,11 +29,33 @@ from numba import njit
 from deduction_envs.core.rules import check_int, check_seed
 from deduction_envs.games.clue import CluePhase, ClueRules, deal
 
-__all__ = ["EVENT_KINDS", "BatchedClueRules"]
+__all__ = ["EVENT_KINDS", "BatchedClueRules", "batch_deals"]
 
 #: The kinds of :attr:`BatchedClueRules.event` ``["kind"]``, by code (the ClueEvent kinds).
 EVENT_KINDS = ("deal", "suggest", "show", "accuse", "end")
 _START, _SHOW, _AFTER, _OVER = (int(p) for p in (CluePhase.START, CluePhase.SHOW, CluePhase.AFTER, CluePhase.OVER))
+
+
+def batch_deals(
+    category_sizes: Sequence[int], case_sizes: Sequence[int], players: int, rng: np.random.Generator, k: int
+) -> np.ndarray:
+    """``k`` deals drawn at once from ``rng``, as :func:`~deduction_envs.games.clue.deal` draws one (not from the
+    same stream): a uniform choice of ``case_sizes[j]`` cards of each category ``j`` to the case file (place
+    ``players``), the rest shuffled and dealt one at a time from seat 0. ``(k, cards)`` int64."""
+    cards = sum(category_sizes)
+    places = np.empty((k, cards), dtype=np.int64)
+    case = np.zeros((k, cards), dtype=bool)
+    rows, start = np.arange(k), 0
+    for size, hidden in zip(category_sizes, case_sizes, strict=True):
+        chosen = np.argsort(rng.random((k, size)), axis=1)[:, :hidden]  # a uniform subset of the category
+        case[rows[:, None], start + chosen] = True
+        start += size
+    keys = rng.random((k, cards))
+    keys[case] = 2.0  # the case file's cards sort last
+    order = np.argsort(keys, axis=1)[:, : cards - sum(case_sizes)]
+    places[case] = players
+    places[rows[:, None], order] = np.arange(order.shape[1]) % players
+    return places
 
 
 class BatchedClueRules:
@@ -105,20 +127,8 @@ class BatchedClueRules:
         self.deal(games, np.array(places, dtype=np.int64).reshape(games.size, rules.cards))
 
     def _deals(self, k: int) -> np.ndarray:
-        """``k`` deals drawn at once from the batch's generator, as :func:`deal` draws one: a uniform card of each
-        category to the case file, the rest shuffled and dealt one at a time from seat 0."""
-        rules, rng = self.rules, self.rng
-        places = np.empty((k, rules.cards), dtype=np.int64)
-        case = np.zeros((k, rules.cards), dtype=bool)
-        rows = np.arange(k)
-        for start, size in zip(rules.category_starts, rules.category_sizes, strict=True):
-            case[rows, start + rng.integers(size, size=k)] = True
-        keys = rng.random((k, rules.cards))
-        keys[case] = 2.0  # the case file's cards sort last
-        order = np.argsort(keys, axis=1)[:, : rules.cards - len(rules.categories)]
-        places[case] = rules.players
-        places[rows[:, None], order] = np.arange(order.shape[1]) % rules.players
-        return places
+        rules = self.rules
+        return batch_deals(rules.category_sizes, [1] * len(rules.categories), rules.players, self.rng, k)
 
     def deal(self, games: np.ndarray, places: np.ndarray) -> None:
         """Start the games ``games`` (indices) on the deals ``places`` (a row a game: each card's place, the
