@@ -11,7 +11,8 @@ agent draws ``rng.integers(k)`` or ``rng.choice(pool)``; fed the same numbers, t
 
     import numpy as np
 
-    from agents.clue_batched import DRAWS, batched_agent
+    from agents.batched import DRAWS
+    from agents.clue_batched import batched_agent
     from deduction_envs.envs.clue_batched import BatchedClueSeats
     from deduction_envs.games.clue import ClueRules
     from deduction_envs.games.clue_batched import BatchedClueRules
@@ -24,54 +25,17 @@ agent draws ``rng.integers(k)`` or ``rng.choice(pool)``; fed the same numbers, t
 
 from __future__ import annotations
 
-from typing import Protocol
-
 import numpy as np
 from numba import njit
 
+from agents.batched import BatchedAgent, BatchedRandom, checked, named_agent
 from deduction_envs.envs.clue_batched import BatchedClueSeats
 from deduction_envs.games.clue import CluePhase
 from deduction_envs.reasoning.clue_facts import _propagate_masks
 
-__all__ = ["DRAWS", "BATCHED_AGENTS", "BatchedClueAgent", "BatchedDeductionSheet", "BatchedRandom", "batched_agent"]
+__all__ = ["BATCHED_AGENTS", "BatchedDeductionSheet", "batched_agent"]
 
-#: Uniform draws a decision takes at most (a suggestion's three cards).
-DRAWS = 3
 _START, _SHOW = int(CluePhase.START), int(CluePhase.SHOW)
-
-
-class BatchedClueAgent(Protocol):
-    """A reference agent deciding for the seat to act in many batched games at once."""
-
-    name: str
-
-    def act(self, seats: BatchedClueSeats, games: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
-        """The actions of each game's seat to act in the games ``games`` marks (a bool a game), one a game
-        (rows not marked: 0); ``uniforms`` ``(n, DRAWS)`` in [0, 1) are its random draws."""
-        ...
-
-
-def _checked(seats: BatchedClueSeats, games: np.ndarray, uniforms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    n = seats.games.n
-    games, uniforms = np.asarray(games), np.asarray(uniforms, dtype=np.float64)
-    if games.shape != (n,) or games.dtype != np.bool_:
-        raise ValueError(f"games must be {n} bools (one a game), got {games.dtype} {games.shape}")
-    if uniforms.shape != (n, DRAWS) or (uniforms.size and not (0 <= uniforms.min() and uniforms.max() < 1)):
-        raise ValueError(f"uniforms must be ({n}, {DRAWS}) numbers in [0, 1), got shape {uniforms.shape}")
-    return games & ~seats.games.over, uniforms
-
-
-class BatchedRandom:
-    """:class:`agents.multiplayer.RandomSeatAgent` for many games: a legal action uniformly at random (the
-    ``int(u * k)``-th of the ``k`` legal ones, as ``rng.integers(k)`` picks)."""
-
-    name = "random"
-
-    def act(self, seats: BatchedClueSeats, games: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
-        games, uniforms = _checked(seats, games, uniforms)
-        actions = np.zeros(seats.games.n, dtype=np.int64)
-        _random_actions(seats.games.legal_masks(), games, uniforms[:, 0], actions)
-        return actions
 
 
 class BatchedDeductionSheet:
@@ -83,7 +47,7 @@ class BatchedDeductionSheet:
     name = "deduction-sheet"
 
     def act(self, seats: BatchedClueSeats, games: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
-        games, uniforms = _checked(seats, games, uniforms)
+        games, uniforms = checked(seats, games, uniforms)
         batch, rules = seats.games, seats.games.rules
         actions = np.zeros(batch.n, dtype=np.int64)
         starts = np.array(rules.category_starts, dtype=np.int64)
@@ -101,32 +65,9 @@ class BatchedDeductionSheet:
 BATCHED_AGENTS: dict[str, type] = {"random": BatchedRandom, "deduction_sheet": BatchedDeductionSheet}
 
 
-def batched_agent(name: str) -> BatchedClueAgent:
-    """A compiled reference agent by its roster name.
-
-    Raises:
-        ValueError: no compiled twin has that name (the choices are named).
-    """
-    if name not in BATCHED_AGENTS:
-        raise ValueError(f"Clue's compiled opponents are {', '.join(BATCHED_AGENTS)}, got {name!r}")
-    return BATCHED_AGENTS[name]()
-
-
-@njit(cache=True)
-def _random_actions(masks, games, uniforms, actions):  # pragma: no cover - compiled
-    for g in range(games.size):
-        if not games[g]:
-            continue
-        legal = 0
-        for a in range(masks.shape[1]):
-            legal += masks[g, a]
-        pick = int(uniforms[g] * legal)
-        for a in range(masks.shape[1]):
-            if masks[g, a]:
-                if pick == 0:
-                    actions[g] = a
-                    break
-                pick -= 1
+def batched_agent(name: str) -> BatchedAgent:
+    """A compiled reference agent of Clue by its roster name (ValueError naming the choices if none)."""
+    return named_agent(BATCHED_AGENTS, "Clue", name)
 
 
 @njit(cache=True)

@@ -5,7 +5,8 @@
 
 Both play uniformly random legal actions with the observation of the seat to act made at every step
 (``probabilities=False``: the facts propagation proves, the record, the public position), autoreset on. The AEC
-side is ``clue_v0.raw_env`` driven by its own loop (``observe`` then ``step``); the batched side is
+side is ``clue_v0.raw_env`` driven by a plain loop (``observe`` then ``step``), and ``clue_v0.env`` (PettingZoo's
+order-checking wrapper, the env users get) driven by PettingZoo's ``agent_iter`` loop; the batched side is
 :class:`~deduction_envs.envs.clue_batched.BatchedClueSeats` (``observe``, ``legal_masks``, ``step``, and the
 games that ended dealt anew from the batch's generator). The random choice itself is timed apart (it is the
 benchmark's policy, not the env). The two alternate ``--repeats`` times and the medians are kept, so that a busy
@@ -43,6 +44,27 @@ def aec_rate(players: int, seconds: float, seed: int = 0) -> float:
     return steps / (time.perf_counter() - start)
 
 
+def wrapped_rate(players: int, seconds: float, seed: int = 0) -> float:
+    """Steps per second of ``clue_v0.env(probabilities=False)`` (PettingZoo's wrapped env, what users get) driven
+    by PettingZoo's own loop (``agent_iter``, ``last``, ``step``), as issue 61 measured it."""
+    rng = np.random.default_rng(seed)
+    env = clue_v0.env(players=players, probabilities=False)
+    steps, games, start = 0, 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.reset(seed=seed + games)
+        games += 1
+        for _agent in env.agent_iter():
+            observation, _reward, termination, truncation, _info = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+            steps += 1
+            if time.perf_counter() - start >= seconds:
+                break
+    return steps / (time.perf_counter() - start)
+
+
 def batched_rate(players: int, games: int, seconds: float, seed: int = 0) -> tuple[float, float]:
     """Steps per second of :class:`BatchedClueSeats` in random masked play, without and with the random choice."""
     rng = np.random.default_rng(seed)
@@ -75,20 +97,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=arguments.count(1), default=3, help="alternating measurements (median)")
     args = parser.parse_args(argv)
     batched_rate(args.players, args.games, 0.5)  # compile and warm up
-    aec, env_only, with_choice = [], [], []
+    aec, wrapped, env_only, with_choice = [], [], [], []
     for _ in range(args.repeats):
         aec.append(aec_rate(args.players, args.seconds))
+        wrapped.append(wrapped_rate(args.players, args.seconds))
         env, whole = batched_rate(args.players, args.games, args.seconds)
         env_only.append(env)
         with_choice.append(whole)
-    a, b, c = (statistics.median(x) for x in (aec, env_only, with_choice))
+    a, w, b, c = (statistics.median(x) for x in (aec, wrapped, env_only, with_choice))
     print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}, numpy {np.__version__}")
     print(f"# Clue, {args.players} players, probabilities off, random masked play, median of {args.repeats}\n")
-    print("| env | steps/s | ratio to clue_v0 |")
-    print("| --- | ---: | ---: |")
-    print(f"| `clue_v0.raw_env` | {a:,.0f} | x1 |")
-    print(f"| batched, N = {args.games}: the env alone | {b:,.0f} | x{b / a:.1f} |")
-    print(f"| batched, N = {args.games}: with the random choice | {c:,.0f} | x{c / a:.1f} |")
+    print("| env | steps/s | ratio to `clue_v0.raw_env` | ratio to `clue_v0.env` |")
+    print("| --- | ---: | ---: | ---: |")
+    print(f"| `clue_v0.raw_env`, a plain loop | {a:,.0f} | x1 | x{a / w:.1f} |")
+    print(f"| `clue_v0.env`, PettingZoo's loop | {w:,.0f} | x{w / a:.2f} | x1 |")
+    print(f"| batched, N = {args.games}: the env alone | {b:,.0f} | x{b / a:.1f} | x{b / w:.1f} |")
+    print(f"| batched, N = {args.games}: with the random choice | {c:,.0f} | x{c / a:.1f} | x{c / w:.1f} |")
 
 
 if __name__ == "__main__":

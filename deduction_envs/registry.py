@@ -329,6 +329,11 @@ register_game(
             }
         ),
         opponent="scoreboard",
+        batched_seats=(
+            "deduction_envs.games.generalized_clue_batched:BatchedGeneralizedClueRules",
+            "deduction_envs.envs.generalized_clue_batched:BatchedGeneralizedClueSeats",
+        ),
+        batched_agents="agents.generalized_clue_batched:batched_agent",
         evaluation=("random", "scoreboard", "interrogation_pattern", "exact"),
         training_env="train.training_envs:GeneralizedClueTrainingEnv",
         playthroughs=(({"cards": 8, "hidden": 2, "players": 3, "max_cycles": 60}, 1),),

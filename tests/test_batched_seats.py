@@ -9,8 +9,9 @@ from unittest import mock
 import numpy as np
 import pytest
 
-from deduction_envs.envs import clue_v0
+from deduction_envs.envs import clue_v0, generalized_clue_v0
 from deduction_envs.games.clue import ClueRules
+from deduction_envs.games.generalized_clue import GeneralizedClueRules
 from train.batched_seats import BatchedSeatsVecEnv, batched_refusal, make_batched_seat_envs, play_self
 
 SIZES = {"players": 3, "probabilities": False}
@@ -36,9 +37,9 @@ def recorded(venv: BatchedSeatsVecEnv) -> list[tuple]:
     return log
 
 
-def replay(log: list[tuple], game: int, players: int) -> list[dict]:
-    """Each episode of batched game ``game`` replayed through ``clue_v0``: the learner's observations at its
-    decisions and at the end, and its reward, rank and whether it won."""
+def replay(log: list[tuple], game: int, module, rules_class, sizes: dict) -> list[dict]:
+    """Each episode of batched game ``game`` replayed through the AEC env ``module`` (its deals set through
+    ``rules_class.new_game``): the learner's observations at its decisions and at the end, and its reward."""
     episodes, env, learner = [], None, None
 
     def finish():
@@ -52,8 +53,8 @@ def replay(log: list[tuple], game: int, players: int) -> list[dict]:
         if entry[0] == "deal" and game in entry[1]:
             finish()
             places = entry[2][list(entry[1]).index(game)]
-            env = clue_v0.raw_env(players=players, probabilities=False)
-            with mock.patch.object(ClueRules, "new_game", lambda self, rng, first=0, p=places: self.state_of_deal(p)):
+            env = module.raw_env(**sizes)
+            with mock.patch.object(rules_class, "new_game", lambda self, rng, first=0, p=places: self.state_of_deal(p)):
                 env.reset(seed=0)
             episode, learner = {"decisions": []}, None
         elif entry[0] == "step" and entry[2][game]:
@@ -64,8 +65,17 @@ def replay(log: list[tuple], game: int, players: int) -> list[dict]:
     return episodes
 
 
-def test_every_game_is_a_game_of_the_aec_env_from_the_learners_seat():
-    venv = BatchedSeatsVecEnv("clue_v0", SIZES, ["random", "deduction_sheet"], 6, seed=3)
+GAMES = [
+    ("clue_v0", SIZES, ["random", "deduction_sheet"], clue_v0, ClueRules),
+    ("generalized_clue_v0", {"cards": 12, "hidden": 2, "players": 3, "probabilities": False}, ["random"],
+     generalized_clue_v0, GeneralizedClueRules),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("env", "sizes", "opponents", "module", "rules_class"), GAMES, ids=["clue", "generalized"])
+def test_every_game_is_a_game_of_the_aec_env_from_the_learners_seat(env, sizes, opponents, module, rules_class):
+    venv = BatchedSeatsVecEnv(env, sizes, opponents, 6, seed=3)
+    rules = venv.rules
     log = recorded(venv)
     venv.seed(3)
     seen = {g: [[]] for g in range(6)}  # game -> episodes -> (observation, reward, info) of the learner
@@ -78,9 +88,10 @@ def test_every_game_is_a_game_of_the_aec_env_from_the_learners_seat():
     for _ in range(400):
         masks = venv.action_masks()
         assert masks.any(axis=1).all()  # the learner is to act in every game
-        # Mostly suggestions and ends of turn, an accusation now and then: the games last.
-        keys = rng.random(masks.shape) + 2 * (np.arange(masks.shape[1]) < ClueRules(3).num_triples)
-        keys[:, ClueRules(3).end_action] += 2
+        keys = rng.random(masks.shape)
+        if env == "clue_v0":  # mostly suggestions and ends of turn, no accusation: the games last
+            keys += 2 * (np.arange(masks.shape[1]) < rules.num_triples)
+            keys[:, rules.end_action] += 2
         keys[~masks] = -1
         observations, rewards, dones, infos = venv.step(keys.argmax(axis=1))
         rewards_so_far += rewards
@@ -94,7 +105,7 @@ def test_every_game_is_a_game_of_the_aec_env_from_the_learners_seat():
     compared = 0
     assert sum(map(len, results.values())) >= 8
     for g in range(6):
-        episodes = replay(log, g, 3)
+        episodes = replay(log, g, module, rules_class, sizes)
         finished = results[g]
         for k, (reward, rank, won, seat) in enumerate(finished):
             episode = episodes[k]
@@ -105,7 +116,7 @@ def test_every_game_is_a_game_of_the_aec_env_from_the_learners_seat():
                 compared += 1
             assert reward == pytest.approx(episode["reward"])
             assert won == float(reward == 1.0) and (rank == 1.0) == (reward == 1.0)
-            assert seat in range(3)
+            assert seat in range(rules.players)
     assert compared > 200
 
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents.batched import DRAWS, BatchedRandom
 from agents.clue_agents import ClueDeductionSheet
-from agents.clue_batched import DRAWS, BatchedDeductionSheet, BatchedRandom, batched_agent
+from agents.clue_batched import BatchedDeductionSheet, batched_agent
 from agents.multiplayer import RandomSeatAgent
 from deduction_envs.envs import clue_v0
 from deduction_envs.envs.clue_batched import BatchedClueSeats

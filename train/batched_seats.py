@@ -7,7 +7,8 @@
 :class:`~deduction_envs.envs.clue_batched.BatchedClueSeats`) is env ``i``, in which the learner plays one seat
 (drawn each game) and every other seat is an opponent drawn per game from a pool:
 
-* the reference agents' compiled twins (:mod:`agents.clue_batched`: ``random``, ``deduction_sheet``);
+* the reference agents' compiled twins (:mod:`agents.clue_batched`: ``random``, ``deduction_sheet``;
+  :mod:`agents.generalized_clue_batched`: ``random``);
 * ``self``: the learner's current policy (self-play; :func:`play_self` hands it the model's policy before training
   starts), deciding for every game where such a seat is to act in one batched forward pass;
 * snapshots of the learner (saved models; a league adds them with ``env_method("add_opponent", path)``, as it
@@ -67,7 +68,7 @@ def batched_refusal(env: str, sizes: dict[str, Any], opponents: Sequence[str]) -
         return "the batched twin observes without the probability pieces: give --size probabilities=false"
     try:
         rules = registry.game(env).make_rules(**{k: v for k, v in options.items() if k != "max_cycles"})
-        seats_class(rules_class(rules, 1), max_cycles=options.get("max_cycles", 1000))
+        seats_class(rules_class(rules, 1), **({"max_cycles": sizes["max_cycles"]} if "max_cycles" in sizes else {}))
     except (TypeError, ValueError) as error:
         return f"{env} {sizes}: {error}"
     for name in opponents:
@@ -117,7 +118,8 @@ class BatchedSeatsVecEnv(VecEnv):
         self.rules = registry.game(env).make_rules(**options)
         n = check_int("n_envs", n_envs, low=1)
         self.env_name, self.algo = env, algo
-        self.seats = seats_class(rules_class(self.rules, n, seed=seed), max_cycles=sizes.get("max_cycles", 1000))
+        cycles = {"max_cycles": sizes["max_cycles"]} if "max_cycles" in sizes else {}  # else the env's default
+        self.seats = seats_class(rules_class(self.rules, n, seed=seed), **cycles)
         aec = registry.game(env).make_raw_env(**sizes)  # the observation space of the env users get
         space = aec.observation_space(aec.possible_agents[0])["observation"]
         self.render_mode = None
@@ -274,7 +276,7 @@ class BatchedSeatsVecEnv(VecEnv):
                     actions[theirs] = sample_actions(chances, self.rng.random(len(chances)))
                 else:
                     if uniforms is None:
-                        from agents.clue_batched import DRAWS
+                        from agents.batched import DRAWS
 
                         uniforms = self.rng.random((self.num_envs, DRAWS))
                     actions = np.where(theirs, player.act(self.seats, theirs, uniforms), actions)

@@ -289,6 +289,9 @@ class RunConfig:
                 if not isinstance(value, str):
                     raise ValueError(f"{name} ({option}) must be a string, got {value!r}")
                 continue
+            many = "list" in str(self.__dataclass_fields__[name].type)  # a field of several values (--seeds)
+            if isinstance(value, list | tuple) and not many and action.nargs not in ("+", "*"):
+                raise ValueError(f"{name} ({option}) takes one value, got {value!r}")
             if action.nargs in ("+", "*"):
                 texts = [str(item) for item in value] if isinstance(value, list | tuple) else [str(value)]
             else:  # a list the option reads from one comma-separated text (--seeds, --opponents)

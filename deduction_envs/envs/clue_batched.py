@@ -22,25 +22,28 @@ the order facts arrive in), and the public record (suggested, passed, refuted; a
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 from numba import njit
 
 from deduction_envs.core.rules import check_int
-from deduction_envs.envs.clue import ClueObserver
+from deduction_envs.envs.clue import ClueObserver, _write_sheet
 from deduction_envs.envs.multiplayer_env import ILLEGAL_ACTION_REWARD
 from deduction_envs.games.clue_batched import BatchedClueRules
 from deduction_envs.reasoning.clue_facts import AT_LEAST, DEAD, NOT_ALL, _propagate_masks
-from deduction_envs.reasoning.clue_player import RECORD, CluePlayerKnowledge
 
-__all__ = ["CLAUSES", "BatchedClueSeats"]
+__all__ = ["CLAUSES", "BatchedClueSeats", "BatchedSheetSeats"]
 
 #: Open clauses a seat keeps at most (rows the propagation has settled are reused first).
 CLAUSES = 96
 
 
-class BatchedClueSeats:
-    """Every seat's knowledge of every game of ``games``, fed by :meth:`step`; see the module docstring.
+class BatchedSheetSeats:
+    """What the batched twins of ``clue_v0`` and ``generalized_clue_v0`` share (as :class:`SheetObserver` does
+    for their observers): every seat's facts as masks and a clause table, its record, the deal and the step
+    (masked actions, truncation), and the checks of :meth:`observe`. A subclass names its rules and observer
+    and feeds its events and writes its observation (:meth:`_feed`, :meth:`_encode`).
 
     Args:
         games: the batched games (their deals and moves go through this object from now on).
@@ -49,22 +52,26 @@ class BatchedClueSeats:
             the others; :attr:`illegal` marks it) or ``"raise"`` (a ValueError, and nothing moves).
     """
 
-    def __init__(self, games: BatchedClueRules, max_cycles: int = 1000, illegal_action: str = "end") -> None:
-        if not isinstance(games, BatchedClueRules):
-            raise ValueError(f"games must be a BatchedClueRules, got {type(games).__name__}")
+    rules_class: type[Any]
+    observer_class: type[Any]
+
+    def __init__(self, games: Any, max_cycles: int, illegal_action: str = "end") -> None:
+        if not isinstance(games, self.rules_class):
+            raise ValueError(f"games must be a {self.rules_class.__name__}, got {type(games).__name__}")
         if illegal_action not in ("end", "raise"):
             raise ValueError(f"illegal_action must be 'end' or 'raise', got {illegal_action!r}")
-        self.games, self.illegal_action = games, illegal_action
+        self.games: Any = games  # the subclass's batched rules
+        self.illegal_action = illegal_action
         self.max_cycles = check_int("max_cycles", max_cycles, low=1)
-        rules = games.rules
-        n, players, cards = games.n, rules.players, rules.cards
-        self.observer = ClueObserver(rules, probabilities=False, max_cycles=self.max_cycles)
+        rules = self.games.rules
+        n, players = self.games.n, rules.players
+        self.observer = self.observer_class(rules, probabilities=False, max_cycles=self.max_cycles)
         #: Actions played in each game since its deal (a game is truncated at ``max_cycles``).
         self.moves = np.zeros(n, dtype=np.int64)
         #: The games the last step ended on a masked action (``illegal_action="end"``).
         self.illegal = np.zeros(n, dtype=np.bool_)
-        blank = CluePlayerKnowledge(rules, 0)._facts
-        self._groups, self._full = blank.model.group_table, int(blank.model.full)
+        blank = self.observer.new_knowledge(0)
+        self._groups, self._full = blank._facts.model.group_table, int(blank._facts.model.full)
         self.hand = np.zeros((n, players), dtype=np.int64)
         self.required = np.zeros((n, players, players + 1), dtype=np.int64)
         self.forbidden = np.zeros((n, players, players + 1), dtype=np.int64)
@@ -72,11 +79,10 @@ class BatchedClueSeats:
         self.used = np.zeros((n, players), dtype=np.int64)
         #: Whether a seat's facts have changed since they were last propagated (propagation runs when read).
         self.dirty = np.zeros((n, players), dtype=np.bool_)
-        self.record = np.zeros((n, players, len(RECORD), players, cards), dtype=np.int32)
-        slots = self.observer.pieces.slices
-        self._starts = np.array([slots[name].start for name in
-                                 ("hand", "held", "not_held", "shown", "suggestion", "asker", "refuter", "phase",
-                                  "turn", "in")], dtype=np.int64)  # fmt: skip
+        self.record = np.zeros((n, players, *blank.record.shape), dtype=np.int32)
+        self._sheet_starts = self.observer._starts  # hand, held, not held, record
+        self._places = np.array(self.observer._places, dtype=np.int64)  # per observer: its seats, the case file
+        self._seats = np.array(self.observer._seats, dtype=np.int64)
 
     def reset(self, seeds: Iterable[int | None] | None = None) -> None:
         """Deal every game (:meth:`BatchedClueRules.reset`) and give each seat its hand."""
@@ -135,11 +141,7 @@ class BatchedClueSeats:
         self.moves[live] += 1
         truncated = live & ~ended & (self.moves >= self.max_cycles)
         games.stop(np.flatnonzero(truncated))
-        event = games.event
-        ok = _feed(live, event["kind"], event["player"], event["cards"], event["passed"], event["refuter"],
-                   event["card"], event["correct"], self.games.turn, self.required, self.forbidden, self.clauses,
-                   self.used, self.dirty, self.record, self._full, self._groups)  # fmt: skip
-        if not ok:
+        if not self._feed(live):
             raise RuntimeError(f"a seat's open clauses outgrew {CLAUSES} rows (raise CLAUSES)")
         return rewards, ended, truncated
 
@@ -156,12 +158,46 @@ class BatchedClueSeats:
         if games.shape != (n,) or games.dtype != np.bool_:
             raise ValueError(f"games must be {n} bools (one a game), got {games.dtype} {games.shape}")
         out = np.zeros((n, self.observer.size), dtype=np.float32)
-        ok = _observe(games, seats, batch.turn, batch.phase, batch.refuter, batch.suggestion,
-                      batch.out, self.hand, self.required, self.forbidden, self.clauses, self.dirty, self.record,
-                      self._full, self._groups, self._starts, out)  # fmt: skip
-        if not ok:
+        if not self._encode(games, seats, out):
             raise RuntimeError("a seat's facts contradict: the batched game and its events disagree")
         return out
+
+    def _feed(self, live: np.ndarray) -> bool:
+        """Every seat of every game ``live`` marks takes what its last event tells it; False if a clause table
+        overflowed."""
+        raise NotImplementedError
+
+    def _encode(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
+        """Write the observation of seat ``seats[i]`` of every game ``i`` that ``games`` marks into the zeroed
+        ``out``; False if a seat's facts contradict."""
+        raise NotImplementedError
+
+
+class BatchedClueSeats(BatchedSheetSeats):
+    """Every seat's knowledge of every game of ``games`` (a :class:`BatchedClueRules`), fed by :meth:`step`, and
+    its observation as ``clue_v0`` with ``probabilities=False`` gives it; see the module docstring and
+    :class:`BatchedSheetSeats` for the arguments (``max_cycles`` as ``clue_v0``'s, 1,000)."""
+
+    rules_class = BatchedClueRules
+    observer_class = ClueObserver
+
+    def __init__(self, games: BatchedClueRules, max_cycles: int = 1000, illegal_action: str = "end") -> None:
+        super().__init__(games, max_cycles, illegal_action)
+        slots = self.observer.pieces.slices
+        self._starts = np.array([slots[name].start for name in ("suggestion", "asker", "refuter", "phase", "turn",
+                                                                 "in")], dtype=np.int64)  # fmt: skip
+
+    def _feed(self, live: np.ndarray) -> bool:
+        event = self.games.event
+        return _feed(live, event["kind"], event["player"], event["cards"], event["passed"], event["refuter"],
+                     event["card"], event["correct"], self.games.turn, self.required, self.forbidden, self.clauses,
+                     self.used, self.dirty, self.record, self._full, self._groups)  # fmt: skip
+
+    def _encode(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
+        batch = self.games
+        return _observe(games, seats, batch.turn, batch.phase, batch.refuter, batch.suggestion, batch.out,
+                        self.hand, self.required, self.forbidden, self.clauses, self.dirty, self.record, self._full,
+                        self._groups, self._sheet_starts, self._places, self._seats, self._starts, out)  # fmt: skip
 
 
 @njit(cache=True)
@@ -236,46 +272,37 @@ def _feed(live, kind, player, cards, passed, refuter, card, correct, turn, requi
 
 
 @njit(cache=True)
+def _settled(g, s, required, forbidden, clauses, dirty, full, groups):  # pragma: no cover - compiled
+    """Seat ``s`` of game ``g`` with its facts propagated (if they changed since); False if they contradict."""
+    if dirty[g, s]:
+        if not _propagate_masks(required[g, s], forbidden[g, s], full, groups, clauses[g, s]):
+            return False
+        dirty[g, s] = False
+    return True
+
+
+@njit(cache=True)
 def _observe(live, mover, turn, phase, refuter, suggestion, out, hand, required, forbidden, clauses, dirty, record,
-             full, groups, starts, vectors):  # pragma: no cover - compiled  # fmt: skip
-    """The observation of each live game's seat to act, written as ``ClueObserver.encode`` writes it."""
-    players, cards = record.shape[1], record.shape[4]
-    columns = players + 1
+             full, groups, sheet_starts, places, seats, starts, vectors):  # pragma: no cover - compiled  # fmt: skip
+    """The observation of seat ``mover[g]`` of each live game, written as ``ClueObserver.encode`` writes it."""
+    players = record.shape[1]
     for g in range(live.size):
         if not live[g]:
             continue
         s = mover[g]
-        if dirty[g, s]:
-            if not _propagate_masks(required[g, s], forbidden[g, s], full, groups, clauses[g, s]):
-                return False
-            dirty[g, s] = False
+        if not _settled(g, s, required, forbidden, clauses, dirty, full, groups):
+            return False
         vector = vectors[g]
-        for c in range(cards):
-            if hand[g, s] >> c & 1:
-                vector[starts[0] + c] = 1
-        for i in range(columns):
-            place = players if i == players else (s + i) % players
-            for c in range(cards):
-                if required[g, s, place] >> c & 1:
-                    vector[starts[1] + c * columns + i] = 1
-                if forbidden[g, s, place] >> c & 1:
-                    vector[starts[2] + c * columns + i] = 1
-        at = starts[3]
-        for what in range(record.shape[2]):
-            for i in range(players):
-                seat = (s + i) % players
-                for c in range(cards):
-                    vector[at] = record[g, s, what, seat, c]
-                    at += 1
-        show = phase[g] == 1
-        if show:
+        _write_sheet(vector, sheet_starts, hand[g, s], required[g, s], forbidden[g, s], places[s], record[g, s],
+                     seats[s])  # fmt: skip
+        if phase[g] == 1:  # a card to show: the suggestion, its asker and refuter
             for k in range(3):
-                vector[starts[4] + suggestion[g, k]] = 1
-            vector[starts[5] + (turn[g] - s) % players] = 1
-            vector[starts[6] + (refuter[g] - s) % players] = 1
-        vector[starts[7] + phase[g]] = 1
-        vector[starts[8] + (turn[g] - s) % players] = 1
+                vector[starts[0] + suggestion[g, k]] = 1
+            vector[starts[1] + (turn[g] - s) % players] = 1
+            vector[starts[2] + (refuter[g] - s) % players] = 1
+        vector[starts[3] + phase[g]] = 1
+        vector[starts[4] + (turn[g] - s) % players] = 1
         for i in range(players):
             if not out[g, (s + i) % players]:
-                vector[starts[9] + i] = 1
+                vector[starts[5] + i] = 1
     return True

@@ -1,0 +1,85 @@
+"""What the compiled reference agents of the batched multiplayer games share (issue 61): their protocol, their
+random draws, and the random agent, which needs nothing of a game but its legal actions.
+
+A compiled agent decides for the seat to act in many games of a batched twin at once (Clue's
+:class:`~deduction_envs.envs.clue_batched.BatchedClueSeats`, Generalized Clue's
+:class:`~deduction_envs.envs.generalized_clue_batched.BatchedGeneralizedClueSeats`), reading only what that seat
+knows. Its random draws are given as uniform numbers, ``uniforms[g, k]`` for the ``k``-th draw of game ``g``'s
+decision, where its Python agent draws ``rng.integers(k)`` or ``rng.choice(pool)``: fed the same numbers, the two
+decide alike (each game's twins are tested so).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import numpy as np
+from numba import njit
+
+__all__ = ["DRAWS", "BatchedAgent", "BatchedRandom", "checked", "named_agent"]
+
+#: Uniform draws a decision takes at most (a Clue suggestion's three cards).
+DRAWS = 3
+
+
+class BatchedAgent(Protocol):
+    """A reference agent deciding for the seat to act in many batched games at once."""
+
+    name: str
+
+    def act(self, seats: Any, games: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+        """The actions of each game's seat to act in the games ``games`` marks (a bool a game), one a game
+        (rows not marked: 0); ``uniforms`` ``(n, DRAWS)`` in [0, 1) are its random draws."""
+        ...
+
+
+def checked(seats: Any, games: np.ndarray, uniforms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``games`` (only those not over) and ``uniforms`` as arrays, or a ValueError naming what is wrong."""
+    n = seats.games.n
+    games, uniforms = np.asarray(games), np.asarray(uniforms, dtype=np.float64)
+    if games.shape != (n,) or games.dtype != np.bool_:
+        raise ValueError(f"games must be {n} bools (one a game), got {games.dtype} {games.shape}")
+    if uniforms.shape != (n, DRAWS) or (uniforms.size and not (0 <= uniforms.min() and uniforms.max() < 1)):
+        raise ValueError(f"uniforms must be ({n}, {DRAWS}) numbers in [0, 1), got shape {uniforms.shape}")
+    return games & ~seats.games.over, uniforms
+
+
+def named_agent(table: dict[str, type], game: str, name: str) -> BatchedAgent:
+    """A new compiled agent ``name`` of ``table`` (a game's twins by roster name).
+
+    Raises:
+        ValueError: no compiled twin has that name (the choices are named).
+    """
+    if name not in table:
+        raise ValueError(f"{game}'s compiled opponents are {', '.join(table)}, got {name!r}")
+    return table[name]()
+
+
+class BatchedRandom:
+    """:class:`agents.multiplayer.RandomSeatAgent` for many games of any batched twin: a legal action uniformly
+    at random (the ``int(u * k)``-th of the ``k`` legal ones, as ``rng.integers(k)`` picks)."""
+
+    name = "random"
+
+    def act(self, seats: Any, games: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+        games, uniforms = checked(seats, games, uniforms)
+        actions = np.zeros(seats.games.n, dtype=np.int64)
+        _random_actions(seats.games.legal_masks(), games, uniforms[:, 0], actions)
+        return actions
+
+
+@njit(cache=True)
+def _random_actions(masks, games, uniforms, actions):  # pragma: no cover - compiled
+    for g in range(games.size):
+        if not games[g]:
+            continue
+        legal = 0
+        for a in range(masks.shape[1]):
+            legal += masks[g, a]
+        pick = int(uniforms[g] * legal)
+        for a in range(masks.shape[1]):
+            if masks[g, a]:
+                if pick == 0:
+                    actions[g] = a
+                    break
+                pick -= 1

@@ -1,0 +1,149 @@
+"""MaskablePPO on 4-player Clue end to end, on one core: the batched seats (self-play) against copies of the AEC env.
+
+    python -m benchmarks.batched_training                        # N = 1024 batched games, 4 players
+    python -m benchmarks.batched_training --games 256 --rollouts 3
+
+Both sides train ``python -m train``'s MaskablePPO for Clue (its hyperparameters: ``n_steps`` 128, batch 256, 10
+epochs, an MLP of 256 x 256) with torch on one thread, observation without probabilities:
+
+* reference: ``--copies`` single-seat envs of ``clue_v0`` in one process (``python -m train --vec-env dummy``),
+  the learner against the deduction-sheet agent;
+* batched: :class:`~train.batched_seats.BatchedSeatsVecEnv` with ``--games`` games, the learner against the
+  compiled deduction sheet and itself (``--opponents deduction_sheet,self``), every seat of ``self`` in one
+  forward pass a turn.
+
+Each is timed over whole rollouts and their updates (the first rollout, which compiles and warms up, is not
+counted); the table gives the learner's steps a second (the run's timesteps), the moves of every seat a second,
+and the share of the time in the rollouts (env, opponents and the learner's forward passes) and in the updates.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+from typing import Any
+
+import numpy as np
+
+from train import arguments
+
+SIZES = {"players": 4, "probabilities": False}
+
+
+def _model(envs: Any, seed: int = 0, **changes: Any) -> Any:
+    from sb3_contrib import MaskablePPO
+
+    from train.config import hyperparameters
+
+    settings = {**hyperparameters("maskable_ppo", "clue_v0"), **changes}
+    return MaskablePPO("MlpPolicy", envs, seed=seed, device="cpu", verbose=0, **settings)
+
+
+def _timer() -> Any:
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Timer(BaseCallback):
+        """The wall time of each rollout and of each update (between a rollout's end and the next's start)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.rollouts: list[float] = []
+            self.updates: list[float] = []
+            self._mark = 0.0
+
+        def _on_rollout_start(self) -> None:
+            now = time.perf_counter()
+            if self.rollouts:
+                self.updates.append(now - self._mark)
+            self._mark = now
+
+        def _on_rollout_end(self) -> None:
+            now = time.perf_counter()
+            self.rollouts.append(now - self._mark)
+            self._mark = now
+
+        def _on_step(self) -> bool:
+            return True
+
+    return Timer()
+
+
+def measure(envs: Any, rollouts: int, moves: Any, **changes: Any) -> dict[str, float]:
+    """Train on ``envs`` for ``rollouts + 1`` rollouts; the figures of all but the first (``moves()``: the moves
+    of every seat so far). ``changes``: hyperparameters other than ``python -m train``'s."""
+    model = _model(envs, **changes)
+    if hasattr(envs, "venv") and hasattr(envs.venv, "learner_policy"):
+        envs.venv.learner_policy = model.policy  # self-play, as python -m train seats it
+    per_rollout = model.n_steps * envs.num_envs
+    timer = _timer()
+    model.learn(per_rollout, callback=timer)  # compiles and warms up
+    before, timer.rollouts, timer.updates = moves(), [], []
+    model.learn(per_rollout * rollouts, callback=timer, reset_num_timesteps=False)
+    timer.updates.append(time.perf_counter() - timer._mark)  # the last update
+    rollout, update = sum(timer.rollouts), sum(timer.updates)
+    total = rollout + update
+    return {
+        "steps": per_rollout * rollouts / total,
+        "moves": (moves() - before) / total,
+        "rollout": rollout / total,
+        "update": update / total,
+    }
+
+
+def _counting(step: Any, counter: list[int]) -> Any:
+    def counted(action: Any) -> None:
+        counter[0] += 1
+        step(action)
+
+    return counted
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments.Parser(prog="python -m benchmarks.batched_training", description=__doc__)
+    parser.add_argument("--games", type=arguments.count(1), default=1024, help="batched games N (default 1024)")
+    parser.add_argument("--copies", type=arguments.count(1), default=8, help="AEC env copies (default 8)")
+    parser.add_argument("--rollouts", type=arguments.count(1), default=2, help="rollouts timed (default 2)")
+    args = parser.parse_args(argv)
+    import torch
+
+    from train.batched_seats import make_batched_seat_envs
+    from train.multiplayer import make_seat_envs
+
+    torch.set_num_threads(1)
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        aec = make_seat_envs("clue_v0", SIZES, ["deduction_sheet"], args.copies, 0, Path(folder) / "aec")
+        aec_moves = [0]
+        for copy in aec.envs:  # count every seat's moves
+            raw = copy.unwrapped.env
+            raw.step = _counting(raw.step, aec_moves)
+        reference = measure(aec, max(1, args.rollouts // 2), lambda: aec_moves[0])
+        batched = make_batched_seat_envs("clue_v0", SIZES, ["deduction_sheet", "self"], args.games, 0,
+                                         Path(folder) / "batched")  # fmt: skip
+        inner = batched.venv
+        step = inner.seats.step
+        played = [0]
+
+        def counted(actions: np.ndarray, moving: np.ndarray | None = None) -> Any:
+            live = ~inner.seats.games.over if moving is None else moving & ~inner.seats.games.over
+            played[0] += int(live.sum())
+            return step(actions, moving)
+
+        inner.seats.step = counted
+        fast = measure(batched, args.rollouts, lambda: played[0])
+    print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}, torch "
+          f"{torch.__version__}, 1 thread; MaskablePPO (n_steps 128, batch 256, 10 epochs, 256x256)")  # fmt: skip
+    print(f"# 4-player Clue, probabilities off, {args.rollouts} rollouts timed after one of warm-up\n")
+    print("| run | learner steps/s | moves/s (every seat) | rollout | update | ratio (learner steps) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    rows = [(f"`clue_v0` x {args.copies} (dummy), vs deduction sheet", reference),
+            (f"batched N = {args.games}, vs deduction sheet and self", fast)]  # fmt: skip
+    for label, row in rows:
+        print(f"| {label} | {row['steps']:,.0f} | {row['moves']:,.0f} | {row['rollout']:.0%} | {row['update']:.0%} | "
+              f"x{row['steps'] / reference['steps']:.1f} |")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
