@@ -1,7 +1,9 @@
-"""Batched Clue (issue 61) against ``clue_v0``: random masked play, steps per second, in one run.
+"""Batched Clue and Generalized Clue (issue 61) against their AEC envs: random masked play, steps per second, in
+one run.
 
-    python -m benchmarks.batched_clue                       # 4 players, N = 1024
+    python -m benchmarks.batched_clue                       # Clue, 4 players, N = 1024
     python -m benchmarks.batched_clue --players 6 --games 256 --seconds 5
+    python -m benchmarks.batched_clue --env generalized_clue_v0 --players 3 --cards 14
 
 Both play uniformly random legal actions with the observation of the seat to act made at every step
 (``probabilities=False``: the facts propagation proves, the record, the public position), autoreset on. The AEC
@@ -21,17 +23,14 @@ import time
 
 import numpy as np
 
-from deduction_envs.envs import clue_v0
-from deduction_envs.envs.clue_batched import BatchedClueSeats
-from deduction_envs.games.clue import ClueRules
-from deduction_envs.games.clue_batched import BatchedClueRules
+from deduction_envs import registry
 from train import arguments
 
 
-def aec_rate(players: int, seconds: float, seed: int = 0) -> float:
-    """Steps per second of ``clue_v0.raw_env(probabilities=False)`` in random masked play."""
+def aec_rate(env_id: str, sizes: dict, seconds: float, seed: int = 0) -> float:
+    """Steps per second of the raw AEC env (``probabilities=False``) in random masked play."""
     rng = np.random.default_rng(seed)
-    env = clue_v0.raw_env(players=players, probabilities=False)
+    env = registry.game(env_id).make_raw_env(**sizes, probabilities=False)
     env.reset(seed=seed)
     steps, games, start = 0, 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -44,11 +43,11 @@ def aec_rate(players: int, seconds: float, seed: int = 0) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def wrapped_rate(players: int, seconds: float, seed: int = 0) -> float:
-    """Steps per second of ``clue_v0.env(probabilities=False)`` (PettingZoo's wrapped env, what users get) driven
-    by PettingZoo's own loop (``agent_iter``, ``last``, ``step``), as issue 61 measured it."""
+def wrapped_rate(env_id: str, sizes: dict, seconds: float, seed: int = 0) -> float:
+    """Steps per second of the env users get (``env(probabilities=False)``, PettingZoo's order-checking wrapper)
+    driven by PettingZoo's own loop (``agent_iter``, ``last``, ``step``), as issue 61 measured it."""
     rng = np.random.default_rng(seed)
-    env = clue_v0.env(players=players, probabilities=False)
+    env = registry.game(env_id).make_env(**sizes, probabilities=False)
     steps, games, start = 0, 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
         env.reset(seed=seed + games)
@@ -65,10 +64,12 @@ def wrapped_rate(players: int, seconds: float, seed: int = 0) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def batched_rate(players: int, games: int, seconds: float, seed: int = 0) -> tuple[float, float]:
-    """Steps per second of :class:`BatchedClueSeats` in random masked play, without and with the random choice."""
+def batched_rate(env_id: str, sizes: dict, games: int, seconds: float, seed: int = 0) -> tuple[float, float]:
+    """Steps per second of the batched twin in random masked play, without and with the random choice."""
     rng = np.random.default_rng(seed)
-    seats = BatchedClueSeats(BatchedClueRules(ClueRules(players), games, seed=seed))
+    game = registry.game(env_id)
+    rules_class, seats_class = (registry.load(name) for name in game.batched_seats)
+    seats = seats_class(rules_class(game.make_rules(**sizes), games, seed=seed))
     seats.reset()
     steps, env_time, start = 0, 0.0, time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -91,26 +92,32 @@ def batched_rate(players: int, games: int, seconds: float, seed: int = 0) -> tup
 
 def main(argv: list[str] | None = None) -> None:
     parser = arguments.Parser(prog="python -m benchmarks.batched_clue", description=__doc__)
+    parser.add_argument("--env", choices=("clue_v0", "generalized_clue_v0"), default="clue_v0", help="the game")
     parser.add_argument("--players", type=arguments.count(2, 6), default=4, help="players (default 4)")
+    parser.add_argument("--cards", type=arguments.count(3), default=None, help="Generalized Clue's cards (12)")
     parser.add_argument("--games", type=arguments.count(1), default=1024, help="batched games N (default 1024)")
     parser.add_argument("--seconds", type=arguments.seconds, default=3.0, help="seconds a measurement (default 3)")
     parser.add_argument("--repeats", type=arguments.count(1), default=3, help="alternating measurements (median)")
     args = parser.parse_args(argv)
-    batched_rate(args.players, args.games, 0.5)  # compile and warm up
+    sizes = {"players": args.players, **({"cards": args.cards} if args.cards else {})}
+    if args.env == "clue_v0" and args.cards:
+        parser.error("--cards is Generalized Clue's")
+    batched_rate(args.env, sizes, args.games, 0.5)  # compile and warm up
     aec, wrapped, env_only, with_choice = [], [], [], []
     for _ in range(args.repeats):
-        aec.append(aec_rate(args.players, args.seconds))
-        wrapped.append(wrapped_rate(args.players, args.seconds))
-        env, whole = batched_rate(args.players, args.games, args.seconds)
+        aec.append(aec_rate(args.env, sizes, args.seconds))
+        wrapped.append(wrapped_rate(args.env, sizes, args.seconds))
+        env, whole = batched_rate(args.env, sizes, args.games, args.seconds)
         env_only.append(env)
         with_choice.append(whole)
     a, w, b, c = (statistics.median(x) for x in (aec, wrapped, env_only, with_choice))
     print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}, numpy {np.__version__}")
-    print(f"# Clue, {args.players} players, probabilities off, random masked play, median of {args.repeats}\n")
-    print("| env | steps/s | ratio to `clue_v0.raw_env` | ratio to `clue_v0.env` |")
+    print(f"# {args.env} {sizes}, probabilities off, random masked play, median of {args.repeats}\n")
+    name = args.env
+    print(f"| env | steps/s | ratio to `{name}.raw_env` | ratio to `{name}.env` |")
     print("| --- | ---: | ---: | ---: |")
-    print(f"| `clue_v0.raw_env`, a plain loop | {a:,.0f} | x1 | x{a / w:.1f} |")
-    print(f"| `clue_v0.env`, PettingZoo's loop | {w:,.0f} | x{w / a:.2f} | x1 |")
+    print(f"| `{name}.raw_env`, a plain loop | {a:,.0f} | x1 | x{a / w:.1f} |")
+    print(f"| `{name}.env`, PettingZoo's loop | {w:,.0f} | x{w / a:.2f} | x1 |")
     print(f"| batched, N = {args.games}: the env alone | {b:,.0f} | x{b / a:.1f} | x{b / w:.1f} |")
     print(f"| batched, N = {args.games}: with the random choice | {c:,.0f} | x{c / a:.1f} | x{c / w:.1f} |")
 

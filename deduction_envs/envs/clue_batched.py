@@ -103,17 +103,8 @@ class BatchedSheetSeats:
 
     def _start(self, games: np.ndarray) -> None:
         """The seats of the games ``games``, just dealt: each knows its hand and nothing else."""
-        players = self.games.rules.players
-        places = self.games.places[games]  # (k, cards)
-        bits = np.int64(1) << np.arange(places.shape[1], dtype=np.int64)
-        hands = np.stack([(bits * (places == seat)).sum(axis=1) for seat in range(players)], axis=1)
-        self.hand[games] = hands
-        self.required[games], self.forbidden[games] = 0, 0
-        seats = np.arange(players)
-        self.required[games[:, None], seats, seats] = hands
-        self.forbidden[games[:, None], seats, seats] = self._full & ~hands
-        self.clauses[games], self.used[games], self.record[games] = DEAD, 0, 0
-        self.dirty[games], self.moves[games] = True, 0
+        _start_seats(games, self.games.places, self._full, self.hand, self.required, self.forbidden, self.clauses,
+                     self.used, self.record, self.dirty, self.moves)  # fmt: skip
 
     def step(self, actions: np.ndarray, moving: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Play ``actions[i]`` in every game ``i`` that is not over (or only in those ``moving``, a bool a game,
@@ -132,7 +123,7 @@ class BatchedSheetSeats:
             if self.illegal_action == "raise":
                 games.step(actions, live)  # raises, naming the game
             live &= ~self.illegal
-        rewards, ended = games.step(actions, live)
+        rewards, ended = games._play(actions, live)  # checked above
         if self.illegal.any():
             forfeits = np.flatnonzero(self.illegal)
             rewards[forfeits, games.mover[forfeits]] = ILLEGAL_ACTION_REWARD
@@ -201,6 +192,29 @@ class BatchedClueSeats(BatchedSheetSeats):
 
 
 @njit(cache=True)
+def _start_seats(games, places, full, hand, required, forbidden, clauses, used, record, dirty,
+                 moves):  # pragma: no cover - compiled  # fmt: skip
+    """Every seat of the games ``games`` (indices) knows its hand and nothing else; no move played."""
+    players = hand.shape[1]
+    for g in games:
+        required[g, :, :] = 0
+        forbidden[g, :, :] = 0
+        clauses[g, :, :, 2] = DEAD
+        used[g, :] = 0
+        record[g] = 0
+        dirty[g, :] = True
+        moves[g] = 0
+        for s in range(players):
+            hand[g, s] = 0
+        for c in range(places.shape[1]):
+            if places[g, c] < players:
+                hand[g, places[g, c]] |= np.int64(1) << c
+        for s in range(players):
+            required[g, s, s] = hand[g, s]
+            forbidden[g, s, s] = full & ~hand[g, s]
+
+
+@njit(cache=True)
 def _add_clause(clauses, used, g, s, place, mask, kind, required, forbidden, full, groups):  # pragma: no cover
     """Append a clause to seat ``s`` of game ``g``; when its table is full, settle it (propagate, drop the dead
     rows) first. False if it is still full."""
@@ -237,13 +251,15 @@ def _feed(live, kind, player, cards, passed, refuter, card, correct, turn, requi
         for k in range(3):
             if cards[g, k] >= 0:
                 named |= np.int64(1) << cards[g, k]
+        # A fact the seat's facts already imply (a subset of what propagation will prove) changes nothing: it is
+        # not added and the seat stays settled, which spares most propagations late in a game.
         if kind[g] == 1:  # a suggestion: the passes, and a refuter holding one of the cards
             for s in range(players):
-                dirty[g, s] |= passed[g] != 0 or refuter[g] >= 0
                 for q in range(players):
                     if passed[g] >> q & 1:
-                        if q != s:
+                        if q != s and forbidden[g, s, q] & named != named:
                             forbidden[g, s, q] |= named
+                            dirty[g, s] = True
                         for k in range(3):
                             record[g, s, 2, q, cards[g, k]] += 1
                 for k in range(3):
@@ -251,23 +267,28 @@ def _feed(live, kind, player, cards, passed, refuter, card, correct, turn, requi
                 if refuter[g] >= 0:
                     for k in range(3):
                         record[g, s, 3, refuter[g], cards[g, k]] += 1
-                    if s != player[g] and s != refuter[g]:
+                    if s != player[g] and s != refuter[g] and required[g, s, refuter[g]] & named == 0:
+                        dirty[g, s] = True
                         if not _add_clause(clauses, used, g, s, refuter[g], named, AT_LEAST, required, forbidden,
                                            full, groups):  # fmt: skip
                             return False
         elif kind[g] == 2:  # a card shown: the asker (whose turn it is) learns the refuter holds it
-            asker = turn[g]
-            required[g, asker, refuter[g]] |= np.int64(1) << card[g]
-            dirty[g, asker] = True
+            asker, bit = turn[g], np.int64(1) << card[g]
+            if required[g, asker, refuter[g]] & bit == 0:
+                required[g, asker, refuter[g]] |= bit
+                dirty[g, asker] = True
             record[g, refuter[g], 0, asker, card[g]] = 1
         elif kind[g] == 3:  # an accusation: the case file is, or is not, the three cards
             for s in range(players):
-                dirty[g, s] = True
                 if correct[g]:
-                    required[g, s, case_file] |= named
-                elif not _add_clause(clauses, used, g, s, case_file, named, NOT_ALL, required, forbidden, full,
-                                     groups):  # fmt: skip
-                    return False
+                    if required[g, s, case_file] & named != named:
+                        required[g, s, case_file] |= named
+                        dirty[g, s] = True
+                elif forbidden[g, s, case_file] & named == 0:  # not yet known to be wrong
+                    dirty[g, s] = True
+                    if not _add_clause(clauses, used, g, s, case_file, named, NOT_ALL, required, forbidden, full,
+                                       groups):  # fmt: skip
+                        return False
     return True
 
 

@@ -117,7 +117,7 @@ class BatchedClueRules:
             raise ValueError(f"games must be indices in [0, {self.n - 1}], got {games}")
         rules = self.rules
         if seeds is None:
-            self.deal(games, self._deals(games.size))
+            self._set(games, self._deals(games.size))  # deals of the table by construction (tested)
             return
         seeds = [check_seed(s) for s in seeds]
         if len(seeds) != games.size:
@@ -129,6 +129,14 @@ class BatchedClueRules:
     def _deals(self, k: int) -> np.ndarray:
         rules = self.rules
         return batch_deals(rules.category_sizes, [1] * len(rules.categories), rules.players, self.rng, k)
+
+    def _set(self, games: np.ndarray, places: np.ndarray) -> None:
+        """Start the games ``games`` on the deals ``places``, known to be deals of this table."""
+        self.places[games] = places
+        self.turn[games], self.phase[games], self.refuter[games] = 0, _START, -1
+        self.suggestion[games], self.out[games], self.winner[games] = -1, False, -1
+        self.halted[games] = False
+        self.event["kind"][games], self.event["player"][games] = 0, 0
 
     def deal(self, games: np.ndarray, places: np.ndarray) -> None:
         """Start the games ``games`` (indices) on the deals ``places`` (a row a game: each card's place, the
@@ -148,11 +156,7 @@ class BatchedClueRules:
         if places.size and (places.min() < 0 or places.max() > rules.players or np.any(hands) or np.any(case)):
             raise ValueError(f"a deal gives each player its hand ({list(rules.hand_sizes)} cards) and the case file "
                              "one card of each category")  # fmt: skip
-        self.places[games] = places
-        self.turn[games], self.phase[games], self.refuter[games] = 0, _START, -1
-        self.suggestion[games], self.out[games], self.winner[games] = -1, False, -1
-        self.halted[games] = False
-        self.event["kind"][games], self.event["player"][games] = 0, 0
+        self._set(games, places)
 
     # ------------------------------------------------------------------ playing
     @property
@@ -211,13 +215,17 @@ class BatchedClueRules:
             ValueError: an action is outside the action space or masked in its game, or ``moving`` is not a bool
                 a game; nothing changes.
         """
-        rules = self.rules
         actions, live = self._checked(actions, moving)
         illegal = np.flatnonzero(self._illegal(actions, live))
         if illegal.size:
             game = int(illegal[0])
             raise ValueError(f"game {game}: action {int(actions[game])} is not legal now (phase "
                              f"{CluePhase(int(self.phase[game])).name})")  # fmt: skip
+        return self._play(actions, live)
+
+    def _play(self, actions: np.ndarray, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`step` without its checks: ``actions`` (int64) legal in every game ``live`` marks."""
+        rules = self.rules
         rewards = np.zeros((self.n, rules.players))
         ended = np.zeros(self.n, dtype=np.bool_)
         event = self.event

@@ -181,13 +181,17 @@ class BatchedGeneralizedClueRules:
             ValueError: an action is outside the action space or masked in its game, or ``moving`` is not a bool
                 a game; nothing changes.
         """
-        rules = self.rules
         actions, live = self._checked(actions, moving)
         illegal = np.flatnonzero(self._illegal(actions, live))
         if illegal.size:
             game = int(illegal[0])
             raise ValueError(f"game {game}: action {int(actions[game])} is not legal now (phase "
                              f"{GeneralizedCluePhase(int(self.phase[game])).name})")  # fmt: skip
+        return self._play(actions, live)
+
+    def _play(self, actions: np.ndarray, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`step` without its checks: ``actions`` (int64) legal in every game ``live`` marks."""
+        rules = self.rules
         rewards = np.zeros((self.n, rules.players))
         ended = np.zeros(self.n, dtype=np.bool_)
         event = self.event
