@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 from numba import njit
 
-__all__ = ["DRAWS", "BatchedAgent", "BatchedRandom", "checked", "named_agent"]
+__all__ = ["DRAWS", "BatchedAgent", "BatchedRandom", "checked", "named_agent", "pick", "pick_many", "popcount"]
 
 #: Uniform draws a decision takes at most (a Clue suggestion's three cards).
 DRAWS = 3
@@ -27,20 +27,30 @@ class BatchedAgent(Protocol):
 
     name: str
 
+    def draws(self, rules: Any) -> int:
+        """The uniform draws a decision of a game of ``rules`` takes at most."""
+        ...
+
     def act(self, seats: Any, games: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
         """The actions of each game's seat to act in the games ``games`` marks (a bool a game), one a game
-        (rows not marked: 0); ``uniforms`` ``(n, DRAWS)`` in [0, 1) are its random draws."""
+        (rows not marked: 0); ``uniforms`` ``(n, draws)`` in [0, 1) are its random draws."""
         ...
 
 
-def checked(seats: Any, games: np.ndarray, uniforms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``games`` (only those not over) and ``uniforms`` as arrays, or a ValueError naming what is wrong."""
+def checked(seats: Any, games: np.ndarray, uniforms: np.ndarray, draws: int = DRAWS) -> tuple[np.ndarray, np.ndarray]:
+    """``games`` (only those not over) and ``uniforms`` (at least ``draws`` a game) as arrays, or a ValueError
+    naming what is wrong."""
     n = seats.games.n
     games, uniforms = np.asarray(games), np.asarray(uniforms, dtype=np.float64)
     if games.shape != (n,) or games.dtype != np.bool_:
         raise ValueError(f"games must be {n} bools (one a game), got {games.dtype} {games.shape}")
-    if uniforms.shape != (n, DRAWS) or (uniforms.size and not (0 <= uniforms.min() and uniforms.max() < 1)):
-        raise ValueError(f"uniforms must be ({n}, {DRAWS}) numbers in [0, 1), got shape {uniforms.shape}")
+    if (
+        uniforms.ndim != 2
+        or uniforms.shape[0] != n
+        or uniforms.shape[1] < draws
+        or (uniforms.size and not (0 <= uniforms.min() and uniforms.max() < 1))
+    ):
+        raise ValueError(f"uniforms must be ({n}, {draws}) numbers in [0, 1), got shape {uniforms.shape}")
     return games & ~seats.games.over, uniforms
 
 
@@ -61,11 +71,49 @@ class BatchedRandom:
 
     name = "random"
 
+    def draws(self, rules: Any) -> int:
+        return 1
+
     def act(self, seats: Any, games: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
-        games, uniforms = checked(seats, games, uniforms)
+        games, uniforms = checked(seats, games, uniforms, 1)
         actions = np.zeros(seats.games.n, dtype=np.int64)
         _random_actions(seats.games.legal_masks(), games, uniforms[:, 0], actions)
         return actions
+
+
+@njit(cache=True)
+def pick(bits, u):  # pragma: no cover - compiled
+    """The ``int(u * k)``-th set bit (ascending) of the ``k`` in ``bits``: ``rng.choice`` of a sorted pool."""
+    pick_at = int(u * popcount(bits))
+    card = 0
+    while True:
+        if bits >> card & 1:
+            if pick_at == 0:
+                return card
+            pick_at -= 1
+        card += 1
+
+
+@njit(cache=True)
+def popcount(bits):  # pragma: no cover - compiled
+    count = 0
+    while bits:
+        bits &= bits - 1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def pick_many(bits, uniforms, start, k):  # pragma: no cover - compiled
+    """``k`` set bits of ``bits`` drawn one after another without replacement, the ``i``-th at
+    ``uniforms[start + i]`` among those left (as a sorted pool's ``rng.choice(pool, k, replace=False)`` is
+    replayed by the tests' draws): the drawn bits."""
+    drawn = np.int64(0)
+    for i in range(k):
+        card = pick(bits, uniforms[start + i])
+        bits &= ~(np.int64(1) << card)
+        drawn |= np.int64(1) << card
+    return drawn
 
 
 @njit(cache=True)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.batched import BatchedAgent, BatchedRandom, checked, named_agent
+from agents.batched import DRAWS, BatchedAgent, BatchedRandom, checked, named_agent, pick, popcount
 from deduction_envs.envs.clue_batched import BatchedClueSeats
 from deduction_envs.games.clue import CluePhase
 from deduction_envs.reasoning.clue_facts import _propagate_masks
@@ -45,6 +45,9 @@ class BatchedDeductionSheet:
     shown to the asker, else to anyone, else any it holds."""
 
     name = "deduction-sheet"
+
+    def draws(self, rules: object) -> int:
+        return DRAWS
 
     def act(self, seats: BatchedClueSeats, games: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
         games, uniforms = checked(seats, games, uniforms)
@@ -71,33 +74,6 @@ def batched_agent(name: str) -> BatchedAgent:
 
 
 @njit(cache=True)
-def _pick(bits, u):  # pragma: no cover - compiled
-    """The ``int(u * k)``-th set bit (ascending) of the ``k`` in ``bits``: ``rng.choice`` of a sorted pool."""
-    count = 0
-    rest = bits
-    while rest:
-        rest &= rest - 1
-        count += 1
-    pick = int(u * count)
-    card = 0
-    while True:
-        if bits >> card & 1:
-            if pick == 0:
-                return card
-            pick -= 1
-        card += 1
-
-
-@njit(cache=True)
-def _popcount(bits):  # pragma: no cover - compiled
-    count = 0
-    while bits:
-        bits &= bits - 1
-        count += 1
-    return count
-
-
-@njit(cache=True)
 def _sheet_actions(games, mover, phase, turn, suggestion, hand, required, forbidden, clauses, dirty, record, full,
                    groups, starts, sizes, triples, end_action, uniforms, actions):  # pragma: no cover  # fmt: skip
     players = required.shape[1]
@@ -119,17 +95,17 @@ def _sheet_actions(games, mover, phase, turn, suggestion, hand, required, forbid
                         if record[g, s, 0, q, c] > 0:
                             to_anyone |= np.int64(1) << c
             pool = to_asker if to_asker else (to_anyone if to_anyone else held)
-            actions[g] = end_action + 1 + _pick(pool, uniforms[g, 0])
+            actions[g] = end_action + 1 + pick(pool, uniforms[g, 0])
             continue
         if dirty[g, s]:
             if not _propagate_masks(required[g, s], forbidden[g, s], full, groups, clauses[g, s]):
                 return False
             dirty[g, s] = False
         case_file = required[g, s, players]
-        if _popcount(case_file) == starts.size:  # the sheet names the case file: accuse
+        if popcount(case_file) == starts.size:  # the sheet names the case file: accuse
             index = 0
             for k in range(starts.size):
-                card = _pick(case_file & (((np.int64(1) << sizes[k]) - 1) << starts[k]), 0.0)
+                card = pick(case_file & (((np.int64(1) << sizes[k]) - 1) << starts[k]), 0.0)
                 index = index * sizes[k] + card - starts[k]
             actions[g] = triples + index
             continue
@@ -147,6 +123,6 @@ def _sheet_actions(games, mover, phase, turn, suggestion, hand, required, forbid
                 pool = category & hand[g, s]
             if not pool:
                 pool = category
-            index = index * sizes[k] + _pick(pool, uniforms[g, k]) - starts[k]
+            index = index * sizes[k] + pick(pool, uniforms[g, k]) - starts[k]
         actions[g] = index
     return True

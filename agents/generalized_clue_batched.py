@@ -1,16 +1,176 @@
-"""Generalized Clue's reference opponents inside the batch (issue 61): so far the random agent
-(:class:`agents.batched.BatchedRandom`); the scoreboard's compiled twin is still to come."""
+"""Generalized Clue's reference opponents inside the batch (issue 61): the random agent
+(:class:`agents.batched.BatchedRandom`) and the course report's scoreboard player, compiled.
+
+:class:`BatchedScoreboard` is :class:`agents.generalized_clue_agents.GeneralizedClueScoreboard` with its
+defaults (padded asks, the spoof, no interrogation-pattern rule) for many games of a
+:class:`~deduction_envs.envs.generalized_clue_batched.BatchedGeneralizedClueSeats`: its scoreboard re-derived
+from the seat's history at each decision (the seats' log of asks, the cards shown to it, the guessers' hands),
+"poor man's logic" to a fixed point, the same choice of whom to ask and what, the same guesses and the same card
+shown; fed the same random draws, it decides as the Python agent (``tests/test_generalized_clue_batched_agents.py``).
+A whole move is decided at the start of a turn and its steps are played on the following calls, as the Python
+agent queues them.
+"""
 
 from __future__ import annotations
 
-from agents.batched import BatchedAgent, BatchedRandom, named_agent
+from typing import Any
 
-__all__ = ["BATCHED_AGENTS", "batched_agent"]
+import numpy as np
+from numba import njit
+
+from agents.batched import BatchedAgent, BatchedRandom, checked, named_agent, pick, pick_many, popcount
+from deduction_envs.games.generalized_clue import GeneralizedCluePhase
+
+__all__ = ["BATCHED_AGENTS", "BatchedScoreboard", "batched_agent"]
+
+_START, _ASKING, _GUESSING, _SHOW, _OVER = (int(p) for p in GeneralizedCluePhase)
+
+
+class BatchedScoreboard:
+    """The scoreboard player (padded asks, spoof) deciding for many games at once; see the module docstring."""
+
+    name = "scoreboard"
+
+    def __init__(self) -> None:
+        self._plan: np.ndarray | None = None  # [game, seat]: the cards of the move being played, as bits
+
+    def draws(self, rules: Any) -> int:
+        return rules.cards + 1
+
+    def act(self, seats: Any, games: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+        batch, rules = seats.games, seats.games.rules
+        games, uniforms = checked(seats, games, uniforms, self.draws(rules))
+        if self._plan is None or self._plan.shape != (batch.n, rules.players):
+            self._plan = np.zeros((batch.n, rules.players), dtype=np.int64)
+        actions = np.zeros(batch.n, dtype=np.int64)
+        sizes = np.array(rules.hand_sizes, dtype=np.int64)
+        ok = _scoreboard_actions(games, batch.mover, batch.turn, batch.phase, batch.chosen, batch.asked, batch.turns,
+                                 batch.out, seats.hand, seats.record, seats.asks, seats.ask_count, seats.shown_to,
+                                 seats.revealed, sizes, rules.hidden, rules.rounds, uniforms, self._plan,
+                                 actions)  # fmt: skip
+        if not ok:
+            raise RuntimeError("the scoreboard found nothing to ask (the Python agent raises here too)")
+        return actions
+
 
 #: The compiled twins, by the roster's names (:mod:`agents.roster`).
-BATCHED_AGENTS: dict[str, type] = {"random": BatchedRandom}
+BATCHED_AGENTS: dict[str, type] = {"random": BatchedRandom, "scoreboard": BatchedScoreboard}
 
 
 def batched_agent(name: str) -> BatchedAgent:
     """A compiled reference agent of Generalized Clue by its roster name (ValueError naming the choices if none)."""
     return named_agent(BATCHED_AGENTS, "Generalized Clue", name)
+
+
+@njit(cache=True)
+def _board(g, me, hand, asks, count, shown_to, revealed, out, sizes, full):  # pragma: no cover - compiled
+    """The scoreboard of seat ``me``: per player the cards it holds and does not hold (bits), from the history
+    ("poor man's logic" to a fixed point, as ``agents.generalized_clue_agents.Scoreboard``)."""
+    players = sizes.size
+    held = np.zeros(players, dtype=np.int64)
+    lacked = np.zeros(players, dtype=np.int64)
+    held[me], lacked[me] = hand[g, me], full & ~hand[g, me]
+    yes_target = np.zeros(count[g], dtype=np.int64)
+    yes_cards = np.zeros(count[g], dtype=np.int64)
+    yes = 0
+    for a in range(count[g]):
+        asker, target, cards, answered = asks[g, a, 0], asks[g, a, 1], asks[g, a, 2], asks[g, a, 3]
+        if not answered:
+            lacked[target] |= cards
+        elif asker != me and target != me:
+            yes_target[yes], yes_cards[yes] = target, cards
+            yes += 1
+    for q in range(players):
+        held[q] |= shown_to[g, me, q]
+        if q != me and out[g, q]:
+            held[q] |= revealed[g, q]
+            lacked[q] |= full & ~revealed[g, q]
+    changed = True
+    while changed:
+        changed = False
+        for k in range(yes):
+            t, cards = yes_target[k], yes_cards[k]
+            if held[t] & cards:
+                continue
+            unknown = cards & ~lacked[t]
+            if popcount(unknown) == 1 and not held[t] & unknown:
+                held[t] |= unknown
+                changed = True
+        anyone = np.int64(0)
+        for q in range(players):
+            anyone |= held[q]
+        for q in range(players):
+            more = anyone & ~held[q] & ~lacked[q]
+            if popcount(held[q]) == sizes[q]:
+                more |= full & ~held[q] & ~lacked[q]
+            if more:
+                lacked[q] |= more
+                changed = True
+    return held, lacked
+
+
+@njit(cache=True)
+def _scoreboard_actions(games, mover, turn, phase, chosen, asked, turns, out, hand, record, asks, count, shown_to,
+                        revealed, sizes, hidden, rounds, uniforms, plan, actions):  # pragma: no cover  # fmt: skip
+    players, cards = sizes.size, record.shape[4]
+    full = (np.int64(1) << cards) - 1
+    for g in range(games.size):
+        if not games[g]:
+            continue
+        s = mover[g]
+        if phase[g] == _SHOW:  # a card of the list: reshown to the asker, else to anyone, else any
+            mine = asked[g] & hand[g, s]
+            to_asker, to_anyone = np.int64(0), np.int64(0)
+            for c in range(cards):
+                if mine >> c & 1:
+                    if record[g, s, 0, turn[g], c] > 0:
+                        to_asker |= np.int64(1) << c
+                    for q in range(players):
+                        if record[g, s, 0, q, c] > 0:
+                            to_anyone |= np.int64(1) << c
+            pool = to_asker if to_asker else (to_anyone if to_anyone else mine)
+            actions[g] = pick(pool, uniforms[g, 0])
+            continue
+        if phase[g] == _ASKING or phase[g] == _GUESSING:  # the next card of the move decided, then submit
+            rest = plan[g, s] & ~chosen[g]
+            actions[g] = pick(rest, 0.0) if rest else cards + players + 1
+            continue
+        held, lacked = _board(g, s, hand, asks, count, shown_to, revealed, out, sizes, full)
+        anyone = np.int64(0)
+        nobody = full
+        for q in range(players):
+            anyone |= held[q]
+            nobody &= lacked[q]
+        case = np.int64(-1)
+        if popcount(nobody) == hidden:
+            case = nobody
+        elif popcount(anyone) == cards - hidden:
+            case = full & ~anyone
+        target, fewest = -1, cards + 1
+        if turns[g, s] < rounds:  # whom it may ask: in turn order after it, the least known first
+            for i in range(1, players):
+                q = (s + i) % players
+                if not out[g, q] and popcount(held[q]) < fewest:
+                    target, fewest = q, popcount(held[q])
+        if case >= 0 or target < 0:
+            if case < 0:  # must guess: cards nobody is known to hold
+                case = pick_many(full & ~anyone, uniforms[g], 0, hidden)
+            plan[g, s] = case
+            actions[g] = cards + players
+            continue
+        own_turn = turns[g, s] + 1
+        if own_turn == 1:  # every card: tells nobody anything
+            plan[g, s] = full
+        elif own_turn == 2:  # the spoof: every card but one of its own
+            plan[g, s] = full & ~(np.int64(1) << pick(hand[g, s], uniforms[g, 0]))
+        else:  # enough of the target's unknown cards to be sure to learn one, padded with located cards
+            unknown = full & ~held[target] & ~lacked[target]
+            left = sizes[target] - popcount(held[target])
+            k = min(max(1, popcount(unknown) - left + 1), popcount(unknown))
+            others = anyone & ~held[target]
+            plan[g, s] = pick_many(unknown, uniforms[g], 0, k) | pick_many(others, uniforms[g], k,
+                                                                            popcount(others) // 2)  # fmt: skip
+            if not plan[g, s]:
+                return False
+        actions[g] = cards + target
+    return True

@@ -67,8 +67,8 @@ def replay(log: list[tuple], game: int, module, rules_class, sizes: dict) -> lis
 
 GAMES = [
     ("clue_v0", SIZES, ["random", "deduction_sheet"], clue_v0, ClueRules),
-    ("generalized_clue_v0", {"cards": 12, "hidden": 2, "players": 3, "probabilities": False}, ["random"],
-     generalized_clue_v0, GeneralizedClueRules),
+    ("generalized_clue_v0", {"cards": 12, "hidden": 2, "players": 3, "probabilities": False},
+     ["random", "scoreboard"], generalized_clue_v0, GeneralizedClueRules),
 ]  # fmt: skip
 
 
@@ -85,7 +85,7 @@ def test_every_game_is_a_game_of_the_aec_env_from_the_learners_seat(env, sizes, 
         seen[g][-1].append(observations[g])
     results: dict[int, list[tuple]] = {g: [] for g in range(6)}
     rewards_so_far = np.zeros(6)
-    for _ in range(400):
+    for _ in range(800):
         masks = venv.action_masks()
         assert masks.any(axis=1).all()  # the learner is to act in every game
         keys = rng.random(masks.shape)

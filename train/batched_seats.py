@@ -8,7 +8,7 @@
 (drawn each game) and every other seat is an opponent drawn per game from a pool:
 
 * the reference agents' compiled twins (:mod:`agents.clue_batched`: ``random``, ``deduction_sheet``;
-  :mod:`agents.generalized_clue_batched`: ``random``);
+  :mod:`agents.generalized_clue_batched`: ``random``, ``scoreboard``);
 * ``self``: the learner's current policy (self-play; :func:`play_self` hands it the model's policy before training
   starts), deciding for every game where such a seat is to act in one batched forward pass;
 * snapshots of the learner (saved models; a league adds them with ``env_method("add_opponent", path)``, as it
@@ -263,7 +263,6 @@ class BatchedSeatsVecEnv(VecEnv):
                 return
             entry = self.seated[rows, movers]
             actions = np.zeros(self.num_envs, dtype=np.int64)
-            uniforms = None
             for e in np.unique(entry[waiting]):
                 theirs = waiting & (entry == e)
                 player = self._players[self.entries[e]]
@@ -275,10 +274,7 @@ class BatchedSeatsVecEnv(VecEnv):
                     chances = masked_probabilities(policy, observations, games.legal_masks()[theirs])
                     actions[theirs] = sample_actions(chances, self.rng.random(len(chances)))
                 else:
-                    if uniforms is None:
-                        from agents.batched import DRAWS
-
-                        uniforms = self.rng.random((self.num_envs, DRAWS))
+                    uniforms = self.rng.random((self.num_envs, player.draws(self.rules)))
                     actions = np.where(theirs, player.act(self.seats, theirs, uniforms), actions)
             self._play(actions, waiting)
 

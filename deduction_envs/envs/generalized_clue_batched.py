@@ -50,9 +50,23 @@ class BatchedGeneralizedClueSeats(BatchedSheetSeats):
         super().__init__(games, max_cycles, illegal_action)
         slots = self.observer.pieces.slices
         self._starts = np.array([slots[name].start for name in _PIECES], dtype=np.int64)
+        rules, n = games.rules, games.n
+        # The history as the Python seats keep it (their events), for agents that reason from it rather than
+        # from the facts: every ask (public: asker, target, the list as bits, answered), the cards shown to each
+        # seat (private to it: [game, seat, by whom] as bits) and each guesser's hand (public once it is out).
+        self.asks = np.zeros((n, rules.rounds * rules.players, 4), dtype=np.int64)
+        self.ask_count = np.zeros(n, dtype=np.int64)
+        self.shown_to = np.zeros((n, rules.players, rules.players), dtype=np.int64)
+        self.revealed = np.zeros((n, rules.players), dtype=np.int64)
+
+    def _start(self, games: np.ndarray) -> None:
+        super()._start(games)
+        self.ask_count[games], self.shown_to[games], self.revealed[games] = 0, 0, 0
 
     def _feed(self, live: np.ndarray) -> bool:
         event = self.games.event
+        _log(live, event["kind"], event["player"], event["target"], event["cards"], event["card"],
+             event["answered"], event["hand"], self.asks, self.ask_count, self.shown_to, self.revealed)  # fmt: skip
         return _feed(live, event["kind"], event["player"], event["target"], event["cards"], event["card"],
                      event["answered"], event["hand"], self.required, self.forbidden, self.clauses, self.used,
                      self.dirty, self.record, self._full, self._groups)  # fmt: skip
@@ -63,6 +77,22 @@ class BatchedGeneralizedClueSeats(BatchedSheetSeats):
                         batch.turns, batch.out, float(batch.rules.rounds), self.hand, self.required,
                         self.forbidden, self.clauses, self.dirty, self.record, self._full, self._groups,
                         self._sheet_starts, self._places, self._seats, self._starts, out)  # fmt: skip
+
+
+@njit(cache=True)
+def _log(live, kind, player, target, cards, card, answered, hand, asks, count, shown_to, revealed):  # pragma: no cover
+    """The history's log: each ask, each card shown (to the asker), each guesser's hand."""
+    for g in range(live.size):
+        if not live[g]:
+            continue
+        if kind[g] == 2:
+            asks[g, count[g], 0], asks[g, count[g], 1] = player[g], target[g]
+            asks[g, count[g], 2], asks[g, count[g], 3] = cards[g], answered[g]
+            count[g] += 1
+        elif kind[g] == 3:
+            shown_to[g, player[g], target[g]] |= np.int64(1) << card[g]
+        elif kind[g] == 4:
+            revealed[g, player[g]] = hand[g]
 
 
 @njit(cache=True)
