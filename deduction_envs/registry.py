@@ -245,6 +245,11 @@ register_game(
             }
         ),
         opponent="epsilon_greedy",
+        batched_seats=(
+            "deduction_envs.games.algo_batched:BatchedAlgoRules",
+            "deduction_envs.envs.algo_batched:BatchedAlgoSeats",
+        ),
+        batched_agents="agents.algo_batched:batched_agent",
         evaluation=("random", "epsilon_greedy", "max_entropy"),
         play=("train.tools.play_algo:play", "max_entropy", 2),
         training_env="train.training_envs:AlgoTrainingEnv",

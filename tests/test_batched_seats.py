@@ -9,7 +9,8 @@ from unittest import mock
 import numpy as np
 import pytest
 
-from deduction_envs.envs import clue_v0, generalized_clue_v0
+from deduction_envs.envs import algo_v0, clue_v0, generalized_clue_v0
+from deduction_envs.games.algo import AlgoRules, AlgoState
 from deduction_envs.games.clue import ClueRules
 from deduction_envs.games.generalized_clue import GeneralizedClueRules
 from train.batched_seats import BatchedSeatsVecEnv, batched_refusal, make_batched_seat_envs, play_self
@@ -26,7 +27,13 @@ def recorded(venv: BatchedSeatsVecEnv) -> list[tuple]:
 
     def logged_deal(games, seeds=None):
         deal(games, seeds)
-        log.append(("deal", np.array(games), seats.games.places[games].copy()))
+        batch = seats.games
+        if hasattr(batch, "places"):  # the Clue family: each card's place
+            dealt = batch.places[games].copy()
+        else:  # Algo: the shuffled deck as new_game takes it (hands, the deck, the card drawn last)
+            dealt = np.array([[*[c for h in batch.hands[g] for c in range(64) if h >> c & 1],
+                               *batch.deck[g, : batch.deck_left[g]], batch.drawn[g]] for g in games])  # fmt: skip
+        log.append(("deal", np.array(games), dealt))
 
     def logged_step(actions, moving=None):
         live = ~seats.games.over if moving is None else moving & ~seats.games.over
@@ -35,6 +42,18 @@ def recorded(venv: BatchedSeatsVecEnv) -> list[tuple]:
 
     seats.reset_games, seats.step = logged_deal, logged_step
     return log
+
+
+def dealt(rules, places):
+    """The new game of a logged deal, as the rules' ``new_game`` would make it."""
+    if isinstance(rules, AlgoRules):
+        size = rules.dealt
+        order = [int(c) for c in places]
+        hands = [sorted(order[p * size : (p + 1) * size]) for p in range(rules.players)]
+        state = AlgoState(hands, [set() for _ in hands], order[rules.players * size :])
+        rules._start_turn(state)
+        return state
+    return rules.state_of_deal(places)
 
 
 def replay(log: list[tuple], game: int, module, rules_class, sizes: dict) -> list[dict]:
@@ -54,7 +73,7 @@ def replay(log: list[tuple], game: int, module, rules_class, sizes: dict) -> lis
             finish()
             places = entry[2][list(entry[1]).index(game)]
             env = module.raw_env(**sizes)
-            with mock.patch.object(rules_class, "new_game", lambda self, rng, first=0, p=places: self.state_of_deal(p)):
+            with mock.patch.object(rules_class, "new_game", lambda self, rng, first=0, p=places: dealt(self, p)):
                 env.reset(seed=0)
             episode, learner = {"decisions": []}, None
         elif entry[0] == "step" and entry[2][game]:
@@ -69,10 +88,11 @@ GAMES = [
     ("clue_v0", SIZES, ["random", "deduction_sheet"], clue_v0, ClueRules),
     ("generalized_clue_v0", {"cards": 12, "hidden": 2, "players": 3, "probabilities": False},
      ["random", "scoreboard"], generalized_clue_v0, GeneralizedClueRules),
+    ("algo_v0", {"players": 3, "probabilities": False}, ["random"], algo_v0, AlgoRules),
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("env", "sizes", "opponents", "module", "rules_class"), GAMES, ids=["clue", "generalized"])
+@pytest.mark.parametrize(("env", "sizes", "opponents", "module", "rules_class"), GAMES, ids=["clue", "gc", "algo"])
 def test_every_game_is_a_game_of_the_aec_env_from_the_learners_seat(env, sizes, opponents, module, rules_class):
     venv = BatchedSeatsVecEnv(env, sizes, opponents, 6, seed=3)
     rules = venv.rules
@@ -148,9 +168,17 @@ def test_self_play_and_snapshots_decide_in_one_pass_per_kind(tmp_path):
     assert monitor[1] == "r,l,t,rank,won" and len(monitor) > 2
 
 
+def test_a_game_without_a_twin_says_so():
+    from conftest import registered
+    from toy_duel import DUEL
+
+    with registered(DUEL):
+        why = batched_refusal(DUEL.env_id, {"probabilities": False}, ["random"])
+    assert why.startswith(f"{DUEL.env_id} has no batched twin yet (batched: ") and "algo_v0" in why
+
+
 def test_bad_input_is_refused(tmp_path):
     assert "give --size probabilities=false" in batched_refusal("clue_v0", {"players": 3}, ["random"])
-    assert "no batched twin" in batched_refusal("algo_v0", {}, ["random"])
     assert "board" in batched_refusal("clue_v0", {"players": 3, "board": True, "probabilities": False}, ["random"])
     assert "compiled opponents are random, deduction_sheet" in batched_refusal("clue_v0", SIZES, ["velma"])
     assert batched_refusal("clue_v0", SIZES, ["self", "random"]) is None

@@ -21,15 +21,13 @@ the order facts arrive in), and the public record (suggested, passed, refuted; a
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 from numba import njit
 
-from deduction_envs.core.rules import check_int
+from deduction_envs.envs.batched_seats import BatchedSeats
 from deduction_envs.envs.clue import ClueObserver, _write_sheet
-from deduction_envs.envs.multiplayer_env import ILLEGAL_ACTION_REWARD
 from deduction_envs.games.clue_batched import BatchedClueRules
 from deduction_envs.reasoning.clue_facts import AT_LEAST, DEAD, NOT_ALL, _propagate_masks
 
@@ -39,37 +37,18 @@ __all__ = ["CLAUSES", "BatchedClueSeats", "BatchedSheetSeats"]
 CLAUSES = 96
 
 
-class BatchedSheetSeats:
+class BatchedSheetSeats(BatchedSeats):
     """What the batched twins of ``clue_v0`` and ``generalized_clue_v0`` share (as :class:`SheetObserver` does
-    for their observers): every seat's facts as masks and a clause table, its record, the deal and the step
-    (masked actions, truncation), and the checks of :meth:`observe`. A subclass names its rules and observer
-    and feeds its events and writes its observation (:meth:`_feed`, :meth:`_encode`).
+    for their observers): every seat's facts as masks and a clause table, and its record. A subclass names its
+    rules and observer, feeds its events and writes its observation (:meth:`_feed`, :meth:`_encode`); the
+    arguments are :class:`~deduction_envs.envs.batched_seats.BatchedSeats`'."""
 
-    Args:
-        games: the batched games (their deals and moves go through this object from now on).
-        max_cycles: actions after which a game is truncated (no rewards), as the AEC env's ``max_cycles``.
-        illegal_action: as the AEC env's: ``"end"`` (a masked action ends that game, -1 for its player and 0 for
-            the others; :attr:`illegal` marks it) or ``"raise"`` (a ValueError, and nothing moves).
-    """
-
-    rules_class: type[Any]
     observer_class: type[Any]
 
     def __init__(self, games: Any, max_cycles: int, illegal_action: str = "end") -> None:
-        if not isinstance(games, self.rules_class):
-            raise ValueError(f"games must be a {self.rules_class.__name__}, got {type(games).__name__}")
-        if illegal_action not in ("end", "raise"):
-            raise ValueError(f"illegal_action must be 'end' or 'raise', got {illegal_action!r}")
-        self.games: Any = games  # the subclass's batched rules
-        self.illegal_action = illegal_action
-        self.max_cycles = check_int("max_cycles", max_cycles, low=1)
+        super().__init__(games, max_cycles, illegal_action)
         rules = self.games.rules
         n, players = self.games.n, rules.players
-        self.observer = self.observer_class(rules, probabilities=False, max_cycles=self.max_cycles)
-        #: Actions played in each game since its deal (a game is truncated at ``max_cycles``).
-        self.moves = np.zeros(n, dtype=np.int64)
-        #: The games the last step ended on a masked action (``illegal_action="end"``).
-        self.illegal = np.zeros(n, dtype=np.bool_)
         blank = self.observer.new_knowledge(0)
         self._groups, self._full = blank._facts.model.group_table, int(blank._facts.model.full)
         self.hand = np.zeros((n, players), dtype=np.int64)
@@ -84,84 +63,13 @@ class BatchedSheetSeats:
         self._places = np.array(self.observer._places, dtype=np.int64)  # per observer: its seats, the case file
         self._seats = np.array(self.observer._seats, dtype=np.int64)
 
-    def reset(self, seeds: Iterable[int | None] | None = None) -> None:
-        """Deal every game (:meth:`BatchedClueRules.reset`) and give each seat its hand."""
-        self.reset_games(np.arange(self.games.n), seeds)
-
-    def reset_games(self, games: np.ndarray, seeds: Iterable[int | None] | None = None) -> None:
-        """Deal the games ``games`` anew (:meth:`BatchedClueRules.reset_games`); their seats know their hands."""
-        games = np.asarray(games, dtype=np.int64)
-        self.games.reset_games(games, seeds)
-        self._start(games)
-
-    def deal(self, games: np.ndarray, places: np.ndarray) -> None:
-        """Start the games ``games`` on the deals ``places`` (:meth:`BatchedClueRules.deal`); seats know their
-        hands."""
-        games = np.asarray(games, dtype=np.int64)
-        self.games.deal(games, places)
-        self._start(games)
+    def make_observer(self, rules: Any) -> Any:
+        return self.observer_class(rules, probabilities=False, max_cycles=self.max_cycles)
 
     def _start(self, games: np.ndarray) -> None:
         """The seats of the games ``games``, just dealt: each knows its hand and nothing else."""
         _start_seats(games, self.games.places, self._full, self.hand, self.required, self.forbidden, self.clauses,
                      self.used, self.record, self.dirty, self.moves)  # fmt: skip
-
-    def step(self, actions: np.ndarray, moving: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Play ``actions[i]`` in every game ``i`` that is not over (or only in those ``moving``, a bool a game,
-        marks), then every seat of every game that moved takes what the event tells it. Returns every seat's
-        reward ``(n, players)``, and which games ended now by the rules (``terminated``: a right accusation,
-        everyone out, or a masked action) and by ``max_cycles`` (``truncated``, no rewards), as the AEC env.
-
-        Raises:
-            ValueError: ``actions`` or ``moving`` are not one a game; with ``illegal_action="raise"``, an action
-                masked in its game (nothing moves).
-        """
-        games = self.games
-        actions, live = games._checked(actions, moving)
-        self.illegal = games._illegal(actions, live)
-        if self.illegal.any():
-            if self.illegal_action == "raise":
-                games.step(actions, live)  # raises, naming the game
-            live &= ~self.illegal
-        rewards, ended = games._play(actions, live)  # checked above
-        if self.illegal.any():
-            forfeits = np.flatnonzero(self.illegal)
-            rewards[forfeits, games.mover[forfeits]] = ILLEGAL_ACTION_REWARD
-            games.stop(forfeits)
-            ended |= self.illegal
-        self.moves[live] += 1
-        truncated = live & ~ended & (self.moves >= self.max_cycles)
-        games.stop(np.flatnonzero(truncated))
-        if not self._feed(live):
-            raise RuntimeError(f"a seat's open clauses outgrew {CLAUSES} rows (raise CLAUSES)")
-        return rewards, ended, truncated
-
-    def observe(self, seats: np.ndarray | None = None, games: np.ndarray | None = None) -> np.ndarray:
-        """``(n, observation size)`` float32: each game's observation of seat ``seats[i]`` (default its seat to
-        act), as ``clue_v0`` (``probabilities=False``) gives it, for the games ``games`` marks (a bool a game;
-        default those not over); zeros in the other rows."""
-        batch = self.games
-        n = batch.n
-        seats = batch.mover if seats is None else np.asarray(seats, dtype=np.int64)
-        games = ~batch.over if games is None else np.asarray(games)
-        if seats.shape != (n,) or seats.min(initial=0) < 0 or seats.max(initial=0) >= batch.rules.players:
-            raise ValueError(f"seats must be {n} seats in [0, {batch.rules.players - 1}], got {seats}")
-        if games.shape != (n,) or games.dtype != np.bool_:
-            raise ValueError(f"games must be {n} bools (one a game), got {games.dtype} {games.shape}")
-        out = np.zeros((n, self.observer.size), dtype=np.float32)
-        if not self._encode(games, seats, out):
-            raise RuntimeError("a seat's facts contradict: the batched game and its events disagree")
-        return out
-
-    def _feed(self, live: np.ndarray) -> bool:
-        """Every seat of every game ``live`` marks takes what its last event tells it; False if a clause table
-        overflowed."""
-        raise NotImplementedError
-
-    def _encode(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
-        """Write the observation of seat ``seats[i]`` of every game ``i`` that ``games`` marks into the zeroed
-        ``out``; False if a seat's facts contradict."""
-        raise NotImplementedError
 
 
 class BatchedClueSeats(BatchedSheetSeats):
@@ -178,11 +86,12 @@ class BatchedClueSeats(BatchedSheetSeats):
         self._starts = np.array([slots[name].start for name in ("suggestion", "asker", "refuter", "phase", "turn",
                                                                  "in")], dtype=np.int64)  # fmt: skip
 
-    def _feed(self, live: np.ndarray) -> bool:
+    def _feed(self, live: np.ndarray) -> None:
         event = self.games.event
-        return _feed(live, event["kind"], event["player"], event["cards"], event["passed"], event["refuter"],
+        if not _feed(live, event["kind"], event["player"], event["cards"], event["passed"], event["refuter"],
                      event["card"], event["correct"], self.games.turn, self.required, self.forbidden, self.clauses,
-                     self.used, self.dirty, self.record, self._full, self._groups)  # fmt: skip
+                     self.used, self.dirty, self.record, self._full, self._groups):  # fmt: skip
+            raise RuntimeError(f"a seat's open clauses outgrew {CLAUSES} rows (raise CLAUSES)")
 
     def _encode(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
         batch = self.games

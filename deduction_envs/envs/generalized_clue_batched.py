@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from deduction_envs.envs.clue import _write_sheet
-from deduction_envs.envs.clue_batched import BatchedSheetSeats, _add_clause, _settled
+from deduction_envs.envs.clue_batched import CLAUSES, BatchedSheetSeats, _add_clause, _settled
 from deduction_envs.envs.generalized_clue import GeneralizedClueObserver
 from deduction_envs.games.generalized_clue import GeneralizedCluePhase
 from deduction_envs.games.generalized_clue_batched import BatchedGeneralizedClueRules
@@ -63,13 +63,14 @@ class BatchedGeneralizedClueSeats(BatchedSheetSeats):
         super()._start(games)
         self.ask_count[games], self.shown_to[games], self.revealed[games] = 0, 0, 0
 
-    def _feed(self, live: np.ndarray) -> bool:
+    def _feed(self, live: np.ndarray) -> None:
         event = self.games.event
         _log(live, event["kind"], event["player"], event["target"], event["cards"], event["card"],
              event["answered"], event["hand"], self.asks, self.ask_count, self.shown_to, self.revealed)  # fmt: skip
-        return _feed(live, event["kind"], event["player"], event["target"], event["cards"], event["card"],
+        if not _feed(live, event["kind"], event["player"], event["target"], event["cards"], event["card"],
                      event["answered"], event["hand"], self.required, self.forbidden, self.clauses, self.used,
-                     self.dirty, self.record, self._full, self._groups)  # fmt: skip
+                     self.dirty, self.record, self._full, self._groups):  # fmt: skip
+            raise RuntimeError(f"a seat's open clauses outgrew {CLAUSES} rows (raise CLAUSES)")
 
     def _encode(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
         batch = self.games
