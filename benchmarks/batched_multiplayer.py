@@ -1,18 +1,18 @@
-"""Batched Clue and Generalized Clue (issue 61) against their AEC envs: random masked play, steps per second, in
-one run.
+"""The batched multiplayer twins (issue 61) against their AEC envs: random masked play, steps per second, in one run.
 
-    python -m benchmarks.batched_clue                       # Clue, 4 players, N = 1024
-    python -m benchmarks.batched_clue --players 6 --games 256 --seconds 5
-    python -m benchmarks.batched_clue --env generalized_clue_v0 --players 3 --cards 14
+    python -m benchmarks.batched_multiplayer                       # Clue, 4 players, N = 1024
+    python -m benchmarks.batched_multiplayer --players 6 --games 256 --seconds 5
+    python -m benchmarks.batched_multiplayer --env generalized_clue_v0 --players 3 --cards 14
+    python -m benchmarks.batched_multiplayer --env algo_v0 --players 2
 
 Both play uniformly random legal actions with the observation of the seat to act made at every step
 (``probabilities=False``: the facts propagation proves, the record, the public position), autoreset on. The AEC
-side is ``clue_v0.raw_env`` driven by a plain loop (``observe`` then ``step``), and ``clue_v0.env`` (PettingZoo's
-order-checking wrapper, the env users get) driven by PettingZoo's ``agent_iter`` loop; the batched side is
-:class:`~deduction_envs.envs.clue_batched.BatchedClueSeats` (``observe``, ``legal_masks``, ``step``, and the
-games that ended dealt anew from the batch's generator). The random choice itself is timed apart (it is the
-benchmark's policy, not the env). The two alternate ``--repeats`` times and the medians are kept, so that a busy
-machine slows both alike.
+side is the raw env driven by a plain loop (``observe`` then ``step``), and the env users get (PettingZoo's
+order-checking wrapper) driven by PettingZoo's ``agent_iter`` loop; the batched side is the game's twin (Clue's
+:class:`~deduction_envs.envs.clue_batched.BatchedClueSeats` and the like: ``observe``, ``legal_masks``,
+``step``, and the games that ended dealt anew from the batch's generator). The random choice itself is timed
+apart (it is the benchmark's policy, not the env). The two alternate ``--repeats`` times and the medians are kept,
+so that a busy machine slows both alike.
 """
 
 from __future__ import annotations
@@ -91,8 +91,9 @@ def batched_rate(env_id: str, sizes: dict, games: int, seconds: float, seed: int
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = arguments.Parser(prog="python -m benchmarks.batched_clue", description=__doc__)
-    parser.add_argument("--env", choices=("clue_v0", "generalized_clue_v0"), default="clue_v0", help="the game")
+    parser = arguments.Parser(prog="python -m benchmarks.batched_multiplayer", description=__doc__)
+    parser.add_argument("--env", choices=("clue_v0", "generalized_clue_v0", "algo_v0"), default="clue_v0",
+                        help="the game (default clue_v0)")  # fmt: skip
     parser.add_argument("--players", type=arguments.count(2, 6), default=4, help="players (default 4)")
     parser.add_argument("--cards", type=arguments.count(3), default=None, help="Generalized Clue's cards (12)")
     parser.add_argument("--games", type=arguments.count(1), default=1024, help="batched games N (default 1024)")
@@ -100,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=arguments.count(1), default=3, help="alternating measurements (median)")
     args = parser.parse_args(argv)
     sizes = {"players": args.players, **({"cards": args.cards} if args.cards else {})}
-    if args.env == "clue_v0" and args.cards:
+    if args.env != "generalized_clue_v0" and args.cards:
         parser.error("--cards is Generalized Clue's")
     batched_rate(args.env, sizes, args.games, 0.5)  # compile and warm up
     aec, wrapped, env_only, with_choice = [], [], [], []
