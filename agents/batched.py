@@ -16,7 +16,9 @@ from typing import Any, Protocol
 import numpy as np
 from numba import njit
 
-__all__ = ["DRAWS", "BatchedAgent", "BatchedRandom", "checked", "named_agent", "pick", "pick_many", "popcount"]
+from deduction_envs.reasoning.clue_counting import popcount
+
+__all__ = ["DRAWS", "BatchedAgent", "BatchedRandom", "checked", "named_agent", "pick", "pick_many", "reshown"]
 
 #: Uniform draws a decision takes at most (a Clue suggestion's three cards).
 DRAWS = 3
@@ -95,15 +97,6 @@ def pick(bits, u):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def popcount(bits):  # pragma: no cover - compiled
-    count = 0
-    while bits:
-        bits &= bits - 1
-        count += 1
-    return count
-
-
-@njit(cache=True)
 def pick_many(bits, uniforms, start, k):  # pragma: no cover - compiled
     """``k`` set bits of ``bits`` drawn one after another without replacement, the ``i``-th at
     ``uniforms[start + i]`` among those left (as a sorted pool's ``rng.choice(pool, k, replace=False)`` is
@@ -114,6 +107,22 @@ def pick_many(bits, uniforms, start, k):  # pragma: no cover - compiled
         bits &= ~(np.int64(1) << card)
         drawn |= np.int64(1) << card
     return drawn
+
+
+@njit(cache=True)
+def reshown(mine, shown, asker, u):  # pragma: no cover - compiled
+    """The card a refuter shows of its matching cards ``mine`` (bits), as :func:`agents.multiplayer.reshown_card`
+    and its fallback choose it: one already shown to ``asker`` (``shown[seat, card] > 0``: shown to that seat),
+    else to anyone, else any of them, drawn at ``u``."""
+    to_asker, to_anyone = np.int64(0), np.int64(0)
+    for c in range(shown.shape[1]):
+        if mine >> c & 1:
+            if shown[asker, c] > 0:
+                to_asker |= np.int64(1) << c
+            for q in range(shown.shape[0]):
+                if shown[q, c] > 0:
+                    to_anyone |= np.int64(1) << c
+    return pick(to_asker if to_asker else (to_anyone if to_anyone else mine), u)
 
 
 @njit(cache=True)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.batched import DRAWS, BatchedAgent, BatchedRandom, checked, named_agent, pick, popcount
+from agents.batched import DRAWS, BatchedAgent, BatchedRandom, checked, named_agent, pick, popcount, reshown
 from deduction_envs.envs.clue_batched import BatchedClueSeats
 from deduction_envs.games.clue import CluePhase
 from deduction_envs.reasoning.clue_facts import _propagate_masks
@@ -82,20 +82,11 @@ def _sheet_actions(games, mover, phase, turn, suggestion, hand, required, forbid
             continue
         s = mover[g]
         if phase[g] == _SHOW:  # a card it holds of the suggestion: reshown to the asker, else to anyone, else any
-            held = 0
+            held = np.int64(0)
             for k in range(3):
                 if hand[g, s] >> suggestion[g, k] & 1:
                     held |= np.int64(1) << suggestion[g, k]
-            to_asker, to_anyone = 0, 0
-            for c in range(record.shape[4]):
-                if held >> c & 1:
-                    if record[g, s, 0, turn[g], c] > 0:
-                        to_asker |= np.int64(1) << c
-                    for q in range(players):
-                        if record[g, s, 0, q, c] > 0:
-                            to_anyone |= np.int64(1) << c
-            pool = to_asker if to_asker else (to_anyone if to_anyone else held)
-            actions[g] = end_action + 1 + pick(pool, uniforms[g, 0])
+            actions[g] = end_action + 1 + reshown(held, record[g, s, 0], turn[g], uniforms[g, 0])
             continue
         if dirty[g, s]:
             if not _propagate_masks(required[g, s], forbidden[g, s], full, groups, clauses[g, s]):

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.batched import BatchedAgent, BatchedRandom, checked, named_agent, pick, pick_many, popcount
+from agents.batched import BatchedAgent, BatchedRandom, checked, named_agent, pick, pick_many, popcount, reshown
 from deduction_envs.games.generalized_clue import GeneralizedCluePhase
 
 __all__ = ["BATCHED_AGENTS", "BatchedScoreboard", "batched_agent"]
@@ -119,17 +119,7 @@ def _scoreboard_actions(games, mover, turn, phase, chosen, asked, turns, out, ha
             continue
         s = mover[g]
         if phase[g] == _SHOW:  # a card of the list: reshown to the asker, else to anyone, else any
-            mine = asked[g] & hand[g, s]
-            to_asker, to_anyone = np.int64(0), np.int64(0)
-            for c in range(cards):
-                if mine >> c & 1:
-                    if record[g, s, 0, turn[g], c] > 0:
-                        to_asker |= np.int64(1) << c
-                    for q in range(players):
-                        if record[g, s, 0, q, c] > 0:
-                            to_anyone |= np.int64(1) << c
-            pool = to_asker if to_asker else (to_anyone if to_anyone else mine)
-            actions[g] = pick(pool, uniforms[g, 0])
+            actions[g] = reshown(asked[g] & hand[g, s], record[g, s, 0], turn[g], uniforms[g, 0])
             continue
         if phase[g] == _ASKING or phase[g] == _GUESSING:  # the next card of the move decided, then submit
             rest = plan[g, s] & ~chosen[g]

@@ -19,21 +19,18 @@ what is public), which :class:`~deduction_envs.envs.algo_batched.BatchedAlgoSeat
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
-
 import numpy as np
 from numba import njit
 
-from deduction_envs.core.rules import check_int, check_seed
 from deduction_envs.games.algo import AlgoRules, Phase
+from deduction_envs.games.batched import BatchedRules
 
 __all__ = ["BatchedAlgoRules"]
 
 _ATTACK, _CONTINUE, _REVEAL, _OVER = (int(p) for p in Phase)
 
 
-class BatchedAlgoRules:
+class BatchedAlgoRules(BatchedRules):
     """``n`` games of ``rules``, stepped together; see the module docstring.
 
     Args:
@@ -47,10 +44,11 @@ class BatchedAlgoRules:
     against it), ``out`` (the seats out, in order, -1 after) and ``outs``, ``halted`` (stopped, :meth:`stop`).
     """
 
+    rules_class, phases = AlgoRules, Phase
+
     def __init__(self, rules: AlgoRules, n: int, seed: int | None = None) -> None:
-        if not isinstance(rules, AlgoRules):
-            raise ValueError(f"rules must be AlgoRules, got {type(rules).__name__}")
-        self.rules, self.n = rules, check_int("n", n, low=1)
+        super().__init__(rules, n, seed)
+        n = self.n
         players, deck = rules.players, rules.deck_size
         self.hands = np.zeros((n, players), dtype=np.int64)
         self.revealed = np.zeros((n, players), dtype=np.int64)
@@ -58,35 +56,19 @@ class BatchedAlgoRules:
         self.deck_left = np.zeros(n, dtype=np.int64)
         self.drawn = np.full(n, -1, dtype=np.int64)
         self.turn = np.zeros(n, dtype=np.int64)
-        self.phase = np.full(n, _OVER, dtype=np.int64)
         self.ruled_out = np.zeros((n, deck), dtype=np.int64)
         self.out = np.full((n, players), -1, dtype=np.int64)
         self.outs = np.zeros(n, dtype=np.int64)
-        self.halted = np.zeros(n, dtype=np.bool_)
-        self._masks = np.zeros((n, rules.num_actions), dtype=np.bool_)
-        self.rng = np.random.default_rng(check_seed(seed))
 
     # ------------------------------------------------------------------ dealing
-    def reset(self, seeds: Iterable[int | None] | None = None) -> None:
-        """Deal every game: game ``i`` as ``AlgoRules.new_game(np.random.default_rng(seeds[i]))`` deals it, or
-        with ``seeds`` None all from the batch's generator; seat 0 moves first (and has drawn)."""
-        self.reset_games(np.arange(self.n), seeds)
+    def _deal_drawn(self, games: np.ndarray) -> None:
+        orders = np.argsort(self.rng.random((games.size, self.rules.deck_size)), axis=1)  # uniform shuffles
+        self.deal(games, orders)
 
-    def reset_games(self, games: np.ndarray, seeds: Iterable[int | None] | None = None) -> None:
-        """Deal the games ``games`` (indices) anew, each with its seed of ``seeds``, or (``seeds`` None) all at
-        once from the batch's generator."""
-        games = np.asarray(games, dtype=np.int64)
-        if games.ndim != 1 or (games.size and (games.min() < 0 or games.max() >= self.n)):
-            raise ValueError(f"games must be indices in [0, {self.n - 1}], got {games}")
-        rules = self.rules
-        if seeds is None:
-            orders = np.argsort(self.rng.random((games.size, rules.deck_size)), axis=1)  # uniform shuffles
-        else:
-            seeds = [check_seed(s) for s in seeds]
-            if len(seeds) != games.size:
-                raise ValueError(f"give one seed a game: {games.size} games, {len(seeds)} seeds")
-            orders = np.array([np.random.default_rng(s).permutation(rules.deck_size) for s in seeds], dtype=np.int64)
-        self.deal(games, orders.reshape(games.size, rules.deck_size))
+    def _deal_seeded(self, games: np.ndarray, seeds: list[int | None]) -> None:
+        size = self.rules.deck_size
+        orders = [np.random.default_rng(s).permutation(size) for s in seeds]  # AlgoRules.new_game's shuffle
+        self.deal(games, np.array(orders, dtype=np.int64).reshape(games.size, size))
 
     def deal(self, games: np.ndarray, orders: np.ndarray) -> None:
         """Start the games ``games`` on the shuffled decks ``orders`` (a row a game: every card once, dealt as
@@ -111,11 +93,6 @@ class BatchedAlgoRules:
         """The seat to act in every game."""
         return self.turn
 
-    @property
-    def over(self) -> np.ndarray:
-        """Which games are over: by the rules, or stopped (:meth:`stop`)."""
-        return (self.phase == _OVER) | self.halted
-
     def legal_masks(self) -> np.ndarray:
         """``(n, num_actions)`` bool: what each game's mover may do (all False in a game that is over). The
         array is reused by the next call."""
@@ -124,47 +101,6 @@ class BatchedAlgoRules:
                      rules.numbers, self._masks)  # fmt: skip
         self._masks[self.halted] = False
         return self._masks
-
-    def _checked(self, actions: Any, moving: Any) -> tuple[np.ndarray, np.ndarray]:
-        actions = np.asarray(actions)
-        if actions.shape != (self.n,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be {self.n} integers (one a game), got shape {actions.shape}")
-        live = ~self.over
-        if moving is not None:
-            moving = np.asarray(moving)
-            if moving.shape != (self.n,) or moving.dtype != np.bool_:
-                raise ValueError(f"moving must be {self.n} bools (one a game), got {moving.dtype} {moving.shape}")
-            live &= moving
-        return actions.astype(np.int64), live
-
-    def _illegal(self, actions: np.ndarray, live: np.ndarray) -> np.ndarray:
-        masks = self.legal_masks()
-        inside = (actions >= 0) & (actions < self.rules.num_actions)
-        legal = np.zeros(self.n, dtype=np.bool_)
-        legal[inside] = masks[np.flatnonzero(inside), actions[inside]]
-        return live & ~legal
-
-    def illegal(self, actions: Any, moving: Any = None) -> np.ndarray:
-        """Which games' ``actions`` are outside the action space or masked now (only games not over and, given
-        ``moving``, marked by it count)."""
-        actions, live = self._checked(actions, moving)
-        return self._illegal(actions, live)
-
-    def step(self, actions: Any, moving: Any = None) -> tuple[np.ndarray, np.ndarray]:
-        """Play one action in every game that is not over (or only in the games ``moving`` marks); returns every
-        seat's reward ``(n, players)`` (nonzero only where a game ended now) and which games ended now.
-
-        Raises:
-            ValueError: an action is outside the action space or masked in its game, or ``moving`` is not a bool
-                a game; nothing changes.
-        """
-        actions, live = self._checked(actions, moving)
-        illegal = np.flatnonzero(self._illegal(actions, live))
-        if illegal.size:
-            game = int(illegal[0])
-            raise ValueError(f"game {game}: action {int(actions[game])} is not legal now (phase "
-                             f"{Phase(int(self.phase[game])).name})")  # fmt: skip
-        return self._play(actions, live)
 
     def _play(self, actions: np.ndarray, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`step` without its checks: ``actions`` (int64) legal in every game ``live`` marks."""
@@ -175,10 +111,6 @@ class BatchedAlgoRules:
               self.phase, self.ruled_out, self.out, self.outs, rules.max_hand, rules.numbers, rewards,
               ended)  # fmt: skip
         return rewards, ended
-
-    def stop(self, games: np.ndarray) -> None:
-        """End the games ``games`` (indices) now, their position as it is (a truncation or a forfeit)."""
-        self.halted[games] = True
 
 
 @njit(cache=True)

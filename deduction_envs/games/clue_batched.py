@@ -20,13 +20,12 @@ What the seats know (the observation) is not here yet: the step leaves the last 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 from numba import njit
 
-from deduction_envs.core.rules import check_int, check_seed
+from deduction_envs.games.batched import BatchedRules
 from deduction_envs.games.clue import CluePhase, ClueRules, deal
 
 __all__ = ["EVENT_KINDS", "BatchedClueRules", "batch_deals"]
@@ -58,7 +57,7 @@ def batch_deals(
     return places
 
 
-class BatchedClueRules:
+class BatchedClueRules(BatchedRules):
     """``n`` games of ``rules`` (Clue without its board), stepped together; see the module docstring.
 
     Args:
@@ -72,20 +71,19 @@ class BatchedClueRules:
     ``suggestion`` (the pending suggestion's cards), ``out`` (by seat), ``winner`` (-1 while none).
     """
 
+    rules_class, phases = ClueRules, CluePhase
+
     def __init__(self, rules: ClueRules, n: int, seed: int | None = None) -> None:
         if type(rules) is not ClueRules:
             raise ValueError(f"rules must be ClueRules (Clue without its board), got {type(rules).__name__}")
-        self.rules, self.n = rules, check_int("n", n, low=1)
-        players, cards = rules.players, rules.cards
+        super().__init__(rules, n, seed)
+        n, players, cards = self.n, rules.players, rules.cards
         self.places = np.zeros((n, cards), dtype=np.int64)
         self.turn = np.zeros(n, dtype=np.int64)
-        self.phase = np.full(n, _OVER, dtype=np.int64)
         self.refuter = np.full(n, -1, dtype=np.int64)
         self.suggestion = np.full((n, 3), -1, dtype=np.int64)
         self.out = np.zeros((n, players), dtype=np.bool_)
         self.winner = np.full(n, -1, dtype=np.int64)
-        #: Games ended from outside the rules (:meth:`stop`: a truncation or a forfeit), their position kept.
-        self.halted = np.zeros(n, dtype=np.bool_)
         #: The last event of every game: its kind (an index of :data:`EVENT_KINDS`), the seat that acted, the
         #: cards named, the seats that passed (a bit a seat), the refuter (-1: none), the card shown (-1) and
         #: whether an accusation was right.
@@ -99,29 +97,13 @@ class BatchedClueRules:
             "correct": np.zeros(n, dtype=np.bool_),
         }
         self._triples = np.array([rules.triple(t) for t in range(rules.num_triples)], dtype=np.int64)
-        self._masks = np.zeros((n, rules.num_actions), dtype=np.bool_)
-        self.rng = np.random.default_rng(check_seed(seed))
 
     # ------------------------------------------------------------------ dealing
-    def reset(self, seeds: Iterable[int | None] | None = None) -> None:
-        """Deal every game: game ``i`` as ``ClueRules.new_game(np.random.default_rng(seeds[i]))`` deals it (the
-        AEC env's deal for ``reset(seed=seeds[i])``), or with ``seeds`` None all from the batch's generator; seat
-        0 moves first."""
-        self.reset_games(np.arange(self.n), seeds)
+    def _deal_drawn(self, games: np.ndarray) -> None:
+        self._set(games, self._deals(games.size))  # deals of the table by construction (tested)
 
-    def reset_games(self, games: np.ndarray, seeds: Iterable[int | None] | None = None) -> None:
-        """Deal the games ``games`` (indices) anew: each with its seed of ``seeds`` as ``ClueRules.new_game``
-        deals it, or (``seeds`` None) all at once from the batch's generator."""
-        games = np.asarray(games, dtype=np.int64)
-        if games.ndim != 1 or (games.size and (games.min() < 0 or games.max() >= self.n)):
-            raise ValueError(f"games must be indices in [0, {self.n - 1}], got {games}")
+    def _deal_seeded(self, games: np.ndarray, seeds: list[int | None]) -> None:
         rules = self.rules
-        if seeds is None:
-            self._set(games, self._deals(games.size))  # deals of the table by construction (tested)
-            return
-        seeds = [check_seed(s) for s in seeds]
-        if len(seeds) != games.size:
-            raise ValueError(f"give one seed a game: {games.size} games, {len(seeds)} seeds")
         hidden = [1] * len(rules.categories)  # ClueRules.new_game's deal, without building its state
         places = [deal(rules.category_sizes, hidden, rules.players, np.random.default_rng(seed)) for seed in seeds]
         self.deal(games, np.array(places, dtype=np.int64).reshape(games.size, rules.cards))
@@ -164,11 +146,6 @@ class BatchedClueRules:
         """The seat to act in every game (the refuter while it chooses a card to show)."""
         return np.where(self.phase == _SHOW, self.refuter, self.turn)
 
-    @property
-    def over(self) -> np.ndarray:
-        """Which games are over: by the rules, or stopped (:meth:`stop`)."""
-        return (self.phase == _OVER) | self.halted
-
     def legal_masks(self) -> np.ndarray:
         """``(n, num_actions)`` bool: what each game's player to act may do (all False in a game that is over).
         The array is reused by the next call."""
@@ -178,50 +155,11 @@ class BatchedClueRules:
         self._masks[self.halted] = False
         return self._masks
 
-    def illegal(self, actions: Any, moving: Any = None) -> np.ndarray:
-        """Which games' ``actions`` are outside the action space or masked now, bool a game (only games that
-        are not over and, given ``moving``, marked by it count).
-
-        Raises:
-            ValueError: ``actions`` is not an integer a game, or ``moving`` not a bool a game.
-        """
-        actions, live = self._checked(actions, moving)
-        return self._illegal(actions, live)
-
-    def _checked(self, actions: Any, moving: Any) -> tuple[np.ndarray, np.ndarray]:
-        actions = np.asarray(actions)
-        if actions.shape != (self.n,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be {self.n} integers (one a game), got shape {actions.shape}")
-        live = ~self.over
-        if moving is not None:
-            moving = np.asarray(moving)
-            if moving.shape != (self.n,) or moving.dtype != np.bool_:
-                raise ValueError(f"moving must be {self.n} bools (one a game), got {moving.dtype} {moving.shape}")
-            live &= moving
-        return actions.astype(np.int64), live
-
     def _illegal(self, actions: np.ndarray, live: np.ndarray) -> np.ndarray:
         rules, illegal = self.rules, np.zeros(self.n, dtype=np.bool_)
         _illegal_games(actions, live, self.phase, self.places, self.refuter, self.suggestion, rules.num_triples,
                        rules.end_action, rules.num_actions, illegal)  # fmt: skip
         return illegal
-
-    def step(self, actions: Any, moving: Any = None) -> tuple[np.ndarray, np.ndarray]:
-        """Play one action in every game that is not over (``actions[i]`` for game ``i``; ignored where it is
-        over), or only in the games ``moving`` (a bool a game) marks; returns every seat's reward,
-        ``(n, players)`` (nonzero only where a game ended now), and which games ended now.
-
-        Raises:
-            ValueError: an action is outside the action space or masked in its game, or ``moving`` is not a bool
-                a game; nothing changes.
-        """
-        actions, live = self._checked(actions, moving)
-        illegal = np.flatnonzero(self._illegal(actions, live))
-        if illegal.size:
-            game = int(illegal[0])
-            raise ValueError(f"game {game}: action {int(actions[game])} is not legal now (phase "
-                             f"{CluePhase(int(self.phase[game])).name})")  # fmt: skip
-        return self._play(actions, live)
 
     def _play(self, actions: np.ndarray, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`step` without its checks: ``actions`` (int64) legal in every game ``live`` marks."""
@@ -234,11 +172,6 @@ class BatchedClueRules:
               event["kind"], event["player"], event["cards"], event["passed"], event["refuter"], event["card"],
               event["correct"])  # fmt: skip
         return rewards, ended
-
-    def stop(self, games: np.ndarray) -> None:
-        """End the games ``games`` (indices) now, with no winner and their position as it is (a truncation, or
-        a forfeit whose penalty the caller gives, as the AEC env ends them)."""
-        self.halted[games] = True
 
 
 @njit(cache=True)

@@ -19,13 +19,10 @@ end and rewards, checked against ``GeneralizedClueRules`` on random seeded games
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
-
 import numpy as np
 from numba import njit
 
-from deduction_envs.core.rules import check_int, check_seed
+from deduction_envs.games.batched import BatchedRules
 from deduction_envs.games.clue import deal
 from deduction_envs.games.clue_batched import batch_deals
 from deduction_envs.games.generalized_clue import GeneralizedCluePhase, GeneralizedClueRules
@@ -37,7 +34,7 @@ EVENT_KINDS = ("deal", "step", "ask", "show", "guess")
 _START, _ASKING, _GUESSING, _SHOW, _OVER = (int(p) for p in GeneralizedCluePhase)
 
 
-class BatchedGeneralizedClueRules:
+class BatchedGeneralizedClueRules(BatchedRules):
     """``n`` games of ``rules``, stepped together; see the module docstring.
 
     Args:
@@ -52,21 +49,20 @@ class BatchedGeneralizedClueRules:
     none), ``halted`` (stopped from outside the rules, :meth:`stop`).
     """
 
+    rules_class, phases = GeneralizedClueRules, GeneralizedCluePhase
+
     def __init__(self, rules: GeneralizedClueRules, n: int, seed: int | None = None) -> None:
-        if not isinstance(rules, GeneralizedClueRules):
-            raise ValueError(f"rules must be GeneralizedClueRules, got {type(rules).__name__}")
-        self.rules, self.n = rules, check_int("n", n, low=1)
+        super().__init__(rules, n, seed)
+        n = self.n
         players, cards = rules.players, rules.cards
         self.places = np.zeros((n, cards), dtype=np.int64)
         self.turn = np.zeros(n, dtype=np.int64)
-        self.phase = np.full(n, _OVER, dtype=np.int64)
         self.target = np.full(n, -1, dtype=np.int64)
         self.chosen = np.zeros(n, dtype=np.int64)
         self.asked = np.zeros(n, dtype=np.int64)
         self.turns = np.zeros((n, players), dtype=np.int64)
         self.out = np.zeros((n, players), dtype=np.bool_)
         self.right = np.full((n, players), -1, dtype=np.int64)
-        self.halted = np.zeros(n, dtype=np.bool_)
         #: The last event of every game: its kind (an index of :data:`EVENT_KINDS`), the player (the asker for
         #: an ask and a show, the builder of a step, the guesser), the target (the player asked or showing; for
         #: a step the one chosen, -1 for a guess), the cards (an ask's list or a guess, bits), the card (added
@@ -81,28 +77,14 @@ class BatchedGeneralizedClueRules:
             "correct": np.zeros(n, dtype=np.bool_),
             "hand": np.zeros(n, dtype=np.int64),
         }
-        self._masks = np.zeros((n, rules.num_actions), dtype=np.bool_)
-        self.rng = np.random.default_rng(check_seed(seed))
 
     # ------------------------------------------------------------------ dealing
-    def reset(self, seeds: Iterable[int | None] | None = None) -> None:
-        """Deal every game: game ``i`` as ``GeneralizedClueRules.new_game(np.random.default_rng(seeds[i]))``
-        deals it, or with ``seeds`` None all from the batch's generator; seat 0 moves first."""
-        self.reset_games(np.arange(self.n), seeds)
-
-    def reset_games(self, games: np.ndarray, seeds: Iterable[int | None] | None = None) -> None:
-        """Deal the games ``games`` (indices) anew, each with its seed of ``seeds``, or (``seeds`` None) all at
-        once from the batch's generator."""
-        games = np.asarray(games, dtype=np.int64)
-        if games.ndim != 1 or (games.size and (games.min() < 0 or games.max() >= self.n)):
-            raise ValueError(f"games must be indices in [0, {self.n - 1}], got {games}")
+    def _deal_drawn(self, games: np.ndarray) -> None:
         rules = self.rules
-        if seeds is None:
-            self.deal(games, batch_deals([rules.cards], [rules.hidden], rules.players, self.rng, games.size))
-            return
-        seeds = [check_seed(s) for s in seeds]
-        if len(seeds) != games.size:
-            raise ValueError(f"give one seed a game: {games.size} games, {len(seeds)} seeds")
+        self.deal(games, batch_deals([rules.cards], [rules.hidden], rules.players, self.rng, games.size))
+
+    def _deal_seeded(self, games: np.ndarray, seeds: list[int | None]) -> None:
+        rules = self.rules
         places = [deal([rules.cards], [rules.hidden], rules.players, np.random.default_rng(s)) for s in seeds]
         self.deal(games, np.array(places, dtype=np.int64).reshape(games.size, rules.cards))
 
@@ -134,11 +116,6 @@ class BatchedGeneralizedClueRules:
         """The seat to act in every game (the target while it chooses a card to show)."""
         return np.where(self.phase == _SHOW, self.target, self.turn)
 
-    @property
-    def over(self) -> np.ndarray:
-        """Which games are over: by the rules, or stopped (:meth:`stop`)."""
-        return (self.phase == _OVER) | self.halted
-
     def legal_masks(self) -> np.ndarray:
         """``(n, num_actions)`` bool: what each game's player to act may do (all False in a game that is over).
         The array is reused by the next call."""
@@ -147,47 +124,6 @@ class BatchedGeneralizedClueRules:
                      self.out, rules.hidden, rules.rounds, self._masks)  # fmt: skip
         self._masks[self.halted] = False
         return self._masks
-
-    def _checked(self, actions: Any, moving: Any) -> tuple[np.ndarray, np.ndarray]:
-        actions = np.asarray(actions)
-        if actions.shape != (self.n,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be {self.n} integers (one a game), got shape {actions.shape}")
-        live = ~self.over
-        if moving is not None:
-            moving = np.asarray(moving)
-            if moving.shape != (self.n,) or moving.dtype != np.bool_:
-                raise ValueError(f"moving must be {self.n} bools (one a game), got {moving.dtype} {moving.shape}")
-            live &= moving
-        return actions.astype(np.int64), live
-
-    def _illegal(self, actions: np.ndarray, live: np.ndarray) -> np.ndarray:
-        masks = self.legal_masks()
-        inside = (actions >= 0) & (actions < self.rules.num_actions)
-        legal = np.zeros(self.n, dtype=np.bool_)
-        legal[inside] = masks[np.flatnonzero(inside), actions[inside]]
-        return live & ~legal
-
-    def illegal(self, actions: Any, moving: Any = None) -> np.ndarray:
-        """Which games' ``actions`` are outside the action space or masked now, bool a game (only games that
-        are not over and, given ``moving``, marked by it count)."""
-        actions, live = self._checked(actions, moving)
-        return self._illegal(actions, live)
-
-    def step(self, actions: Any, moving: Any = None) -> tuple[np.ndarray, np.ndarray]:
-        """Play one action in every game that is not over (or only in the games ``moving`` marks); returns every
-        seat's reward ``(n, players)`` (nonzero only where a game ended now) and which games ended now.
-
-        Raises:
-            ValueError: an action is outside the action space or masked in its game, or ``moving`` is not a bool
-                a game; nothing changes.
-        """
-        actions, live = self._checked(actions, moving)
-        illegal = np.flatnonzero(self._illegal(actions, live))
-        if illegal.size:
-            game = int(illegal[0])
-            raise ValueError(f"game {game}: action {int(actions[game])} is not legal now (phase "
-                             f"{GeneralizedCluePhase(int(self.phase[game])).name})")  # fmt: skip
-        return self._play(actions, live)
 
     def _play(self, actions: np.ndarray, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`step` without its checks: ``actions`` (int64) legal in every game ``live`` marks."""
@@ -200,11 +136,6 @@ class BatchedGeneralizedClueRules:
               event["player"], event["target"], event["cards"], event["card"], event["answered"],
               event["correct"], event["hand"])  # fmt: skip
         return rewards, ended
-
-    def stop(self, games: np.ndarray) -> None:
-        """End the games ``games`` (indices) now, their position as it is (a truncation, or a forfeit whose
-        penalty the caller gives, as the AEC env ends them)."""
-        self.halted[games] = True
 
 
 @njit(cache=True)
