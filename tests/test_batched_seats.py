@@ -226,3 +226,23 @@ def test_a_policy_draws_its_legal_actions_at_their_probabilities():
         drawn = sample_actions(np.tile(row, (uniforms.size, 1)), uniforms)
         np.testing.assert_allclose(np.bincount(drawn, minlength=4) / uniforms.size, row, atol=1e-3)
         assert set(drawn) <= set(np.flatnonzero(row))
+
+
+def test_the_same_seed_plays_the_same_games():
+    runs = []
+    for _ in range(2):
+        venv = BatchedSeatsVecEnv("clue_v0", SIZES, ["random", "deduction_sheet"], 8)
+        venv.seed(5)
+        seen, rng = [venv.reset()], np.random.default_rng(1)
+        for _ in range(60):
+            masks = venv.action_masks()
+            keys = rng.random(masks.shape)
+            keys[~masks] = -1
+            observations, rewards, dones, _ = venv.step(keys.argmax(axis=1))
+            seen += [observations, rewards, dones]
+        runs.append(seen)
+    for a, b in zip(*runs, strict=True):
+        np.testing.assert_array_equal(a, b)
+    other = BatchedSeatsVecEnv("clue_v0", SIZES, ["random", "deduction_sheet"], 8)
+    other.seed(6)
+    assert not np.array_equal(other.reset(), runs[0][0])
