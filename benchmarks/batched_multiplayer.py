@@ -5,8 +5,9 @@
     python -m benchmarks.batched_multiplayer --env generalized_clue_v0 --players 3 --cards 14
     python -m benchmarks.batched_multiplayer --env algo_v0 --players 2
 
-Both play uniformly random legal actions with the observation of the seat to act made at every step
-(``probabilities=False``: the facts propagation proves, the record, the public position), autoreset on. The AEC
+Both play uniformly random legal actions with the observation of the seat to act made at every step, without
+the probability pieces (``--probabilities``: with them, for Algo's twin, which counts the hand posterior),
+autoreset on. The AEC
 side is the raw env driven by a plain loop (``observe`` then ``step``), and the env users get (PettingZoo's
 order-checking wrapper) driven by PettingZoo's ``agent_iter`` loop; the batched side is the game's twin (Clue's
 :class:`~deduction_envs.envs.clue_batched.BatchedClueSeats` and the like: ``observe``, ``legal_masks``,
@@ -28,9 +29,9 @@ from train import arguments
 
 
 def aec_rate(env_id: str, sizes: dict, seconds: float, seed: int = 0) -> float:
-    """Steps per second of the raw AEC env (``probabilities=False``) in random masked play."""
+    """Steps per second of the raw AEC env (``sizes`` include ``probabilities``) in random masked play."""
     rng = np.random.default_rng(seed)
-    env = registry.game(env_id).make_raw_env(**sizes, probabilities=False)
+    env = registry.game(env_id).make_raw_env(**sizes)
     env.reset(seed=seed)
     steps, games, start = 0, 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -44,10 +45,10 @@ def aec_rate(env_id: str, sizes: dict, seconds: float, seed: int = 0) -> float:
 
 
 def wrapped_rate(env_id: str, sizes: dict, seconds: float, seed: int = 0) -> float:
-    """Steps per second of the env users get (``env(probabilities=False)``, PettingZoo's order-checking wrapper)
+    """Steps per second of the env users get (``env(**sizes)``, PettingZoo's order-checking wrapper)
     driven by PettingZoo's own loop (``agent_iter``, ``last``, ``step``), as issue 61 measured it."""
     rng = np.random.default_rng(seed)
-    env = registry.game(env_id).make_env(**sizes, probabilities=False)
+    env = registry.game(env_id).make_env(**sizes)
     steps, games, start = 0, 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
         env.reset(seed=seed + games)
@@ -69,7 +70,9 @@ def batched_rate(env_id: str, sizes: dict, games: int, seconds: float, seed: int
     rng = np.random.default_rng(seed)
     game = registry.game(env_id)
     rules_class, seats_class = (registry.load(name) for name in game.batched_seats)
-    seats = seats_class(rules_class(game.make_rules(**sizes), games, seed=seed))
+    options = {k: v for k, v in sizes.items() if k != "probabilities"}
+    extra = {"probabilities": sizes["probabilities"]} if seats_class.has_probabilities else {}
+    seats = seats_class(rules_class(game.make_rules(**options), games, seed=seed), **extra)
     seats.reset()
     steps, env_time, start = 0, 0.0, time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -96,11 +99,16 @@ def main(argv: list[str] | None = None) -> None:
                         help="the game (default clue_v0)")  # fmt: skip
     parser.add_argument("--players", type=arguments.count(2, 6), default=4, help="players (default 4)")
     parser.add_argument("--cards", type=arguments.count(3), default=None, help="Generalized Clue's cards (12)")
+    parser.add_argument("--probabilities", action="store_true", help="with the probability pieces (Algo's twin)")
     parser.add_argument("--games", type=arguments.count(1), default=1024, help="batched games N (default 1024)")
     parser.add_argument("--seconds", type=arguments.seconds, default=3.0, help="seconds a measurement (default 3)")
     parser.add_argument("--repeats", type=arguments.count(1), default=3, help="alternating measurements (median)")
     args = parser.parse_args(argv)
-    sizes = {"players": args.players, **({"cards": args.cards} if args.cards else {})}
+    sizes = {"players": args.players, **({"cards": args.cards} if args.cards else {}), "probabilities": False}
+    if args.probabilities:
+        if args.env != "algo_v0":
+            parser.error("--probabilities: only Algo's twin writes the probability pieces so far")
+        sizes["probabilities"] = True
     if args.env != "generalized_clue_v0" and args.cards:
         parser.error("--cards is Generalized Clue's")
     batched_rate(args.env, sizes, args.games, 0.5)  # compile and warm up
@@ -113,7 +121,7 @@ def main(argv: list[str] | None = None) -> None:
         with_choice.append(whole)
     a, w, b, c = (statistics.median(x) for x in (aec, wrapped, env_only, with_choice))
     print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}, numpy {np.__version__}")
-    print(f"# {args.env} {sizes}, probabilities off, random masked play, median of {args.repeats}\n")
+    print(f"# {args.env} {sizes}, random masked play, median of {args.repeats}\n")
     name = args.env
     print(f"| env | steps/s | ratio to `{name}.raw_env` | ratio to `{name}.env` |")
     print("| --- | ---: | ---: | ---: |")

@@ -117,3 +117,36 @@ def test_every_seats_observation_is_the_aec_envs(sizes):
             if not env.table.over:
                 env.step(int(actions[g]))
     assert compared > 20 * n
+
+
+@pytest.mark.parametrize("sizes", [{"players": 2}, {"players": 3}, {"players": 4, "numbers": 8}])
+def test_the_probability_pieces_are_the_aec_envs(sizes):
+    """With ``probabilities=True`` every seat's observation (the hand posterior's number probabilities of every
+    position included) equals ``algo_v0``'s at every step."""
+    from deduction_envs.envs import algo_v0
+    from deduction_envs.envs.algo_batched import BatchedAlgoSeats
+
+    rules, n = AlgoRules(**sizes), 6
+    seats = BatchedAlgoSeats(BatchedAlgoRules(rules, n), probabilities=True)
+    seats.reset(seeds=range(n))
+    envs = [algo_v0.raw_env(**sizes) for _ in range(n)]
+    for seed, env in enumerate(envs):
+        env.reset(seed=seed)
+    rng, compared = np.random.default_rng(3), 0
+    everyone = np.ones(n, dtype=bool)
+    while not all(env.table.over for env in envs):
+        for seat in range(rules.players):
+            theirs = seats.observe(np.full(n, seat), everyone)
+            for g, env in enumerate(envs):
+                np.testing.assert_array_equal(theirs[g], env.observe(f"player_{seat}")["observation"],
+                                              err_msg=f"game {g} seat {seat}")  # fmt: skip
+                compared += 1
+        masks = seats.games.legal_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+        seats.step(actions)
+        for g, env in enumerate(envs):
+            if not env.table.over:
+                env.step(int(actions[g]))
+    assert compared > 20 * n
+    with pytest.raises(ValueError, match="probabilities must be True or False"):
+        BatchedAlgoSeats(BatchedAlgoRules(rules, 2), probabilities=1)

@@ -89,13 +89,20 @@ GAMES = [
     ("generalized_clue_v0", {"cards": 12, "hidden": 2, "players": 3, "probabilities": False},
      ["random", "scoreboard"], generalized_clue_v0, GeneralizedClueRules),
     ("algo_v0", {"players": 3, "probabilities": False}, ["random"], algo_v0, AlgoRules),
+    ("algo_v0", {"players": 2}, ["random", "self"], algo_v0, AlgoRules),  # the probability pieces on
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("env", "sizes", "opponents", "module", "rules_class"), GAMES, ids=["clue", "gc", "algo"])
+@pytest.mark.parametrize(
+    ("env", "sizes", "opponents", "module", "rules_class"), GAMES, ids=["clue", "gc", "algo", "algo-p"]
+)
 def test_every_game_is_a_game_of_the_aec_env_from_the_learners_seat(env, sizes, opponents, module, rules_class):
     venv = BatchedSeatsVecEnv(env, sizes, opponents, 6, seed=3)
     rules = venv.rules
+    if "self" in opponents:  # an untrained policy plays the self seats
+        from sb3_contrib import MaskablePPO
+
+        play_self(venv, MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=8, seed=0, device="cpu").policy)
     log = recorded(venv)
     venv.seed(3)
     seen = {g: [[]] for g in range(6)}  # game -> episodes -> (observation, reward, info) of the learner

@@ -83,6 +83,8 @@ def test_checking_twice_changes_nothing_more():
     assert RunConfig(env="clue_v0").check().vec_env == "dummy"  # its probability observation is not batched
     batched = RunConfig(env="clue_v0", vec_env="batched", opponents=["self", "random"]).check()
     assert batched.sizes["probabilities"] is False and batched.opponents == ["self", "random"]
+    algo = RunConfig(env="algo_v0", vec_env="batched", opponents=["random"]).check()
+    assert "probabilities" not in algo.sizes  # Algo's twin writes the probability pieces: the env's default
 
 
 def test_evaluate_model_is_the_command_line_from_python(tmp_path):

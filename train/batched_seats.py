@@ -40,7 +40,7 @@ from agents.sb3_policy import masked_probabilities, sample_actions
 from deduction_envs import registry
 from deduction_envs.core.rules import check_int
 
-__all__ = ["SELF", "BatchedSeatsVecEnv", "batched_refusal", "make_batched_seat_envs", "play_self"]
+__all__ = ["SELF", "BatchedSeatsVecEnv", "batched_refusal", "has_probabilities", "make_batched_seat_envs", "play_self"]
 
 #: The opponent entry that is the learner's own current policy.
 SELF = "self"
@@ -56,6 +56,23 @@ def _twin(env: str) -> tuple[Any, Any, Any]:
     return rules_class, seats_class, registry.load(game.batched_agents)
 
 
+def has_probabilities(env: str) -> bool:
+    """Whether ``env``'s batched twin writes the probability pieces (False if it has no twin)."""
+    try:
+        return bool(_twin(env)[1].has_probabilities)
+    except ValueError:
+        return False
+
+
+def _seat_options(seats_class: Any, sizes: dict[str, Any]) -> dict[str, Any]:
+    """The seats' keywords from the env's: ``max_cycles`` if given (else the env's default), and
+    ``probabilities`` (the env's default, True) where the twin has them."""
+    options = {"max_cycles": sizes["max_cycles"]} if "max_cycles" in sizes else {}
+    if seats_class.has_probabilities:
+        options["probabilities"] = bool(sizes.get("probabilities", True))
+    return options
+
+
 def batched_refusal(env: str, sizes: dict[str, Any], opponents: Sequence[str]) -> str | None:
     """Why ``env`` at ``sizes`` (the env's keyword arguments) against ``opponents`` cannot train on the batched
     twin, or None if it can."""
@@ -64,11 +81,11 @@ def batched_refusal(env: str, sizes: dict[str, Any], opponents: Sequence[str]) -
     except ValueError as error:
         return str(error)
     options = dict(sizes)
-    if options.pop("probabilities", True):
+    if options.pop("probabilities", True) and not seats_class.has_probabilities:
         return "the batched twin observes without the probability pieces: give --size probabilities=false"
     try:
         rules = registry.game(env).make_rules(**{k: v for k, v in options.items() if k != "max_cycles"})
-        seats_class(rules_class(rules, 1), **({"max_cycles": sizes["max_cycles"]} if "max_cycles" in sizes else {}))
+        seats_class(rules_class(rules, 1), **_seat_options(seats_class, sizes))
     except (TypeError, ValueError) as error:
         return f"{env} {sizes}: {error}"
     for name in opponents:
@@ -118,8 +135,7 @@ class BatchedSeatsVecEnv(VecEnv):
         self.rules = registry.game(env).make_rules(**options)
         n = check_int("n_envs", n_envs, low=1)
         self.env_name, self.algo = env, algo
-        cycles = {"max_cycles": sizes["max_cycles"]} if "max_cycles" in sizes else {}  # else the env's default
-        self.seats = seats_class(rules_class(self.rules, n, seed=seed), **cycles)
+        self.seats = seats_class(rules_class(self.rules, n, seed=seed), **_seat_options(seats_class, sizes))
         aec = registry.game(env).make_raw_env(**sizes)  # the observation space of the env users get
         space = aec.observation_space(aec.possible_agents[0])["observation"]
         self.render_mode = None

@@ -5,8 +5,10 @@ What an Algo seat knows is its view (``AlgoRules.view``: its own cards, every ha
 the numbers missed attacks named against each card, its drawn card on its turn, the deck's size, who is out), a
 function of the position and the seat, which :class:`BatchedAlgoSeats` encodes from
 :class:`~deduction_envs.games.algo_batched.BatchedAlgoRules`' arrays as :func:`~deduction_envs.envs.algo.
-encode_view` does (tested equal to ``algo_v0``'s observation of every seat at every step of random seeded games).
-The hand posterior (the probability pieces) is not batched yet.
+encode_view` does (tested equal to ``algo_v0``'s observation of every seat at every step of random seeded games). With
+``probabilities=True`` the hand posterior's number probabilities of every position are counted as
+:class:`~deduction_envs.reasoning.algo_hands.AlgoHandPosterior` counts them (the same compiled walk over the card
+ids), exactly: tested equal too.
 
     from deduction_envs.games.algo import AlgoRules
     from deduction_envs.games.algo_batched import BatchedAlgoRules
@@ -27,6 +29,8 @@ from numba import njit
 from deduction_envs.envs.algo import AlgoObserver
 from deduction_envs.envs.batched_seats import BatchedSeats
 from deduction_envs.games.algo_batched import BatchedAlgoRules
+from deduction_envs.reasoning.algo_hands import _backward_pass, _forward_pass, _position_ways
+from deduction_envs.reasoning.clue_counting import popcount as _popcount
 
 __all__ = ["BatchedAlgoSeats"]
 
@@ -36,18 +40,31 @@ class BatchedAlgoSeats(BatchedSeats):
     :class:`~deduction_envs.envs.batched_seats.BatchedSeats`' (``max_cycles`` as ``algo_v0``'s, 2,000)."""
 
     rules_class = BatchedAlgoRules
+    has_probabilities = True
 
-    def __init__(self, games: BatchedAlgoRules, max_cycles: int = 2000, illegal_action: str = "end") -> None:
+    def __init__(
+        self,
+        games: BatchedAlgoRules,
+        max_cycles: int = 2000,
+        illegal_action: str = "end",
+        probabilities: bool = False,
+    ) -> None:
+        if not isinstance(probabilities, bool):
+            raise ValueError(f"probabilities must be True or False, got {probabilities!r}")
+        self.probabilities = probabilities
         super().__init__(games, max_cycles, illegal_action)
 
     def make_observer(self, rules: Any) -> AlgoObserver:
-        return AlgoObserver(rules, probabilities=False)
+        return AlgoObserver(rules, probabilities=self.probabilities)
 
     def _encode(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
         batch = self.games
         rules = batch.rules
         _observe(games, seats, batch.hands, batch.revealed, batch.ruled_out, batch.drawn, batch.turn, batch.phase,
                  batch.deck_left, rules.max_hand, rules.numbers, float(rules.deck_size), out)  # fmt: skip
+        if self.probabilities:
+            return _posteriors(games, seats, batch.hands, batch.revealed, batch.ruled_out, batch.drawn, batch.turn,
+                               rules.max_hand, rules.numbers, out)  # fmt: skip
         return True
 
 
@@ -90,4 +107,105 @@ def _observe(live, viewer, hands, revealed, ruled_out, drawn, turn, phase, deck_
         if phase[g] != 3:  # not over: the phase
             vector[tail + 2 + numbers + phase[g]] = 1
         vector[vectors.shape[1] - 1] = deck_left[g] / deck_size
+    return True
+
+
+@njit(cache=True)
+def _posteriors(live, viewer, hands, revealed, ruled_out, drawn, turn, max_hand, numbers,
+                vectors):  # pragma: no cover - compiled  # fmt: skip
+    """Each live game's number probabilities of every position, for seat ``viewer[g]``: what
+    :class:`~deduction_envs.reasoning.algo_hands.AlgoHandPosterior` counts (the same walk over the card ids,
+    forward and backward), written where ``encode_view`` writes them. False if a view contradicts itself."""
+    players = hands.shape[1]
+    deck = 2 * numbers
+    width = 3 + 3 * numbers
+    for g in range(live.size):
+        if not live[g]:
+            continue
+        s = viewer[g]
+        # The opponents with a face-down card, their hand sizes, and the walk's mixed-radix states.
+        opponents = np.zeros(players, dtype=np.int64)
+        sizes = np.zeros(players, dtype=np.int64)
+        count = 0
+        for q in range(players):
+            if q != s and revealed[g, q] != hands[g, q]:
+                opponents[count] = q
+                sizes[count] = _popcount(hands[g, q])
+                count += 1
+        strides = np.zeros(count, dtype=np.int64)
+        states = 1
+        for j in range(count):
+            strides[j] = states
+            states *= sizes[j] + 1
+        final = 0
+        for j in range(count):
+            final += strides[j] * sizes[j]
+        seen = hands[g, s]
+        if drawn[g] >= 0 and turn[g] == s:
+            seen |= np.int64(1) << drawn[g]
+        placed = np.int64(0)
+        for q in range(players):
+            seen |= revealed[g, q]
+        for j in range(count):
+            placed |= revealed[g, opponents[j]]
+        # moves[j, c, state]: card c may fill opponent j's next position from this state.
+        moves = np.zeros((count, deck, states), dtype=np.bool_)
+        for j in range(count):
+            q = opponents[j]
+            accept = np.zeros((deck, sizes[j] + 1), dtype=np.bool_)
+            bits, card, position = hands[g, q], 0, 0
+            while bits:
+                if bits & 1:
+                    if revealed[g, q] >> card & 1:
+                        accept[card, position] = True
+                    else:
+                        for c in range(card % 2, deck, 2):
+                            if not (seen >> c & 1) and not (ruled_out[g, card] >> (c // 2) & 1):
+                                accept[c, position] = True
+                    position += 1
+                bits >>= 1
+                card += 1
+            for state in range(states):
+                filled = (state // strides[j]) % (sizes[j] + 1)
+                for c in range(deck):
+                    moves[j, c, state] = accept[c, filled]
+        skips = np.ones(deck, dtype=np.bool_)
+        for c in range(deck):
+            if placed >> c & 1:
+                skips[c] = False
+        forward = np.zeros((deck + 1, states), dtype=np.int64)
+        forward[0, 0] = 1
+        _forward_pass(moves, strides, skips, forward)
+        total = forward[deck, final]
+        if total == 0 and count > 0:
+            return False
+        backward = np.zeros((deck + 1, states), dtype=np.int64)
+        backward[deck, final] = 1
+        if count > 0:
+            _backward_pass(moves, strides, skips, backward)
+        vector = vectors[g]
+        for row in range(players):
+            q = (s + row) % players
+            j = -1
+            for k in range(count):
+                if opponents[k] == q:
+                    j = k
+            if j < 0:  # certain: its own hand, or a hand all face up
+                bits, card, position = hands[g, q], 0, 0
+                while bits:
+                    if bits & 1:
+                        vector[(row * max_hand + position) * width + 3 + 2 * numbers + card // 2] = 1.0
+                        position += 1
+                    bits >>= 1
+                    card += 1
+                continue
+            ways = np.zeros((sizes[j] + 1, deck), dtype=np.int64)
+            filled = np.zeros(states, dtype=np.int64)
+            for state in range(states):
+                filled[state] = (state // strides[j]) % (sizes[j] + 1)
+            _position_ways(forward, backward, moves[j], strides[j], filled, ways)
+            for position in range(sizes[j]):
+                cell = (row * max_hand + position) * width + 3 + 2 * numbers
+                for number in range(numbers):  # by card, then summed over the colours, as number_probabilities
+                    vector[cell + number] = ways[position, 2 * number] / total + ways[position, 2 * number + 1] / total
     return True

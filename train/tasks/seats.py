@@ -52,8 +52,11 @@ class SeatsTask:
         config.eval_opponents = list(config.eval_opponents or game.evaluation)
         if SELF in config.opponents and config.vec_env != "batched":
             raise ValueError("--opponents self (self-play) plays on the batched twin: give --vec-env batched")
-        if config.vec_env == "batched":  # the twin observes without the probability pieces (issue 61)
-            config.sizes.setdefault("probabilities", False)
+        if config.vec_env == "batched":  # a twin without the probability pieces observes without them
+            from train.batched_seats import has_probabilities
+
+            if not has_probabilities(config.env):
+                config.sizes.setdefault("probabilities", False)
         for name in ("opponents", "eval_opponents"):
             names = getattr(config, name)
             try:
