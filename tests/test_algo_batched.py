@@ -150,3 +150,73 @@ def test_the_probability_pieces_are_the_aec_envs(sizes):
     assert compared > 20 * n
     with pytest.raises(ValueError, match="probabilities must be True or False"):
         BatchedAlgoSeats(BatchedAlgoRules(rules, 2), probabilities=1)
+
+
+class Draws:
+    """A Python agent's generator replaying given uniforms: ``random()`` is the next, ``choice(pool)`` is
+    ``pool[int(u * len(pool))]``."""
+
+    def __init__(self, uniforms) -> None:
+        self.uniforms = list(uniforms)
+
+    def random(self) -> float:
+        return self.uniforms.pop(0)
+
+    def choice(self, pool):
+        pool = np.asarray(pool)
+        return pool[int(self.uniforms.pop(0) * len(pool))]
+
+
+@pytest.mark.parametrize(("sizes", "epsilon", "others"), [({"players": 2}, 0.3, False), ({"players": 3}, 1.0, False),
+                                                           ({"players": 2, "numbers": 6}, 0.1, True)])  # fmt: skip
+def test_the_epsilon_greedy_twin_decides_as_its_python_agent(sizes, epsilon, others):
+    """Every decision of every seat, or (``others``) random moves with the agents only following the game, and
+    their decision compared wherever one must reveal a card (the deck empty after a miss)."""
+    from agents.algo_agents import AlgoEpsilonGreedy
+    from agents.algo_batched import BatchedEpsilonGreedy, batched_agent
+    from deduction_envs.envs import algo_v0
+    from deduction_envs.envs.algo_batched import BatchedAlgoSeats
+
+    rules, n = AlgoRules(**sizes), 12
+    seats = BatchedAlgoSeats(BatchedAlgoRules(rules, n), probabilities=True)
+    seats.reset(seeds=range(n))
+    twin = BatchedEpsilonGreedy(epsilon)
+    envs, agents = [], []
+    for g in range(n):
+        env = algo_v0.raw_env(**sizes, probabilities=False)
+        seated = [AlgoEpsilonGreedy(epsilon) for _ in range(rules.players)]
+        for seat, agent in enumerate(seated):
+            agent.reset(rules, seat, seed=0)
+        env.seat_listeners = {seat: agent.observe for seat, agent in enumerate(seated)}
+        env.reset(seed=g)
+        envs.append(env)
+        agents.append(seated)
+    rng, kinds = np.random.default_rng(sum(sizes.values())), {"attack": 0, "stop": 0, "reveal": 0}
+    while not seats.games.over.all():
+        uniforms = rng.random((n, 1))
+        live, movers = ~seats.games.over, seats.games.mover
+        actions = twin.act(seats, live, uniforms)
+        masks = seats.games.legal_masks()
+        for g in np.flatnonzero(live):
+            env, agent = envs[g], agents[g][movers[g]]
+            if others and seats.games.phase[g] != 2:  # a random move (a right guess now and then)
+                legal = np.flatnonzero(masks[g])
+                right = [a for a in legal if a < rules.num_attacks
+                         and rules.decode(a).number == _card(rules, env.table.state, a) // 2]  # fmt: skip
+                actions[g] = rng.choice(right) if right and rng.random() < 0.15 else rng.choice(legal)
+                env.step(int(actions[g]))
+                continue
+            agent.rng = Draws(uniforms[g])
+            expected = agent.act(env.observe(env.agent_selection)["action_mask"])
+            assert actions[g] == expected, (g, int(movers[g]), int(seats.games.phase[g]))
+            kinds[rules.decode(int(expected)).kind] += 1
+            env.step(int(expected))
+        seats.step(actions)
+    if others:
+        assert kinds["reveal"] > n // 2
+    else:
+        assert kinds["attack"] > 10 * n and kinds["stop"] > 0
+    with pytest.raises(ValueError, match="Algo's compiled opponents are random, epsilon_greedy"):
+        batched_agent("max_entropy")
+    with pytest.raises(ValueError, match="epsilon must be a probability"):
+        BatchedEpsilonGreedy(2)

@@ -59,7 +59,7 @@ def test_a_python_caller_gets_the_command_lines_errors():
         (RunConfig(env="FakeCoin-v0", action_mask="consistent"), "--action-mask consistent needs queries"),
         (RunConfig(env="Mastermind-v0", marginal_weight=2.0), "--marginal-weight is for --policy marginals"),
         (RunConfig(env="generalized_clue_v0", policy="marginals"), "--policy marginals is for the single-player"),
-        (RunConfig(env="algo_v0", vec_env="batched"), "--vec-env batched: Algo's compiled opponents are random, got"),
+        (RunConfig(env="algo_v0", vec_env="batched", opponents=["max_entropy"]), "are random, epsilon_greedy, got"),
         (RunConfig(env="clue_v0", opponents=["self"]), "--opponents self (self-play) plays on the batched twin"),
         (RunConfig(env="clue_v0", vec_env="batched", sizes={"probabilities": True}), "give --size probabilities=false"),
         (RunConfig(env="clue_v0", vec_env="batched", opponents=["velma"]), "compiled opponents are random, deduc"),

@@ -8,7 +8,8 @@
 (drawn each game) and every other seat is an opponent drawn per game from a pool:
 
 * the reference agents' compiled twins (:mod:`agents.clue_batched`: ``random``, ``deduction_sheet``;
-  :mod:`agents.generalized_clue_batched`: ``random``, ``scoreboard``);
+  :mod:`agents.generalized_clue_batched`: ``random``, ``scoreboard``; :mod:`agents.algo_batched`: ``random``,
+  ``epsilon_greedy``);
 * ``self``: the learner's current policy (self-play; :func:`play_self` hands it the model's policy before training
   starts), deciding for every game where such a seat is to act in one batched forward pass;
 * snapshots of the learner (saved models; a league adds them with ``env_method("add_opponent", path)``, as it

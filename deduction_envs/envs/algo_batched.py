@@ -63,9 +63,26 @@ class BatchedAlgoSeats(BatchedSeats):
         _observe(games, seats, batch.hands, batch.revealed, batch.ruled_out, batch.drawn, batch.turn, batch.phase,
                  batch.deck_left, rules.max_hand, rules.numbers, float(rules.deck_size), out)  # fmt: skip
         if self.probabilities:
-            return _posteriors(games, seats, batch.hands, batch.revealed, batch.ruled_out, batch.drawn, batch.turn,
-                               rules.max_hand, rules.numbers, out)  # fmt: skip
+            table = self.number_probabilities(games, seats)
+            k, n = rules.max_hand, rules.numbers
+            cells = out[:, : rules.players * k * (3 + 3 * n)].reshape(batch.n, rules.players, k, 3 + 3 * n)
+            cells[games, :, :, 3 + 2 * n :] = table[games]  # float64 counts, stored as the AEC env stores them
         return True
+
+    def number_probabilities(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """``(n, players, max_hand, numbers)`` float64: for each game ``games`` marks, the probability of each
+        number at each position of every hand (seats in turn order from ``seats[i]``'s), from that seat's view:
+        the hand posterior's ``number_probabilities``, exactly (zeros elsewhere).
+
+        Raises:
+            RuntimeError: a seat's view contradicts itself (the batched game is inconsistent).
+        """
+        batch, rules = self.games, self.games.rules
+        table = np.zeros((batch.n, rules.players, rules.max_hand, rules.numbers))
+        if not _posteriors(games, seats, batch.hands, batch.revealed, batch.ruled_out, batch.drawn, batch.turn,
+                           rules.numbers, table):  # fmt: skip
+            raise RuntimeError("a seat's view contradicts itself: the batched game is inconsistent")
+        return table
 
 
 @njit(cache=True)
@@ -111,14 +128,14 @@ def _observe(live, viewer, hands, revealed, ruled_out, drawn, turn, phase, deck_
 
 
 @njit(cache=True)
-def _posteriors(live, viewer, hands, revealed, ruled_out, drawn, turn, max_hand, numbers,
-                vectors):  # pragma: no cover - compiled  # fmt: skip
-    """Each live game's number probabilities of every position, for seat ``viewer[g]``: what
-    :class:`~deduction_envs.reasoning.algo_hands.AlgoHandPosterior` counts (the same walk over the card ids,
-    forward and backward), written where ``encode_view`` writes them. False if a view contradicts itself."""
+def _posteriors(live, viewer, hands, revealed, ruled_out, drawn, turn, numbers,
+                table):  # pragma: no cover - compiled  # fmt: skip
+    """Each live game's number probabilities of every position for seat ``viewer[g]``, ``table[g, row,
+    position, number]`` (rows in turn order from the seat): what :class:`~deduction_envs.reasoning.algo_hands.
+    AlgoHandPosterior` counts (the same walk over the card ids, forward and backward). False if a view
+    contradicts itself."""
     players = hands.shape[1]
     deck = 2 * numbers
-    width = 3 + 3 * numbers
     for g in range(live.size):
         if not live[g]:
             continue
@@ -183,7 +200,6 @@ def _posteriors(live, viewer, hands, revealed, ruled_out, drawn, turn, max_hand,
         backward[deck, final] = 1
         if count > 0:
             _backward_pass(moves, strides, skips, backward)
-        vector = vectors[g]
         for row in range(players):
             q = (s + row) % players
             j = -1
@@ -194,7 +210,7 @@ def _posteriors(live, viewer, hands, revealed, ruled_out, drawn, turn, max_hand,
                 bits, card, position = hands[g, q], 0, 0
                 while bits:
                     if bits & 1:
-                        vector[(row * max_hand + position) * width + 3 + 2 * numbers + card // 2] = 1.0
+                        table[g, row, position, card // 2] = 1.0
                         position += 1
                     bits >>= 1
                     card += 1
@@ -205,7 +221,8 @@ def _posteriors(live, viewer, hands, revealed, ruled_out, drawn, turn, max_hand,
                 filled[state] = (state // strides[j]) % (sizes[j] + 1)
             _position_ways(forward, backward, moves[j], strides[j], filled, ways)
             for position in range(sizes[j]):
-                cell = (row * max_hand + position) * width + 3 + 2 * numbers
                 for number in range(numbers):  # by card, then summed over the colours, as number_probabilities
-                    vector[cell + number] = ways[position, 2 * number] / total + ways[position, 2 * number + 1] / total
+                    table[g, row, position, number] = (
+                        ways[position, 2 * number] / total + ways[position, 2 * number + 1] / total
+                    )
     return True
