@@ -137,9 +137,11 @@ def test_the_probability_pieces_are_the_aec_envs(sizes):
     while not all(env.table.over for env in envs):
         for seat in range(rules.players):
             theirs = seats.observe(np.full(n, seat), everyone)
+            bits = seats.entropy(everyone, np.full(n, seat))
             for g, env in enumerate(envs):
                 np.testing.assert_array_equal(theirs[g], env.observe(f"player_{seat}")["observation"],
                                               err_msg=f"game {g} seat {seat}")  # fmt: skip
+                assert bits[g] == env.entropy(f"player_{seat}")  # the entropy-shaped reward's bits
                 compared += 1
         masks = seats.games.legal_masks()
         actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])

@@ -253,3 +253,31 @@ def test_the_same_seed_plays_the_same_games():
     other = BatchedSeatsVecEnv("clue_v0", SIZES, ["random", "deduction_sheet"], 8)
     other.seed(6)
     assert not np.array_equal(other.reset(), runs[0][0])
+
+
+def test_the_entropy_shaped_reward_on_algos_twin(tmp_path):
+    """The shaping of each step is EntropyRewardWrapper's over the learner's bits (the AEC env's
+    ``entropy(agent)``, tested equal in tests/test_algo_batched.py) before its decision and after the replies,
+    added outside the monitor; a twin without bits refuses it."""
+    from deduction_envs.wrappers.entropy_reward import entropy_shaping
+
+    venv = make_batched_seat_envs("algo_v0", {"players": 2}, ["random", "epsilon_greedy"], 8, 0, tmp_path / "m",
+                                  entropy_reward=0.5, gamma=0.9)  # fmt: skip
+    adapter = venv.venv.venv
+    every = np.ones(8, dtype=bool)
+    venv.reset()
+    rng, shaped = np.random.default_rng(0), 0
+    for _ in range(40):
+        before = adapter.seats.entropy(every, adapter.learner)
+        masks = adapter.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        adapter.step_async(actions)
+        _, _, dones, infos = adapter.step_wait()
+        assert not any(info.get("TimeLimit.truncated") for info in infos)  # the games end by the rules here
+        after = adapter.seats.entropy(every, adapter.learner)  # at the learner's next decision, where it goes on
+        expected = entropy_shaping(before, after, scale=0.5, gamma=0.9, terminal=dones)
+        np.testing.assert_allclose(adapter.shaping, expected)  # an ended game's potential after is 0
+        shaped += int((adapter.shaping != 0).sum())
+    assert shaped > 100
+    with pytest.raises(ValueError, match="clue_v0's batched twin has no entropy in bits"):
+        BatchedSeatsVecEnv("clue_v0", SIZES, ["random"], 4, entropy_reward=0.5)

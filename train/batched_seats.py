@@ -40,8 +40,18 @@ from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 from agents.sb3_policy import masked_probabilities, sample_actions
 from deduction_envs import registry
 from deduction_envs.core.rules import check_int
+from deduction_envs.wrappers.entropy_reward import EntropyRewardWrapper, entropy_shaping
+from train.vec_env import Shaped
 
-__all__ = ["SELF", "BatchedSeatsVecEnv", "batched_refusal", "has_probabilities", "make_batched_seat_envs", "play_self"]
+__all__ = [
+    "SELF",
+    "BatchedSeatsVecEnv",
+    "batched_refusal",
+    "has_entropy",
+    "has_probabilities",
+    "make_batched_seat_envs",
+    "play_self",
+]
 
 #: The opponent entry that is the learner's own current policy.
 SELF = "self"
@@ -61,6 +71,14 @@ def has_probabilities(env: str) -> bool:
     """Whether ``env``'s batched twin writes the probability pieces (False if it has no twin)."""
     try:
         return bool(_twin(env)[1].has_probabilities)
+    except ValueError:
+        return False
+
+
+def has_entropy(env: str) -> bool:
+    """Whether ``env``'s batched twin gives each seat's entropy in bits (False if it has no twin)."""
+    try:
+        return bool(_twin(env)[1].has_entropy)
     except ValueError:
         return False
 
@@ -122,6 +140,8 @@ class BatchedSeatsVecEnv(VecEnv):
         n_envs: int,
         seed: int = 0,
         algo: str = "maskable_ppo",
+        entropy_reward: float | None = None,
+        gamma: float = 1.0,
     ) -> None:
         opponents = list(opponents)
         if not opponents:
@@ -132,6 +152,12 @@ class BatchedSeatsVecEnv(VecEnv):
         if algo != "maskable_ppo":
             raise ValueError(f"the batched seats train with maskable_ppo (their snapshots mask actions), got {algo}")
         rules_class, seats_class, self._agent = _twin(env)
+        if entropy_reward is not None:
+            if not seats_class.has_entropy:
+                raise ValueError(f"{env}'s batched twin has no entropy in bits yet: the entropy-shaped reward is not "
+                                 "available on it")  # fmt: skip
+            EntropyRewardWrapper.check(entropy_reward, gamma)
+        self.entropy_reward, self.gamma = entropy_reward, gamma
         options = {k: v for k, v in sizes.items() if k not in ("probabilities", "max_cycles")}
         self.rules = registry.game(env).make_rules(**options)
         n = check_int("n_envs", n_envs, low=1)
@@ -156,6 +182,10 @@ class BatchedSeatsVecEnv(VecEnv):
         self._terminated = np.zeros(n, dtype=np.bool_)
         self._truncated = np.zeros(n, dtype=np.bool_)
         self._started = False
+        self._entropy = np.zeros(n)
+        #: The entropy shaping of the last step (zeros without ``entropy_reward``): the learner's bits before
+        #: its decision minus ``gamma`` times after the opponents' replies (0 after a game's end), times the scale.
+        self.shaping = np.zeros(n)
 
     # ------------------------------------------------------------------ the pool
     def add_opponent(self, entry: str | Path) -> None:
@@ -189,6 +219,8 @@ class BatchedSeatsVecEnv(VecEnv):
         self._start(np.arange(self.num_envs))
         self._started = True
         self.reset_infos = [{} for _ in range(self.num_envs)]
+        if self.entropy_reward is not None:
+            self._entropy = self.seats.entropy(np.ones(self.num_envs, dtype=bool), self.learner)
         return self.seats.observe(self.learner)
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -205,6 +237,10 @@ class BatchedSeatsVecEnv(VecEnv):
         self._decided[:] = True
         self._advance()
         dones = self._terminated | self._truncated
+        if self.entropy_reward is not None:  # EntropyRewardWrapper's shaping, for every game at once
+            after = seats.entropy(np.ones(n, dtype=bool), self.learner)
+            self.shaping = entropy_shaping(self._entropy, after, scale=self.entropy_reward, gamma=self.gamma,
+                                           terminal=self._terminated)  # fmt: skip
         rows = np.arange(n)
         rewards = self._rewards[rows, self.learner].astype(np.float32)
         infos: list[dict[str, Any]] = [{} for _ in range(n)]
@@ -225,6 +261,8 @@ class BatchedSeatsVecEnv(VecEnv):
                 if illegal[g]:
                     infos[g]["illegal_action"] = int(self._actions[g])
             self._start(ended)
+        if self.entropy_reward is not None:
+            self._entropy = seats.entropy(np.ones(n, dtype=bool), self.learner)
         return seats.observe(self.learner), rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
@@ -312,11 +350,15 @@ def make_batched_seat_envs(
     snapshots: Sequence[str] = (),
     append: bool = False,
     algo: str = "maskable_ppo",
+    entropy_reward: float | None = None,
+    gamma: float = 1.0,
 ) -> VecEnv:
     """:class:`BatchedSeatsVecEnv` with the league's ``snapshots`` in its pool, monitored as
     :func:`train.multiplayer.make_seat_envs` monitors the single-seat envs (each game's reward, length, ``rank``
-    and ``won``, in ``monitor_dir/batched.monitor.csv``, appended to with ``append``)."""
-    venv = BatchedSeatsVecEnv(env, sizes, [*opponents, *snapshots], n_envs, seed, algo)
+    and ``won``, in ``monitor_dir/batched.monitor.csv``, appended to with ``append``); with ``entropy_reward``,
+    the entropy shaping of that scale and ``gamma`` added to the rewards after the monitor has logged the game's
+    own (as :class:`~deduction_envs.wrappers.EntropyRewardWrapper` shapes the single-seat envs')."""
+    venv = BatchedSeatsVecEnv(env, sizes, [*opponents, *snapshots], n_envs, seed, algo, entropy_reward, gamma)
     venv.seed(seed)
     monitored = VecMonitor(venv, info_keywords=("rank", "won"))
     Path(monitor_dir).mkdir(parents=True, exist_ok=True)
@@ -326,7 +368,7 @@ def make_batched_seat_envs(
         extra_keys=("rank", "won"),
         override_existing=not append,
     )
-    return monitored
+    return monitored if entropy_reward is None else Shaped(monitored, venv)
 
 
 def play_self(envs: Any, policy: Any) -> None:

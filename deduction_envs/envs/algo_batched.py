@@ -41,6 +41,7 @@ class BatchedAlgoSeats(BatchedSeats):
 
     rules_class = BatchedAlgoRules
     has_probabilities = True
+    has_entropy = True
 
     def __init__(
         self,
@@ -69,6 +70,17 @@ class BatchedAlgoSeats(BatchedSeats):
             cells[games, :, :, 3 + 2 * n :] = table[games]  # float64 counts, stored as the AEC env stores them
         return True
 
+    def entropy(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """Bits of each seat's uncertainty, ``log2`` of the deals consistent with its view, as the AEC env's
+        ``entropy(agent)`` (``AlgoKnowledge.entropy``); for the games ``games`` marks (zeros elsewhere)."""
+        batch, rules = self.games, self.games.rules
+        counts = np.zeros(batch.n, dtype=np.int64)
+        table = np.zeros((batch.n, rules.players, rules.max_hand, rules.numbers))
+        if not _posteriors(games, np.asarray(seats, dtype=np.int64), batch.hands, batch.revealed, batch.ruled_out,
+                           batch.drawn, batch.turn, rules.numbers, table, counts):  # fmt: skip
+            raise RuntimeError("a seat's view contradicts itself: the batched game is inconsistent")
+        return np.where(games, np.log2(np.maximum(counts, 1)), 0.0)
+
     def number_probabilities(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """``(n, players, max_hand, numbers)`` float64: for each game ``games`` marks, the probability of each
         number at each position of every hand (seats in turn order from ``seats[i]``'s), from that seat's view:
@@ -79,8 +91,9 @@ class BatchedAlgoSeats(BatchedSeats):
         """
         batch, rules = self.games, self.games.rules
         table = np.zeros((batch.n, rules.players, rules.max_hand, rules.numbers))
+        counts = np.zeros(batch.n, dtype=np.int64)
         if not _posteriors(games, seats, batch.hands, batch.revealed, batch.ruled_out, batch.drawn, batch.turn,
-                           rules.numbers, table):  # fmt: skip
+                           rules.numbers, table, counts):  # fmt: skip
             raise RuntimeError("a seat's view contradicts itself: the batched game is inconsistent")
         return table
 
@@ -128,12 +141,12 @@ def _observe(live, viewer, hands, revealed, ruled_out, drawn, turn, phase, deck_
 
 
 @njit(cache=True)
-def _posteriors(live, viewer, hands, revealed, ruled_out, drawn, turn, numbers,
-                table):  # pragma: no cover - compiled  # fmt: skip
+def _posteriors(live, viewer, hands, revealed, ruled_out, drawn, turn, numbers, table,
+                counts):  # pragma: no cover - compiled  # fmt: skip
     """Each live game's number probabilities of every position for seat ``viewer[g]``, ``table[g, row,
     position, number]`` (rows in turn order from the seat): what :class:`~deduction_envs.reasoning.algo_hands.
     AlgoHandPosterior` counts (the same walk over the card ids, forward and backward). False if a view
-    contradicts itself."""
+    contradicts itself. ``counts[g]``: the consistent deals."""
     players = hands.shape[1]
     deck = 2 * numbers
     for g in range(live.size):
@@ -194,6 +207,7 @@ def _posteriors(live, viewer, hands, revealed, ruled_out, drawn, turn, numbers,
         forward[0, 0] = 1
         _forward_pass(moves, strides, skips, forward)
         total = forward[deck, final]
+        counts[g] = total
         if total == 0 and count > 0:
             return False
         backward = np.zeros((deck + 1, states), dtype=np.int64)

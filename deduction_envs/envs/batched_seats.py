@@ -36,6 +36,8 @@ class BatchedSeats:
     rules_class: type[Any]
     #: Whether the twin can write the AEC env's probability pieces (its ``probabilities`` keyword).
     has_probabilities = False
+    #: Whether the twin gives each seat's entropy in bits as the AEC env's ``entropy(agent)`` (its ``entropy``).
+    has_entropy = False
 
     def __init__(self, games: Any, max_cycles: int, illegal_action: str = "end") -> None:
         if not isinstance(games, self.rules_class):

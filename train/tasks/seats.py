@@ -92,13 +92,13 @@ class SeatsTask:
         return {}  # a multiplayer env masks its legal actions and has no query features
 
     def vec_env_refusal(self) -> str | None:
-        from train.batched_seats import batched_refusal
+        from train.batched_seats import batched_refusal, has_entropy
 
         config = self.config
         if config.algo != "maskable_ppo":
             return "the batched seats train with maskable_ppo"
-        if config.entropy_reward is not None:
-            return "the entropy-shaped reward is not on the batched seats yet"
+        if config.entropy_reward is not None and not has_entropy(config.env):
+            return "the entropy-shaped reward is not on this game's batched twin yet"
         return batched_refusal(config.env, config.sizes or {}, config.opponents or [])
 
     def make_envs(self, vec_env: str, gamma: float, append: bool) -> Any:
@@ -111,7 +111,7 @@ class SeatsTask:
 
             return make_batched_seat_envs(config.env, config.env_kwargs, config.opponents or [], config.n_envs,
                                           config.seed, config.output / "monitor", self.snapshots, append,
-                                          config.algo)  # fmt: skip
+                                          config.algo, config.entropy_reward, gamma)  # fmt: skip
         return make_seat_envs(
             config.env,
             config.env_kwargs,
