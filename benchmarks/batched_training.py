@@ -1,15 +1,17 @@
-"""MaskablePPO on 4-player Clue end to end, on one core: the batched seats (self-play) against copies of the AEC env.
+"""MaskablePPO end to end on one core, 4-player Clue (or 2-player Algo): the batched seats (self-play) against copies
+of the AEC env.
 
-    python -m benchmarks.batched_training                        # N = 1024 batched games, 4 players
+    python -m benchmarks.batched_training                        # Clue, N = 1024 batched games, 4 players
     python -m benchmarks.batched_training --games 256 --rollouts 3
+    python -m benchmarks.batched_training --env algo_v0          # 2-player Algo against epsilon-greedy
 
-Both sides train ``python -m train``'s MaskablePPO for Clue (its hyperparameters: ``n_steps`` 128, batch 256, 10
-epochs, an MLP of 256 x 256) with torch on one thread, observation without probabilities:
+Both sides train ``python -m train``'s MaskablePPO for the game (its hyperparameters: ``n_steps`` 128, batch 256,
+10 epochs, an MLP of 256 x 256) with torch on one thread; Clue observed without probabilities, Algo with them:
 
-* reference: ``--copies`` single-seat envs of ``clue_v0`` in one process (``python -m train --vec-env dummy``),
-  the learner against the deduction-sheet agent;
-* batched: :class:`~train.batched_seats.BatchedSeatsVecEnv` with ``--games`` games, the learner against the
-  compiled deduction sheet and itself (``--opponents deduction_sheet,self``), every seat of ``self`` in one
+* reference: ``--copies`` single-seat envs of the AEC env in one process (``python -m train --vec-env dummy``),
+  the learner against the game's default opponent (Clue's deduction sheet, Algo's epsilon-greedy);
+* batched: :class:`~train.batched_seats.BatchedSeatsVecEnv` with ``--games`` games, the learner against that
+  opponent's compiled twin and itself (``--opponents deduction_sheet,self``), every seat of ``self`` in one
   forward pass a turn.
 
 Each is timed over whole rollouts and their updates (the first rollout, which compiles and warms up, is not
@@ -27,15 +29,20 @@ import numpy as np
 
 from train import arguments
 
-SIZES = {"players": 4, "probabilities": False}
+#: Per game: its sizes, and the opponent both sides train against (the batched side adds ``self``).
+GAMES = {
+    "clue_v0": ({"players": 4, "probabilities": False}, "deduction_sheet"),
+    "algo_v0": ({"players": 2}, "epsilon_greedy"),
+}
+SIZES = GAMES["clue_v0"][0]
 
 
-def _model(envs: Any, seed: int = 0, **changes: Any) -> Any:
+def _model(envs: Any, seed: int = 0, env: str = "clue_v0", **changes: Any) -> Any:
     from sb3_contrib import MaskablePPO
 
     from train.config import hyperparameters
 
-    settings = {**hyperparameters("maskable_ppo", "clue_v0"), **changes}
+    settings = {**hyperparameters("maskable_ppo", env), **changes}
     return MaskablePPO("MlpPolicy", envs, seed=seed, device="cpu", verbose=0, **settings)
 
 
@@ -68,10 +75,10 @@ def _timer() -> Any:
     return Timer()
 
 
-def measure(envs: Any, rollouts: int, moves: Any, **changes: Any) -> dict[str, float]:
-    """Train on ``envs`` for ``rollouts + 1`` rollouts; the figures of all but the first (``moves()``: the moves
-    of every seat so far). ``changes``: hyperparameters other than ``python -m train``'s."""
-    model = _model(envs, **changes)
+def measure(envs: Any, rollouts: int, moves: Any, env: str = "clue_v0", **changes: Any) -> dict[str, float]:
+    """Train on ``envs`` (of ``env``) for ``rollouts + 1`` rollouts; the figures of all but the first
+    (``moves()``: the moves of every seat so far). ``changes``: hyperparameters other than ``python -m train``'s."""
+    model = _model(envs, env=env, **changes)
     if hasattr(envs, "venv") and hasattr(envs.venv, "learner_policy"):
         envs.venv.learner_policy = model.policy  # self-play, as python -m train seats it
     per_rollout = model.n_steps * envs.num_envs
@@ -100,6 +107,7 @@ def _counting(step: Any, counter: list[int]) -> Any:
 
 def main(argv: list[str] | None = None) -> None:
     parser = arguments.Parser(prog="python -m benchmarks.batched_training", description=__doc__)
+    parser.add_argument("--env", choices=tuple(GAMES), default="clue_v0", help="the game (default clue_v0)")
     parser.add_argument("--games", type=arguments.count(1), default=1024, help="batched games N (default 1024)")
     parser.add_argument("--copies", type=arguments.count(1), default=8, help="AEC env copies (default 8)")
     parser.add_argument("--rollouts", type=arguments.count(1), default=2, help="rollouts timed (default 2)")
@@ -114,13 +122,14 @@ def main(argv: list[str] | None = None) -> None:
     from pathlib import Path
 
     with tempfile.TemporaryDirectory() as folder:
-        aec = make_seat_envs("clue_v0", SIZES, ["deduction_sheet"], args.copies, 0, Path(folder) / "aec")
+        sizes, opponent = GAMES[args.env]
+        aec = make_seat_envs(args.env, sizes, [opponent], args.copies, 0, Path(folder) / "aec")
         aec_moves = [0]
         for copy in aec.envs:  # count every seat's moves
             raw = copy.unwrapped.env
             raw.step = _counting(raw.step, aec_moves)
-        reference = measure(aec, max(1, args.rollouts // 2), lambda: aec_moves[0])
-        batched = make_batched_seat_envs("clue_v0", SIZES, ["deduction_sheet", "self"], args.games, 0,
+        reference = measure(aec, max(1, args.rollouts // 2), lambda: aec_moves[0], args.env)
+        batched = make_batched_seat_envs(args.env, sizes, [opponent, "self"], args.games, 0,
                                          Path(folder) / "batched")  # fmt: skip
         inner = batched.venv
         step = inner.seats.step
@@ -132,14 +141,14 @@ def main(argv: list[str] | None = None) -> None:
             return step(actions, moving)
 
         inner.seats.step = counted
-        fast = measure(batched, args.rollouts, lambda: played[0])
+        fast = measure(batched, args.rollouts, lambda: played[0], args.env)
     print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}, torch "
           f"{torch.__version__}, 1 thread; MaskablePPO (n_steps 128, batch 256, 10 epochs, 256x256)")  # fmt: skip
-    print(f"# 4-player Clue, probabilities off, {args.rollouts} rollouts timed after one of warm-up\n")
+    print(f"# {args.env} {sizes}, {args.rollouts} rollouts timed after one of warm-up\n")
     print("| run | learner steps/s | moves/s (every seat) | rollout | update | ratio (learner steps) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
-    rows = [(f"`clue_v0` x {args.copies} (dummy), vs deduction sheet", reference),
-            (f"batched N = {args.games}, vs deduction sheet and self", fast)]  # fmt: skip
+    rows = [(f"`{args.env}` x {args.copies} (dummy), vs {opponent}", reference),
+            (f"batched N = {args.games}, vs {opponent} and self", fast)]  # fmt: skip
     for label, row in rows:
         print(f"| {label} | {row['steps']:,.0f} | {row['moves']:,.0f} | {row['rollout']:.0%} | {row['update']:.0%} | "
               f"x{row['steps'] / reference['steps']:.1f} |")  # fmt: skip
