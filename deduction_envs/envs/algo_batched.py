@@ -64,10 +64,8 @@ class BatchedAlgoSeats(BatchedSeats):
         _observe(games, seats, batch.hands, batch.revealed, batch.ruled_out, batch.drawn, batch.turn, batch.phase,
                  batch.deck_left, rules.max_hand, rules.numbers, float(rules.deck_size), out)  # fmt: skip
         if self.probabilities:
-            table = self.number_probabilities(games, seats)
-            k, n = rules.max_hand, rules.numbers
-            cells = out[:, : rules.players * k * (3 + 3 * n)].reshape(batch.n, rules.players, k, 3 + 3 * n)
-            cells[games, :, :, 3 + 2 * n :] = table[games]  # float64 counts, stored as the AEC env stores them
+            table = self.number_probabilities(games, seats)  # float64, stored as the AEC env stores them
+            _store_probabilities(games, table, rules.max_hand, 3 + 3 * rules.numbers, 3 + 2 * rules.numbers, out)
         return True
 
     def entropy(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
@@ -138,6 +136,19 @@ def _observe(live, viewer, hands, revealed, ruled_out, drawn, turn, phase, deck_
             vector[tail + 2 + numbers + phase[g]] = 1
         vector[vectors.shape[1] - 1] = deck_left[g] / deck_size
     return True
+
+
+@njit(cache=True)
+def _store_probabilities(games, table, max_hand, width, offset, vectors):  # pragma: no cover - compiled
+    """``table[g, row, position]`` into each marked game's observation, where ``encode_view`` writes them."""
+    for g in range(games.size):
+        if not games[g]:
+            continue
+        for row in range(table.shape[1]):
+            for position in range(max_hand):
+                cell = (row * max_hand + position) * width + offset
+                for number in range(table.shape[3]):
+                    vectors[g, cell + number] = table[g, row, position, number]
 
 
 @njit(cache=True)
