@@ -3,7 +3,7 @@
     python -m benchmarks.batched_multiplayer                       # Clue, 4 players, N = 1024
     python -m benchmarks.batched_multiplayer --players 6 --games 256 --seconds 5
     python -m benchmarks.batched_multiplayer --env generalized_clue_v0 --players 3 --cards 14
-    python -m benchmarks.batched_multiplayer --env algo_v0 --players 2
+    python -m benchmarks.batched_multiplayer --env algo_v0 --probabilities    # 2 players, the hand posterior on
 
 Both play uniformly random legal actions with the observation of the seat to act made at every step, without
 the probability pieces (``--probabilities``: with them, for Algo's twin, which counts the hand posterior),
@@ -97,14 +97,16 @@ def main(argv: list[str] | None = None) -> None:
     parser = arguments.Parser(prog="python -m benchmarks.batched_multiplayer", description=__doc__)
     parser.add_argument("--env", choices=("clue_v0", "generalized_clue_v0", "algo_v0"), default="clue_v0",
                         help="the game (default clue_v0)")  # fmt: skip
-    parser.add_argument("--players", type=arguments.count(2, 6), default=4, help="players (default 4)")
+    parser.add_argument("--players", type=arguments.count(2, 6), default=None,
+                        help="players (default: Clue 4, Generalized Clue 3, Algo 2)")  # fmt: skip
     parser.add_argument("--cards", type=arguments.count(3), default=None, help="Generalized Clue's cards (12)")
     parser.add_argument("--probabilities", action="store_true", help="with the probability pieces (Algo's twin)")
     parser.add_argument("--games", type=arguments.count(1), default=1024, help="batched games N (default 1024)")
     parser.add_argument("--seconds", type=arguments.seconds, default=3.0, help="seconds a measurement (default 3)")
     parser.add_argument("--repeats", type=arguments.count(1), default=3, help="alternating measurements (median)")
     args = parser.parse_args(argv)
-    sizes = {"players": args.players, **({"cards": args.cards} if args.cards else {}), "probabilities": False}
+    players = args.players or {"clue_v0": 4, "generalized_clue_v0": 3, "algo_v0": 2}[args.env]
+    sizes = {"players": players, **({"cards": args.cards} if args.cards else {}), "probabilities": False}
     if args.probabilities:
         if args.env != "algo_v0":
             parser.error("--probabilities: only Algo's twin writes the probability pieces so far")
