@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.batched import BatchedAgent, BatchedRandom, checked, named_agent
+from agents.batched import BatchedAgent, BatchedRandom, checked, named_agent, pick_legal
 from deduction_envs.games.algo import Phase
 
 __all__ = ["BATCHED_AGENTS", "BatchedEpsilonGreedy", "batched_agent"]
@@ -67,16 +67,7 @@ def _epsilon_greedy(games, phase, masks, table, max_hand, numbers, attacks, epsi
         if not games[g]:
             continue
         if phase[g] == _REVEAL:  # a random own face-down card (rng.choice of the legal reveals)
-            legal = 0
-            for a in range(masks.shape[1]):
-                legal += masks[g, a]
-            pick = int(uniforms[g] * legal)
-            for a in range(masks.shape[1]):
-                if masks[g, a]:
-                    if pick == 0:
-                        actions[g] = a
-                        break
-                    pick -= 1
+            actions[g] = pick_legal(masks[g], uniforms[g])
             continue
         if phase[g] == _CONTINUE and uniforms[g] < epsilon:  # stop after a hit
             actions[g] = attacks

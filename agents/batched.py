@@ -18,7 +18,17 @@ from numba import njit
 
 from deduction_envs.reasoning.clue_counting import popcount
 
-__all__ = ["DRAWS", "BatchedAgent", "BatchedRandom", "checked", "named_agent", "pick", "pick_many", "reshown"]
+__all__ = [
+    "DRAWS",
+    "BatchedAgent",
+    "BatchedRandom",
+    "checked",
+    "named_agent",
+    "pick",
+    "pick_legal",
+    "pick_many",
+    "reshown",
+]
 
 #: Uniform draws a decision takes at most (a Clue suggestion's three cards).
 DRAWS = 3
@@ -126,17 +136,23 @@ def reshown(mine, shown, asker, u):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def pick_legal(mask, u):  # pragma: no cover - compiled
+    """The ``int(u * k)``-th of the ``k`` legal actions of ``mask`` (a bool row), as ``rng.integers(k)`` or
+    ``rng.choice`` of the legal actions picks it."""
+    legal = 0
+    for a in range(mask.size):
+        legal += mask[a]
+    at = int(u * legal)
+    for a in range(mask.size):
+        if mask[a]:
+            if at == 0:
+                return a
+            at -= 1
+    return -1
+
+
+@njit(cache=True)
 def _random_actions(masks, games, uniforms, actions):  # pragma: no cover - compiled
     for g in range(games.size):
-        if not games[g]:
-            continue
-        legal = 0
-        for a in range(masks.shape[1]):
-            legal += masks[g, a]
-        pick = int(uniforms[g] * legal)
-        for a in range(masks.shape[1]):
-            if masks[g, a]:
-                if pick == 0:
-                    actions[g] = a
-                    break
-                pick -= 1
+        if games[g]:
+            actions[g] = pick_legal(masks[g], uniforms[g])

@@ -34,14 +34,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from stable_baselines3.common.monitor import ResultsWriter
-from stable_baselines3.common.vec_env import VecEnv, VecMonitor
+from stable_baselines3.common.vec_env import VecEnv
 
 from agents.sb3_policy import masked_probabilities, sample_actions
 from deduction_envs import registry
 from deduction_envs.core.rules import check_int
 from deduction_envs.wrappers.entropy_reward import EntropyRewardWrapper, entropy_shaping
-from train.vec_env import Shaped
+from train.vec_env import Shaped, monitored
 
 __all__ = [
     "SELF",
@@ -261,8 +260,10 @@ class BatchedSeatsVecEnv(VecEnv):
                 if illegal[g]:
                     infos[g]["illegal_action"] = int(self._actions[g])
             self._start(ended)
-        if self.entropy_reward is not None:
-            self._entropy = seats.entropy(np.ones(n, dtype=bool), self.learner)
+        if self.entropy_reward is not None:  # the bits at the learner's next decision: the new games' anew
+            self._entropy = after
+            if ended.size:
+                self._entropy[ended] = seats.entropy(dones, self.learner)[ended]
         return seats.observe(self.learner), rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
@@ -360,15 +361,8 @@ def make_batched_seat_envs(
     own (as :class:`~deduction_envs.wrappers.EntropyRewardWrapper` shapes the single-seat envs')."""
     venv = BatchedSeatsVecEnv(env, sizes, [*opponents, *snapshots], n_envs, seed, algo, entropy_reward, gamma)
     venv.seed(seed)
-    monitored = VecMonitor(venv, info_keywords=("rank", "won"))
-    Path(monitor_dir).mkdir(parents=True, exist_ok=True)
-    monitored.results_writer = ResultsWriter(
-        f"{monitor_dir}/batched",
-        header={"t_start": monitored.t_start, "env_id": env},
-        extra_keys=("rank", "won"),
-        override_existing=not append,
-    )
-    return monitored if entropy_reward is None else Shaped(monitored, venv)
+    watched = monitored(venv, monitor_dir, env, append, keys=("rank", "won"))
+    return watched if entropy_reward is None else Shaped(watched, venv)
 
 
 def play_self(envs: Any, policy: Any) -> None:

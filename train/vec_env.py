@@ -19,6 +19,7 @@ own vector info is not split into dicts, which would cost more than the step).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper, VecMonitor
 from deduction_envs.envs.batched_env import BatchedDeductionEnv
 from deduction_envs.wrappers.entropy_reward import EntropyRewardWrapper, entropy_shaping
 
-__all__ = ["SB3BatchedVecEnv", "Shaped", "batched_vec_env"]
+__all__ = ["SB3BatchedVecEnv", "Shaped", "batched_vec_env", "monitored"]
 
 
 class SB3BatchedVecEnv(VecEnv):
@@ -137,9 +138,20 @@ def batched_vec_env(
     adapter.seed(seed)
     venv: VecEnv = adapter
     if monitor_dir is not None:
-        venv = VecMonitor(venv)
-        # VecMonitor would start its log afresh; a resumed run (append) adds to it.
-        venv.results_writer = ResultsWriter(
-            f"{monitor_dir}/batched", header={"t_start": venv.t_start, "env_id": env_id}, override_existing=not append
-        )
+        venv = monitored(venv, monitor_dir, env_id, append)
     return venv if entropy_reward is None else Shaped(venv, adapter)
+
+
+def monitored(
+    venv: VecEnv, monitor_dir: str | Path, env_id: str, append: bool, keys: tuple[str, ...] = ()
+) -> VecMonitor:
+    """``venv`` in a ``VecMonitor`` logging each episode (and the info ``keys``) to
+    ``monitor_dir/batched.monitor.csv``, added to with ``append`` (VecMonitor alone would start its log afresh,
+    where a resumed run adds to it)."""
+    watched = VecMonitor(venv, info_keywords=keys)
+    Path(monitor_dir).mkdir(parents=True, exist_ok=True)
+    header = {"t_start": watched.t_start, "env_id": env_id}
+    watched.results_writer = ResultsWriter(
+        f"{monitor_dir}/batched", header=header, extra_keys=keys, override_existing=not append
+    )
+    return watched
