@@ -278,15 +278,16 @@ def check_saved_model(path: str | Path) -> Path:
     return path
 
 
-def load_model(path: str | Path, algo: str = "maskable_ppo", **kwargs: Any) -> Any:
+def load_model(path: str | Path, algo: str = "maskable_ppo", algorithm: Any = None, **kwargs: Any) -> Any:
     """The model saved at ``path`` by algorithm ``algo`` (see :data:`ALGORITHMS`), on the CPU unless ``kwargs``
-    (passed to the algorithm's ``load``: ``env``, ``device``, ...) say otherwise.
+    (passed to the algorithm's ``load``: ``env``, ``device``, ...) say otherwise; ``algorithm``: the class to
+    load it as (a subclass of ``algo``'s, such as self-play's collector), if not ``algo``'s own.
 
     Raises:
         FileNotFoundError: no such file. ValueError: the file is no such model, or is damaged, or was saved by
             another algorithm; the message names the file.
     """
-    algorithm = algorithm_class(algo)
+    algorithm = algorithm or algorithm_class(algo)
     path = check_saved_model(path)
     try:
         return algorithm.load(path, **{"device": "cpu", **kwargs})

@@ -1,22 +1,26 @@
-"""MaskablePPO end to end on one core, 4-player Clue (or 2-player Algo): the batched seats (self-play) against copies
-of the AEC env.
+"""MaskablePPO end to end on one core, 4-player Clue (or 2-player Algo): copies of the AEC env, the batched seats
+(one learner's seat a game), and self-play on the batched games (the learner on every seat, learning from each).
 
     python -m benchmarks.batched_training                        # Clue, N = 1024 batched games, 4 players
     python -m benchmarks.batched_training --games 256 --rollouts 3
     python -m benchmarks.batched_training --env algo_v0          # 2-player Algo against epsilon-greedy
+    python -m benchmarks.batched_training --n-epochs 4 --batch-size 1024   # a cheaper update
 
-Both sides train ``python -m train``'s MaskablePPO for the game (its hyperparameters: ``n_steps`` 128, batch 256,
-10 epochs, an MLP of 256 x 256) with torch on one thread; Clue observed without probabilities, Algo with them:
+All three train ``python -m train``'s MaskablePPO for the game (its hyperparameters: ``n_steps`` 128, batch 256,
+10 epochs, an MLP of 256 x 256, unless ``--n-epochs`` / ``--batch-size`` say otherwise) with torch on one thread;
+Clue observed without probabilities, Algo with them:
 
 * reference: ``--copies`` single-seat envs of the AEC env in one process (``python -m train --vec-env dummy``),
   the learner against the game's default opponent (Clue's deduction sheet, Algo's epsilon-greedy);
-* batched: :class:`~train.batched_seats.BatchedSeatsVecEnv` with ``--games`` games, the learner against that
-  opponent's compiled twin and itself (``--opponents deduction_sheet,self``), every seat of ``self`` in one
-  forward pass a turn.
+* batched, one seat: :class:`~train.batched_seats.BatchedSeatsVecEnv` with ``--games`` games, the learner on one
+  seat a game against that opponent's compiled twin;
+* self-play: :class:`~train.self_play.SelfPlayMaskablePPO` on ``--games`` games whose every seat is the learner's
+  (``python -m train --vec-env batched --opponents self``), each seat's decisions a trajectory of its own.
 
 Each is timed over whole rollouts and their updates (the first rollout, which compiles and warms up, is not
-counted); the table gives the learner's steps a second (the run's timesteps), the moves of every seat a second,
-and the share of the time in the rollouts (env, opponents and the learner's forward passes) and in the updates.
+counted); the table gives the learner's steps a second (the decisions trained on: the run's timesteps), the moves
+of every seat a second (the env's steps), and the share of the time in the rollouts (env, opponents and the
+learner's forward passes) and in the updates.
 """
 
 from __future__ import annotations
@@ -37,13 +41,13 @@ GAMES = {
 SIZES = GAMES["clue_v0"][0]
 
 
-def _model(envs: Any, seed: int = 0, env: str = "clue_v0", **changes: Any) -> Any:
+def _model(envs: Any, seed: int = 0, env: str = "clue_v0", algorithm: Any = None, **changes: Any) -> Any:
     from sb3_contrib import MaskablePPO
 
     from train.config import hyperparameters
 
     settings = {**hyperparameters("maskable_ppo", env), **changes}
-    return MaskablePPO("MlpPolicy", envs, seed=seed, device="cpu", verbose=0, **settings)
+    return (algorithm or MaskablePPO)("MlpPolicy", envs, seed=seed, device="cpu", verbose=0, **settings)
 
 
 def _timer() -> Any:
@@ -75,22 +79,23 @@ def _timer() -> Any:
     return Timer()
 
 
-def measure(envs: Any, rollouts: int, moves: Any, env: str = "clue_v0", **changes: Any) -> dict[str, float]:
-    """Train on ``envs`` (of ``env``) for ``rollouts + 1`` rollouts; the figures of all but the first
-    (``moves()``: the moves of every seat so far). ``changes``: hyperparameters other than ``python -m train``'s."""
-    model = _model(envs, env=env, **changes)
-    if hasattr(envs, "venv") and hasattr(envs.venv, "learner_policy"):
-        envs.venv.learner_policy = model.policy  # self-play, as python -m train seats it
+def measure(envs: Any, rollouts: int, moves: Any, env: str = "clue_v0", algorithm: Any = None,
+            **changes: Any) -> dict[str, float]:
+    """Train on ``envs`` (of ``env``, with ``algorithm``, MaskablePPO by default) for ``rollouts + 1`` rollouts; the
+    figures of all but the first (``moves()``: the moves of every seat so far). ``changes``: hyperparameters other
+    than ``python -m train``'s."""
+    model = _model(envs, env=env, algorithm=algorithm, **changes)
     per_rollout = model.n_steps * envs.num_envs
     timer = _timer()
     model.learn(per_rollout, callback=timer)  # compiles and warms up
     before, timer.rollouts, timer.updates = moves(), [], []
+    trained = model.num_timesteps
     model.learn(per_rollout * rollouts, callback=timer, reset_num_timesteps=False)
     timer.updates.append(time.perf_counter() - timer._mark)  # the last update
     rollout, update = sum(timer.rollouts), sum(timer.updates)
     total = rollout + update
     return {
-        "steps": per_rollout * rollouts / total,
+        "steps": (model.num_timesteps - trained) / total,
         "moves": (moves() - before) / total,
         "rollout": rollout / total,
         "update": update / total,
@@ -105,22 +110,41 @@ def _counting(step: Any, counter: list[int]) -> Any:
     return counted
 
 
+def _counted_moves(seats: Any) -> Any:
+    """Count every seat's moves through the batched ``seats``; returns the counter's reader."""
+    step, played = seats.step, [0]
+
+    def counted(actions: np.ndarray, moving: np.ndarray | None = None) -> Any:
+        live = ~seats.games.over if moving is None else moving & ~seats.games.over
+        played[0] += int(live.sum())
+        return step(actions, moving)
+
+    seats.step = counted
+    return lambda: played[0]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = arguments.Parser(prog="python -m benchmarks.batched_training", description=__doc__)
     parser.add_argument("--env", choices=tuple(GAMES), default="clue_v0", help="the game (default clue_v0)")
     parser.add_argument("--games", type=arguments.count(1), default=1024, help="batched games N (default 1024)")
     parser.add_argument("--copies", type=arguments.count(1), default=8, help="AEC env copies (default 8)")
     parser.add_argument("--rollouts", type=arguments.count(1), default=2, help="rollouts timed (default 2)")
+    parser.add_argument("--n-epochs", type=arguments.count(1), default=None, help="epochs an update (default 10)")
+    parser.add_argument("--batch-size", type=arguments.count(1), default=None, help="minibatch (default 256)")
     args = parser.parse_args(argv)
-    import torch
-
-    from train.batched_seats import make_batched_seat_envs
-    from train.multiplayer import make_seat_envs
-
-    torch.set_num_threads(1)
     import tempfile
     from pathlib import Path
 
+    import torch
+
+    from train.batched_seats import make_batched_seat_envs
+    from train.config import hyperparameters
+    from train.multiplayer import make_seat_envs
+    from train.self_play import SelfPlayMaskablePPO, make_self_play_envs
+
+    torch.set_num_threads(1)
+    changes = {k: v for k, v in (("n_epochs", args.n_epochs), ("batch_size", args.batch_size)) if v is not None}
+    settings = {**hyperparameters("maskable_ppo", args.env), **changes}
     with tempfile.TemporaryDirectory() as folder:
         sizes, opponent = GAMES[args.env]
         aec = make_seat_envs(args.env, sizes, [opponent], args.copies, 0, Path(folder) / "aec")
@@ -128,27 +152,22 @@ def main(argv: list[str] | None = None) -> None:
         for copy in aec.envs:  # count every seat's moves
             raw = copy.unwrapped.env
             raw.step = _counting(raw.step, aec_moves)
-        reference = measure(aec, max(1, args.rollouts // 2), lambda: aec_moves[0], args.env)
-        batched = make_batched_seat_envs(args.env, sizes, [opponent, "self"], args.games, 0,
-                                         Path(folder) / "batched")  # fmt: skip
-        inner = batched.venv
-        step = inner.seats.step
-        played = [0]
-
-        def counted(actions: np.ndarray, moving: np.ndarray | None = None) -> Any:
-            live = ~inner.seats.games.over if moving is None else moving & ~inner.seats.games.over
-            played[0] += int(live.sum())
-            return step(actions, moving)
-
-        inner.seats.step = counted
-        fast = measure(batched, args.rollouts, lambda: played[0], args.env)
+        reference = measure(aec, max(1, args.rollouts // 2), lambda: aec_moves[0], args.env, **changes)
+        one_seat = make_batched_seat_envs(args.env, sizes, [opponent], args.games, 0, Path(folder) / "batched")
+        batched = measure(one_seat, args.rollouts, _counted_moves(one_seat.venv.seats), args.env, **changes)
+        every = make_self_play_envs(args.env, sizes, ["self"], args.games, 0, Path(folder) / "self")
+        self_play = measure(every, args.rollouts, _counted_moves(every.seats), args.env, SelfPlayMaskablePPO,
+                            **changes)  # fmt: skip
+    net = "x".join(map(str, settings.get("policy_kwargs", {}).get("net_arch", [64, 64])))
     print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}, torch "
-          f"{torch.__version__}, 1 thread; MaskablePPO (n_steps 128, batch 256, 10 epochs, 256x256)")  # fmt: skip
+          f"{torch.__version__}, 1 thread; MaskablePPO (n_steps {settings['n_steps']}, batch "
+          f"{settings['batch_size']}, {settings['n_epochs']} epochs, {net})")  # fmt: skip
     print(f"# {args.env} {sizes}, {args.rollouts} rollouts timed after one of warm-up\n")
     print("| run | learner steps/s | moves/s (every seat) | rollout | update | ratio (learner steps) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     rows = [(f"`{args.env}` x {args.copies} (dummy), vs {opponent}", reference),
-            (f"batched N = {args.games}, vs {opponent} and self", fast)]  # fmt: skip
+            (f"batched N = {args.games}, one seat vs {opponent}", batched),
+            (f"self-play N = {args.games}, every seat", self_play)]  # fmt: skip
     for label, row in rows:
         print(f"| {label} | {row['steps']:,.0f} | {row['moves']:,.0f} | {row['rollout']:.0%} | {row['update']:.0%} | "
               f"x{row['steps'] / reference['steps']:.1f} |")  # fmt: skip

@@ -1,6 +1,6 @@
 """The batched seats as an SB3 VecEnv (issue 61): every game the learner plays is a game of ``clue_v0`` (replayed
-move by move through the AEC env, the learner's observations, rewards and ranks compared), self-play and
-snapshots decide in batches, and bad input is refused."""
+move by move through the AEC env, the learner's observations, rewards and ranks compared), snapshots decide in
+batches, and bad input is refused. Self-play (the learner on several seats) is tests/test_self_play.py's."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from deduction_envs.envs import algo_v0, clue_v0, generalized_clue_v0
 from deduction_envs.games.algo import AlgoRules, AlgoState
 from deduction_envs.games.clue import ClueRules
 from deduction_envs.games.generalized_clue import GeneralizedClueRules
-from train.batched_seats import BatchedSeatsVecEnv, batched_refusal, make_batched_seat_envs, play_self
+from train.batched_seats import BatchedSeatsVecEnv, batched_refusal, make_batched_seat_envs
 
 SIZES = {"players": 3, "probabilities": False}
 
@@ -89,20 +89,24 @@ GAMES = [
     ("generalized_clue_v0", {"cards": 12, "hidden": 2, "players": 3, "probabilities": False},
      ["random", "scoreboard"], generalized_clue_v0, GeneralizedClueRules),
     ("algo_v0", {"players": 3, "probabilities": False}, ["random"], algo_v0, AlgoRules),
-    ("algo_v0", {"players": 2}, ["random", "self"], algo_v0, AlgoRules),  # the probability pieces on
+    ("algo_v0", {"players": 2}, ["random", "snapshot"], algo_v0, AlgoRules),  # the probability pieces on
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize(
     ("env", "sizes", "opponents", "module", "rules_class"), GAMES, ids=["clue", "gc", "algo", "algo-p"]
 )
-def test_every_game_is_a_game_of_the_aec_env_from_the_learners_seat(env, sizes, opponents, module, rules_class):
-    venv = BatchedSeatsVecEnv(env, sizes, opponents, 6, seed=3)
-    rules = venv.rules
-    if "self" in opponents:  # an untrained policy plays the self seats
+def test_every_game_is_a_game_of_the_aec_env_from_the_learners_seat(env, sizes, opponents, module, rules_class,
+                                                                    tmp_path):  # fmt: skip
+    if "snapshot" in opponents:  # an untrained policy, saved, plays the snapshot's seats
         from sb3_contrib import MaskablePPO
 
-        play_self(venv, MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=8, seed=0, device="cpu").policy)
+        untrained = MaskablePPO("MlpPolicy", BatchedSeatsVecEnv(env, sizes, ["random"], 2), n_steps=8, batch_size=8,
+                                seed=0, device="cpu")  # fmt: skip
+        untrained.save(tmp_path / "snapshot")
+        opponents = [str(tmp_path / "snapshot.zip") if o == "snapshot" else o for o in opponents]
+    venv = BatchedSeatsVecEnv(env, sizes, opponents, 6, seed=3)
+    rules = venv.rules
     log = recorded(venv)
     venv.seed(3)
     seen = {g: [[]] for g in range(6)}  # game -> episodes -> (observation, reward, info) of the learner
@@ -147,30 +151,26 @@ def test_every_game_is_a_game_of_the_aec_env_from_the_learners_seat(env, sizes, 
     assert compared > 200
 
 
-def test_self_play_and_snapshots_decide_in_one_pass_per_kind(tmp_path):
+def test_a_snapshot_decides_for_all_its_games_in_one_pass(tmp_path):
     from sb3_contrib import MaskablePPO
 
-    venv = make_batched_seat_envs("clue_v0", SIZES, ["self", "random"], 8, 0, tmp_path / "monitor")
+    venv = make_batched_seat_envs("clue_v0", SIZES, ["random"], 8, 0, tmp_path / "monitor")
     model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.save(tmp_path / "snapshot")
     inner = venv.venv
-    with pytest.raises(RuntimeError, match="the pool has 'self'"):
-        inner.reset()  # without the callback, the first 'self' seat to act has no policy
-        for _ in range(50):
-            inner.step(np.array([np.flatnonzero(m)[0] for m in inner.action_masks()]))
+    inner.env_method("add_opponent", str(tmp_path / "snapshot.zip"))
+    snapshot = inner._players[inner.entries[-1]]
+    assert inner.entries[-1].endswith("snapshot.zip") and snapshot is not model.policy
     calls = []
-    get_distribution = model.policy.get_distribution
+    get_distribution = snapshot.get_distribution
 
     def counted(observations, *args, **kwargs):
         calls.append(len(observations))
         return get_distribution(observations, *args, **kwargs)
 
-    model.policy.get_distribution = counted
-    play_self(venv, model.policy)
-    model.learn(64)
-    assert inner.learner_policy is model.policy and calls and max(calls) > 1  # several games in one pass
-    model.save(tmp_path / "snapshot")
-    inner.env_method("add_opponent", str(tmp_path / "snapshot.zip"))
-    assert inner.entries[-1].endswith("snapshot.zip") and inner._players[inner.entries[-1]] is not model.policy
+    snapshot.get_distribution = counted
+    model.learn(256)
+    assert calls and max(calls) > 1  # several games in one pass
     monitor = (tmp_path / "monitor" / "batched.monitor.csv").read_text().splitlines()
     assert monitor[1] == "r,l,t,rank,won" and len(monitor) > 2
 
@@ -189,6 +189,8 @@ def test_bad_input_is_refused(tmp_path):
     assert "board" in batched_refusal("clue_v0", {"players": 3, "board": True, "probabilities": False}, ["random"])
     assert "compiled opponents are random, deduction_sheet" in batched_refusal("clue_v0", SIZES, ["velma"])
     assert batched_refusal("clue_v0", SIZES, ["self", "random"]) is None
+    with pytest.raises(ValueError, match="'self' in the pool is self-play"):
+        BatchedSeatsVecEnv("clue_v0", SIZES, ["self", "random"], 4)
     with pytest.raises(ValueError, match="give at least one opponent"):
         BatchedSeatsVecEnv("clue_v0", SIZES, [], 4)
     with pytest.raises(ValueError, match="n_envs"):
@@ -202,8 +204,6 @@ def test_bad_input_is_refused(tmp_path):
         venv.env_method("render")
     with pytest.raises(FileNotFoundError, match="no saved model"):
         venv.add_opponent(tmp_path / "missing.zip")
-    with pytest.raises(ValueError, match="does not hold batched seats"):
-        play_self(object(), None)
 
 
 def test_python_m_train_trains_a_seat_on_the_batched_twin_and_evaluates_it_on_the_aec_env(tmp_path):

@@ -61,6 +61,8 @@ def test_a_python_caller_gets_the_command_lines_errors():
         (RunConfig(env="generalized_clue_v0", policy="marginals"), "--policy marginals is for the single-player"),
         (RunConfig(env="algo_v0", vec_env="batched", opponents=["max_entropy"]), "are random, epsilon_greedy, got"),
         (RunConfig(env="clue_v0", opponents=["self"]), "--opponents self (self-play) plays on the batched twin"),
+        (RunConfig(env="algo_v0", vec_env="batched", opponents=["self"], entropy_reward=1.0),
+         "--entropy-reward is not on self-play yet"),
         (RunConfig(env="clue_v0", vec_env="batched", sizes={"probabilities": True}), "give --size probabilities=false"),
         (RunConfig(env="clue_v0", vec_env="batched", opponents=["velma"]), "compiled opponents are random, deduc"),
         (RunConfig(env="clue_v0", vec_env="batched", algo="ppo"), "the batched seats train with maskable_ppo"),

@@ -10,16 +10,15 @@
 * the reference agents' compiled twins (:mod:`agents.clue_batched`: ``random``, ``deduction_sheet``;
   :mod:`agents.generalized_clue_batched`: ``random``, ``scoreboard``; :mod:`agents.algo_batched`: ``random``,
   ``epsilon_greedy``);
-* ``self``: the learner's current policy (self-play; :func:`play_self` hands it the model's policy before training
-  starts), deciding for every game where such a seat is to act in one batched forward pass;
 * snapshots of the learner (saved models; a league adds them with ``env_method("add_opponent", path)``, as it
   does to the single-seat envs), each in one forward pass for its games.
 
 A step plays the learner's action in every game, then the opponents until the learner must decide again or the
 game ends; a game that ends is dealt anew in the same step (SB3's convention: its last observation, the
 learner's, is in ``infos[i]["terminal_observation"]``, with ``rank``, ``won`` and ``seat`` as the single-seat
-env's info carries them for the monitor). Only the learner's decisions are steps of the run: the opponents',
-``self`` included, train nothing (a seat's reward follows its own decisions, and SB3 keeps one trajectory an env).
+env's info carries them for the monitor). Only the learner's decisions are steps of the run (SB3 keeps one
+trajectory an env); self-play, where the learner holds several seats of a game and learns from each, is
+:mod:`train.self_play`'s subclass (the pool's ``self``).
 
 The games are those of the AEC env (tested observation by observation); their random streams are not the
 single-seat envs' (the deals and seats come from the batch's generators, seeded by ``seed``), so a run here and
@@ -49,7 +48,6 @@ __all__ = [
     "has_entropy",
     "has_probabilities",
     "make_batched_seat_envs",
-    "play_self",
 ]
 
 #: The opponent entry that is the learner's own current policy.
@@ -122,7 +120,8 @@ class BatchedSeatsVecEnv(VecEnv):
     Args:
         env: a multiplayer env with a batched twin (``clue_v0``).
         sizes: the env's keyword arguments (its rules' sizes, ``probabilities=False``, ``max_cycles``).
-        opponents: the pool's entries: compiled reference agents by name, ``"self"``, saved models' paths.
+        opponents: the pool's entries: compiled reference agents by name, saved models' paths (and ``"self"`` in
+            :class:`~train.self_play.BatchedSelfPlayVecEnv`).
         n_envs: the number of games.
         seed: seeds the deals, the learner's seats, the opponents' draws and their random decisions.
         algo: the algorithm the snapshots were saved with.
@@ -130,6 +129,9 @@ class BatchedSeatsVecEnv(VecEnv):
     Raises:
         ValueError: the game has no batched twin at these sizes, or an opponent has no compiled twin.
     """
+
+    #: Whether ``"self"`` may be in the pool (the learner on several seats: :mod:`train.self_play`).
+    learns_self = False
 
     def __init__(
         self,
@@ -167,10 +169,9 @@ class BatchedSeatsVecEnv(VecEnv):
         self.render_mode = None
         super().__init__(n, space, aec.action_space(aec.possible_agents[0]))
         self.entries: list[str] = []
-        self._players: dict[str, Any] = {}  # entry -> compiled agent, or SB3 policy (None for self until given)
+        self._players: dict[str, Any] = {}  # entry -> compiled agent, or SB3 policy (None: self, the learner)
         for entry in opponents:
             self.add_opponent(entry)
-        self.learner_policy: Any = None
         self.rng = np.random.default_rng(seed)
         self.learner = np.zeros(n, dtype=np.int64)
         #: The pool entry of every seat of every game (-1: the learner's seat).
@@ -188,13 +189,17 @@ class BatchedSeatsVecEnv(VecEnv):
 
     # ------------------------------------------------------------------ the pool
     def add_opponent(self, entry: str | Path) -> None:
-        """Add a pool entry: a compiled reference agent's name, ``"self"``, or a saved model's path (a snapshot).
+        """Add a pool entry: a compiled reference agent's name, or a saved model's path (a snapshot); ``"self"``
+        where the learner learns from several seats (:class:`~train.self_play.BatchedSelfPlayVecEnv`).
 
         Raises:
             ValueError: a name without a compiled twin, or a path that is not a saved model of this game.
         """
         entry = str(entry)
         if entry == SELF:
+            if not self.learns_self:
+                raise ValueError("'self' in the pool is self-play: train.self_play.BatchedSelfPlayVecEnv "
+                                 "(python -m train --vec-env batched --opponents self,...)")  # fmt: skip
             self._players[entry] = None
         elif Path(entry).suffix == ".zip" or Path(entry).exists():
             from agents.sb3_policy import load_model
@@ -298,36 +303,38 @@ class BatchedSeatsVecEnv(VecEnv):
     def _start(self, games: np.ndarray) -> None:
         """Deal the games ``games`` anew, draw the learner's seat and the opponents, and play up to the learner's
         first decision (dealing again a game that ends before it, as the single-seat env does)."""
-        players = self.rules.players
         while games.size:
             self.seats.reset_games(games)
-            self.learner[games] = self.rng.integers(players, size=games.size)
-            self.seated[games] = self.rng.integers(len(self.entries), size=(games.size, players))
-            self.seated[games, self.learner[games]] = -1
+            self._draw_seats(games)
             self._decided[games] = False
             self._advance()
             over = self.seats.games.over
             games = games[over[games]]  # over before the learner decided
 
+    def _draw_seats(self, games: np.ndarray) -> None:
+        """Seat the learner and the opponents of the games ``games`` (indices), just dealt."""
+        players = self.rules.players
+        self.learner[games] = self.rng.integers(players, size=games.size)
+        self.seated[games] = self.rng.integers(len(self.entries), size=(games.size, players))
+        self.seated[games, self.learner[games]] = -1
+
     def _advance(self) -> None:
-        """Play the opponents in every game until the learner is to act or the game is over."""
+        """Play the opponents in every game until a learner's seat (-1 in :attr:`seated`) is to act or the game
+        is over."""
         games, rows = self.seats.games, np.arange(self.num_envs)
         while True:
             movers = games.mover
-            waiting = ~games.over & (movers != self.learner)
+            entry = self.seated[rows, movers]
+            waiting = ~games.over & (entry >= 0)
             if not waiting.any():
                 return
-            entry = self.seated[rows, movers]
             actions = np.zeros(self.num_envs, dtype=np.int64)
             for e in np.unique(entry[waiting]):
                 theirs = waiting & (entry == e)
                 player = self._players[self.entries[e]]
-                if player is None or not hasattr(player, "act"):  # a policy: self (the learner's) or a snapshot
-                    policy = self.learner_policy if player is None else player
-                    if policy is None:
-                        raise RuntimeError("the pool has 'self': give the learner's policy (play_self)")
+                if not hasattr(player, "act"):  # a snapshot's policy
                     observations = self.seats.observe(movers, theirs)[theirs]
-                    chances = masked_probabilities(policy, observations, games.legal_masks()[theirs])
+                    chances = masked_probabilities(player, observations, games.legal_masks()[theirs])
                     actions[theirs] = sample_actions(chances, self.rng.random(len(chances)))
                 else:
                     uniforms = self.rng.random((self.num_envs, player.draws(self.rules)))
@@ -363,14 +370,3 @@ def make_batched_seat_envs(
     venv.seed(seed)
     watched = monitored(venv, monitor_dir, env, append, keys=("rank", "won"))
     return watched if entropy_reward is None else Shaped(watched, venv)
-
-
-def play_self(envs: Any, policy: Any) -> None:
-    """Seat ``policy`` (the learner's, ``model.policy``) wherever the pool of the batched seats in ``envs`` (the
-    adapter, or a wrapper of it) says ``self``: during every rollout it is the learner's current policy."""
-    target = envs
-    while not isinstance(target, BatchedSeatsVecEnv):
-        if not hasattr(target, "venv"):
-            raise ValueError(f"{type(envs).__name__} does not hold batched seats")
-        target = target.venv
-    target.learner_policy = policy

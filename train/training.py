@@ -25,7 +25,7 @@ from typing import Any
 
 from tqdm import TqdmExperimentalWarning
 
-from agents.sb3_policy import algorithm_class, load_model
+from agents.sb3_policy import load_model
 from train.config import RUN_FILE, RunConfig, code_commit, hyperparameters
 from train.tasks import Task, TrainingRun
 from train.tasks.secrets import make_envs
@@ -95,13 +95,13 @@ def _set_up(config: RunConfig, task: Task) -> tuple[Any, Any, dict[str, Any] | N
     append = config.resume is not None and any(monitor.glob("*monitor.csv"))
     envs = task.make_envs(config.vec_env, settings.get("gamma", 0.99), append)
     if config.resume is not None:
-        return envs, load_model(config.resume, config.algo, env=envs, device=config.device,
-                                tensorboard_log=tensorboard), None  # fmt: skip
+        return envs, load_model(config.resume, config.algo, algorithm=task.algorithm(), env=envs,
+                                device=config.device, tensorboard_log=tensorboard), None  # fmt: skip
     policy, extra = task.policy()
     policy_kwargs = {**settings.pop("policy_kwargs", {}), **extra}
     if policy_kwargs:
         settings["policy_kwargs"] = policy_kwargs
-    model = algorithm_class(config.algo)(
+    model = task.algorithm()(
         policy, envs, seed=config.seed, device=config.device, verbose=0, tensorboard_log=tensorboard, **settings
     )
     if config.imitate is None:

@@ -60,6 +60,10 @@ class Task(Protocol):
     def make_envs(self, vec_env: str, gamma: float, append: bool) -> Any:
         """The run's SB3 vector env of ``n_envs`` monitored copies (``append``: add to the episode logs)."""
 
+    def algorithm(self) -> Any:
+        """The SB3 algorithm class the run trains (and resumes) with: the config's ``algo``'s, or a subclass of
+        it that collects the game's rollouts its own way (self-play's)."""
+
     def policy(self) -> tuple[Any, dict[str, Any]]:
         """The SB3 policy (a class or a name) a new model starts with, and its extra ``policy_kwargs``."""
 

@@ -52,6 +52,8 @@ class SeatsTask:
         config.eval_opponents = list(config.eval_opponents or game.evaluation)
         if SELF in config.opponents and config.vec_env != "batched":
             raise ValueError("--opponents self (self-play) plays on the batched twin: give --vec-env batched")
+        if SELF in config.opponents and config.entropy_reward is not None:
+            raise ValueError("--entropy-reward is not on self-play yet (--opponents self)")
         if config.vec_env == "batched":  # a twin without the probability pieces observes without them
             from train.batched_seats import has_probabilities
 
@@ -91,6 +93,19 @@ class SeatsTask:
     def env_options(self) -> dict[str, Any]:
         return {}  # a multiplayer env masks its legal actions and has no query features
 
+    def self_play(self) -> bool:
+        """Whether the run is self-play on the batched twin (:mod:`train.self_play`): ``self`` in its pool."""
+        return self.config.vec_env == "batched" and SELF in (self.config.opponents or [])
+
+    def algorithm(self) -> Any:
+        if self.self_play():
+            from train.self_play import SelfPlayMaskablePPO
+
+            return SelfPlayMaskablePPO
+        from agents.sb3_policy import algorithm_class
+
+        return algorithm_class(self.config.algo)
+
     def vec_env_refusal(self) -> str | None:
         from train.batched_seats import batched_refusal, has_entropy
 
@@ -106,6 +121,11 @@ class SeatsTask:
 
         config = self.config
         self.snapshots = read_league(config.output) if config.resume is not None else []
+        if vec_env == "batched" and SELF in (config.opponents or []):
+            from train.self_play import make_self_play_envs
+
+            return make_self_play_envs(config.env, config.env_kwargs, config.opponents or [], config.n_envs,
+                                       config.seed, config.output / "monitor", self.snapshots, append)  # fmt: skip
         if vec_env == "batched":
             from train.batched_seats import make_batched_seat_envs
 
@@ -143,10 +163,6 @@ class SeatsTask:
         from train.multiplayer import league_callback
 
         config = self.config
-        if SELF in (config.opponents or []):
-            from train.batched_seats import play_self
-
-            play_self(envs, model.policy)
         if not config.league:
             return []
         return [league_callback(envs, config.output, config.league_threshold, config.league_window, self.snapshots)]

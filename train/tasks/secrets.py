@@ -124,6 +124,11 @@ class SecretsTask:
         config = self.config
         return {"action_mask": config.action_mask, **({"query_features": True} if config.query_features else {})}
 
+    def algorithm(self) -> Any:
+        from agents.sb3_policy import algorithm_class
+
+        return algorithm_class(self.config.algo)
+
     def vec_env_refusal(self) -> str | None:
         why = batch_refusal(self.rules)
         if not why and self.config.query_features:
