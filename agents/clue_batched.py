@@ -39,10 +39,13 @@ _START, _SHOW = int(CluePhase.START), int(CluePhase.SHOW)
 
 
 class BatchedDeductionSheet:
-    """:class:`agents.clue_agents.ClueDeductionSheet` (its own rule for the card to show; without the board)
-    for many games: it accuses when its facts name the case file, else suggests a card of unknown place per
-    category (else one of its own, else any), ends its turn after a suggestion, and refutes with a card already
-    shown to the asker, else to anyone, else any it holds."""
+    """:class:`agents.clue_agents.ClueDeductionSheet` (its own rule for the card to show) for many games: it
+    accuses when its facts name the case file, else suggests a card of unknown place per category (else one of
+    its own, else any), ends its turn after a suggestion, and refutes with a card already shown to the asker, else
+    to anyone, else any it holds. On the board it heads for the nearest room whose place it does not know (else
+    one of its own or the case file's), as :func:`agents.clue_moves.head_for`: the passage if it leads there, else
+    the roll, then the room if the roll reaches it, else the reachable square nearest it; it suggests in the
+    room it enters (or was summoned to), naming that room."""
 
     name = "deduction-sheet"
 
@@ -55,10 +58,18 @@ class BatchedDeductionSheet:
         actions = np.zeros(batch.n, dtype=np.int64)
         starts = np.array(rules.category_starts, dtype=np.int64)
         sizes = np.array(rules.category_sizes, dtype=np.int64)
+        if seats.board:
+            board, masks = rules.board, batch.legal_masks()
+            moves = (batch.positions, batch.roll, batch.moved, masks, board.room_rolls, board.distances,
+                     batch._passages, board.squares, rules.roll_action)  # fmt: skip
+        else:
+            none = np.zeros((1, 1), dtype=np.int64)
+            moves = (none, none[0], np.zeros(1, dtype=np.bool_), np.zeros((1, 1), dtype=np.bool_),
+                     np.zeros((1, 1)), none, none[0], 0, 0)  # fmt: skip
         ok = _sheet_actions(games, batch.mover, batch.phase, batch.turn, batch.suggestion, seats.hand,
                             seats.required, seats.forbidden, seats.clauses, seats.dirty, seats.record, seats._full,
-                            seats._groups, starts, sizes, rules.num_triples, rules.end_action, uniforms,
-                            actions)  # fmt: skip
+                            seats._groups, starts, sizes, rules.num_triples, rules.end_action, uniforms, actions,
+                            seats.board, *moves)  # fmt: skip
         if not ok:
             raise RuntimeError("a seat's facts contradict: the batched game and its events disagree")
         return actions
@@ -75,8 +86,10 @@ def batched_agent(name: str) -> BatchedAgent:
 
 @njit(cache=True)
 def _sheet_actions(games, mover, phase, turn, suggestion, hand, required, forbidden, clauses, dirty, record, full,
-                   groups, starts, sizes, triples, end_action, uniforms, actions):  # pragma: no cover  # fmt: skip
+                   groups, starts, sizes, triples, end_action, uniforms, actions, board, positions, roll, moved,
+                   masks, room_rolls, distances, passages, squares, roll_action):  # pragma: no cover  # fmt: skip
     players = required.shape[1]
+    rooms = sizes[-1]
     for g in range(games.size):
         if not games[g]:
             continue
@@ -93,22 +106,38 @@ def _sheet_actions(games, mover, phase, turn, suggestion, hand, required, forbid
                 return False
             dirty[g, s] = False
         case_file = required[g, s, players]
-        if popcount(case_file) == starts.size:  # the sheet names the case file: accuse
+        rolled = board and phase[g] == _START and roll[g] > 0 and not moved[g]  # only a move is legal
+        if popcount(case_file) == starts.size and not rolled:  # the sheet names the case file: accuse
             index = 0
             for k in range(starts.size):
                 card = pick(case_file & (((np.int64(1) << sizes[k]) - 1) << starts[k]), 0.0)
                 index = index * sizes[k] + card - starts[k]
             actions[g] = triples + index
             continue
-        if phase[g] != _START:  # after its suggestion: end the turn
-            actions[g] = end_action
-            continue
         known = 0
         for place in range(players + 1):
             known |= required[g, s, place]
+        if board and phase[g] == _START and not moved[g]:
+            move = _head_for(g, s, known, required[g, s, s] | case_file, starts[-1], rooms, positions, roll,
+                             masks, room_rolls, distances, passages, squares, triples, roll_action, uniforms)
+            if move >= 0:
+                actions[g] = move
+                continue
+        if phase[g] != _START:  # after its suggestion: end the turn
+            actions[g] = end_action
+            continue
+        allowed = np.int64(0)  # the rooms it may name (on the board, one or none)
+        for r in range(rooms):
+            if not board or masks[g, r]:
+                allowed |= np.int64(1) << (starts[-1] + r)
+        if allowed == 0:  # on the board, moved where it cannot suggest: end the turn
+            actions[g] = end_action
+            continue
         index = 0
         for k in range(starts.size):
             category = ((np.int64(1) << sizes[k]) - 1) << starts[k]
+            if k == starts.size - 1:
+                category &= allowed
             pool = category & ~known
             if not pool:
                 pool = category & hand[g, s]
@@ -117,3 +146,67 @@ def _sheet_actions(games, mover, phase, turn, suggestion, hand, required, forbid
             index = index * sizes[k] + pick(pool, uniforms[g, k]) - starts[k]
         actions[g] = index
     return True
+
+
+@njit(cache=True)
+def _head_for(g, s, known, mine, first_room, rooms, positions, roll, masks, room_rolls, distances, passages, squares,
+              triples, roll_action, uniforms):  # pragma: no cover - compiled  # fmt: skip
+    """``agents.clue_moves.head_for`` toward the nearest room whose place seat ``s`` does not know (else one of
+    its own or the case file's: ``mine``), or -1 where it should suggest where it stands (summoned into such a
+    room at the start of its turn)."""
+    wanted = np.zeros(rooms, dtype=np.bool_)
+    for r in range(rooms):
+        wanted[r] = not (known >> (first_room + r) & 1)
+    if not wanted.any():
+        for r in range(rooms):
+            wanted[r] = mine >> (first_room + r) & 1
+    if not wanted.any():
+        wanted[:] = True
+    here_node = positions[g, s]
+    here = here_node - squares if here_node >= squares else -1
+    if roll[g] == 0 and masks[g, :triples].any() and here >= 0 and wanted[here]:
+        return -1
+    best = np.inf  # nearest_room: fewest expected rolls, ties at random
+    for r in range(rooms):
+        if wanted[r] and room_rolls[here_node, r] < best:
+            best = room_rolls[here_node, r]
+    ties = 0
+    for r in range(rooms):
+        if wanted[r] and room_rolls[here_node, r] <= best + 1e-9:
+            ties += 1
+    chosen = int(uniforms[g, 0] * ties)
+    target = 0
+    for r in range(rooms):
+        if wanted[r] and room_rolls[here_node, r] <= best + 1e-9:
+            if chosen == 0:
+                target = r
+                break
+            chosen -= 1
+    goal = squares + target
+    move_action = roll_action + 2
+    if roll[g] == 0:  # the start of the turn: the passage if it leads there, else the roll
+        if masks[g, roll_action + 1] and passages[here_node] == goal:
+            return roll_action + 1
+        return roll_action
+    if masks[g, move_action + goal]:
+        return move_action + goal
+    nodes = distances.shape[0]
+    any_square = False
+    for node in range(squares):
+        if masks[g, move_action + node]:
+            any_square = True
+    nearest = np.iinfo(np.int64).max
+    for node in range(nodes):
+        if masks[g, move_action + node] and (node < squares or not any_square) and distances[node, goal] < nearest:
+            nearest = distances[node, goal]
+    ties = 0
+    for node in range(nodes):
+        if masks[g, move_action + node] and (node < squares or not any_square) and distances[node, goal] == nearest:
+            ties += 1
+    chosen = int(uniforms[g, 1] * ties)
+    for node in range(nodes):
+        if masks[g, move_action + node] and (node < squares or not any_square) and distances[node, goal] == nearest:
+            if chosen == 0:
+                return move_action + node
+            chosen -= 1
+    return move_action + here_node

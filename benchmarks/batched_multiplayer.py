@@ -4,6 +4,7 @@
     python -m benchmarks.batched_multiplayer --players 6 --games 256 --seconds 5
     python -m benchmarks.batched_multiplayer --env generalized_clue_v0 --players 3 --cards 14
     python -m benchmarks.batched_multiplayer --env algo_v0 --probabilities    # 2 players, the hand posterior on
+    python -m benchmarks.batched_multiplayer --board --players 3              # Clue on the board
 
 Both play uniformly random legal actions with the observation of the seat to act made at every step, without
 the probability pieces (``--probabilities``: with them, for Algo's twin, which counts the hand posterior),
@@ -72,7 +73,7 @@ def batched_rate(env_id: str, sizes: dict, games: int, seconds: float, seed: int
     rules_class, seats_class = (registry.load(name) for name in game.batched_seats)
     options = {k: v for k, v in sizes.items() if k != "probabilities"}
     extra = {"probabilities": sizes["probabilities"]} if seats_class.has_probabilities else {}
-    seats = seats_class(rules_class(game.make_rules(**options), games, seed=seed), **extra)
+    seats = seats_class(rules_class.for_rules(game.make_rules(**options), games, seed=seed), **extra)
     seats.reset()
     steps, env_time, start = 0, 0.0, time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -101,6 +102,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="players (default: Clue 4, Generalized Clue 3, Algo 2)")  # fmt: skip
     parser.add_argument("--cards", type=arguments.count(3), default=None, help="Generalized Clue's cards (12)")
     parser.add_argument("--probabilities", action="store_true", help="with the probability pieces (Algo's twin)")
+    parser.add_argument("--board", action="store_true", help="Clue on the board")
     parser.add_argument("--games", type=arguments.count(1), default=1024, help="batched games N (default 1024)")
     parser.add_argument("--seconds", type=arguments.seconds, default=3.0, help="seconds a measurement (default 3)")
     parser.add_argument("--repeats", type=arguments.count(1), default=3, help="alternating measurements (median)")
@@ -113,6 +115,10 @@ def main(argv: list[str] | None = None) -> None:
         sizes["probabilities"] = True
     if args.env != "generalized_clue_v0" and args.cards:
         parser.error("--cards is Generalized Clue's")
+    if args.board:
+        if args.env != "clue_v0":
+            parser.error("--board is Clue's")
+        sizes["board"] = True
     batched_rate(args.env, sizes, args.games, 0.5)  # compile and warm up
     aec, wrapped, env_only, with_choice = [], [], [], []
     for _ in range(args.repeats):

@@ -12,6 +12,7 @@ import pytest
 from deduction_envs.envs import algo_v0, clue_v0, generalized_clue_v0
 from deduction_envs.games.algo import AlgoRules, AlgoState
 from deduction_envs.games.clue import ClueRules
+from deduction_envs.games.clue_board import ClueBoardRules
 from deduction_envs.games.generalized_clue import GeneralizedClueRules
 from train.batched_seats import BatchedSeatsVecEnv, batched_refusal, make_batched_seat_envs
 
@@ -28,7 +29,9 @@ def recorded(venv: BatchedSeatsVecEnv) -> list[tuple]:
     def logged_deal(games, seeds=None):
         deal(games, seeds)
         batch = seats.games
-        if hasattr(batch, "places"):  # the Clue family: each card's place
+        if hasattr(batch, "weapons"):  # Clue on the board: the deal, the weapons' rooms, the dice's seeds
+            dealt = [(batch.places[g].copy(), batch.weapons[g].tolist(), batch._dice_seeds[g]) for g in games]
+        elif hasattr(batch, "places"):  # the Clue family: each card's place
             dealt = batch.places[games].copy()
         else:  # Algo: the shuffled deck as new_game takes it (hands, the deck, the card drawn last)
             dealt = np.array([[*[c for h in batch.hands[g] for c in range(64) if h >> c & 1],
@@ -46,6 +49,9 @@ def recorded(venv: BatchedSeatsVecEnv) -> list[tuple]:
 
 def dealt(rules, places):
     """The new game of a logged deal, as the rules' ``new_game`` would make it."""
+    if isinstance(rules, ClueBoardRules):
+        places, weapons, dice_seed = places
+        return rules._on_board(ClueRules.state_of_deal(rules, places), weapons, dice_seed)
     if isinstance(rules, AlgoRules):
         size = rules.dealt
         order = [int(c) for c in places]
@@ -86,6 +92,7 @@ def replay(log: list[tuple], game: int, module, rules_class, sizes: dict) -> lis
 
 GAMES = [
     ("clue_v0", SIZES, ["random", "deduction_sheet"], clue_v0, ClueRules),
+    ("clue_v0", {**SIZES, "board": True}, ["random", "deduction_sheet"], clue_v0, ClueBoardRules),
     ("generalized_clue_v0", {"cards": 12, "hidden": 2, "players": 3, "probabilities": False},
      ["random", "scoreboard"], generalized_clue_v0, GeneralizedClueRules),
     ("algo_v0", {"players": 3, "probabilities": False}, ["random"], algo_v0, AlgoRules),
@@ -94,7 +101,7 @@ GAMES = [
 
 
 @pytest.mark.parametrize(
-    ("env", "sizes", "opponents", "module", "rules_class"), GAMES, ids=["clue", "gc", "algo", "algo-p"]
+    ("env", "sizes", "opponents", "module", "rules_class"), GAMES, ids=["clue", "board", "gc", "algo", "algo-p"]
 )
 def test_every_game_is_a_game_of_the_aec_env_from_the_learners_seat(env, sizes, opponents, module, rules_class,
                                                                     tmp_path):  # fmt: skip
@@ -186,7 +193,7 @@ def test_a_game_without_a_twin_says_so():
 
 def test_bad_input_is_refused(tmp_path):
     assert "give --size probabilities=false" in batched_refusal("clue_v0", {"players": 3}, ["random"])
-    assert "board" in batched_refusal("clue_v0", {"players": 3, "board": True, "probabilities": False}, ["random"])
+    assert batched_refusal("clue_v0", {"players": 3, "board": True, "probabilities": False}, ["random"]) is None
     assert "compiled opponents are random, deduction_sheet" in batched_refusal("clue_v0", SIZES, ["velma"])
     assert batched_refusal("clue_v0", SIZES, ["self", "random"]) is None
     with pytest.raises(ValueError, match="'self' in the pool is self-play"):

@@ -101,7 +101,7 @@ def batched_refusal(env: str, sizes: dict[str, Any], opponents: Sequence[str]) -
         return "the batched twin observes without the probability pieces: give --size probabilities=false"
     try:
         rules = registry.game(env).make_rules(**{k: v for k, v in options.items() if k != "max_cycles"})
-        seats_class(rules_class(rules, 1), **_seat_options(seats_class, sizes))
+        seats_class(rules_class.for_rules(rules, 1), **_seat_options(seats_class, sizes))
     except (TypeError, ValueError) as error:
         return f"{env} {sizes}: {error}"
     for name in opponents:
@@ -163,7 +163,7 @@ class BatchedSeatsVecEnv(VecEnv):
         self.rules = registry.game(env).make_rules(**options)
         n = check_int("n_envs", n_envs, low=1)
         self.env_name, self.algo = env, algo
-        self.seats = seats_class(rules_class(self.rules, n, seed=seed), **_seat_options(seats_class, sizes))
+        self.seats = seats_class(rules_class.for_rules(self.rules, n, seed=seed), **_seat_options(seats_class, sizes))
         aec = registry.game(env).make_raw_env(**sizes)  # the observation space of the env users get
         space = aec.observation_space(aec.possible_agents[0])["observation"]
         self.render_mode = None

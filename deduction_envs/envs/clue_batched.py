@@ -7,10 +7,12 @@ a card shown to it, an accusation's verdict) as int64 masks per place and a tabl
 the one compiled kernel of the unit rules (``clue_facts._propagate_masks``, whose fixed point does not depend on
 the order facts arrive in), and the public record (suggested, passed, refuted; and what the seat has shown).
 :meth:`~BatchedClueSeats.observe` writes the observation of each game's seat to act as ``clue_v0`` with
-``probabilities=False`` does (:class:`~deduction_envs.envs.clue.ClueObserver`), tested equal to it.
+``probabilities=False`` does (:class:`~deduction_envs.envs.clue.ClueObserver`), tested equal to it; on the board
+(games of :class:`~deduction_envs.games.clue_board_batched.BatchedClueBoardRules`), with the board's pieces.
 
     from deduction_envs.games.clue import ClueRules
     from deduction_envs.games.clue_batched import BatchedClueRules
+from deduction_envs.games.clue_board_batched import BatchedClueBoardRules
     from deduction_envs.envs.clue_batched import BatchedClueSeats
 
     games = BatchedClueRules(ClueRules(4), 256)
@@ -29,6 +31,7 @@ from numba import njit
 from deduction_envs.envs.batched_seats import BatchedSeats
 from deduction_envs.envs.clue import ClueObserver, _write_sheet
 from deduction_envs.games.clue_batched import BatchedClueRules
+from deduction_envs.games.clue_board_batched import BatchedClueBoardRules
 from deduction_envs.reasoning.clue_facts import AT_LEAST, DEAD, NOT_ALL, _propagate_masks
 
 __all__ = ["CLAUSES", "BatchedClueSeats", "BatchedSheetSeats"]
@@ -85,6 +88,12 @@ class BatchedClueSeats(BatchedSheetSeats):
         slots = self.observer.pieces.slices
         self._starts = np.array([slots[name].start for name in ("suggestion", "asker", "refuter", "phase", "turn",
                                                                  "in")], dtype=np.int64)  # fmt: skip
+        #: Whether the games are on the board (a :class:`BatchedClueBoardRules`): the observation's board pieces.
+        self.board = isinstance(games, BatchedClueBoardRules)
+        if self.board:
+            names = ("tokens", "weapons", "stage", "roll", "reachable", "summoned")
+            self._board_starts = np.array([slots[name].start for name in names], dtype=np.int64)
+            self._tokens = np.array(self.observer._tokens, dtype=np.int64)  # per observer: the suspects in order
 
     def _feed(self, live: np.ndarray) -> None:
         event = self.games.event
@@ -95,9 +104,16 @@ class BatchedClueSeats(BatchedSheetSeats):
 
     def _encode(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
         batch = self.games
-        return _observe(games, seats, batch.turn, batch.phase, batch.refuter, batch.suggestion, batch.out,
+        if not _observe(games, seats, batch.turn, batch.phase, batch.refuter, batch.suggestion, batch.out,
                         self.hand, self.required, self.forbidden, self.clauses, self.dirty, self.record, self._full,
-                        self._groups, self._sheet_starts, self._places, self._seats, self._starts, out)  # fmt: skip
+                        self._groups, self._sheet_starts, self._places, self._seats, self._starts, out):  # fmt: skip
+            return False
+        if self.board:
+            board = batch.rules.board
+            _observe_board(games, seats, batch.positions, batch.weapons, batch.roll, batch.moved, batch.summoned,
+                           batch.reachable(), self._tokens, self._seats, self._board_starts, board.nodes, board.rooms,
+                           out)  # fmt: skip
+        return True
 
 
 @njit(cache=True)
@@ -236,3 +252,27 @@ def _observe(live, mover, turn, phase, refuter, suggestion, out, hand, required,
             if not out[g, (s + i) % players]:
                 vector[starts[5] + i] = 1
     return True
+
+
+@njit(cache=True)
+def _observe_board(live, seat, positions, weapons, roll, moved, summoned, reachable, tokens, seats, starts, nodes,
+                   rooms, vectors):  # pragma: no cover - compiled  # fmt: skip
+    """The board's pieces of the observation of seat ``seat[g]`` of each live game, as
+    ``ClueObserver._encode_board`` writes them (``reachable``: the mover's, where it has rolled and not moved)."""
+    for g in range(live.size):
+        if not live[g]:
+            continue
+        s, vector = seat[g], vectors[g]
+        for row in range(tokens.shape[1]):
+            vector[starts[0] + row * nodes + positions[g, tokens[s, row]]] = 1
+        for w in range(weapons.shape[1]):
+            vector[starts[1] + w * rooms + weapons[g, w]] = 1
+        rolled = roll[g] > 0 and not moved[g]
+        vector[starts[2] + (2 if moved[g] else 1 if rolled else 0)] = 1
+        vector[starts[3]] = roll[g] / 12
+        for node in range(nodes):
+            if reachable[g, node]:
+                vector[starts[4] + node] = 1
+        for i in range(seats.shape[1]):
+            if summoned[g, seats[s, i]]:
+                vector[starts[5] + i] = 1

@@ -61,7 +61,8 @@ class BatchedClueRules(BatchedRules):
     """``n`` games of ``rules`` (Clue without its board), stepped together; see the module docstring.
 
     Args:
-        rules: the game (a :class:`ClueRules`; the board variant is not batched yet).
+        rules: the game (a :class:`ClueRules`; on the board, :meth:`for_rules` gives
+            :class:`~deduction_envs.games.clue_board_batched.BatchedClueBoardRules`).
         n: the number of games.
         seed: seeds the batch's own generator, which deals the games reset without a seed of their own (an
             autoreset in training: all such deals drawn at once).
@@ -74,8 +75,9 @@ class BatchedClueRules(BatchedRules):
     rules_class, phases = ClueRules, CluePhase
 
     def __init__(self, rules: ClueRules, n: int, seed: int | None = None) -> None:
-        if type(rules) is not ClueRules:
-            raise ValueError(f"rules must be ClueRules (Clue without its board), got {type(rules).__name__}")
+        if type(rules) is not self.rules_class:  # the board's rules are its subclass's (clue_board_batched)
+            raise ValueError(f"rules must be {self.rules_class.__name__}, got {type(rules).__name__}"
+                             + (" (on the board: BatchedClueBoardRules)" if self.rules_class is ClueRules else ""))
         super().__init__(rules, n, seed)
         n, players, cards = self.n, rules.players, rules.cards
         self.places = np.zeros((n, cards), dtype=np.int64)
@@ -97,6 +99,15 @@ class BatchedClueRules(BatchedRules):
             "correct": np.zeros(n, dtype=np.bool_),
         }
         self._triples = np.array([rules.triple(t) for t in range(rules.num_triples)], dtype=np.int64)
+
+    @classmethod
+    def for_rules(cls, rules: ClueRules, n: int, seed: int | None = None) -> BatchedClueRules:
+        """``n`` games of ``rules``: a :class:`BatchedClueRules`, or on the board a
+        :class:`~deduction_envs.games.clue_board_batched.BatchedClueBoardRules`."""
+        from deduction_envs.games.clue_board import ClueBoardRules
+        from deduction_envs.games.clue_board_batched import BatchedClueBoardRules
+
+        return (BatchedClueBoardRules if isinstance(rules, ClueBoardRules) else cls)(rules, n, seed)
 
     # ------------------------------------------------------------------ dealing
     def _deal_drawn(self, games: np.ndarray) -> None:
