@@ -17,10 +17,10 @@ Clue observed without probabilities, Algo with them:
 * self-play: :class:`~train.self_play.SelfPlayMaskablePPO` on ``--games`` games whose every seat is the learner's
   (``python -m train --vec-env batched --opponents self``), each seat's decisions a trajectory of its own.
 
-Each is timed over whole rollouts and their updates (the first rollout, which compiles and warms up, is not
-counted); the table gives the learner's steps a second (the decisions trained on: the run's timesteps), the moves
-of every seat a second (the env's steps), and the share of the time in the rollouts (env, opponents and the
-learner's forward passes) and in the updates.
+Each is timed over whole rollouts and their updates, torch's checks of distributions off as ``python -m train``
+learns (the first rollout, which compiles and warms up, is not counted); the table gives the learner's steps a
+second (the decisions trained on: the run's timesteps), the moves of every seat a second (the env's steps), and
+the share of the time in the rollouts (env, opponents and the learner's forward passes) and in the updates.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from train import arguments
+from train.training import unchecked_distributions
 
 #: Per game: its sizes, and the opponent both sides train against (the batched side adds ``self``).
 GAMES = {
@@ -87,10 +88,11 @@ def measure(envs: Any, rollouts: int, moves: Any, env: str = "clue_v0", algorith
     model = _model(envs, env=env, algorithm=algorithm, **changes)
     per_rollout = model.n_steps * envs.num_envs
     timer = _timer()
-    model.learn(per_rollout, callback=timer)  # compiles and warms up
-    before, timer.rollouts, timer.updates = moves(), [], []
-    trained = model.num_timesteps
-    model.learn(per_rollout * rollouts, callback=timer, reset_num_timesteps=False)
+    with unchecked_distributions():  # as python -m train learns
+        model.learn(per_rollout, callback=timer)  # compiles and warms up
+        before, timer.rollouts, timer.updates = moves(), [], []
+        trained = model.num_timesteps
+        model.learn(per_rollout * rollouts, callback=timer, reset_num_timesteps=False)
     timer.updates.append(time.perf_counter() - timer._mark)  # the last update
     rollout, update = sum(timer.rollouts), sum(timer.updates)
     total = rollout + update

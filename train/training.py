@@ -14,12 +14,13 @@ opponent, seats rotated (:mod:`train.multiplayer`). The command line is :mod:`tr
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import threading
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -111,10 +112,24 @@ def _set_up(config: RunConfig, task: Task) -> tuple[Any, Any, dict[str, Any] | N
     return envs, model, imitate(config, model)
 
 
+@contextlib.contextmanager
+def unchecked_distributions() -> Iterator[None]:
+    """Within: torch does not check a distribution's parameters when it is built. It does by default (twice per
+    masked distribution, which sb3-contrib re-initialises with the mask): 6% of a MaskablePPO run on Mastermind
+    4x6 (BENCHMARKS.md). The policies build them from finite logits, so while training the check can only cost."""
+    import torch
+
+    checking = torch.distributions.Distribution._validate_args
+    torch.distributions.Distribution.set_default_validate_args(False)
+    try:
+        yield
+    finally:
+        torch.distributions.Distribution.set_default_validate_args(checking)
+
+
 def _learn(config: RunConfig, model: Any, callbacks: list[Any], start: float) -> None:
     """Learn for the run's steps (whole rollouts), with checkpoints, the clock's limit and the game's callbacks;
     Ctrl-C or SIGTERM stops at the next step."""
-    import torch
     from stable_baselines3.common.callbacks import CheckpointCallback
 
     # On-policy algorithms train in whole rollouts: ask for whole ones, so the bar ends at 100%, not past it.
@@ -134,20 +149,14 @@ def _learn(config: RunConfig, model: Any, callbacks: list[Any], start: float) ->
     callbacks.append(stop_when(terminated.is_set))
     main_thread = threading.current_thread() is threading.main_thread()  # signal handlers live there only
     previous = signal.signal(signal.SIGTERM, lambda *_: terminated.set()) if main_thread else None
-    # torch checks every distribution's parameters when it is built (twice per masked distribution, which
-    # sb3-contrib re-initialises with the mask): 6% of a MaskablePPO run on Mastermind 4x6 (BENCHMARKS.md).
-    # The policies build them from finite logits, so while training the check can only cost.
-    checking = torch.distributions.Distribution._validate_args
-    torch.distributions.Distribution.set_default_validate_args(False)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), unchecked_distributions():
             warnings.simplefilter("ignore", TqdmExperimentalWarning)  # SB3's bar is tqdm.rich, marked experimental
             model.learn(total_timesteps=timesteps, callback=callbacks, progress_bar=config.progress,
                         reset_num_timesteps=config.resume is None)  # fmt: skip
     except KeyboardInterrupt:
         terminated.set()
     finally:
-        torch.distributions.Distribution.set_default_validate_args(checking)
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
     if terminated.is_set():
