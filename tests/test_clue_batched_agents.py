@@ -15,6 +15,7 @@ from deduction_envs.envs import clue_v0
 from deduction_envs.envs.clue_batched import BatchedClueSeats
 from deduction_envs.games.clue import ClueRules
 from deduction_envs.games.clue_batched import BatchedClueRules
+from deduction_envs.games.clue_board import ClueBoardRules
 
 
 class Draws:
@@ -32,17 +33,18 @@ class Draws:
         return pool[int(self.uniforms.pop(0) * len(pool))]
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 6])
-def test_the_compiled_agents_decide_as_their_python_agents(players):
-    rules, n = ClueRules(players), 16
-    seats = BatchedClueSeats(BatchedClueRules(rules, n), max_cycles=400)
+def decide_alike(rules: ClueRules, n: int, max_cycles: int, kinds: list[list[str]], seed: int) -> list[tuple]:
+    """Seeded games of ``rules`` (the board's too) where seat ``s`` of game ``g`` is the Python agent
+    ``kinds[g][s]`` (``random`` or ``deduction_sheet``) fed its projected events by ``clue_v0``, and the compiled
+    twin decides the same from the batched seats, given the same draws, at every decision (asserted); returns
+    every decision made, ``(kind of agent, action)``."""
+    board = isinstance(rules, ClueBoardRules)
+    seats = BatchedClueSeats(BatchedClueRules.for_rules(rules, n), max_cycles=max_cycles)
     seats.reset(seeds=range(n))
     twins = {"random": BatchedRandom(), "deduction_sheet": BatchedDeductionSheet()}
-    # Seat kinds a game: mostly deduction sheets (whose games end by accusations), a random seat in some.
-    kinds = [["random" if (g + seat) % 5 == 0 else "deduction_sheet" for seat in range(players)] for g in range(n)]
     envs, agents = [], []
     for g in range(n):
-        env = clue_v0.raw_env(players=players, probabilities=False, max_cycles=400)
+        env = clue_v0.raw_env(players=rules.players, board=board, probabilities=False, max_cycles=max_cycles)
         seated = [RandomSeatAgent() if kind == "random" else ClueDeductionSheet() for kind in kinds[g]]
         for seat, agent in enumerate(seated):
             agent.reset(rules, seat, seed=0)
@@ -50,8 +52,7 @@ def test_the_compiled_agents_decide_as_their_python_agents(players):
         env.reset(seed=g)
         envs.append(env)
         agents.append(seated)
-    rng = np.random.default_rng(players)
-    decisions = {"random": 0, "deduction_sheet": 0, "accusations": 0, "shows": 0}
+    rng, decisions = np.random.default_rng(seed), []
     while not seats.games.over.all():
         uniforms = rng.random((n, DRAWS))
         movers, live = seats.games.mover, ~seats.games.over
@@ -64,15 +65,24 @@ def test_the_compiled_agents_decide_as_their_python_agents(players):
             agent.rng = Draws(uniforms[g])
             expected = agent.act(env.observe(env.agent_selection)["action_mask"])
             assert actions[g] == expected, (g, int(movers[g]), kinds[g][movers[g]])
-            decisions[kinds[g][movers[g]]] += 1
-            decisions["accusations"] += rules.num_triples <= expected < rules.end_action
-            decisions["shows"] += expected > rules.end_action
+            decisions.append((kinds[g][movers[g]], int(expected)))
             env.step(int(expected))
         seats.step(actions)
         for g, env in enumerate(envs):
             assert seats.games.over[g] == (env.table.over or any(env.truncations.values()))
-    assert decisions["random"] > 20 and decisions["deduction_sheet"] > 100
-    assert decisions["accusations"] >= n // 2 and decisions["shows"] > 20
+    return decisions
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+def test_the_compiled_agents_decide_as_their_python_agents(players):
+    rules, n = ClueRules(players), 16
+    # Seat kinds a game: mostly deduction sheets (whose games end by accusations), a random seat in some.
+    kinds = [["random" if (g + seat) % 5 == 0 else "deduction_sheet" for seat in range(players)] for g in range(n)]
+    made = decide_alike(rules, n, 400, kinds, players)
+    assert sum(kind == "random" for kind, _ in made) > 20 and sum(kind != "random" for kind, _ in made) > 100
+    decisions = np.array([action for _, action in made])
+    assert ((decisions >= rules.num_triples) & (decisions < rules.end_action)).sum() >= n // 2  # accusations
+    assert (decisions > rules.end_action).sum() > 20  # cards shown
 
 
 def test_bad_input_is_refused():

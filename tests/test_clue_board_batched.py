@@ -139,48 +139,9 @@ def test_each_seats_observation_on_the_board_is_the_aec_envs(players):
 
 @pytest.mark.parametrize("players", [3, 5])
 def test_the_compiled_agents_move_and_decide_as_their_python_agents_on_the_board(players):
-    from test_clue_batched_agents import Draws
-
-    from agents.batched import DRAWS, BatchedRandom
-    from agents.clue_agents import ClueDeductionSheet
-    from agents.clue_batched import BatchedDeductionSheet
-    from agents.multiplayer import RandomSeatAgent
-    from deduction_envs.envs import clue_v0
-    from deduction_envs.envs.clue_batched import BatchedClueSeats
+    from test_clue_batched_agents import decide_alike
 
     rules, n = ClueBoardRules(players), 10
-    seats = BatchedClueSeats(BatchedClueBoardRules(rules, n), max_cycles=300)
-    seats.reset(seeds=range(n))
-    twins = {"random": BatchedRandom(), "deduction_sheet": BatchedDeductionSheet()}
     kinds = [["random" if (g + seat) % 4 == 0 else "deduction_sheet" for seat in range(players)] for g in range(n)]
-    envs, agents = [], []
-    for g in range(n):
-        env = clue_v0.raw_env(players=players, board=True, probabilities=False, max_cycles=300)
-        seated = [RandomSeatAgent() if kind == "random" else ClueDeductionSheet() for kind in kinds[g]]
-        for seat, agent in enumerate(seated):
-            agent.reset(rules, seat, seed=0)
-        env.seat_listeners = {seat: agent.observe for seat, agent in enumerate(seated)}
-        env.reset(seed=g)
-        envs.append(env)
-        agents.append(seated)
-    rng = np.random.default_rng(players)
-    decisions: dict[str, int] = {}
-    while not seats.games.over.all():
-        uniforms = rng.random((n, DRAWS))
-        movers, live = seats.games.mover, ~seats.games.over
-        actions = np.zeros(n, dtype=np.int64)
-        for name, twin in twins.items():
-            theirs = live & np.array([kinds[g][movers[g]] == name for g in range(n)])
-            actions = np.where(theirs, twin.act(seats, theirs, uniforms), actions)
-        for g in np.flatnonzero(live):
-            env, agent = envs[g], agents[g][movers[g]]
-            agent.rng = Draws(uniforms[g])
-            expected = agent.act(env.observe(env.agent_selection)["action_mask"])
-            assert actions[g] == expected, (g, int(movers[g]), kinds[g][movers[g]])
-            kind = rules.decode(int(expected)).kind
-            decisions[kind] = decisions.get(kind, 0) + 1
-            env.step(int(expected))
-        seats.step(actions)
-        for g, env in enumerate(envs):
-            assert seats.games.over[g] == (env.table.over or any(env.truncations.values()))
-    assert {"roll", "move", "suggest", "show", "accuse", "end"} <= set(decisions) and decisions["move"] > 50
+    made = [rules.decode(action).kind for _, action in decide_alike(rules, n, 300, kinds, players)]
+    assert {"roll", "move", "suggest", "show", "accuse", "end"} <= set(made) and made.count("move") > 50

@@ -12,7 +12,6 @@ the order facts arrive in), and the public record (suggested, passed, refuted; a
 
     from deduction_envs.games.clue import ClueRules
     from deduction_envs.games.clue_batched import BatchedClueRules
-from deduction_envs.games.clue_board_batched import BatchedClueBoardRules
     from deduction_envs.envs.clue_batched import BatchedClueSeats
 
     games = BatchedClueRules(ClueRules(4), 256)
