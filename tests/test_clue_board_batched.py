@@ -145,3 +145,38 @@ def test_the_compiled_agents_move_and_decide_as_their_python_agents_on_the_board
     kinds = [["random" if (g + seat) % 4 == 0 else "deduction_sheet" for seat in range(players)] for g in range(n)]
     made = [rules.decode(action).kind for _, action in decide_alike(rules, n, 300, kinds, players)]
     assert {"roll", "move", "suggest", "show", "accuse", "end"} <= set(made) and made.count("move") > 50
+
+
+def test_a_seats_observation_on_the_board_does_not_see_the_others_cards():
+    """Two deals that differ only in a card swapped between seats 1 and 2, the same weapons and dice: seats 0 and
+    3, who see neither hand, get the same observations, board pieces included, through rolls, moves, passages
+    and ends of turn, then wrong accusations (whose verdict depends on the case file alone, the same in both)."""
+    from deduction_envs.envs.clue_batched import BatchedClueSeats
+
+    rules = ClueBoardRules(4)
+    seats = BatchedClueSeats(BatchedClueBoardRules(rules, 2))
+    places = np.array(rules.new_game(np.random.default_rng(7)).places)
+    twin = places.copy()
+    one, two = int(np.flatnonzero(places == 1)[0]), int(np.flatnonzero(places == 2)[0])
+    twin[one], twin[two] = 2, 1
+    seats.deal(np.array([0, 1]), np.stack([places, twin]), weapons=np.tile(np.arange(6), (2, 1)), dice_seeds=[3, 3])
+    case = sorted(np.flatnonzero(places == 4).tolist())
+    wrong = next(t for t in range(rules.num_triples) if sorted(rules.triple(t)) != case)
+    rng, compared, turns = np.random.default_rng(0), 0, 0
+    while not seats.games.over.all():
+        observed, movers, masks = seats.observe(), seats.games.mover, seats.games.legal_masks()
+        assert movers[0] == movers[1] and (masks[0] == masks[1]).all()
+        if movers[0] in (0, 3):
+            np.testing.assert_array_equal(observed[0], observed[1])
+            compared += 1
+        legal = np.flatnonzero(masks[0])
+        board = legal[(legal >= rules.roll_action) | (legal == rules.end_action)]
+        accuse = rules.num_triples + wrong
+        if turns < 40 or not masks[0, accuse]:  # walk the board without suggesting (an answer tells the swap)
+            action = int(rng.choice(board))
+            turns += action == rules.end_action
+        else:
+            action = accuse
+        seats.step(np.full(2, action))
+        assert not seats.illegal.any()
+    assert compared > 20 and turns >= 40

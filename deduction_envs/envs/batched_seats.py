@@ -67,11 +67,11 @@ class BatchedSeats:
         self.games.reset_games(games, seeds)
         self._start(games)
 
-    def deal(self, games: np.ndarray, places: np.ndarray) -> None:
-        """Start the games ``games`` on the deals ``places`` (:meth:`BatchedClueRules.deal`); seats know their
-        hands."""
+    def deal(self, games: np.ndarray, places: np.ndarray, **board: Any) -> None:
+        """Start the games ``games`` on the deals ``places`` (:meth:`BatchedClueRules.deal`; on Clue's board its
+        ``weapons`` and ``dice_seeds`` too); seats know their hands."""
         games = np.asarray(games, dtype=np.int64)
-        self.games.deal(games, places)
+        self.games.deal(games, places, **board)
         self._start(games)
 
     def _start(self, games: np.ndarray) -> None:
