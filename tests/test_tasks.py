@@ -141,3 +141,16 @@ def test_nonsense_in_any_field_is_a_value_error_or_a_checked_config(field, value
     except ValueError:
         return
     assert config.sizes is not None and config.vec_env in ("batched", "dummy", "subproc")
+
+
+def test_the_features_policy_of_a_multiplayer_game_observed_without_probabilities_has_no_pointers():
+    """Clue's pointers read the probability pieces: observed without them (the batched twins), the feature head
+    scores each card from the network alone, and where they are on it reads them."""
+    from train.tasks.seats import SeatsTask
+
+    plain = RunConfig(env="clue_v0", vec_env="batched", sizes={"players": 3}, opponents=["random"], policy="features")
+    policy, kwargs = SeatsTask(plain.check()).policy()
+    assert policy.__name__ == "MaskableFeaturePolicy" and "observation_pointers" not in kwargs
+    assert kwargs["action_features"].shape[0] == 670  # one row per action of Clue
+    full = RunConfig(env="clue_v0", sizes={"players": 3}, policy="features").check()
+    assert SeatsTask(full).policy()[1]["observation_pointers"].shape == (670, 6)

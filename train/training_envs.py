@@ -64,9 +64,12 @@ PLAYOUT_EPSILON = 0.1
 
 def observation_pointers(env: Any) -> np.ndarray | None:
     """Per action, indices into ``env``'s observation vector of its state-dependent features (-1: none), or
-    None if the env has none (its game's ``training_env`` defines ``observation_pointers``)."""
+    None if the env has none (its game's ``training_env`` defines ``observation_pointers``; they point at the
+    probability pieces, so an env observed without them, ``probabilities=False``, has none)."""
     pointers = getattr(env, "observation_pointers", None)
-    return None if pointers is None else pointers()
+    if pointers is None or not getattr(env, "probabilities", True):
+        return None
+    return pointers()
 
 
 def marginal_pointers(rules: Any) -> np.ndarray:
