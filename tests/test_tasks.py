@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -143,14 +144,25 @@ def test_nonsense_in_any_field_is_a_value_error_or_a_checked_config(field, value
     assert config.sizes is not None and config.vec_env in ("batched", "dummy", "subproc")
 
 
-def test_the_features_policy_of_a_multiplayer_game_observed_without_probabilities_has_no_pointers():
-    """Clue's pointers read the probability pieces: observed without them (the batched twins), the feature head
-    scores each card from the network alone, and where they are on it reads them."""
+def test_the_features_policy_reads_the_case_files_facts_where_the_probabilities_are_off():
+    """Clue's pointers read each card's probability of being in the case file; observed without the
+    probabilities (the batched twins), its facts "in the case file" and "not in it" instead."""
     from train.tasks.seats import SeatsTask
+    from train.training_envs import ClueTrainingEnv
 
     plain = RunConfig(env="clue_v0", vec_env="batched", sizes={"players": 3}, opponents=["random"], policy="features")
     policy, kwargs = SeatsTask(plain.check()).policy()
-    assert policy.__name__ == "MaskableFeaturePolicy" and "observation_pointers" not in kwargs
-    assert kwargs["action_features"].shape[0] == 670  # one row per action of Clue
+    pointers = kwargs["observation_pointers"]
+    assert policy.__name__ == "MaskableFeaturePolicy" and pointers.shape == (670, 12)
+    env = ClueTrainingEnv(players=3, probabilities=False)
+    env.reset(seed=4)
+    me = env.possible_agents.index(env.agent_selection)
+    observation = env.observe(env.agent_selection)["observation"]
+    mine = np.array(env.knowledge[me].hand)
+    triple = next(t for t in range(324) if env.rules.triple(t)[2] in mine)  # a suggestion naming a card of mine
+    read = observation[pointers[triple]]
+    assert read[:3].tolist() == [0, 0, 0] and read[5] == 1  # my own room is not in the case file
+    accusation = observation[pointers[324 + triple]]
+    assert (accusation[6:] == read[:6]).all() and (pointers[324 + triple, :6] == -1).all()
     full = RunConfig(env="clue_v0", sizes={"players": 3}, policy="features").check()
     assert SeatsTask(full).policy()[1]["observation_pointers"].shape == (670, 6)

@@ -64,12 +64,9 @@ PLAYOUT_EPSILON = 0.1
 
 def observation_pointers(env: Any) -> np.ndarray | None:
     """Per action, indices into ``env``'s observation vector of its state-dependent features (-1: none), or
-    None if the env has none (its game's ``training_env`` defines ``observation_pointers``; they point at the
-    probability pieces, so an env observed without them, ``probabilities=False``, has none)."""
+    None if the env has none (its game's ``training_env`` defines ``observation_pointers``)."""
     pointers = getattr(env, "observation_pointers", None)
-    if pointers is None or not getattr(env, "probabilities", True):
-        return None
-    return pointers()
+    return None if pointers is None else pointers()
 
 
 def marginal_pointers(rules: Any) -> np.ndarray:
@@ -99,18 +96,33 @@ def case_file_entries(env: clue.SheetEnv) -> np.ndarray:
     return env.pieces.slices["probabilities"].start + np.arange(env.rules.cards) * places + env.rules.players
 
 
+def case_file_facts(env: clue.SheetEnv) -> tuple[np.ndarray, np.ndarray]:
+    """Per card, the indices in a Clue-family observation of the facts "in the case file" and "not in the case
+    file" (the sheet's ``held`` and ``not_held`` columns of the case file: what propagation proved)."""
+    places, cards = env.rules.players + 1, np.arange(env.rules.cards)
+    slices = env.pieces.slices
+    return (slices["held"].start + cards * places + env.rules.players,
+            slices["not_held"].start + cards * places + env.rules.players)  # fmt: skip
+
+
 class ClueTrainingEnv(clue.raw_env):
     """``clue_v0`` with its observation pointers."""
 
     def observation_pointers(self) -> np.ndarray:
-        """Per action, indices in the observation vector of its cards' probabilities of being in the case
-        file, ``(num_actions, 6)`` int64 (-1: none): columns 0-2 a suggestion's three cards, 3-5 an
-        accusation's. Needs ``probabilities=True``."""
-        rules, case = self.rules, case_file_entries(self)
+        """Per action, indices in the observation vector of what it reads of its cards, ``(num_actions, 6)``
+        int64 (-1: none): columns 0-2 a suggestion's three cards, 3-5 an accusation's. With the probabilities
+        on, each card's probability of being in the case file; observed without them (``probabilities=False``,
+        as the batched twins are), ``(num_actions, 12)``: each card's facts instead, "in the case file" (columns
+        0-2, 6-8) and "not in it" (3-5, 9-11)."""
+        rules = self.rules
         triples = np.array([rules.triple(t) for t in range(rules.num_triples)])
-        pointers = np.full((rules.num_actions, 6), -1, dtype=np.int64)
-        pointers[: rules.num_triples, :3] = case[triples]
-        pointers[rules.num_triples : 2 * rules.num_triples, 3:] = case[triples]
+        reads = [case_file_entries(self)] if self.probabilities else list(case_file_facts(self))
+        pointers = np.full((rules.num_actions, 6 * len(reads)), -1, dtype=np.int64)
+        for k, entries in enumerate(reads):
+            pointers[: rules.num_triples, 3 * k : 3 * k + 3] = entries[triples]
+            pointers[rules.num_triples : 2 * rules.num_triples, 3 * (k + len(reads)) : 3 * (k + len(reads)) + 3] = (
+                entries[triples]
+            )
         return pointers
 
 
@@ -119,9 +131,12 @@ class GeneralizedClueTrainingEnv(generalized_clue.raw_env):
 
     def observation_pointers(self) -> np.ndarray:
         """Per action, the index in the observation vector of its card's probability of being in the case file
-        (card actions; -1 for the others), ``(num_actions, 1)`` int64. Needs ``probabilities=True``."""
-        pointers = np.full((self.rules.num_actions, 1), -1, dtype=np.int64)
-        pointers[: self.rules.cards, 0] = case_file_entries(self)
+        (card actions; -1 for the others), ``(num_actions, 1)`` int64; observed without the probabilities, its
+        facts "in the case file" and "not in it" instead, ``(num_actions, 2)``."""
+        reads = [case_file_entries(self)] if self.probabilities else list(case_file_facts(self))
+        pointers = np.full((self.rules.num_actions, len(reads)), -1, dtype=np.int64)
+        for k, entries in enumerate(reads):
+            pointers[: self.rules.cards, k] = entries
         return pointers
 
 
