@@ -175,8 +175,16 @@ def test_clue_and_generalized_clue_pointers_read_the_case_file_probability_of_ea
             env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
             if env.terminations[agent]:
                 break
-    with pytest.raises(ValueError, match="need the probabilities"):
-        raw_env("generalized_clue_v0", probabilities=False).observation_pointers()
+    # Observed without the probabilities, the pointers read each card's case-file facts instead.
+    plain = raw_env("generalized_clue_v0", probabilities=False)
+    plain.reset(seed=1)
+    pointers = plain.observation_pointers()
+    observation = plain.observe(plain.agent_selection)["observation"]
+    held, lacked = plain.knowledge[plain.possible_agents.index(plain.agent_selection)].engine.facts()
+    case = plain.rules.players
+    for card in range(plain.rules.cards):
+        assert observation[pointers[card]].tolist() == [float(held[card, case]), float(lacked[card, case])]
+    assert (pointers[plain.rules.cards :] == -1).all()
 
 
 def _named_cards(rules, action: int) -> tuple[int, ...]:
