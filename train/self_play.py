@@ -137,10 +137,6 @@ class BatchedSelfPlayVecEnv(BatchedSeatsVecEnv):
         super().reset()
         return self.seats.observe()
 
-    def action_masks(self) -> np.ndarray:
-        """Every game's legal actions for its mover (a learner's seat), bool ``(num_envs, actions)``."""
-        return self.seats.games.legal_masks().copy()
-
 
 @njit(cache=True)
 def chain_advantages(chains, rewards, values, next_values, dones, gamma, gae_lambda):  # pragma: no cover
