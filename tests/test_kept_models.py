@@ -125,3 +125,29 @@ def test_the_smallest_kept_single_player_model_reproduces_its_figures_exactly():
     assert single, "no single-player model is kept"
     smallest = min(single, key=lambda m: m.figures["episodes"] * m.figures["mean_steps"])
     assert check([smallest.name]) == [f"{smallest.name}: same figures: {figures_text(smallest.figures)}"]
+
+
+def test_a_kept_clue_model_takes_a_seat_in_the_tournament_and_wins_there_what_its_evaluation_finds(tmp_path):
+    """The Clue tournament seats a kept model (``model:NAME``) at its player count only, and on the same deals
+    (game g seeded (seed, g), seats rotated) it wins exactly the games ``train.evaluate`` finds."""
+    from train.evaluate import evaluate_model
+    from train.experiments import clue_experiments
+    from train.experiments.runner import gather
+    from train.kept_models import seat_policy
+
+    name = "clue-imitation-entropy"
+    contender = f"model:{name}"
+    assert contender in clue_experiments.kept_contenders()
+    assert clue_experiments.cells(3, (contender,)) == []  # trained for 4 players
+    argv = ["--games", "8", "--players", "3", "4", "--contenders", contender, "--opponents", "deduction-sheet"]
+    finished = clue_experiments.main([*argv, "--workers", "1", "--seed", "5", "--output", str(tmp_path)])
+    games = gather(finished.results)[4, contender, "deduction-sheet"]
+    (found,) = evaluate_model(MODELS / name / "model.zip", opponents=["deduction_sheet"], games=8, seed=5,
+                              output=tmp_path / "evaluation")  # fmt: skip
+    assert len(games) == found.games == 8
+    assert sum(g["contender_won"] for g in games) == found.wins
+    assert f"| {contender} | deduction-sheet | 8 |" in (tmp_path / "clue.md").read_text()
+    with pytest.raises(ValueError, match="no kept model named 'nothing'"):
+        seat_policy("nothing")
+    with pytest.raises(ValueError, match="single-player game"):
+        seat_policy("wordle-ises")

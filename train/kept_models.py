@@ -44,7 +44,18 @@ from typing import Any
 from train import arguments
 from train.config import RUN_FILE, code_commit, run_settings
 
-__all__ = ["MANIFEST", "MODELS", "KeptModel", "check", "figures_of", "figures_text", "keep", "load_manifest"]
+__all__ = [
+    "MANIFEST",
+    "MODELS",
+    "KeptModel",
+    "check",
+    "figures_of",
+    "figures_text",
+    "keep",
+    "kept_model",
+    "load_manifest",
+    "seat_policy",
+]
 
 #: The folder of kept models, and their manifest.
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -87,6 +98,29 @@ def load_manifest(folder: Path = MODELS) -> list[KeptModel]:
     if not path.exists():
         return []
     return [KeptModel(**entry) for entry in json.loads(path.read_text())]
+
+
+def kept_model(name: str, folder: Path = MODELS) -> KeptModel:
+    """The manifest's entry of the kept model ``name``; ValueError naming the kept ones if there is none."""
+    models = {m.name: m for m in load_manifest(folder)}
+    if name not in models:
+        raise ValueError(f"no kept model named {name!r} in {folder}; kept: {', '.join(sorted(models)) or 'none'}")
+    return models[name]
+
+
+def seat_policy(name: str, folder: Path = MODELS) -> Any:
+    """The kept multiplayer model ``name`` as a seat agent (:class:`~agents.sb3_policy.SB3SeatPolicy`, playing
+    its likeliest legal action) on the game and sizes it was trained on, as ``python -m train.evaluate`` seats
+    it; ValueError if there is no such model or it is a single-player one."""
+    from agents.sb3_policy import SB3SeatPolicy
+    from train.multiplayer import is_multiplayer, raw_env
+
+    entry = kept_model(name, folder)
+    if not is_multiplayer(entry.env):
+        raise ValueError(f"the kept model {name!r} plays {entry.env}, a single-player game: it takes no seat")
+    settings = run_settings(Path(folder, name, "model.zip")) or {}
+    return SB3SeatPolicy.load(Path(folder, name, "model.zip"), raw_env(entry.env, **entry.sizes),
+                              settings.get("algo", "maskable_ppo"))  # fmt: skip
 
 
 def _write_manifest(models: list[KeptModel], folder: Path) -> None:

@@ -16,9 +16,12 @@ its accusation rules (the most probable case file at probability 0.79, as
 Velma; at entropy 1 bit), its adversarial-refuter model, its former card to
 show (``entropy(own shows)``: the card the asker most expects it to hold, where
 the default is Velma's: a card already shown to the asker, else the one shown
-most), and SO-ISMCTS (:class:`agents.ClueSearchPolicy`,
-``--ismcts-seconds`` per decision); ``--contenders`` seats some of them only,
-``--opponents`` meets some opponents only.
+most), SO-ISMCTS (:class:`agents.ClueSearchPolicy`,
+``--ismcts-seconds`` per decision), and the trained policies kept in
+``models/`` (``model:NAME``, at the player count each was trained for, playing
+its likeliest legal action: :func:`train.kept_models.seat_policy`);
+``--contenders`` seats some of them only, ``--opponents`` meets some opponents
+only.
 Opponents: the deduction-sheet agent and random play.
 
 Reported per cell: the contender's win rate with a 95% Wilson interval and the
@@ -69,6 +72,22 @@ from train.stats import chunks, format_p, interval, sign_test
 ENTROPY_VARIANTS = ("entropy", "entropy(p>=0.79)", "entropy(H<=1)", "entropy(adversarial)", "entropy(own shows)")
 OPPONENTS = ("deduction-sheet", "random")
 ISMCTS = "SO-ISMCTS"
+#: The prefix of a kept model's name as a contender: ``model:rl-clue4-seed-0`` is ``models/rl-clue4-seed-0``.
+MODEL = "model:"
+
+
+def kept_contenders() -> tuple[str, ...]:
+    """The Clue models kept in ``models/``, as contenders (``model:NAME``)."""
+    from train.kept_models import load_manifest
+
+    return tuple(f"{MODEL}{m.name}" for m in load_manifest() if m.env == "clue_v0")
+
+
+def model_players(contender: str) -> int:
+    """The player count the kept model ``contender`` (``model:NAME``) was trained for."""
+    from train.kept_models import kept_model
+
+    return int(kept_model(contender.removeprefix(MODEL)).sizes.get("players", ClueRules().players))
 
 
 @dataclass(frozen=True)
@@ -79,12 +98,18 @@ class Settings:
     players: tuple[int, ...]
     seed: int
     chunk: int  #: games per job
-    contenders: tuple[str, ...] = (*ENTROPY_VARIANTS, "SO-ISMCTS")  #: the contenders seated (default all)
+    contenders: tuple[str, ...] = (*ENTROPY_VARIANTS, ISMCTS)  #: the contenders seated
     opponents: tuple[str, ...] = OPPONENTS  #: the opponents they meet (default both)
 
 
 def make_agent(name: str, ismcts_seconds: float = 0.25) -> SeatAgent:
-    """A fresh agent of the tournament by its name."""
+    """A fresh agent of the tournament by its name (``model:NAME``: the kept model ``NAME``)."""
+    if name.startswith(MODEL):
+        from train.kept_models import seat_policy
+
+        agent = seat_policy(name.removeprefix(MODEL))
+        agent.name = name
+        return agent
     makers: dict[str, Callable[[], SeatAgent]] = {
         "entropy": ClueEntropyAgent,
         "entropy(p>=0.79)": lambda: ClueEntropyAgent(threshold=0.79),
@@ -101,12 +126,14 @@ def make_agent(name: str, ismcts_seconds: float = 0.25) -> SeatAgent:
 def cells(
     players: int, contenders: tuple[str, ...] = (*ENTROPY_VARIANTS, ISMCTS), opponents: tuple[str, ...] = OPPONENTS
 ) -> list[tuple[str, str]]:
-    """The (contender, opponent) cells at one player count, of ``contenders`` against ``opponents``."""
+    """The (contender, opponent) cells at one player count, of ``contenders`` against ``opponents`` (a kept
+    model's only at the player count it was trained for)."""
     every = [(v, "deduction-sheet") for v in ENTROPY_VARIANTS] + [
         ("entropy", "random"),
         (ISMCTS, "deduction-sheet"),
         (ISMCTS, "random"),
     ]
+    every += [(c, o) for c in contenders if c.startswith(MODEL) and model_players(c) == players for o in OPPONENTS]
     return [(c, o) for c, o in every if c in contenders and o in opponents]
 
 
@@ -137,6 +164,10 @@ def summarise(rules: ClueRules, record: GameRecord, agents: list[Logged], lineup
 def play_part(job: tuple[int, str, str, int, int], settings: Settings) -> list[dict]:
     """Games ``[start, start + games)`` of one cell: ``job = (players, contender, opponent, start, games)``."""
     players, contender, opponent, start, games = job
+    if contender.startswith(MODEL):
+        import torch
+
+        torch.set_num_threads(1)  # one per worker: the workers share the cores
     rules = ClueRules(players)
     agents = [Logged(make_agent(contender, settings.ismcts_seconds))]
     agents += [Logged(make_agent(opponent, settings.ismcts_seconds)) for _ in range(players - 1)]
@@ -229,7 +260,7 @@ def plot(results: dict[tuple[int, str, str], list[dict]], players: list[int], pa
     from train.plotting import panel_grid, save
 
     figure, axes = panel_grid(len(OPPONENTS), width=5.0, height=3.8)
-    contenders = [*ENTROPY_VARIANTS, ISMCTS]  # all of them, so that each keeps its colour in any run
+    contenders = [*ENTROPY_VARIANTS, ISMCTS, *kept_contenders()]  # all of them: each keeps its colour in any run
     for ax, opponent in zip(np.ravel(axes), OPPONENTS, strict=True):
         for k, contender in enumerate(contenders):
             xs, ys, errors = [], [], []
@@ -265,13 +296,14 @@ def options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--players", type=arguments.count(3, 6), nargs="+", default=[3, 4, 5, 6], choices=[3, 4, 5, 6])
     parser.add_argument("--chunk", type=arguments.count(1), default=25, help="games per job (default 25)")
+    contenders = [*ENTROPY_VARIANTS, ISMCTS, *kept_contenders()]
     parser.add_argument(
         "--contenders",
         nargs="+",
-        default=[*ENTROPY_VARIANTS, ISMCTS],
-        choices=[*ENTROPY_VARIANTS, ISMCTS],
+        default=contenders,
+        choices=contenders,
         metavar="AGENT",
-        help=f"the contenders seated (default all: {', '.join([*ENTROPY_VARIANTS, ISMCTS])})",
+        help=f"the contenders seated (default all: {', '.join(contenders)})",
     )
     parser.add_argument(
         "--opponents",
