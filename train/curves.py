@@ -6,7 +6,15 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["plot_learning_curve", "plot_seat_curve", "read_monitors", "smoothed"]
+__all__ = [
+    "curve_table",
+    "plot_learning_curve",
+    "plot_seat_curve",
+    "read_curve",
+    "read_monitors",
+    "smoothed",
+    "write_curve",
+]
 
 
 def read_monitors(monitor_dir: Path, column: str = "l") -> np.ndarray:
@@ -29,6 +37,46 @@ def read_monitors(monitor_dir: Path, column: str = "l") -> np.ndarray:
         return np.zeros(0)
     key = np.concatenate(keys)
     return np.concatenate(lengths)[np.lexsort((key[:, 1], key[:, 0]))]
+
+
+def curve_table(monitor_dir: Path, bins: int = 100) -> dict[str, np.ndarray]:
+    """A run's learning curve in ``bins`` equal spans of its timesteps, small enough to keep beside its model:
+    per span, ``steps`` (the timesteps at its end), ``episodes`` (those that ended in it) and the mean of each
+    monitor column (``r``, ``l``; a seat's ``won`` and ``rank``); spans without an episode are left out. Empty
+    if the monitors hold no episode."""
+    lengths = read_monitors(monitor_dir)
+    if not lengths.size:
+        return {}
+    first = next(iter(sorted(monitor_dir.glob("*.monitor.csv"))))
+    with open(first) as file:
+        file.readline()  # the JSON comment
+        columns = [c for c in file.readline().strip().split(",") if c != "t"]
+    steps = np.cumsum(lengths)
+    span = np.minimum((steps * bins - 1) // steps[-1], bins - 1).astype(np.int64)
+    counts = np.bincount(span, minlength=bins)
+    kept = counts > 0
+    table = {"steps": np.ceil((np.arange(bins) + 1) * steps[-1] / bins)[kept], "episodes": counts[kept]}
+    for column in columns:
+        values = lengths if column == "l" else read_monitors(monitor_dir, column)
+        table[column] = np.bincount(span, weights=values, minlength=bins)[kept] / counts[kept]
+    return table
+
+
+def write_curve(monitor_dir: Path, path: Path, bins: int = 100) -> bool:
+    """:func:`curve_table` of ``monitor_dir`` as a CSV file at ``path``; False (nothing written) if the monitors
+    hold no episode."""
+    table = curve_table(monitor_dir, bins)
+    if not table:
+        return False
+    np.savetxt(path, np.column_stack(list(table.values())), delimiter=",", header=",".join(table), comments="",
+               fmt="%.6g")  # fmt: skip
+    return True
+
+
+def read_curve(path: Path) -> dict[str, np.ndarray]:
+    """A curve written by :func:`write_curve`, column by column."""
+    table = np.genfromtxt(path, delimiter=",", names=True, ndmin=1)
+    return {name: np.asarray(table[name], dtype=float) for name in table.dtype.names}
 
 
 def smoothed(

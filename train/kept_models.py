@@ -14,8 +14,9 @@ Every command reads and writes the repository's ``models/`` folder (wherever it 
 ``keep`` copies a run's ``model.zip`` (without the optimizer's state: Adam's
 moments are twice the weights, evaluation never reads them, and a run resumed
 from a kept model starts them afresh; compressed, which SB3 does not do),
-``run.json`` and (for an imitation)
-``imitation.json`` into ``models/NAME/``, evaluates the copy with
+``run.json``, (for an imitation) ``imitation.json`` and (for a run that trained)
+its learning curve in 100 spans of its steps (``curve.csv``, :func:`train.curves.write_curve`) into
+``models/NAME/``, evaluates the copy with
 ``python -m train.evaluate`` (deterministic play; by default the policy alone
 over every secret of a single-player game, or the evaluation's default
 opponents and games of a multiplayer one; arguments after ``--`` replace
@@ -43,6 +44,7 @@ from typing import Any
 
 from train import arguments
 from train.config import RUN_FILE, code_commit, run_settings
+from train.curves import write_curve
 
 __all__ = [
     "MANIFEST",
@@ -62,6 +64,8 @@ MODELS = Path(__file__).resolve().parent.parent / "models"
 MANIFEST = "manifest.json"
 #: The files of a run that a kept model keeps (the others: checkpoints, logs, demonstrations, are the run's).
 KEPT_FILES = ("model.zip", RUN_FILE, "imitation.json")
+#: The learning curve a kept model keeps from its run's episode logs (:func:`train.curves.write_curve`).
+CURVE = "curve.csv"
 
 
 @dataclass
@@ -224,6 +228,8 @@ def keep(
         if (run / file).exists():
             shutil.copy2(run / file, target / file)
     _save_without_optimizer_state(run / "model.zip", target / "model.zip", settings.get("algo", "maskable_ppo"))
+    if (run / "monitor").is_dir():
+        write_curve(run / "monitor", target / CURVE)  # the learning curve, without the run's episode logs
     evaluation = default_evaluation(settings) if evaluation is None else list(evaluation)
     data = (target / "model.zip").read_bytes()
     entry = KeptModel(

@@ -51,6 +51,8 @@ __all__ = [
     "league_callback",
     "make_seat_envs",
     "raw_env",
+    "seat_evaluation",
+    "seat_games",
     "write_seat_evaluation",
 ]
 
@@ -269,18 +271,49 @@ def _play_part(job: tuple[str, int, int], env: str, env_kwargs: dict, model: str
     encoder = raw_env(env, **env_kwargs)
     policy = SB3SeatPolicy.load(model, encoder, algo)
     others = [seat_agent(env, opponent) for _ in range(encoder.rules.players - 1)]
-    match = play_match(
-        encoder.rules,
-        [policy, *others],
-        games,
-        seed=seed,
-        start=start,
-        max_actions=TOURNAMENT_MAX_ACTIONS,
-        truncate=True,
-    )
+    return seat_games(encoder.rules, policy, others, games, seed, start)
+
+
+def seat_games(rules: Any, agent: Any, others: Sequence[Any], games: int, seed: int, start: int = 0) -> list:
+    """Games ``[start, start + games)`` of ``agent`` against ``others`` (seat agents), seats rotated, game g
+    seeded ``(seed, g)``, a game stopped as nobody's win after
+    :data:`~agents.multiplayer.TOURNAMENT_MAX_ACTIONS` actions: each game's (agent's seat, rewards, truncated)."""
+    match = play_match(rules, [agent, *others], games, seed=seed, start=start, max_actions=TOURNAMENT_MAX_ACTIONS,
+                       truncate=True)  # fmt: skip
     return [
         (lineup.index(0), game.rewards, game.truncated) for game, lineup in zip(match.games, match.lineups, strict=True)
     ]
+
+
+def seat_evaluation(opponent: str, played: Sequence[tuple[int, Any, bool]], players: int) -> SeatEvaluation:
+    """The figures of :func:`seat_games`' games against ``opponent``: wins with a Wilson interval and the
+    one-sided binomial test above 1/players, the mean rank with a t interval and the one-sided t-test below
+    (players + 1) / 2, and the games stopped unfinished."""
+    from scipy.stats import binomtest, t, ttest_1samp
+
+    from train.stats import interval
+
+    ranks = np.array([ranks_from_rewards(rewards)[seat] for seat, rewards, _ in played])
+    wins = int((ranks == 1.0).sum())
+    parity = (players + 1) / 2
+    if np.ptp(ranks) > 0:
+        p_rank = float(ttest_1samp(ranks, parity, alternative="less").pvalue)
+        half = t.ppf(0.975, ranks.size - 1) * ranks.std(ddof=1) / math.sqrt(ranks.size)
+        rank_ci = (ranks.mean() - half, ranks.mean() + half)
+    else:
+        rank_ci, p_rank = (float(ranks[0]), float(ranks[0])), float(ranks[0] >= parity)
+    return SeatEvaluation(
+        opponent=opponent,
+        games=len(played),
+        players=players,
+        wins=wins,
+        win_ci=interval(wins, len(played)),
+        p_win=float(binomtest(wins, len(played), 1 / players, alternative="greater").pvalue),
+        mean_rank=float(ranks.mean()),
+        rank_ci=(float(rank_ci[0]), float(rank_ci[1])),
+        p_rank=p_rank,
+        truncated=sum(truncated for _, _, truncated in played),
+    )
 
 
 def evaluate_seat_policy(
@@ -306,9 +339,7 @@ def evaluate_seat_policy(
     part, so that the same call after an interruption plays only the rest (the
     caller names it after the model's contents).
     """
-    from scipy.stats import binomtest, t, ttest_1samp
-
-    from train.stats import chunks, interval
+    from train.stats import chunks
 
     players = raw_env(env, **env_kwargs).rules.players
     check_opponents(env, opponents)
@@ -317,32 +348,10 @@ def evaluate_seat_policy(
     size = max(players, min(-(-games // (4 * workers.workers)), 100) // players * players)
     jobs = [(name, start, n) for name in opponents for start, n in chunks(games, size)]
     parts = run_jobs(_play_part, jobs, workers, "evaluating", env, env_kwargs, str(model), algo, seed, store=store)
-    results = []
-    for name in opponents:
-        played = [game for job in jobs if job[0] == name for game in parts[job]]
-        ranks = np.array([ranks_from_rewards(rewards)[seat] for seat, rewards, _ in played])
-        wins = int((ranks == 1.0).sum())
-        parity = (players + 1) / 2
-        if np.ptp(ranks) > 0:
-            p_rank = float(ttest_1samp(ranks, parity, alternative="less").pvalue)
-            half = t.ppf(0.975, ranks.size - 1) * ranks.std(ddof=1) / math.sqrt(ranks.size)
-            rank_ci = (ranks.mean() - half, ranks.mean() + half)
-        else:
-            rank_ci, p_rank = (float(ranks[0]), float(ranks[0])), float(ranks[0] >= parity)
-        results.append(
-            SeatEvaluation(
-                opponent=name,
-                games=len(played),
-                players=players,
-                wins=wins,
-                win_ci=interval(wins, len(played)),
-                p_win=float(binomtest(wins, len(played), 1 / players, alternative="greater").pvalue),
-                mean_rank=float(ranks.mean()),
-                rank_ci=(float(rank_ci[0]), float(rank_ci[1])),
-                p_rank=p_rank,
-                truncated=sum(truncated for _, _, truncated in played),
-            )
-        )
+    results = [
+        seat_evaluation(name, [game for job in jobs if job[0] == name for game in parts[job]], players)
+        for name in opponents
+    ]
     return results
 
 
