@@ -71,3 +71,30 @@ def test_a_kept_curve_is_the_monitors_episodes_in_equal_spans_of_steps(tmp_path)
     empty = tmp_path / "empty"
     empty.mkdir()
     assert curve_table(empty) == {} and not write_curve(empty, tmp_path / "none.csv")
+
+
+def test_the_curves_command_writes_each_runs_curve_and_one_figure(tmp_path, capsys):
+    import json
+
+    from train import curves
+
+    header = '#{"t_start": 0, "env_id": "clue_v0"}\nr,l,t,rank,won\n'
+    for name, won in (("a", 1), ("b", 0)):
+        (tmp_path / name / "monitor").mkdir(parents=True)
+        (tmp_path / name / "run.json").write_text(json.dumps({"env": "clue_v0", "sizes": {"players": 4}}))
+        rows = [f"0,3,{t}.0,{1 if won else 4},{won}" for t in range(1, 41)]
+        (tmp_path / name / "monitor" / "batched.monitor.csv").write_text(header + "\n".join(rows) + "\n")
+    out = tmp_path / "out"
+    curves.main([str(tmp_path / "a"), str(tmp_path / "b"), "--labels", "won", "lost", "--output", str(out)])
+    assert curves.read_curve(out / "won.csv")["won"].tolist() == [1.0] * 40  # 40 episodes, one a span
+    assert curves.read_curve(out / "lost.csv")["rank"].tolist() == [4.0] * 40
+    assert (out / "curves.png").stat().st_size > 10_000
+    with pytest.raises(SystemExit):
+        curves.main([str(tmp_path), "--output", str(out)])
+    assert "holds no run of python -m train" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        curves.main([str(tmp_path / "a"), "--labels", "x", "y", "--output", str(out)])
+    assert "one per run" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        curves.main([str(tmp_path / "a"), "--labels", "../x", "--output", str(out)])
+    assert "distinct file names" in capsys.readouterr().err

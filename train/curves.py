@@ -10,6 +10,7 @@ __all__ = [
     "curve_table",
     "plot_learning_curve",
     "plot_seat_curve",
+    "plot_curves",
     "read_curve",
     "read_monitors",
     "smoothed",
@@ -139,3 +140,71 @@ def plot_seat_curve(monitor_dir: Path, path: Path, title: str, players: int) -> 
     figure.suptitle(fitted_title(figure, title))
     save(figure, path)
     return True
+
+
+def plot_curves(curves: dict[str, dict[str, np.ndarray]], path: Path, title: str, players: int | None = None) -> bool:
+    """Several runs' :func:`curve_table` s on one figure against timesteps: a seat's win rate and mean rank where
+    the tables have them (``players``: the fair share and parity marked, for runs of one player count), else
+    queries per episode; False if there is no curve."""
+    from train.plotting import fitted_title, panel_grid, save
+
+    curves = {label: table for label, table in curves.items() if table}
+    if not curves:
+        return False
+    fair, parity = (None, None) if players is None else (1 / players, (players + 1) / 2)
+    seat = all("won" in table for table in curves.values())
+    panels = [("won", "win rate", fair), ("rank", "mean rank (1 = first)", parity)] if seat else [
+        ("l", "queries per episode", None)]  # fmt: skip
+    figure, axes = panel_grid(len(panels), width=5.2, height=3.6)
+    for ax, (column, label, level) in zip(np.ravel(axes), panels, strict=True):
+        for name, table in curves.items():
+            ax.plot(table["steps"], table[column], linewidth=1.2, label=name)
+        if level is not None:
+            ax.axhline(
+                level, color="grey", linestyle="--", linewidth=1, label="fair share" if column == "won" else "parity"
+            )
+        ax.set_xlabel("timesteps (training episodes, sampled actions)")
+        ax.set_ylabel(label)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small")
+    figure.suptitle(fitted_title(figure, title))
+    save(figure, path)
+    return True
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m train.curves RUN [RUN ...] --output FOLDER``: each run's learning curve in 100 spans of its
+    steps (``FOLDER/<label>.csv``, :func:`write_curve`) and all of them on one figure (``FOLDER/curves.png``)."""
+
+    from train import arguments
+    from train.config import run_settings
+    from train.multiplayer import is_multiplayer, raw_env
+
+    parser = arguments.Parser(prog="python -m train.curves", description=main.__doc__)
+    parser.add_argument("runs", nargs="+", type=Path, help="output folders of python -m train")
+    parser.add_argument("--labels", nargs="+", default=None, help="a label per run (default the folders' names)")
+    parser.add_argument("--title", default="learning curves", help="the figure's title")
+    parser.add_argument("--output", type=arguments.output_folder, required=True, help="folder for the files")
+    args = parser.parse_args(argv)
+    labels = args.labels or [run.name for run in args.runs]
+    if len(labels) != len(args.runs):
+        parser.error(f"--labels: one per run ({len(args.runs)}), got {len(labels)}")
+    if len(set(labels)) != len(labels) or any(not label or "/" in label or label.startswith(".") for label in labels):
+        parser.error(f"--labels: distinct file names (a file label.csv each), got {labels}")
+    settings = [run_settings(run / "model.zip") for run in args.runs]
+    for run, found in zip(args.runs, settings, strict=True):
+        if found is None or not (run / "monitor").is_dir():
+            parser.error(f"{run} holds no run of python -m train (run.json and monitor/)")
+    counts = {raw_env(s["env"], **s["sizes"]).rules.players for s in settings if is_multiplayer(s["env"])}  # type: ignore[index]
+    players = counts.pop() if len(counts) == 1 else None  # the fair share is marked for one player count
+    args.output.mkdir(parents=True, exist_ok=True)
+    tables = {}
+    for run, label in zip(args.runs, labels, strict=True):
+        tables[label] = curve_table(run / "monitor")
+        write_curve(run / "monitor", args.output / f"{label}.csv")
+    plot_curves(tables, args.output / "curves.png", args.title, players)
+    print(f"wrote {len(tables)} curves and curves.png to {args.output}")
+
+
+if __name__ == "__main__":
+    main()

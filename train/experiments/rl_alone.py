@@ -216,30 +216,16 @@ def plot(settings: Settings, path: Path) -> bool:
     import matplotlib
 
     matplotlib.use("Agg")
-    from train.curves import read_curve
+    from train.curves import plot_curves, read_curve
     from train.kept_models import CURVE, MODELS, kept_model
-    from train.plotting import panel_grid, save
 
-    curves = {name: read_curve(MODELS / name / CURVE) for name in settings.models if (MODELS / name / CURVE).exists()}
-    if not curves:
-        return False
-    figure, axes = panel_grid(2, width=5.2, height=3.6)
-    parity = (1 / settings.players, (settings.players + 1) / 2)
-    for ax, column, label, level in zip(np.ravel(axes), ("won", "rank"), ("win rate", "mean rank (1 = first)"),
-                                        parity, strict=True):  # fmt: skip
-        for name, curve in curves.items():
-            ax.plot(curve["steps"], curve[column], linewidth=1.2, label=f"seed {kept_model(name).seed}")
-        ax.axhline(
-            level, color="grey", linestyle="--", linewidth=1, label="fair share" if column == "won" else "parity"
-        )
-        ax.set_xlabel("timesteps (training games, sampled actions)")
-        ax.set_ylabel(label)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize="small")
+    curves = {
+        f"seed {kept_model(name).seed}": read_curve(MODELS / name / CURVE)
+        for name in settings.models
+        if (MODELS / name / CURVE).exists()
+    }
     sizes = " ".join(f"{k}={v}" for k, v in settings.sizes if v is not None)
-    figure.suptitle(f"{settings.env} {sizes}: every seed's training games")
-    save(figure, path)
-    return True
+    return plot_curves(curves, path, f"{settings.env} {sizes}: every seed's training games", settings.players)
 
 
 def write(settings: Settings, results: dict[tuple, list], run: Run) -> str:
