@@ -12,7 +12,9 @@ __all__ = [
     "plot_seat_curve",
     "plot_curves",
     "read_curve",
+    "read_monitor_columns",
     "read_monitors",
+    "save_curve",
     "smoothed",
     "write_curve",
 ]
@@ -27,17 +29,25 @@ def read_monitors(monitor_dir: Path, column: str = "l") -> np.ndarray:
     with its clock restarted, so the episodes sort by (segment, t), a segment
     starting wherever t goes back.
     """
-    keys, lengths = [], []
+    return read_monitor_columns(monitor_dir)[column]
+
+
+def read_monitor_columns(monitor_dir: Path) -> dict[str, np.ndarray]:
+    """Every column but t of every monitor log in ``monitor_dir``, each by episode in the order they were played
+    (as :func:`read_monitors` orders them; ``l`` is empty if there is no episode), the logs read once."""
+    keys, tables = [], []
     for file in sorted(monitor_dir.glob("*.monitor.csv")):
         table = np.genfromtxt(file, delimiter=",", skip_header=1, names=True, ndmin=1)
         if table.size:
             t = table["t"].astype(float)
             keys.append(np.stack([np.concatenate([[0], np.cumsum(np.diff(t) < 0)]), t], axis=1))
-            lengths.append(table[column].astype(float))
-    if not lengths:
-        return np.zeros(0)
+            tables.append(table)
+    if not tables:
+        return {"l": np.zeros(0)}
     key = np.concatenate(keys)
-    return np.concatenate(lengths)[np.lexsort((key[:, 1], key[:, 0]))]
+    order = np.lexsort((key[:, 1], key[:, 0]))
+    names = [name for name in tables[0].dtype.names if name != "t"]
+    return {name: np.concatenate([table[name].astype(float) for table in tables])[order] for name in names}
 
 
 def curve_table(monitor_dir: Path, bins: int = 100) -> dict[str, np.ndarray]:
@@ -45,28 +55,28 @@ def curve_table(monitor_dir: Path, bins: int = 100) -> dict[str, np.ndarray]:
     per span, ``steps`` (the timesteps at its end), ``episodes`` (those that ended in it) and the mean of each
     monitor column (``r``, ``l``; a seat's ``won`` and ``rank``); spans without an episode are left out. Empty
     if the monitors hold no episode."""
-    lengths = read_monitors(monitor_dir)
+    columns = read_monitor_columns(monitor_dir)
+    lengths = columns["l"]
     if not lengths.size:
         return {}
-    first = next(iter(sorted(monitor_dir.glob("*.monitor.csv"))))
-    with open(first) as file:
-        file.readline()  # the JSON comment
-        columns = [c for c in file.readline().strip().split(",") if c != "t"]
     steps = np.cumsum(lengths)
     span = np.minimum((steps * bins - 1) // steps[-1], bins - 1).astype(np.int64)
     counts = np.bincount(span, minlength=bins)
     kept = counts > 0
     table = {"steps": np.ceil((np.arange(bins) + 1) * steps[-1] / bins)[kept], "episodes": counts[kept]}
-    for column in columns:
-        values = lengths if column == "l" else read_monitors(monitor_dir, column)
-        table[column] = np.bincount(span, weights=values, minlength=bins)[kept] / counts[kept]
+    for name, values in columns.items():
+        table[name] = np.bincount(span, weights=values, minlength=bins)[kept] / counts[kept]
     return table
 
 
 def write_curve(monitor_dir: Path, path: Path, bins: int = 100) -> bool:
     """:func:`curve_table` of ``monitor_dir`` as a CSV file at ``path``; False (nothing written) if the monitors
     hold no episode."""
-    table = curve_table(monitor_dir, bins)
+    return save_curve(curve_table(monitor_dir, bins), path)
+
+
+def save_curve(table: dict[str, np.ndarray], path: Path) -> bool:
+    """A :func:`curve_table` as a CSV file at ``path``; False (nothing written) if it is empty."""
     if not table:
         return False
     np.savetxt(path, np.column_stack(list(table.values())), delimiter=",", header=",".join(table), comments="",
@@ -201,7 +211,7 @@ def main(argv: list[str] | None = None) -> None:
     tables = {}
     for run, label in zip(args.runs, labels, strict=True):
         tables[label] = curve_table(run / "monitor")
-        write_curve(run / "monitor", args.output / f"{label}.csv")
+        save_curve(tables[label], args.output / f"{label}.csv")
     plot_curves(tables, args.output / "curves.png", args.title, players)
     print(f"wrote {len(tables)} curves and curves.png to {args.output}")
 
