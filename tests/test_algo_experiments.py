@@ -37,3 +37,48 @@ def test_bad_numbers_of_games_are_clear_errors(option, capsys):
     with pytest.raises(SystemExit):
         algo_experiments.main([option, "0"])
     assert f"argument {option}: must be an integer >= 1, got 0" in capsys.readouterr().err
+
+
+def test_kept_models_take_seats_and_win_what_they_win_on_the_duels_deals(tmp_path):
+    """Experiment 5 seats kept models (``model:NAME``) on the duels' deals: each model's wins are those of the
+    model's seat policy played by hand on the same deals, and two seeds of a recipe get an interval over seeds."""
+    from agents.multiplayer import play_game
+    from deduction_envs.games.algo import AlgoRules
+    from train.kept_models import seat_policy
+
+    models = ["model:rl-algo2-seed-0", "model:rl-algo2-seed-1"]
+    argv = ["--experiments", "5", "--models", *models, "--model-games", "2", "--seed", "4", "--chunk", "1"]
+    finished = algo_experiments.main([*argv, "--output", str(tmp_path), "--no-progress"])
+    rules = AlgoRules()
+    for model in models:
+        found = algo_experiments.duels(finished.results, 5, model)
+        assert list(found) == list(algo_experiments.MODEL_OPPONENTS)
+        for opponent, pair in found.items():
+            by_hand = []
+            for seat in (0, 1):
+                won = 0
+                for g in range(2):
+                    agents = [seat_policy(model.removeprefix("model:")), algo_experiments.make_agent(opponent)]
+                    won += play_game(rules, agents if seat == 0 else agents[::-1], seed=(4, 9, seat, g),
+                                     first=0).winner == seat  # fmt: skip
+                by_hand.append(won)
+            assert pair == tuple(by_hand), (model, opponent)
+    report = (tmp_path / "algo.md").read_text()
+    assert "## Experiment 1" not in report and "## Experiment 5: the kept trained policies" in report
+    assert "| rl-algo2-seed-1 | ismcts_greedy | " in report
+    assert "| rl-algo2 | max-entropy | 2 | " in report  # the two seeds' mean with its t interval
+    assert algo_experiments.recipe_of("model:rl-algo2-seed-12") == "rl-algo2"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--experiments", "5", "--models", "model:rl-algo2-seed-0", "model:rl-algo2-seed-0"], "named twice"),
+        (["--models", "model:nothing"], "argument --models: invalid choice: 'model:nothing'"),
+        (["--experiments", "6"], "argument --experiments: invalid choice: 6"),
+    ],
+)
+def test_bad_experiment_5_arguments_are_clear_errors(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        algo_experiments.main(argv)
+    assert message in capsys.readouterr().err

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from train.experiments import rl_alone
+from train.stats import over_seeds
 
 
 def test_a_kept_model_wins_there_what_train_evaluate_finds_and_the_baseline_sits_on_the_same_games(tmp_path):
@@ -28,8 +29,8 @@ def test_a_kept_model_wins_there_what_train_evaluate_finds_and_the_baseline_sits
 
 def test_over_seeds_is_a_t_interval_with_the_range():
     # mean 0.5, sd 0.1, t(0.975, 2) = 4.303: half-width 4.303 * 0.1 / sqrt(3) = 0.248
-    assert rl_alone.over_seeds([0.4, 0.5, 0.6]) == "0.500 [0.252, 0.748] (range 0.400 to 0.600)"
-    assert rl_alone.over_seeds([0.3]) == "0.300 (one seed)"
+    assert over_seeds([0.4, 0.5, 0.6]) == "0.500 [0.252, 0.748] (range 0.400 to 0.600)"
+    assert over_seeds([0.3]) == "0.300 (one seed)"
 
 
 @pytest.mark.parametrize(

@@ -49,13 +49,16 @@ from train.curves import write_curve
 __all__ = [
     "MANIFEST",
     "MODELS",
+    "SEAT_PREFIX",
     "KeptModel",
     "check",
     "figures_of",
     "figures_text",
     "keep",
     "kept_model",
+    "kept_seat_agent",
     "load_manifest",
+    "seat_names",
     "seat_policy",
 ]
 
@@ -64,6 +67,9 @@ MODELS = Path(__file__).resolve().parent.parent / "models"
 MANIFEST = "manifest.json"
 #: The files of a run that a kept model keeps (the others: checkpoints, logs, demonstrations, are the run's).
 KEPT_FILES = ("model.zip", RUN_FILE, "imitation.json")
+#: The prefix of a kept model's name where a tournament names its agents: ``model:rl-clue4-seed-0`` is the kept
+#: model ``rl-clue4-seed-0`` in a seat (:func:`seat_names`, :func:`kept_seat_agent`).
+SEAT_PREFIX = "model:"
 #: The learning curve a kept model keeps from its run's episode logs (:func:`train.curves.write_curve`).
 CURVE = "curve.csv"
 
@@ -125,6 +131,24 @@ def seat_policy(name: str, folder: Path = MODELS) -> Any:
     settings = run_settings(Path(folder, name, "model.zip")) or {}
     return SB3SeatPolicy.load(Path(folder, name, "model.zip"), raw_env(entry.env, **entry.sizes),
                               settings.get("algo", "maskable_ppo"))  # fmt: skip
+
+
+def seat_names(env: str, folder: Path = MODELS) -> tuple[str, ...]:
+    """The kept models of the multiplayer game ``env`` as a tournament names its agents (``model:NAME``)."""
+    return tuple(f"{SEAT_PREFIX}{m.name}" for m in load_manifest(folder) if m.env == env)
+
+
+def kept_seat_agent(seat_name: str, folder: Path = MODELS) -> Any:
+    """The kept model a tournament names ``model:NAME`` as a seat agent (:func:`seat_policy`), named so, playing
+    with one torch thread (a tournament's workers share the cores); ValueError if the name lacks the prefix."""
+    if not seat_name.startswith(SEAT_PREFIX):
+        raise ValueError(f"a kept model's seat is named {SEAT_PREFIX}NAME, got {seat_name!r}")
+    import torch
+
+    torch.set_num_threads(1)
+    agent = seat_policy(seat_name.removeprefix(SEAT_PREFIX), folder)
+    agent.name = seat_name
+    return agent
 
 
 def _write_manifest(models: list[KeptModel], folder: Path) -> None:

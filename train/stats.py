@@ -9,13 +9,24 @@ from typing import Any
 import numpy as np
 from scipy.stats import binomtest
 
-__all__ = ["bootstrap_rows", "chunks", "format_p", "interval", "sign_test"]
+__all__ = ["bootstrap_rows", "chunks", "format_p", "interval", "over_seeds", "sign_test"]
 
 
 def interval(successes: int, trials: int) -> tuple[float, float]:
     """The 95% Wilson interval of a proportion."""
     ci = binomtest(successes, trials).proportion_ci(confidence_level=0.95, method="wilson")
     return ci.low, ci.high
+
+
+def over_seeds(values: Sequence[float]) -> str:
+    """The mean of the seeds' figures with a 95% t interval over the seeds, and their range."""
+    from scipy.stats import t
+
+    mean = float(np.mean(values))
+    if len(values) < 2:
+        return f"{mean:.3f} (one seed)"
+    half = t.ppf(0.975, len(values) - 1) * np.std(values, ddof=1) / np.sqrt(len(values))
+    return f"{mean:.3f} [{mean - half:.3f}, {mean + half:.3f}] (range {min(values):.3f} to {max(values):.3f})"
 
 
 def bootstrap_rows(

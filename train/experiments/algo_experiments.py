@@ -20,8 +20,16 @@ each of them, ``--ismcts-games`` games with each moving first. Experiment 4
 (not in the article): SO-ISMCTS with :class:`~agents.multiplayer_ismcts.AlgoSearchPolicy`
 (the likeliest attack and stopping at the root, epsilon-greedy(0.1) players
 in the rollouts; 100 iterations, the roster's ``ismcts_greedy``) against
-each of them, ``--search-games`` games with each moving first. Writes
-``algo.md`` to ``--output``. The games are played in parts of ``--chunk``
+each of them, ``--search-games`` games with each moving first. Experiment 5
+(issue 62): the kept two-player Algo models (``models/``, ``model:NAME``,
+each playing its likeliest legal action) against epsilon-greedy(0.1),
+max-entropy and ``ismcts_greedy``, ``--model-games`` games with each moving
+first, on the duels' deals; ``--models`` seats some of them only.
+``--experiments`` names the experiments run (default 1 to 4):
+
+    python -m train.experiments.algo_experiments --experiments 5 --model-games 500 --output results/algo_kept_models
+
+Writes ``algo.md`` to ``--output``. The games are played in parts of ``--chunk``
 (jobs of :mod:`train.experiments.runner`), each game seeded by its place in
 the experiment, so the tables do not depend on ``--workers`` or ``--chunk``.
 """
@@ -29,6 +37,7 @@ the experiment, so the tables do not depend on ``--workers`` or ``--chunk``.
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -42,7 +51,8 @@ from agents.roster import seat_agent
 from deduction_envs.games.algo import AlgoRules
 from train import arguments
 from train.experiments.runner import Experiment, Finished, Run, run_experiment
-from train.stats import chunks, format_p, interval
+from train.kept_models import SEAT_PREFIX, kept_model, kept_seat_agent, seat_names
+from train.stats import chunks, format_p, interval, over_seeds
 
 EPSILONS = (0.0, 0.1, 0.5, 1.0)
 
@@ -57,7 +67,7 @@ DEPARTURES = (
     "S and T (what an opponent learns of my hand when my drawn card goes face up or down) are averaged over 8 "
     "determinisations of the opponent's hand drawn from my posterior; the article's estimate is its "
     "`estimate_self_entropy`, whose code it does not show.",
-    "Experiments 3 and 4 (SO-ISMCTS) are not in the article.",
+    "Experiments 3 to 5 (SO-ISMCTS, the trained policies) are not in the article.",
 )
 
 #: The article's Experiment 1 table (first player's win rate, 100 games per cell; rows first, columns second).
@@ -76,6 +86,26 @@ AGENTS: dict[str, Callable[[], SeatAgent]] = {
 }
 #: The opponents of Experiments 2 to 4 (max-entropy plays only the first).
 DUEL_OPPONENTS = ("epsilon-greedy(0.1)", "max-entropy")
+#: The opponents of the kept models (Experiment 5): the duels' and the strongest search.
+MODEL_OPPONENTS = (*DUEL_OPPONENTS, "ismcts_greedy")
+EXPERIMENTS = (1, 2, 3, 4, 5)
+#: The experiments a run plays unless ``--experiments`` says otherwise: the article's and the searches (the kept
+#: models' Experiment 5 is asked for by name, as ``results/algo_kept_models`` was).
+DEFAULT_EXPERIMENTS = (1, 2, 3, 4)
+
+
+def kept_models() -> tuple[str, ...]:
+    """The kept models of two-player Algo (the experiments' game), as the tables name them (``model:NAME``)."""
+    return tuple(name for name in seat_names("algo_v0") if _players(name) == AlgoRules().players)
+
+
+def _players(seat_name: str) -> int:
+    return int(kept_model(seat_name.removeprefix(SEAT_PREFIX)).sizes.get("players", AlgoRules().players))
+
+
+def make_agent(name: str) -> SeatAgent:
+    """A fresh agent of the experiments by its name (``model:NAME``: the kept model ``NAME``)."""
+    return kept_seat_agent(name) if name.startswith(SEAT_PREFIX) else AGENTS[name]()
 
 
 @dataclass(frozen=True)
@@ -86,6 +116,9 @@ class Settings:
     search_games: int  #: Experiment 4 games per seating
     seed: int
     chunk: int  #: games per job
+    model_games: int = 50  #: Experiment 5 games per seating
+    models: tuple[str, ...] = ()  #: the kept models Experiment 5 seats (``model:NAME``)
+    experiments: tuple[int, ...] = DEFAULT_EXPERIMENTS  #: the experiments run
 
 
 @dataclass(frozen=True, order=True)
@@ -93,7 +126,7 @@ class Part:
     """Games ``[start, start + games)`` of one pairing: ``contender`` in seat ``seat`` against ``opponent``.
 
     Experiment 1 deals game ``g`` of epsilons ``(i, j)`` from ``(seed, i, j, g)``; the duels (Experiments 2 to
-    4) deal game ``g`` with the contender in ``seat`` from ``(seed, 9, seat, g)``, the same deals for each.
+    5) deal game ``g`` with the contender in ``seat`` from ``(seed, 9, seat, g)``, the same deals for each.
     """
 
     experiment: int
@@ -112,7 +145,7 @@ class Part:
 def play(part: Part, settings: Settings) -> int:
     """The contender's wins in one part."""
     rules = AlgoRules()
-    contender, opponent = AGENTS[part.contender](), AGENTS[part.opponent]()
+    contender, opponent = make_agent(part.contender), make_agent(part.opponent)
     agents = [contender, opponent] if part.seat == 0 else [opponent, contender]
     return sum(
         play_game(rules, agents, seed=part.deal(settings.seed, g), first=0).winner == part.seat
@@ -121,19 +154,24 @@ def play(part: Part, settings: Settings) -> int:
 
 
 def jobs(settings: Settings) -> list[Part]:
-    """Every part: the duels with a search first (the slow jobs), then max-entropy's, then the round robin."""
+    """Every part of the experiments run: the duels with a search first (the slow jobs), then the kept models',
+    then max-entropy's, then the round robin."""
+    duels = [
+        (4, "ismcts_greedy", DUEL_OPPONENTS, settings.search_games),
+        (3, "SO-ISMCTS", DUEL_OPPONENTS, settings.ismcts_games),
+        *[(5, model, MODEL_OPPONENTS, settings.model_games) for model in settings.models],
+        (2, "max-entropy", DUEL_OPPONENTS[:1], settings.duel_games),
+    ]
     out = []
-    for experiment, contender, games in (
-        (4, "ismcts_greedy", settings.search_games),
-        (3, "SO-ISMCTS", settings.ismcts_games),
-        (2, "max-entropy", settings.duel_games),
-    ):
-        for opponent in DUEL_OPPONENTS[:1] if experiment == 2 else DUEL_OPPONENTS:
-            for seat in (0, 1):
-                out += [Part(experiment, contender, opponent, seat, *c) for c in chunks(games, settings.chunk)]
-    for first in EPSILON_NAMES:
-        for second in EPSILON_NAMES:
-            out += [Part(1, first, second, 0, *c) for c in chunks(settings.games, settings.chunk)]
+    for experiment, contender, opponents, games in duels:
+        if experiment in settings.experiments:
+            for opponent in opponents:
+                for seat in (0, 1):
+                    out += [Part(experiment, contender, opponent, seat, *c) for c in chunks(games, settings.chunk)]
+    if 1 in settings.experiments:
+        for first in EPSILON_NAMES:
+            for second in EPSILON_NAMES:
+                out += [Part(1, first, second, 0, *c) for c in chunks(settings.games, settings.chunk)]
     return out
 
 
@@ -155,8 +193,8 @@ def duels(results: dict[Part, int], experiment: int, contender: str) -> dict[str
     """A duel experiment's wins of ``contender`` by opponent: (moving first, moving second)."""
     return {
         opponent: tuple(wins_of(results, experiment, contender, opponent, seat) for seat in (0, 1))
-        for opponent in DUEL_OPPONENTS
-        if any(p.experiment == experiment and p.opponent == opponent for p in results)
+        for opponent in MODEL_OPPONENTS
+        if any(p.experiment == experiment and p.contender == contender and p.opponent == opponent for p in results)
     }
 
 
@@ -172,20 +210,28 @@ def _interval(successes: int, trials: int) -> str:
 
 
 def write(settings: Settings, results: dict[Part, int], run: Run) -> str:
-    """``algo.md``: the four experiments' tables."""
-    wins, games = round_robin(results), settings.games
-    duel_wins, duel_games = duels(results, 2, "max-entropy")["epsilon-greedy(0.1)"], settings.duel_games
-    ismcts, ismcts_games = duels(results, 3, "SO-ISMCTS"), settings.ismcts_games
-    search, search_games = duels(results, 4, "ismcts_greedy"), settings.search_games
-    command = run.command
-    rates = wins / games
-    header = " | ".join(f"{e:g}" for e in EPSILONS)
+    """``algo.md``: the tables of the experiments run."""
     lines = [
         "# Algo: the article's experiments",
         "",
-        f"Command: `{command}`. Two players, epsilon-greedy agents with exact hit probabilities "
+        f"Command: `{run.command}`. Two players, epsilon-greedy agents with exact hit probabilities "
         "(`AlgoHandPosterior`); epsilon is the probability of stopping after a hit.",
-        "",
+    ]
+    sections = {1: _round_robin_section, 2: _max_entropy_section, 3: _ismcts_section, 4: _search_section,
+                5: _models_section}  # fmt: skip
+    for experiment in settings.experiments:
+        lines += ["", *sections[experiment](settings, results)]
+    lines += ["", "## Departures from the article", "", *[f"- {item}" for item in DEPARTURES]]
+    text = "\n".join(lines) + "\n"
+    (run.output / "algo.md").write_text(text)
+    return text
+
+
+def _round_robin_section(settings: Settings, results: dict[Part, int]) -> list[str]:
+    wins, games = round_robin(results), settings.games
+    rates = wins / games
+    header = " | ".join(f"{e:g}" for e in EPSILONS)
+    lines = [
         "## Experiment 1: epsilon round robin",
         "",
         f"First player's win rate, {games} games per cell (rows: first player's epsilon; columns: second's). "
@@ -214,12 +260,15 @@ def write(settings: Settings, results: dict[Part, int], run: Run) -> str:
         row = f"| {e:g} | {_interval(first, trials)} | {_interval(second, trials)} "
         lines.append(row + f"| {_interval(first + second, 2 * trials)} |")
     first_total = int(wins.sum())
-    lines += ["", f"First player overall: {_interval(first_total, int(wins.size * games))}."]
+    return [*lines, "", f"First player overall: {_interval(first_total, int(wins.size * games))}."]
+
+
+def _max_entropy_section(settings: Settings, results: dict[Part, int]) -> list[str]:
+    duel_wins, duel_games = duels(results, 2, "max-entropy")["epsilon-greedy(0.1)"], settings.duel_games
     total = sum(duel_wins)
     u0, p_value = z_test(total, 2 * duel_games)
     verdict = "significant" if p_value < 0.05 else "not significant"
-    lines += [
-        "",
+    return [
         "## Experiment 2: max-entropy against epsilon-greedy(0.1)",
         "",
         f"{duel_games} games with each moving first. Max-entropy: depth 2, top 5 attacks, 8 samples for S and T.",
@@ -232,29 +281,71 @@ def write(settings: Settings, results: dict[Part, int], run: Run) -> str:
         "",
         f"One-sided z-test against 0.5: u0 = {u0:.2f}, p = {p_value:.3g}: {verdict} at 5% "
         "(the article: u0 = 0.8 over 100 games, not significant).",
-        "",
+    ]
+
+
+def _ismcts_section(settings: Settings, results: dict[Part, int]) -> list[str]:
+    return [
         "## Experiment 3: SO-ISMCTS (200 iterations per decision, random rollouts)",
         "",
-        f"{ismcts_games} games with each moving first; SO-ISMCTS's win rate with 95% Wilson intervals.",
+        f"{settings.ismcts_games} games with each moving first; SO-ISMCTS's win rate with 95% Wilson intervals.",
         "",
+        *_duel_table("SO-ISMCTS", duels(results, 3, "SO-ISMCTS"), settings.ismcts_games),
     ]
-    lines += _duel_table("SO-ISMCTS", ismcts, ismcts_games)
-    if search:
+
+
+def _search_section(settings: Settings, results: dict[Part, int]) -> list[str]:
+    return [
+        "## Experiment 4: SO-ISMCTS with epsilon-greedy play-outs (100 iterations per decision)",
+        "",
+        "`ismcts_greedy`: the root searches the likeliest attack and stopping; below it and in the "
+        "rollouts every seat plays epsilon-greedy(0.1) from its own view of the determinisation. "
+        f"{settings.search_games} games with each moving first; its win rate with 95% Wilson intervals and a "
+        "one-sided binomial test against 0.5.",
+        "",
+        *_duel_table("ismcts_greedy", duels(results, 4, "ismcts_greedy"), settings.search_games, test=True),
+    ]
+
+
+def recipe_of(model: str) -> str:
+    """The recipe a kept model is a seed of: its name without ``model:`` and a final ``-seed-N``."""
+    return re.sub(r"-seed-\d+$", "", model.removeprefix(SEAT_PREFIX))
+
+
+def _models_section(settings: Settings, results: dict[Part, int]) -> list[str]:
+    """Experiment 5: each kept model against each opponent, then per recipe of several seeds (``NAME-seed-N``)
+    the mean of the seeds' win rates with a t interval over the seeds."""
+    games = settings.model_games
+    lines = [
+        "## Experiment 5: the kept trained policies (issue 62)",
+        "",
+        "Each kept two-player model (`models/NAME`; what each is: `python -m train.kept_models list`) playing its "
+        f"likeliest legal action, {games} games with each moving first on the duels' deals; its win rate with "
+        "95% Wilson intervals and a one-sided binomial test against 0.5.",
+        "",
+        "| model | opponent | moving first | moving second | overall | p (one-sided, > 0.5) |",
+        "| --- | --- | ---: | ---: | ---: | ---: |",
+    ]
+    seeds: dict[tuple[str, str], list[float]] = {}
+    for model in settings.models:
+        for opponent, (first, second) in duels(results, 5, model).items():
+            total = first + second
+            p_value = format_p(binomtest(total, 2 * games, alternative="greater").pvalue)
+            lines.append(f"| {model.removeprefix(SEAT_PREFIX)} | {opponent} | {_interval(first, games)} | "
+                         f"{_interval(second, games)} | {_interval(total, 2 * games)} | {p_value} |")  # fmt: skip
+            seeds.setdefault((recipe_of(model), opponent), []).append(total / (2 * games))
+    several = [(recipe, opponent, rates) for (recipe, opponent), rates in seeds.items() if len(rates) > 1]
+    if several:
         lines += [
             "",
-            "## Experiment 4: SO-ISMCTS with epsilon-greedy play-outs (100 iterations per decision)",
+            "Over the seeds of a recipe (`NAME-seed-N`): the mean of the seeds' overall win rates with a 95% t "
+            "interval over the seeds, and their range.",
             "",
-            "`ismcts_greedy`: the root searches the likeliest attack and stopping; below it and in the "
-            "rollouts every seat plays epsilon-greedy(0.1) from its own view of the determinisation. "
-            f"{search_games} games with each moving first; its win rate with 95% Wilson intervals and a "
-            "one-sided binomial test against 0.5.",
-            "",
+            "| recipe | opponent | seeds | mean win rate over the seeds |",
+            "| --- | --- | ---: | ---: |",
+            *[f"| {recipe} | {opponent} | {len(rates)} | {over_seeds(rates)} |" for recipe, opponent, rates in several],
         ]
-        lines += _duel_table("ismcts_greedy", search, search_games, test=True)
-    lines += ["", "## Departures from the article", "", *[f"- {item}" for item in DEPARTURES]]
-    text = "\n".join(lines) + "\n"
-    (run.output / "algo.md").write_text(text)
-    return text
+    return lines
 
 
 def _duel_table(agent: str, wins: dict[str, tuple[int, int]], games: int, test: bool = False) -> list[str]:
@@ -284,13 +375,39 @@ def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--search-games", type=arguments.count(1), default=50, help="Experiment 4 games per seating (default 50)"
     )
+    parser.add_argument(
+        "--model-games", type=arguments.count(1), default=50, help="Experiment 5 games per seating (default 50)"
+    )
+    models = kept_models()
+    parser.add_argument(
+        "--models",
+        nargs="+",
+        default=list(models),
+        choices=models,
+        metavar="model:NAME",
+        help=f"the kept models Experiment 5 seats (default all: {', '.join(models) or 'none kept'})",
+    )
+    parser.add_argument(
+        "--experiments",
+        nargs="+",
+        type=int,
+        default=list(DEFAULT_EXPERIMENTS),
+        choices=EXPERIMENTS,
+        help="the experiments run (default 1 2 3 4; 5 seats the kept models)",
+    )
     parser.add_argument("--chunk", type=arguments.count(1), default=50, help="games per job (default 50)")
 
 
 def settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
+    if len(set(args.models)) != len(args.models):
+        parser.error("--models: a model is named twice")
+    experiments = tuple(sorted(set(args.experiments)))
+    if 5 in experiments and not args.models:
+        parser.error("--experiments 5 seats the kept models, and none is named (or kept)")
     if args.quick:  # a look in a minute: a few games of every experiment
-        return Settings(4, 2, 1, 1, args.seed, args.chunk)
-    return Settings(args.games, args.duel_games, args.ismcts_games, args.search_games, args.seed, args.chunk)
+        return Settings(4, 2, 1, 1, args.seed, args.chunk, 1, tuple(args.models), experiments)
+    return Settings(args.games, args.duel_games, args.ismcts_games, args.search_games, args.seed, args.chunk,
+                    args.model_games, tuple(args.models), experiments)  # fmt: skip
 
 
 EXPERIMENT = Experiment("algo_experiments", __doc__, options, settings, jobs, play, write, workers=1, job_name="parts")

@@ -66,28 +66,23 @@ from train.experiments.runner import (
     run_experiment,
     truncated_line,
 )
+from train.kept_models import SEAT_PREFIX, kept_model, kept_seat_agent, seat_names
 from train.stats import chunks, format_p, interval, sign_test
 
 #: The entropy agent's accusation rules and refuter model; the first is the default the others are compared with.
 ENTROPY_VARIANTS = ("entropy", "entropy(p>=0.79)", "entropy(H<=1)", "entropy(adversarial)", "entropy(own shows)")
 OPPONENTS = ("deduction-sheet", "random")
 ISMCTS = "SO-ISMCTS"
-#: The prefix of a kept model's name as a contender: ``model:rl-clue4-seed-0`` is ``models/rl-clue4-seed-0``.
-MODEL = "model:"
 
 
 def kept_contenders() -> tuple[str, ...]:
     """The Clue models kept in ``models/``, as contenders (``model:NAME``)."""
-    from train.kept_models import load_manifest
-
-    return tuple(f"{MODEL}{m.name}" for m in load_manifest() if m.env == "clue_v0")
+    return seat_names("clue_v0")
 
 
 def model_players(contender: str) -> int:
     """The player count the kept model ``contender`` (``model:NAME``) was trained for."""
-    from train.kept_models import kept_model
-
-    return int(kept_model(contender.removeprefix(MODEL)).sizes.get("players", ClueRules().players))
+    return int(kept_model(contender.removeprefix(SEAT_PREFIX)).sizes.get("players", ClueRules().players))
 
 
 @dataclass(frozen=True)
@@ -104,12 +99,8 @@ class Settings:
 
 def make_agent(name: str, ismcts_seconds: float = 0.25) -> SeatAgent:
     """A fresh agent of the tournament by its name (``model:NAME``: the kept model ``NAME``)."""
-    if name.startswith(MODEL):
-        from train.kept_models import seat_policy
-
-        agent = seat_policy(name.removeprefix(MODEL))
-        agent.name = name
-        return agent
+    if name.startswith(SEAT_PREFIX):
+        return kept_seat_agent(name)
     makers: dict[str, Callable[[], SeatAgent]] = {
         "entropy": ClueEntropyAgent,
         "entropy(p>=0.79)": lambda: ClueEntropyAgent(threshold=0.79),
@@ -133,7 +124,8 @@ def cells(
         (ISMCTS, "deduction-sheet"),
         (ISMCTS, "random"),
     ]
-    every += [(c, o) for c in contenders if c.startswith(MODEL) and model_players(c) == players for o in OPPONENTS]
+    kept = [c for c in contenders if c.startswith(SEAT_PREFIX) and model_players(c) == players]
+    every += [(c, o) for c in kept for o in OPPONENTS]
     return [(c, o) for c, o in every if c in contenders and o in opponents]
 
 
@@ -164,10 +156,6 @@ def summarise(rules: ClueRules, record: GameRecord, agents: list[Logged], lineup
 def play_part(job: tuple[int, str, str, int, int], settings: Settings) -> list[dict]:
     """Games ``[start, start + games)`` of one cell: ``job = (players, contender, opponent, start, games)``."""
     players, contender, opponent, start, games = job
-    if contender.startswith(MODEL):
-        import torch
-
-        torch.set_num_threads(1)  # one per worker: the workers share the cores
     rules = ClueRules(players)
     agents = [Logged(make_agent(contender, settings.ismcts_seconds))]
     agents += [Logged(make_agent(opponent, settings.ismcts_seconds)) for _ in range(players - 1)]

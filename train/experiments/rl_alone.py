@@ -23,14 +23,12 @@ of the seeds' win rates and mean ranks with a 95% t interval over seeds (and the
 from __future__ import annotations
 
 import argparse
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from train.experiments.runner import Experiment, Finished, Run, run_experiment
+from train.stats import over_seeds
 
 AGENT = "agent:"  #: a baseline's contender name is ``agent:NAME``; a kept model's is its name
 
@@ -143,17 +141,6 @@ def evaluations(settings: Settings, results: dict[tuple, list]) -> dict[tuple[st
     for job in sorted(results, key=lambda job: (job[0], job[1], job[2])):
         cells.setdefault((job[0], job[1]), []).extend(results[job])
     return {cell: seat_evaluation(cell[1], played, settings.players) for cell, played in cells.items()}
-
-
-def over_seeds(values: list[float]) -> str:
-    """The mean of the seeds' figures with a 95% t interval over the seeds, and their range."""
-    from scipy.stats import t
-
-    mean = float(np.mean(values))
-    if len(values) < 2:
-        return f"{mean:.3f} (one seed)"
-    half = t.ppf(0.975, len(values) - 1) * np.std(values, ddof=1) / math.sqrt(len(values))
-    return f"{mean:.3f} [{mean - half:.3f}, {mean + half:.3f}] (range {min(values):.3f} to {max(values):.3f})"
 
 
 def report(settings: Settings, found: dict[tuple[str, str], Any], run: Run) -> str:
