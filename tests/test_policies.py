@@ -175,15 +175,27 @@ def test_clue_and_generalized_clue_pointers_read_the_case_file_probability_of_ea
             env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
             if env.terminations[agent]:
                 break
-    # Observed without the probabilities, the pointers read each card's case-file facts instead.
+    # Observed without the probabilities, the pointers read each card's facts instead: Generalized Clue's every
+    # fact of the card (case file first, then each seat's from the observer on), played some way into a game.
     plain = raw_env("generalized_clue_v0", probabilities=False)
     plain.reset(seed=1)
-    pointers = plain.observation_pointers()
-    observation = plain.observe(plain.agent_selection)["observation"]
-    held, lacked = plain.knowledge[plain.possible_agents.index(plain.agent_selection)].engine.facts()
-    case = plain.rules.players
-    for card in range(plain.rules.cards):
-        assert observation[pointers[card]].tolist() == [float(held[card, case]), float(lacked[card, case])]
+    pointers, players, rng = plain.observation_pointers(), plain.rules.players, np.random.default_rng(2)
+    assert pointers.shape == (plain.rules.num_actions, 2 * (players + 1))
+    proven = 0
+    for _ in range(40):
+        agent = plain.agent_selection
+        me = plain.possible_agents.index(agent)
+        observation = plain.observe(agent)["observation"]
+        held, lacked = plain.knowledge[me].engine.facts()
+        seats = [(me + i) % players for i in range(players)]  # the observer's order: itself first
+        for card in range(plain.rules.cards):
+            facts = [held[card, players], lacked[card, players], *held[card, seats], *lacked[card, seats]]
+            assert observation[pointers[card]].tolist() == [float(f) for f in facts]
+            proven += sum(facts)
+        plain.step(int(rng.choice(np.flatnonzero(plain.observe(agent)["action_mask"]))))
+        if plain.terminations[agent]:
+            break
+    assert proven > 40 * plain.rules.cards  # more than the hand's facts: the test reads facts other seats hold
     assert (pointers[plain.rules.cards :] == -1).all()
 
 

@@ -130,13 +130,25 @@ class GeneralizedClueTrainingEnv(generalized_clue.raw_env):
     """``generalized_clue_v0`` with its observation pointers."""
 
     def observation_pointers(self) -> np.ndarray:
-        """Per action, the index in the observation vector of its card's probability of being in the case file
-        (card actions; -1 for the others), ``(num_actions, 1)`` int64; observed without the probabilities, its
-        facts "in the case file" and "not in it" instead, ``(num_actions, 2)``."""
-        reads = [case_file_entries(self)] if self.probabilities else list(case_file_facts(self))
-        pointers = np.full((self.rules.num_actions, len(reads)), -1, dtype=np.int64)
-        for k, entries in enumerate(reads):
-            pointers[: self.rules.cards, k] = entries
+        """Per action, indices in the observation vector of what a card action reads of its card (-1 for the
+        other actions). With the probabilities on, its probability of being in the case file, ``(num_actions,
+        1)`` int64. Observed without them (``probabilities=False``, as the batched twin is), every fact the
+        seat's sheet holds of the card, ``(num_actions, 2 * (players + 1))``: "in the case file" and "not in it"
+        (columns 0 and 1), then "held by" and "not held by" each seat, in the observer's order from itself
+        (columns 2 to players + 1, then players + 2 to 2 * players + 1): what adding the card to a guess needs,
+        and what adding it to an ask of a given seat does (a card known to be anywhere asks nothing new)."""
+        if self.probabilities:
+            entries = case_file_entries(self)
+            pointers = np.full((self.rules.num_actions, 1), -1, dtype=np.int64)
+            pointers[: self.rules.cards, 0] = entries
+            return pointers
+        places, cards = self.rules.players + 1, np.arange(self.rules.cards)
+        slices = self.pieces.slices
+        held = slices["held"].start + cards[:, None] * places + np.arange(places)
+        lacked = slices["not_held"].start + cards[:, None] * places + np.arange(places)
+        case = self.rules.players
+        pointers = np.full((self.rules.num_actions, 2 * places), -1, dtype=np.int64)
+        pointers[: self.rules.cards] = np.c_[held[:, case], lacked[:, case], held[:, :case], lacked[:, :case]]
         return pointers
 
 
