@@ -289,3 +289,31 @@ def test_sure_asks_each_show_a_new_card_so_the_agent_keeps_the_scoreboards_pace(
                     assert agent.certain_after <= rules.cards - rules.hidden - len(agent.knowledge.hand)
                     assert agent.knowledge.correct
     assert no_answers[True] == 0 < no_answers[False]  # without it, some best-scored asks are answered no
+
+
+def test_a_kept_model_sits_only_in_its_setting_and_wins_there_what_its_evaluation_finds(tmp_path):
+    """A kept Generalized Clue model (``model:NAME``) sits against scoreboards in the setting it was trained for
+    only, and on the same deals (game g seeded (seed, g), seats rotated) it places exactly as ``train.evaluate``
+    finds."""
+    from train.evaluate import evaluate_model
+    from train.experiments import generalized_clue_experiments
+    from train.experiments.runner import gather
+    from train.kept_models import MODELS
+
+    name = "gc14-imitation-exact"
+    model = f"model:{name}"
+    assert model in generalized_clue_experiments.kept_models()
+    assert generalized_clue_experiments.seated_here("5 x 5", [model, "exact"]) == ["exact"]
+    finished = generalized_clue_experiments.main(["--games", "6", "--workers", "1", "--settings", "3 x 4", "5 x 5",
+                                                  "--no-mixed", "--head-to-head", model, "--seed", "5",
+                                                  "--output", str(tmp_path)])  # fmt: skip
+    results = gather(finished.results)
+    assert set(results) == {("3 x 4", f"{model} vs scoreboards")}
+    rows = [s for g in results["3 x 4", f"{model} vs scoreboards"] for s in g["seats"] if s["agent"] == model]
+    (found,) = evaluate_model(MODELS / name / "model.zip", opponents=["scoreboard"], games=6, seed=5,
+                              output=tmp_path / "evaluation")  # fmt: skip
+    assert len(rows) == found.games == 6
+    assert sum(r["first"] for r in rows) == found.wins
+    assert sum(r["rank"] for r in rows) / 6 == pytest.approx(found.mean_rank)
+    report = (tmp_path / "generalized_clue.md").read_text()
+    assert f"| {model} | 6 | " in report and "5 x 5" in report

@@ -26,6 +26,12 @@ cost rank, ``exact(race)`` the same with W = 0; ``exact`` is the default,
 W = 0.5 and the race; ``exact(pad)`` the default with its asks padded with the
 cards it knows another player holds; ``exact(sure)`` the default asking only
 lists sure to show it a card it does not know. ``--no-mixed`` leaves out the mixed tables.
+A kept model of ``models/`` (``model:NAME``, playing its likeliest legal
+action) sits against scoreboards in the setting it was trained for only (its
+wrong guesses and certainty are not known to the table: "-"):
+
+    python -m train.experiments.generalized_clue_experiments --settings "3 x 4" --no-mixed \
+        --head-to-head model:gc14-imitation-exact
 
 ``--paired`` also plays a table of scoreboards alone on the same deals, with
 the same seeds for every seat, and compares each head-to-head agent with the
@@ -65,6 +71,7 @@ from agents.generalized_clue_agents import GeneralizedClueAgent
 from deduction_envs.games.generalized_clue import GeneralizedClueRules
 from train import arguments
 from train.experiments.runner import Experiment, Finished, Run, gather, named_agent, run_experiment
+from train.kept_models import SEAT_PREFIX, kept_model, kept_seat_agent, seat_names
 from train.stats import chunks, format_p, interval
 
 SETTINGS = {"3 x 4": (14, 2, 3), "5 x 5": (27, 2, 5), "8 x 5 (report)": (45, 5, 8)}
@@ -92,6 +99,25 @@ HEAD_TO_HEAD = [
 ]
 
 
+def kept_models() -> tuple[str, ...]:
+    """The Generalized Clue models kept in ``models/``, as the tables name them (``model:NAME``)."""
+    return seat_names("generalized_clue_v0")
+
+
+def seated_here(setting: str, head_to_head: Sequence[str]) -> list[str]:
+    """The agents of ``head_to_head`` that sit in ``setting``: all but the kept models trained for another."""
+
+    def fits(name: str) -> bool:
+        if not name.startswith(SEAT_PREFIX):
+            return True
+        sizes = kept_model(name.removeprefix(SEAT_PREFIX)).sizes
+        rules = GeneralizedClueRules(**{k: v for k, v in sizes.items() if k in ("cards", "hidden", "players")})
+        trained = (rules.cards, rules.hidden, rules.players)
+        return trained == SETTINGS[setting] and sizes.get("max_rounds") in (None, rules.rounds)
+
+    return [name for name in head_to_head if fits(name)]
+
+
 @dataclass(frozen=True)
 class Settings:
     games: int  #: games per table
@@ -105,7 +131,9 @@ class Settings:
 
 
 def make_agent(name: str) -> GeneralizedClueAgent:
-    """A fresh agent by its name."""
+    """A fresh agent by its name (``model:NAME``: the kept model ``NAME``)."""
+    if name.startswith(SEAT_PREFIX):
+        return kept_seat_agent(name)
     makers = {
         "exact": GeneralizedClueExact,
         **{f"exact(listeners={w:g})": partial(GeneralizedClueExact, listeners=w, race=False) for w in LISTENERS},
@@ -145,14 +173,16 @@ def play_part(job: tuple[str, str, int, int], settings: Settings) -> list[dict]:
     setting, table, start, games = job
     cards, hidden, players = SETTINGS[setting]
     rules = GeneralizedClueRules(cards, hidden, players)  # the default max_rounds: no one forced to guess early
-    agents = [make_agent(name) for name in tables(players, HEAD_TO_HEAD, paired=True)[table]]
+    agents = [make_agent(name) for name in tables(players, [*HEAD_TO_HEAD, *kept_models()], paired=True)[table]]
     out: list[dict] = []
 
     def after(record, lineup) -> None:
         game = []
         for seat, index in enumerate(lineup):
             agent = agents[index]
-            hands = {player: set(hand) for player, _, hand in agent.knowledge.guesses}
+            knowledge = getattr(agent, "knowledge", None)  # a kept model's seat keeps no GeneralizedClue knowledge
+            kept = not isinstance(agent, GeneralizedClueAgent)
+            hands = {} if kept else {player: set(hand) for player, _, hand in knowledge.guesses}
             right = sum(card in hands.get(q, ()) for q, card in getattr(agent, "inferences", []))
             game.append(
                 {
@@ -162,9 +192,9 @@ def play_part(job: tuple[str, str, int, int], settings: Settings) -> list[dict]:
                     "reward": record.rewards[seat],
                     "rank": 1 + (1 - record.rewards[seat]) * (players - 1) / 2,
                     "first": record.winner == seat,
-                    "wrong": agent.knowledge.correct is False,
-                    "certain_after": agent.certain_after,
-                    "hand": len(agent.knowledge.hand),
+                    "wrong": None if kept else knowledge.correct is False,
+                    "certain_after": None if kept else agent.certain_after,
+                    "hand": rules.hand_sizes[seat] if kept else len(knowledge.hand),
                     "inferences": len(getattr(agent, "inferences", [])),
                     "inferences_right": right,
                 }
@@ -186,9 +216,11 @@ def summary(rows: list[dict], players: int) -> str:
     p = stats.ttest_1samp(reward, 0.0, alternative="greater").pvalue if n > 1 and reward.std() > 0 else float("nan")
     certain = [r["certain_after"] for r in rows if r["certain_after"] is not None]
     certain_text = f"{np.mean(certain):.1f} / {max(certain)}" if certain else "-"
+    wrong = [r["wrong"] for r in rows if r["wrong"] is not None]
+    wrong_text = f"{np.mean(wrong):.3f}" if wrong else "-"
     return (
         f"| {rows[0]['agent']} | {n} | {rank.mean():.2f} ± {half:.2f} | {firsts / n:.3f} [{low:.3f}, {high:.3f}] "
-        f"| {reward.mean():+.3f} | {format_p(p)} | {np.mean([r['wrong'] for r in rows]):.3f} | {certain_text} |"
+        f"| {reward.mean():+.3f} | {format_p(p)} | {wrong_text} | {certain_text} |"
     )
 
 
@@ -258,7 +290,8 @@ def report(results: dict[tuple[str, str], list[dict]], settings: Settings, run: 
         lines += [f"## {setting}: {cards} cards, {hidden} hidden, {players} players", ""]
         lines.append(f"The report's worst case n - k - n/p = {bound:.1f} asks.")
         lines.append("")
-        for table, seated in tables(players, settings.head_to_head, settings.mixed, settings.paired).items():
+        here = seated_here(setting, settings.head_to_head)
+        for table, seated in tables(players, here, settings.mixed, settings.paired).items():
             games = results.get((setting, table))
             if not games:
                 continue
@@ -299,7 +332,7 @@ def report(results: dict[tuple[str, str], list[dict]], settings: Settings, run: 
                 "| agent | games | rank difference | reward difference | p | better / same / worse | by seat |",
                 "|---|---:|---|---:|---:|---|---|",
             ]
-            for agent in settings.head_to_head:
+            for agent in here:
                 games = results.get((setting, f"{agent} vs scoreboards"))
                 if games:
                     lines.append(paired_summary(games, alone, agent, players))
@@ -356,7 +389,7 @@ def options(parser: argparse.ArgumentParser) -> None:
         "--head-to-head",
         nargs="+",
         default=list(DEFAULT_HEAD_TO_HEAD),
-        choices=HEAD_TO_HEAD,
+        choices=[*HEAD_TO_HEAD, *kept_models()],
         metavar="AGENT",
         help=f"agents seated against scoreboards (default the first four of: {', '.join(HEAD_TO_HEAD)})",
     )
@@ -388,7 +421,9 @@ def jobs(settings: Settings) -> list[tuple[str, str, int, int]]:
     out = [
         (setting, table, start, n)
         for setting in settings.settings
-        for table in tables(SETTINGS[setting][2], settings.head_to_head, settings.mixed, settings.paired)
+        for table in tables(
+            SETTINGS[setting][2], seated_here(setting, settings.head_to_head), settings.mixed, settings.paired
+        )
         for start, n in chunks(settings.report_games if setting == REPORT else settings.games, settings.chunk)
     ]
     return sorted(out, key=lambda job: -SETTINGS[job[0]][0])
