@@ -390,7 +390,7 @@ def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--experiments",
         nargs="+",
-        type=int,
+        type=arguments.count(1),
         default=list(DEFAULT_EXPERIMENTS),
         choices=EXPERIMENTS,
         help="the experiments run (default 1 2 3 4; 5 seats the kept models)",
