@@ -133,9 +133,16 @@ def seat_policy(name: str, folder: Path = MODELS) -> Any:
                               settings.get("algo", "maskable_ppo"))  # fmt: skip
 
 
-def seat_names(env: str, folder: Path = MODELS) -> tuple[str, ...]:
-    """The kept models of the multiplayer game ``env`` as a tournament names its agents (``model:NAME``)."""
-    return tuple(f"{SEAT_PREFIX}{m.name}" for m in load_manifest(folder) if m.env == env)
+def seat_names(env: str, rules: Any = None, folder: Path = MODELS) -> tuple[str, ...]:
+    """The kept models of the multiplayer game ``env`` as a tournament names its agents (``model:NAME``); with
+    ``rules``, only those trained on them (the rules their env and sizes make equal ``rules``)."""
+    from train.multiplayer import raw_env
+
+    return tuple(
+        f"{SEAT_PREFIX}{m.name}"
+        for m in load_manifest(folder)
+        if m.env == env and (rules is None or raw_env(m.env, **m.sizes).rules == rules)
+    )
 
 
 def kept_seat_agent(seat_name: str, folder: Path = MODELS) -> Any:

@@ -51,7 +51,7 @@ from agents.roster import seat_agent
 from deduction_envs.games.algo import AlgoRules
 from train import arguments
 from train.experiments.runner import Experiment, Finished, Run, run_experiment
-from train.kept_models import SEAT_PREFIX, kept_model, kept_seat_agent, seat_names
+from train.kept_models import SEAT_PREFIX, kept_seat_agent, seat_names
 from train.stats import chunks, format_p, interval, over_seeds
 
 EPSILONS = (0.0, 0.1, 0.5, 1.0)
@@ -96,11 +96,7 @@ DEFAULT_EXPERIMENTS = (1, 2, 3, 4)
 
 def kept_models() -> tuple[str, ...]:
     """The kept models of two-player Algo (the experiments' game), as the tables name them (``model:NAME``)."""
-    return tuple(name for name in seat_names("algo_v0") if _players(name) == AlgoRules().players)
-
-
-def _players(seat_name: str) -> int:
-    return int(kept_model(seat_name.removeprefix(SEAT_PREFIX)).sizes.get("players", AlgoRules().players))
+    return seat_names("algo_v0", AlgoRules())
 
 
 def make_agent(name: str) -> SeatAgent:

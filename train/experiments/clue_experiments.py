@@ -66,7 +66,7 @@ from train.experiments.runner import (
     run_experiment,
     truncated_line,
 )
-from train.kept_models import SEAT_PREFIX, kept_model, kept_seat_agent, seat_names
+from train.kept_models import SEAT_PREFIX, kept_seat_agent, seat_names
 from train.stats import chunks, format_p, interval, sign_test
 
 #: The entropy agent's accusation rules and refuter model; the first is the default the others are compared with.
@@ -78,11 +78,6 @@ ISMCTS = "SO-ISMCTS"
 def kept_contenders() -> tuple[str, ...]:
     """The Clue models kept in ``models/``, as contenders (``model:NAME``)."""
     return seat_names("clue_v0")
-
-
-def model_players(contender: str) -> int:
-    """The player count the kept model ``contender`` (``model:NAME``) was trained for."""
-    return int(kept_model(contender.removeprefix(SEAT_PREFIX)).sizes.get("players", ClueRules().players))
 
 
 @dataclass(frozen=True)
@@ -124,8 +119,7 @@ def cells(
         (ISMCTS, "deduction-sheet"),
         (ISMCTS, "random"),
     ]
-    kept = [c for c in contenders if c.startswith(SEAT_PREFIX) and model_players(c) == players]
-    every += [(c, o) for c in kept for o in OPPONENTS]
+    every += [(c, o) for c in seat_names("clue_v0", ClueRules(players)) for o in OPPONENTS]
     return [(c, o) for c, o in every if c in contenders and o in opponents]
 
 

@@ -71,7 +71,7 @@ from agents.generalized_clue_agents import GeneralizedClueAgent
 from deduction_envs.games.generalized_clue import GeneralizedClueRules
 from train import arguments
 from train.experiments.runner import Experiment, Finished, Run, gather, named_agent, run_experiment
-from train.kept_models import SEAT_PREFIX, kept_model, kept_seat_agent, seat_names
+from train.kept_models import SEAT_PREFIX, kept_seat_agent, seat_names
 from train.stats import chunks, format_p, interval
 
 SETTINGS = {"3 x 4": (14, 2, 3), "5 x 5": (27, 2, 5), "8 x 5 (report)": (45, 5, 8)}
@@ -106,16 +106,8 @@ def kept_models() -> tuple[str, ...]:
 
 def seated_here(setting: str, head_to_head: Sequence[str]) -> list[str]:
     """The agents of ``head_to_head`` that sit in ``setting``: all but the kept models trained for another."""
-
-    def fits(name: str) -> bool:
-        if not name.startswith(SEAT_PREFIX):
-            return True
-        sizes = kept_model(name.removeprefix(SEAT_PREFIX)).sizes
-        rules = GeneralizedClueRules(**{k: v for k, v in sizes.items() if k in ("cards", "hidden", "players")})
-        trained = (rules.cards, rules.hidden, rules.players)
-        return trained == SETTINGS[setting] and sizes.get("max_rounds") in (None, rules.rounds)
-
-    return [name for name in head_to_head if fits(name)]
+    here = seat_names("generalized_clue_v0", GeneralizedClueRules(*SETTINGS[setting]))
+    return [name for name in head_to_head if not name.startswith(SEAT_PREFIX) or name in here]
 
 
 @dataclass(frozen=True)
@@ -180,8 +172,8 @@ def play_part(job: tuple[str, str, int, int], settings: Settings) -> list[dict]:
         game = []
         for seat, index in enumerate(lineup):
             agent = agents[index]
-            knowledge = getattr(agent, "knowledge", None)  # a kept model's seat keeps no GeneralizedClue knowledge
-            kept = not isinstance(agent, GeneralizedClueAgent)
+            kept = not isinstance(agent, GeneralizedClueAgent)  # a kept model's seat: no agent's knowledge to read
+            knowledge = None if kept else agent.knowledge
             hands = {} if kept else {player: set(hand) for player, _, hand in knowledge.guesses}
             right = sum(card in hands.get(q, ()) for q, card in getattr(agent, "inferences", []))
             game.append(
