@@ -4,11 +4,12 @@
     python -m benchmarks.batched_multiplayer --players 6 --games 256 --seconds 5
     python -m benchmarks.batched_multiplayer --env generalized_clue_v0 --players 3 --cards 14
     python -m benchmarks.batched_multiplayer --env algo_v0 --probabilities    # 2 players, the hand posterior on
+    python -m benchmarks.batched_multiplayer --env generalized_clue_v0 --cards 14 --probabilities
     python -m benchmarks.batched_multiplayer --board --players 3              # Clue on the board
 
 Both play uniformly random legal actions with the observation of the seat to act made at every step, without
-the probability pieces (``--probabilities``: with them, for Algo's twin, which counts the hand posterior),
-autoreset on. The AEC
+the probability pieces (``--probabilities``: with them, for Algo's twin, which counts the hand posterior, and
+Generalized Clue's, which enumerates the deals), autoreset on. The AEC
 side is the raw env driven by a plain loop (``observe`` then ``step``), and the env users get (PettingZoo's
 order-checking wrapper) driven by PettingZoo's ``agent_iter`` loop; the batched side is the game's twin (Clue's
 :class:`~deduction_envs.envs.clue_batched.BatchedClueSeats` and the like: ``observe``, ``legal_masks``,
@@ -101,7 +102,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=arguments.count(2, 6), default=None,
                         help="players (default: Clue 4, Generalized Clue 3, Algo 2)")  # fmt: skip
     parser.add_argument("--cards", type=arguments.count(3), default=None, help="Generalized Clue's cards (12)")
-    parser.add_argument("--probabilities", action="store_true", help="with the probability pieces (Algo's twin)")
+    parser.add_argument("--probabilities", action="store_true",
+                        help="with the probability pieces (Algo's and Generalized Clue's twins)")  # fmt: skip
     parser.add_argument("--board", action="store_true", help="Clue on the board")
     parser.add_argument("--games", type=arguments.count(1), default=1024, help="batched games N (default 1024)")
     parser.add_argument("--seconds", type=arguments.seconds, default=3.0, help="seconds a measurement (default 3)")
@@ -110,8 +112,8 @@ def main(argv: list[str] | None = None) -> None:
     players = args.players or {"clue_v0": 4, "generalized_clue_v0": 3, "algo_v0": 2}[args.env]
     sizes = {"players": players, **({"cards": args.cards} if args.cards else {}), "probabilities": False}
     if args.probabilities:
-        if args.env != "algo_v0":
-            parser.error("--probabilities: only Algo's twin writes the probability pieces so far")
+        if args.env == "clue_v0":
+            parser.error("--probabilities: Clue's twin does not write the probability pieces yet")
         sizes["probabilities"] = True
     if args.env != "generalized_clue_v0" and args.cards:
         parser.error("--cards is Generalized Clue's")

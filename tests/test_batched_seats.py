@@ -262,14 +262,19 @@ def test_the_same_seed_plays_the_same_games():
     assert not np.array_equal(other.reset(), runs[0][0])
 
 
-def test_the_entropy_shaped_reward_on_algos_twin(tmp_path):
+@pytest.mark.parametrize(
+    ("env", "sizes", "opponents"),
+    [("algo_v0", {"players": 2}, ["random", "epsilon_greedy"]),
+     ("generalized_clue_v0", {"cards": 12}, ["random", "scoreboard"])],
+)  # fmt: skip
+def test_the_entropy_shaped_reward_on_the_twins(tmp_path, env, sizes, opponents):
     """The shaping of each step is EntropyRewardWrapper's over the learner's bits (the AEC env's
-    ``entropy(agent)``, tested equal in tests/test_algo_batched.py) before its decision and after the replies,
-    added outside the monitor; a twin without bits refuses it."""
+    ``entropy(agent)``, tested equal in tests/test_algo_batched.py and tests/test_generalized_clue_batched_seats.py)
+    before its decision and after the replies, added outside the monitor; a twin without bits refuses it."""
     from deduction_envs.wrappers.entropy_reward import entropy_shaping
 
-    venv = make_batched_seat_envs("algo_v0", {"players": 2}, ["random", "epsilon_greedy"], 8, 0, tmp_path / "m",
-                                  entropy_reward=0.5, gamma=0.9)  # fmt: skip
+    venv = make_batched_seat_envs(env, sizes, opponents, 8, 0, tmp_path / "m", entropy_reward=0.5,
+                                  gamma=0.9)  # fmt: skip
     adapter = venv.venv.venv
     every = np.ones(8, dtype=bool)
     venv.reset()
