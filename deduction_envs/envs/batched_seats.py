@@ -2,7 +2,8 @@
 
 A batched twin is a batched rules object (``deduction_envs.games.*_batched``: N games in arrays, compiled) and
 its seats (a subclass of :class:`BatchedSeats` in ``deduction_envs.envs.*_batched``): what every seat of every
-game knows, fed by each step, and any seat's observation, equal to the AEC env's without the probability pieces.
+game knows, fed by each step, and any seat's observation, equal to the AEC env's (with the probability pieces
+where the twin writes them: Algo's and Generalized Clue's, ``has_probabilities``).
 The registry names both (``Game.batched_seats``); ``train.batched_seats`` trains on them.
 """
 
