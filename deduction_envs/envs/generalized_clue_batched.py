@@ -11,9 +11,9 @@ seat has shown). :meth:`~BatchedGeneralizedClueSeats.observe` writes a seat's ob
 :class:`~deduction_envs.envs.generalized_clue.GeneralizedClueObserver` does, the seat's own view of the public
 position included (another seat's list being built shows as the start of a turn), tested equal to it.
 
-With ``probabilities=True`` (the AEC env's default; the twin's is False) the observation has the probability pieces too, and
-:meth:`~BatchedGeneralizedClueSeats.entropy` gives a seat's case-file entropy in bits (the AEC env's
-``entropy(agent)``, what the entropy-shaped reward reads): both from every deal consistent with the seat's facts,
+With ``probabilities=True`` (the AEC env's default; the twin's is False) the observation has the probability
+pieces too, and :meth:`~BatchedGeneralizedClueSeats.entropy` gives a seat's case-file entropy in bits (the AEC
+env's ``entropy(agent)``, what the entropy-shaped reward reads): both from every deal consistent with its facts,
 enumerated in a compiled loop (:func:`_count_deals`), as exact as the AEC env's counting (tested equal to it).
 The enumeration is for games whose deals from a seat's first view number at most :data:`DEAL_LIMIT` (the 12-
 and 14-card games of three players: 1,260 and 3,150 deals); larger games refuse ``probabilities=True``.
