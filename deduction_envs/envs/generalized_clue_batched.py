@@ -145,6 +145,14 @@ class BatchedGeneralizedClueSeats(BatchedSheetSeats):
         Raises:
             RuntimeError: a seat's facts contradict (the batched game and its events disagree).
         """
+        games, seats = self._count(games, seats)
+        rows = np.arange(self.games.n)
+        probabilities = np.where(games[:, None, None], self._counted[rows, seats], 0.0)
+        return probabilities, np.where(games[:, None], self._case_counts[rows, seats], 0)
+
+    def _count(self, games: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Count the deals of seat ``seats[i]`` of each game ``games`` marks whose count an event has made stale
+        (into :attr:`_counted` and :attr:`_case_counts`); returns ``games`` and ``seats`` as arrays."""
         rules, n = self.games.rules, self.games.n
         games, seats = np.asarray(games, dtype=np.bool_), np.asarray(seats, dtype=np.int64)
         rows = np.arange(n)
@@ -161,8 +169,7 @@ class BatchedGeneralizedClueSeats(BatchedSheetSeats):
             self._counted[g, s] = counts[need] / totals[need, None, None]
             self._case_counts[g, s] = cases[need]
             self._stale[g, s] = False
-        probabilities = np.where(games[:, None, None], self._counted[rows, seats], 0.0)
-        return probabilities, np.where(games[:, None], self._case_counts[rows, seats], 0)
+        return games, seats
 
     def entropy(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """Bits of each seat's uncertainty about the case file (the entropy of its distribution over every deal
@@ -175,11 +182,10 @@ class BatchedGeneralizedClueSeats(BatchedSheetSeats):
         if self.deal_bound > DEAL_LIMIT:
             raise ValueError(f"a seat's first view has {self.deal_bound:,} deals, over the {DEAL_LIMIT:,} the "
                              "batched twin enumerates: no exact entropy at these sizes")  # fmt: skip
-        games = np.asarray(games, dtype=np.bool_)
-        _, cases = self.solve(games, seats)
+        games, seats = self._count(games, seats)
         bits = np.zeros(self.games.n)
         if games.any():
-            bits[games] = entropy_bits(cases[games], axis=1, check=False)
+            bits[games] = entropy_bits(self._case_counts[games, seats[games]], axis=1, check=False)
         return bits
 
     def _first_view_deals(self) -> int:
