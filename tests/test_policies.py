@@ -159,44 +159,56 @@ def test_the_algo_feature_policy_trains_and_plays_as_a_seat(tmp_path):
             SB3SeatPolicy.load(tmp_path / "exposure" / "model.zip", other)
 
 
-def test_clue_and_generalized_clue_pointers_read_the_case_file_probability_of_each_actions_cards():
-    for env in (raw_env("clue_v0", players=4), raw_env("generalized_clue_v0")):
-        pointers, rules, rng = env.observation_pointers(), env.rules, np.random.default_rng(1)
-        env.reset(seed=4)
-        for _ in range(12):
-            agent = env.agent_selection
-            observation = env.observe(agent)["observation"]
-            knowledge = env.knowledge[env.possible_agents.index(agent)]
-            case = knowledge.solution().probabilities[:, rules.players]
-            for action in range(rules.num_actions):
-                cards = [c for c in range(rules.cards) if c in _named_cards(rules, action)]
-                read = sorted(observation[p] for p in pointers[action] if p >= 0)
-                np.testing.assert_allclose(read, sorted(case[cards]), rtol=1e-6)
-            env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
-            if env.terminations[agent]:
-                break
-    # Observed without the probabilities, the pointers read each card's facts instead: Generalized Clue's every
-    # fact of the card (case file first, then each seat's from the observer on), played some way into a game.
-    plain = raw_env("generalized_clue_v0", probabilities=False)
-    plain.reset(seed=1)
-    pointers, players, rng = plain.observation_pointers(), plain.rules.players, np.random.default_rng(2)
-    assert pointers.shape == (plain.rules.num_actions, 2 * (players + 1))
-    proven = 0
-    for _ in range(40):
-        agent = plain.agent_selection
-        me = plain.possible_agents.index(agent)
-        observation = plain.observe(agent)["observation"]
-        held, lacked = plain.knowledge[me].engine.facts()
-        seats = [(me + i) % players for i in range(players)]  # the observer's order: itself first
-        for card in range(plain.rules.cards):
-            facts = [held[card, players], lacked[card, players], *held[card, seats], *lacked[card, seats]]
-            assert observation[pointers[card]].tolist() == [float(f) for f in facts]
-            proven += sum(facts)
-        plain.step(int(rng.choice(np.flatnonzero(plain.observe(agent)["action_mask"]))))
-        if plain.terminations[agent]:
+def test_clue_pointers_read_the_case_file_probability_of_each_actions_cards():
+    env = raw_env("clue_v0", players=4)
+    pointers, rules, rng = env.observation_pointers(), env.rules, np.random.default_rng(1)
+    env.reset(seed=4)
+    for _ in range(12):
+        agent = env.agent_selection
+        observation = env.observe(agent)["observation"]
+        knowledge = env.knowledge[env.possible_agents.index(agent)]
+        case = knowledge.solution().probabilities[:, rules.players]
+        for action in range(rules.num_actions):
+            cards = [c for c in range(rules.cards) if c in _named_cards(rules, action)]
+            read = sorted(observation[p] for p in pointers[action] if p >= 0)
+            np.testing.assert_allclose(read, sorted(case[cards]), rtol=1e-6)
+        env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+        if env.terminations[agent]:
             break
-    assert proven > 40 * plain.rules.cards  # more than the hand's facts: the test reads facts other seats hold
-    assert (pointers[plain.rules.cards :] == -1).all()
+
+
+@pytest.mark.parametrize("probabilities", [True, False])
+def test_generalized_clue_pointers_read_every_place_of_a_card_actions_card(probabilities):
+    """A card action reads its card at every place, in the observer's order (the case file, then each seat from
+    the observer on): with the probabilities on, the card's probability there (the exact solver's); without,
+    every fact the sheet holds of it ("in the case file", "not in it", then "held by" and "not held by" each
+    seat), played some way into a game; the other actions read nothing."""
+    env = raw_env("generalized_clue_v0", probabilities=probabilities)
+    env.reset(seed=1)
+    pointers, rules, rng = env.observation_pointers(), env.rules, np.random.default_rng(2)
+    players = rules.players
+    assert pointers.shape == (rules.num_actions, (1 if probabilities else 2) * (players + 1))
+    assert (pointers[rules.cards :] == -1).all()
+    learned = 0.0
+    for _ in range(40):
+        agent = env.agent_selection
+        me = env.possible_agents.index(agent)
+        observation = env.observe(agent)["observation"]
+        places = [players, *((me + i) % players for i in range(players))]  # the observer's order: itself first
+        if probabilities:
+            expected = env.knowledge[me].solution().probabilities[:, places]
+            np.testing.assert_allclose(observation[pointers[: rules.cards]], expected, atol=1e-6)
+            learned += float(((expected > 0) & (expected < 1)).sum())
+        else:
+            held, lacked = env.knowledge[me].engine.facts()
+            expected = np.c_[held[:, places[:1]], lacked[:, places[:1]], held[:, places[1:]], lacked[:, places[1:]]]
+            assert np.array_equal(observation[pointers[: rules.cards]], expected.astype(np.float32))
+            learned += float(expected.sum())
+        env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+        if env.terminations[agent]:
+            break
+    # More than the hand tells: the test reads what the seat is unsure of, or facts about other seats.
+    assert learned > 40 * rules.cards if not probabilities else learned > 0
 
 
 def _named_cards(rules, action: int) -> tuple[int, ...]:

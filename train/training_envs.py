@@ -131,24 +131,23 @@ class GeneralizedClueTrainingEnv(generalized_clue.raw_env):
 
     def observation_pointers(self) -> np.ndarray:
         """Per action, indices in the observation vector of what a card action reads of its card (-1 for the
-        other actions). With the probabilities on, its probability of being in the case file, ``(num_actions,
-        1)`` int64. Observed without them (``probabilities=False``, as the batched twin is), every fact the
-        seat's sheet holds of the card, ``(num_actions, 2 * (players + 1))``: "in the case file" and "not in it"
-        (columns 0 and 1), then "held by" and "not held by" each seat, in the observer's order from itself
-        (columns 2 to players + 1, then players + 2 to 2 * players + 1): what adding the card to a guess needs,
-        and what adding it to an ask of a given seat does (a card known to be anywhere asks nothing new)."""
-        if self.probabilities:
-            entries = case_file_entries(self)
-            pointers = np.full((self.rules.num_actions, 1), -1, dtype=np.int64)
-            pointers[: self.rules.cards, 0] = entries
-            return pointers
+        other actions), ``(num_actions, m)`` int64, in the observer's order of places: the case file first, then
+        each seat from the observer on. What adding the card to a guess needs (the case file's entry) and what
+        adding it to an ask of a given seat does (that seat's entry: a card the seat surely lacks, or surely
+        holds, asks nothing new). With the probabilities on, the card's probability at each place, ``m = players
+        + 1``. Observed without them (``probabilities=False``, as the batched twin is), every fact the seat's
+        sheet holds of the card, ``m = 2 * (players + 1)``: "in the case file" and "not in it" (columns 0 and
+        1), then "held by" and "not held by" each seat (columns 2 to players + 1, then players + 2 to 2 *
+        players + 1)."""
         places, cards = self.rules.players + 1, np.arange(self.rules.cards)
-        slices = self.pieces.slices
-        held = slices["held"].start + cards[:, None] * places + np.arange(places)
-        lacked = slices["not_held"].start + cards[:, None] * places + np.arange(places)
-        case = self.rules.players
-        pointers = np.full((self.rules.num_actions, 2 * places), -1, dtype=np.int64)
-        pointers[: self.rules.cards] = np.c_[held[:, case], lacked[:, case], held[:, :case], lacked[:, :case]]
+        slices, case = self.pieces.slices, self.rules.players
+        if self.probabilities:
+            read = [slices["probabilities"].start + cards[:, None] * places + np.arange(places)]
+        else:
+            read = [slices[name].start + cards[:, None] * places + np.arange(places) for name in ("held", "not_held")]
+        columns = [r[:, case] for r in read] + [r[:, seat] for r in read for seat in range(case)]
+        pointers = np.full((self.rules.num_actions, len(columns)), -1, dtype=np.int64)
+        pointers[: self.rules.cards] = np.stack(columns, axis=1)
         return pointers
 
 
