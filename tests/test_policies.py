@@ -497,3 +497,39 @@ def test_the_marginal_weight_option_sets_the_start_and_is_recorded(tmp_path, cap
         with pytest.raises(SystemExit):
             cli.parse_args(bad)
         assert match in capsys.readouterr().err, bad
+
+
+def test_the_pointer_weights_option_starts_each_pointer_column_and_refuses_what_does_not_fit(tmp_path, capsys):
+    """``--pointer-weights 4,0,-1``: the head's first three pointer columns start at those weights, the rest at 0,
+    so that an untrained Generalized Clue policy scores a card by 4 x its case-file probability minus its
+    probability of being the observer's; a seat's policy scores a card action so (and nothing else)."""
+    out = tmp_path / "weighted"
+    argv = ["--env", "generalized_clue_v0", "--size", "cards=9", "--size", "hidden=1", "--policy", "features"]
+    cli.main([*argv, "--pointer-weights", "4,0,-1", "--timesteps", "0", "--eval-games", "3", "--n-envs", "1",
+              "--vec-env", "dummy", "--no-progress", "--output", str(out)])  # fmt: skip
+    model = MaskablePPO.load(out / "model.zip", device="cpu")
+    env = raw_env("generalized_clue_v0", cards=9, hidden=1)
+    columns = env.observation_pointers().shape[1]
+    assert model.policy.pointer_weight == (4.0, 0.0, -1.0)
+    assert model.policy.action_net.state_weights.bias.tolist() == [4.0, 0.0, -1.0] + [0.0] * (columns - 3)
+    assert json.loads((out / "run.json").read_text())["pointer_weights"] == [4.0, 0.0, -1.0]
+    env.reset(seed=3)
+    observation = torch.as_tensor(env.observe(env.agent_selection)["observation"])[None]
+    head = model.policy.action_net
+    with torch.no_grad():  # the start's weights alone: zero the network's own part of the scores
+        head.weights.weight.zero_(), head.weights.bias.zero_(), head.state_weights.weight.zero_()
+        logits = head(torch.zeros(1, head.weights.in_features), observation)[0].numpy()
+    read = observation[0].numpy()[env.observation_pointers()[: env.rules.cards]]
+    np.testing.assert_allclose(logits[: env.rules.cards], 4 * read[:, 0] - read[:, 2], atol=1e-6)
+    assert not logits[env.rules.cards :].any()
+    for bad, match in (
+        ([*argv, "--pointer-weights", "1,2,3,4,5"], "head has 4 pointer columns"),
+        (["--env", "generalized_clue_v0", "--pointer-weights", "1"], "--pointer-weights is for --policy features"),
+        (["--env", "Mastermind-v0", "--policy", "features", "--pointer-weights", "1"], "is for the multiplayer envs"),
+        ([*argv, "--pointer-weights", "1,,2"], "must be comma-separated numbers"),
+        ([*argv, "--pointer-weights", "nan"], "must be a finite number"),
+        ([*argv, "--pointer-weights", "1000"], "must be a finite number"),
+    ):
+        with pytest.raises(SystemExit):
+            cli.parse_args(bad)
+        assert match in capsys.readouterr().err, bad

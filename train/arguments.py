@@ -109,6 +109,19 @@ def number(low: float = 0.0, high: float = math.inf, *, open_low: bool = False) 
     return _named(parse, "number")
 
 
+def numbers(low: float = -math.inf, high: float = math.inf) -> Callable[[str], list[float]]:
+    """One or more comma-separated finite numbers in ``[low, high]``: ``"5,0,0"``."""
+    one = number(low, high)
+
+    def parse(text: str) -> list[float]:
+        parts = text.split(",")
+        if not text.strip() or any(not part.strip() for part in parts):
+            raise argparse.ArgumentTypeError(f"must be comma-separated numbers, got {text!r}")
+        return [one(part) for part in parts]
+
+    return _named(parse, "numbers")
+
+
 #: A time budget in seconds: positive and finite.
 seconds = _named(number(0.0, open_low=True), "seconds")
 #: A seed: numpy's seeds are integers >= 0.

@@ -69,6 +69,15 @@ def build_parser() -> argparse.ArgumentParser:
         "Bulls and Cows needs a sharper start: results/training.md)",
     )
     parser.add_argument(
+        "--pointer-weights",
+        type=arguments.numbers(-100, 100),
+        default=None,
+        metavar="W,...",
+        help="--policy features on a multiplayer game: the initial weight of each of the head's pointer columns, in "
+        "order (the rest start at 0; the game's training env's observation_pointers says what each column reads: "
+        "Generalized Clue's first is a card's case-file probability or fact); default: every one at 0",
+    )
+    parser.add_argument(
         "--query-features",
         action="store_true",
         help="observe every query's state-dependent features (could be the secret, expected gain, likeliest "

@@ -130,6 +130,8 @@ class RunConfig:
     algo: str = "maskable_ppo"
     policy: str = "flat"
     marginal_weight: float | None = None  #: ``--policy marginals``: the marginals' initial weight (None: 1.0)
+    #: ``--policy features`` on a multiplayer game: the initial weight of each pointer column (None: all 0)
+    pointer_weights: list[float] | None = None
     timesteps: int = 200_000
     max_minutes: float | None = None
     n_envs: int = 8
@@ -256,6 +258,8 @@ class RunConfig:
             raise ValueError(f"--policy {self.policy} is for maskable_ppo and ppo, got {self.algo}")
         if self.marginal_weight is not None and self.policy != "marginals":
             raise ValueError("--marginal-weight is for --policy marginals")
+        if self.pointer_weights is not None and self.policy != "features":
+            raise ValueError("--pointer-weights is for --policy features")
         if self.resume is not None:
             self._check_resume()  # may set the run's entropy reward, which the batched env lacks
         self.vec_env = self._vec_env(task)

@@ -32,6 +32,7 @@ The maskable ones sample their actions by inverse CDF (:class:`InverseCdfCategor
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -263,7 +264,7 @@ class _FeatureHeadMixin:
         observation_pointers: Any = None,
         query_features: int = 0,
         pointer_key: str | None = None,
-        pointer_weight: float = 0.0,
+        pointer_weight: float | Sequence[float] = 0.0,
         **kwargs: Any,
     ) -> None:
         actions = args[1].n
@@ -294,7 +295,7 @@ class _FeatureHeadMixin:
                 )
         self.action_features, self.observation_pointers = features, pointers
         self.query_features, self.pointer_key = int(query_features), pointer_key
-        self.pointer_weight = float(pointer_weight)
+        self.pointer_weight = _pointer_weight(pointer_weight, pointers, query_features)
         self._observation: torch.Tensor | None = None
         super().__init__(*args, **kwargs)
 
@@ -308,9 +309,13 @@ class _FeatureHeadMixin:
             self.action_net.weights.apply(lambda m: self.init_weights(m, gain=0.01))
             if self.action_net.state_weights is not None:
                 self.action_net.state_weights.apply(lambda m: self.init_weights(m, gain=0.01))
-        if self.action_net.state_weights is not None and self.pointer_weight:
+        if self.action_net.state_weights is not None and np.any(self.pointer_weight):
             with torch.no_grad():  # each pointed feature's weight starts here rather than at 0
-                self.action_net.state_weights.bias.fill_(self.pointer_weight)
+                bias = self.action_net.state_weights.bias
+                if isinstance(self.pointer_weight, tuple):
+                    bias[: len(self.pointer_weight)] = torch.tensor(self.pointer_weight)
+                else:
+                    bias.fill_(self.pointer_weight)
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     # The state-dependent features read the observation in the call that scores the actions: every path to the
@@ -339,6 +344,25 @@ class _FeatureHeadMixin:
         }
 
 
+def _pointer_weight(
+    weight: float | Sequence[float], pointers: np.ndarray | None, query_features: int
+) -> float | tuple[float, ...]:
+    """``pointer_weight`` checked: one start for every pointed feature (a number), or one per pointer column, in
+    order (a sequence, the columns it leaves out start at 0)."""
+    if isinstance(weight, (int, float, np.number)) and not isinstance(weight, bool):
+        if not np.isfinite(weight):
+            raise ValueError(f"pointer_weight must be finite, got {weight}")
+        return float(weight)
+    weights = tuple(float(w) for w in weight)
+    columns = pointers.shape[1] if pointers is not None else query_features
+    if not weights or len(weights) > columns or not np.isfinite(weights).all():
+        raise ValueError(
+            f"pointer_weight per column needs 1 to {columns} finite numbers (the head's pointer columns), "
+            f"got {list(weights)}"
+        )
+    return weights
+
+
 class FeaturePolicy(_FeatureHeadMixin, ActorCriticPolicy, OneHotInputs):
     """SB3's actor-critic policy (PPO, A2C) with a :class:`FeatureHead`; ``action_features`` in its kwargs."""
 
@@ -354,7 +378,7 @@ def policy_for(
     pointers: np.ndarray | None = None,
     query_features: int = 0,
     pointer_key: str | None = None,
-    pointer_weight: float = 0.0,
+    pointer_weight: float | Sequence[float] = 0.0,
 ) -> tuple[type, dict[str, Any]]:
     """The feature policy class of ``algo`` (``maskable_ppo``, ``ppo``) and its kwargs for ``features``
     (and ``pointers`` into a Box observation, as ``algo_v0``'s ``observation_pointers()``, or into the Dict
@@ -364,7 +388,8 @@ def policy_for(
     single-player envs), read with :class:`KnowledgeExtractor`;
     ``query_features``: the width of its :data:`QUERY_KEY` entry, which the
     head reads per action (0: the env has none); ``pointer_weight``: the
-    initial weight of every pointed feature (its bias; 0 by default).
+    initial weight of every pointed feature (its bias; 0 by default), or a
+    sequence of them, one per pointer column in order (those left out start at 0).
     """
     classes = {"maskable_ppo": MaskableFeaturePolicy, "ppo": FeaturePolicy}
     if algo not in classes:
@@ -380,8 +405,10 @@ def policy_for(
         kwargs["observation_pointers"] = np.asarray(pointers, dtype=np.int64)
     if pointer_key is not None:
         kwargs["pointer_key"] = pointer_key
-    if pointer_weight:
-        kwargs["pointer_weight"] = float(pointer_weight)
+    if np.any(pointer_weight):
+        kwargs["pointer_weight"] = (
+            tuple(float(w) for w in pointer_weight) if np.ndim(pointer_weight) else float(pointer_weight)
+        )
     if query_features:
         kwargs["query_features"] = int(query_features)
     if dict_observations:

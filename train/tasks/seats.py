@@ -35,9 +35,19 @@ class SeatsTask:
         config = self.config
         config.sizes = {**default_sizes(config.env), **(config.sizes or {})}
         try:
-            raw_env(config.env, **config.sizes)
+            env = raw_env(config.env, **config.sizes)
         except (TypeError, ValueError) as error:
             raise ValueError(f"{config.env}: {error}") from None
+        if config.pointer_weights is not None:
+            from train.training_envs import observation_pointers
+
+            pointers = observation_pointers(env)
+            columns = 0 if pointers is None else pointers.shape[1]
+            if not 1 <= len(config.pointer_weights) <= columns:
+                raise ValueError(
+                    f"--pointer-weights: {config.env} {config.sizes}'s head has {columns} pointer columns "
+                    f"(its training env's observation_pointers), got {len(config.pointer_weights)} weights"
+                )
         if config.action_mask != "all":
             raise ValueError("--action-mask is for single-player games; multiplayer envs mask their legal actions")
         for name in SECRET_OPTIONS:
@@ -157,7 +167,10 @@ class SeatsTask:
         if config.policy != "features":
             return flat_policy(config.algo, dict_observations=False), {}
         game = raw_env(config.env, **config.sizes)  # its rules, and its observation's pointers
-        return policy_for(config.algo, action_features(game.rules), False, observation_pointers(game))
+        weights = config.pointer_weights or 0.0  # each pointer column's start
+        return policy_for(
+            config.algo, action_features(game.rules), False, observation_pointers(game), pointer_weight=weights
+        )
 
     def callbacks(self, envs: Any, model: Any) -> list[Any]:
         from train.multiplayer import league_callback
@@ -168,7 +181,8 @@ class SeatsTask:
         return [league_callback(envs, config.output, config.league_threshold, config.league_window, self.snapshots)]
 
     def saved_settings(self) -> dict[str, Any]:
-        return {"opponents": self.config.opponents, "league": self.config.league}
+        config = self.config
+        return {"opponents": config.opponents, "league": config.league, "pointer_weights": config.pointer_weights}
 
     def report(self, model: Any, seconds: float, references: bool = True) -> TrainingRun:
         from train.curves import plot_seat_curve
