@@ -14,6 +14,7 @@ from agents.evaluation import EvaluationResult, evaluate
 from agents.generalized_clue_agents import GeneralizedClueExact, GeneralizedClueRandom, GeneralizedClueScoreboard
 from agents.ises import ISES
 from agents.ismcts import ISMCTS
+from agents.knuth import Knuth
 from agents.multiplayer import GameRecord, Logged, MatchResult, RandomSeatAgent, SeatAgent, play_game, play_match
 from agents.multiplayer_ismcts import (
     SOISMCTS,
@@ -43,6 +44,7 @@ __all__ = [
     "GeneralizedClueRandom",
     "GeneralizedClueScoreboard",
     "GameRecord",
+    "Knuth",
     "Logged",
     "MatchResult",
     "RandomAgent",

@@ -45,6 +45,7 @@ optimum, with 30 (greedy ISES: 4.4151); Bulls and Cows 4 of 10 5.2280 and
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -68,6 +69,22 @@ _memo_bytes = 0
 
 def _decision_key(rules: DeductionRules, knowledge: InformationSet, how: tuple = ()) -> tuple:
     return rules, type(knowledge).__name__, how, knowledge.key
+
+
+def memoised_decision(rules: DeductionRules, knowledge: InformationSet, how: tuple, decide: Callable[[], int]) -> int:
+    """``decide()``, an agent's deterministic decision in ``knowledge``, computed once per process for each
+    rules, set and ``how`` (what else the decision depends on: the agent and its settings)."""
+    global _memo_bytes
+    key = _decision_key(rules, knowledge, how)
+    move = _decisions.get(key)
+    if move is None:
+        move = decide()
+        if _memo_bytes > DECISION_MEMO_BYTES:
+            _decisions.clear()
+            _memo_bytes = 0
+        _decisions[key] = move
+        _memo_bytes += len(key[-1])
+    return move
 
 
 def queries_left(sizes: np.ndarray, answers: int) -> np.ndarray:
@@ -169,20 +186,10 @@ class ISES(Agent):
     def act(self) -> int:
         if self.mode == "sampled":
             return self._act_sampled()
-        global _memo_bytes
         if self.time_limit is not None:  # a timed choice is not a function of the set: neither memoised nor reused
             return self._act_exhaustive()
         how = () if self.lookahead == 1 else (self.lookahead, self.candidates)
-        key = _decision_key(self.rules, self.information_set, how)
-        move = _decisions.get(key)
-        if move is None:
-            move = self._act_exhaustive()
-            if _memo_bytes > DECISION_MEMO_BYTES:
-                _decisions.clear()
-                _memo_bytes = 0
-            _decisions[key] = move
-            _memo_bytes += len(key[-1])
-        return move
+        return memoised_decision(self.rules, self.information_set, how, self._act_exhaustive)
 
     def _act_exhaustive(self) -> int:
         actions = self.legal_actions()
