@@ -293,3 +293,43 @@ def test_the_entropy_shaped_reward_on_the_twins(tmp_path, env, sizes, opponents)
     assert shaped > 100
     with pytest.raises(ValueError, match="clue_v0's batched twin has no entropy in bits"):
         BatchedSeatsVecEnv("clue_v0", SIZES, ["random"], 4, entropy_reward=0.5)
+
+
+def test_the_entropy_reward_that_pays_nothing_at_the_end(tmp_path, capsys):
+    """``entropy_end="none"``: the shaping is the potential's wherever the learner's game goes on, and at its last
+    step pays nothing for the bits still unknown nor for what the end revealed: ``scale * (1 - gamma)`` times the
+    bits before the learner's last decision (0 with gamma = 1). The options that do not fit are refused."""
+    from deduction_envs.wrappers.entropy_reward import entropy_shaping
+
+    venv = make_batched_seat_envs("generalized_clue_v0", {"cards": 9, "hidden": 1}, ["scoreboard"], 8, 0,
+                                  tmp_path / "m", entropy_reward=0.5, gamma=0.9, entropy_end="none")  # fmt: skip
+    adapter = venv.venv.venv
+    every = np.ones(8, dtype=bool)
+    venv.reset()
+    rng, ended, learned = np.random.default_rng(1), 0, 0
+    for _ in range(60):
+        before = adapter.seats.entropy(every, adapter.learner)
+        masks = adapter.action_masks()
+        adapter.step_async(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        _, _, dones, _ = adapter.step_wait()
+        after = adapter.seats.entropy(every, adapter.learner)
+        going = entropy_shaping(before, after, scale=0.5, gamma=0.9)
+        np.testing.assert_allclose(adapter.shaping[~dones], going[~dones])
+        np.testing.assert_allclose(adapter.shaping[dones], 0.5 * 0.1 * before[dones])
+        ended += int(dones.sum())
+        learned += int((~dones & (after < before - 1e-9)).sum())
+    assert ended > 8 and learned > 8
+    with pytest.raises(ValueError, match="entropy_end must be one of potential, none"):
+        BatchedSeatsVecEnv("generalized_clue_v0", {"cards": 9, "hidden": 1}, ["random"], 4, entropy_reward=0.5,
+                           entropy_end="later")  # fmt: skip
+    from train import cli
+
+    for argv, match in (
+        (["--env", "generalized_clue_v0", "--entropy-reward-end", "none"], "goes with --entropy-reward"),
+        (["--env", "Mastermind-v0", "--entropy-reward", "1", "--entropy-reward-end", "none"], "on the batched seats"),
+        (["--env", "generalized_clue_v0", "--size", "cards=9", "--size", "hidden=1", "--vec-env", "dummy",
+          "--entropy-reward", "1", "--entropy-reward-end", "none"], "on the batched seats"),
+    ):  # fmt: skip
+        with pytest.raises(SystemExit):
+            cli.parse_args([*argv, "--output", str(tmp_path / "bad")])
+        assert match in capsys.readouterr().err, argv

@@ -42,6 +42,7 @@ from deduction_envs.wrappers.entropy_reward import EntropyRewardWrapper, entropy
 from train.vec_env import Shaped, monitored
 
 __all__ = [
+    "ENTROPY_ENDS",
     "SELF",
     "BatchedSeatsVecEnv",
     "batched_refusal",
@@ -52,6 +53,12 @@ __all__ = [
 
 #: The opponent entry that is the learner's own current policy.
 SELF = "self"
+#: What the entropy-shaped reward pays at the last step of the learner's game: ``"potential"`` (the default)
+#: the bits still unknown (the terminal potential is 0), so that the shaping is potential-based and leaves the
+#: best policy as it is; ``"none"`` nothing for them, nor for what the end of the game revealed, so that the
+#: learner is paid only for the bits it learned while the game went on (a reward for proving the secret before
+#: leaving: not potential-based, it changes the best policy).
+ENTROPY_ENDS = ("potential", "none")
 
 
 def _twin(env: str) -> tuple[Any, Any, Any]:
@@ -125,6 +132,8 @@ class BatchedSeatsVecEnv(VecEnv):
         n_envs: the number of games.
         seed: seeds the deals, the learner's seats, the opponents' draws and their random decisions.
         algo: the algorithm the snapshots were saved with.
+        entropy_reward: the scale of the entropy-shaped reward (None: none), with ``gamma`` its discount.
+        entropy_end: what that reward pays at the last step of a game (:data:`ENTROPY_ENDS`).
 
     Raises:
         ValueError: the game has no batched twin at these sizes, or an opponent has no compiled twin.
@@ -143,6 +152,7 @@ class BatchedSeatsVecEnv(VecEnv):
         algo: str = "maskable_ppo",
         entropy_reward: float | None = None,
         gamma: float = 1.0,
+        entropy_end: str = "potential",
     ) -> None:
         opponents = list(opponents)
         if not opponents:
@@ -158,7 +168,9 @@ class BatchedSeatsVecEnv(VecEnv):
                 raise ValueError(f"{env}'s batched twin has no entropy in bits yet: the entropy-shaped reward is not "
                                  "available on it")  # fmt: skip
             EntropyRewardWrapper.check(entropy_reward, gamma)
-        self.entropy_reward, self.gamma = entropy_reward, gamma
+        if entropy_end not in ENTROPY_ENDS:
+            raise ValueError(f"entropy_end must be one of {', '.join(ENTROPY_ENDS)}, got {entropy_end!r}")
+        self.entropy_reward, self.gamma, self.entropy_end = entropy_reward, gamma, entropy_end
         options = {k: v for k, v in sizes.items() if k not in ("probabilities", "max_cycles")}
         self.rules = registry.game(env).make_rules(**options)
         n = check_int("n_envs", n_envs, low=1)
@@ -243,8 +255,12 @@ class BatchedSeatsVecEnv(VecEnv):
         dones = self._terminated | self._truncated
         if self.entropy_reward is not None:  # EntropyRewardWrapper's shaping, for every game at once
             after = seats.entropy(np.ones(n, dtype=bool), self.learner)
-            self.shaping = entropy_shaping(self._entropy, after, scale=self.entropy_reward, gamma=self.gamma,
-                                           terminal=self._terminated)  # fmt: skip
+            if self.entropy_end == "potential":
+                self.shaping = entropy_shaping(self._entropy, after, scale=self.entropy_reward, gamma=self.gamma,
+                                               terminal=self._terminated)  # fmt: skip
+            else:  # "none": a game's last step pays nothing for the bits still unknown, nor for what it revealed
+                kept = np.where(dones, self._entropy, after)
+                self.shaping = entropy_shaping(self._entropy, kept, scale=self.entropy_reward, gamma=self.gamma)
         rows = np.arange(n)
         rewards = self._rewards[rows, self.learner].astype(np.float32)
         infos: list[dict[str, Any]] = [{} for _ in range(n)]
@@ -360,13 +376,16 @@ def make_batched_seat_envs(
     algo: str = "maskable_ppo",
     entropy_reward: float | None = None,
     gamma: float = 1.0,
+    entropy_end: str = "potential",
 ) -> VecEnv:
     """:class:`BatchedSeatsVecEnv` with the league's ``snapshots`` in its pool, monitored as
     :func:`train.multiplayer.make_seat_envs` monitors the single-seat envs (each game's reward, length, ``rank``
     and ``won``, in ``monitor_dir/batched.monitor.csv``, appended to with ``append``); with ``entropy_reward``,
     the entropy shaping of that scale and ``gamma`` added to the rewards after the monitor has logged the game's
-    own (as :class:`~deduction_envs.wrappers.EntropyRewardWrapper` shapes the single-seat envs')."""
-    venv = BatchedSeatsVecEnv(env, sizes, [*opponents, *snapshots], n_envs, seed, algo, entropy_reward, gamma)
+    own (as :class:`~deduction_envs.wrappers.EntropyRewardWrapper` shapes the single-seat envs'), its last step
+    as ``entropy_end`` says (:data:`ENTROPY_ENDS`)."""
+    venv = BatchedSeatsVecEnv(env, sizes, [*opponents, *snapshots], n_envs, seed, algo, entropy_reward, gamma,
+                              entropy_end)  # fmt: skip
     venv.seed(seed)
     watched = monitored(venv, monitor_dir, env, append, keys=("rank", "won"))
     return watched if entropy_reward is None else Shaped(watched, venv)

@@ -118,6 +118,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--entropy-reward", type=arguments.number(0), default=None, metavar="SCALE", help="entropy reward scale"
     )
     parser.add_argument(
+        "--entropy-reward-end",
+        choices=("potential", "none"),
+        default=None,
+        help="a multiplayer game on the batched seats: what the entropy reward pays at the game's end: potential "
+        "(default) the bits still unknown, so the shaping leaves the best policy unchanged; none: nothing, so the "
+        "learner is paid only for the bits it learned before the end (changes the best policy)",
+    )
+    parser.add_argument(
         "--action-mask",
         default="all",
         choices=ACTION_MASKS,

@@ -143,6 +143,8 @@ class RunConfig:
     #: all seeds are scored on the same sampled secrets and the same games
     eval_seed: int | None = None
     entropy_reward: float | None = None
+    #: what the entropy-shaped reward pays at a multiplayer game's end on the batched seats (ENTROPY_ENDS)
+    entropy_reward_end: str | None = None  #: None: "potential"
     config: Path | None = None
     output: Path | None = None
     resume: Path | None = None
@@ -263,6 +265,7 @@ class RunConfig:
         if self.resume is not None:
             self._check_resume()  # may set the run's entropy reward, which the batched env lacks
         self.vec_env = self._vec_env(task)
+        self._check_entropy_end(task)
         self._check_device()
         return self
 
@@ -351,6 +354,20 @@ class RunConfig:
         if self.entropy_reward is None and saved["entropy_reward"] is not None:
             self.entropy_reward = saved["entropy_reward"]
             print(f"resuming with the run's --entropy-reward {self.entropy_reward:g}")
+        if self.entropy_reward_end is None and saved.get("entropy_reward_end") not in (None, "potential"):
+            self.entropy_reward_end = saved["entropy_reward_end"]
+            print(f"resuming with the run's --entropy-reward-end {self.entropy_reward_end}")
+
+    def _check_entropy_end(self, task: Any) -> None:
+        """``--entropy-reward-end`` other than the default: only with the entropy reward, on the batched seats."""
+        from train.tasks.seats import SeatsTask
+
+        if self.entropy_reward_end in (None, "potential"):
+            return
+        if self.entropy_reward is None:
+            raise ValueError("--entropy-reward-end goes with --entropy-reward")
+        if not isinstance(task, SeatsTask) or self.vec_env != "batched":
+            raise ValueError("--entropy-reward-end is for a multiplayer game on the batched seats (--vec-env batched)")
 
     def _vec_env(self, task: Any) -> str:
         """The vector env the run steps: ``vec_env``, with ``"auto"`` the batched env where it plays the game,

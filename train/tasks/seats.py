@@ -141,7 +141,8 @@ class SeatsTask:
 
             return make_batched_seat_envs(config.env, config.env_kwargs, config.opponents or [], config.n_envs,
                                           config.seed, config.output / "monitor", self.snapshots, append,
-                                          config.algo, config.entropy_reward, gamma)  # fmt: skip
+                                          config.algo, config.entropy_reward, gamma,
+                                          config.entropy_reward_end or "potential")  # fmt: skip
         return make_seat_envs(
             config.env,
             config.env_kwargs,
@@ -182,7 +183,8 @@ class SeatsTask:
 
     def saved_settings(self) -> dict[str, Any]:
         config = self.config
-        return {"opponents": config.opponents, "league": config.league, "pointer_weights": config.pointer_weights}
+        return {"opponents": config.opponents, "league": config.league, "pointer_weights": config.pointer_weights,
+                "entropy_reward_end": config.entropy_reward_end}  # fmt: skip
 
     def report(self, model: Any, seconds: float, references: bool = True) -> TrainingRun:
         from train.curves import plot_seat_curve

@@ -15,9 +15,8 @@ from train.tasks import TrainingRun
 __all__ = ["SEAT_OPTIONS", "SecretsTask", "make_envs"]
 
 #: The options of the multiplayer games (:class:`train.tasks.seats.SeatsTask`), which a single-player run refuses.
-SEAT_OPTIONS = (
-    "opponents", "eval_opponents", "eval_games", "eval_workers", "league_threshold", "league_window", "pointer_weights"
-)
+SEAT_OPTIONS = ("opponents", "eval_opponents", "eval_games", "eval_workers", "league_threshold", "league_window",
+                "pointer_weights")  # fmt: skip
 #: The evaluation's defaults: every secret up to this many (else as many sampled), SO-ISMCTS's seconds a decision.
 EVAL_SECRETS, EVAL_TIME_LIMIT = 2000, 0.1
 
