@@ -12,8 +12,9 @@ two queries ahead (:class:`agents.ISES`, ``lookahead=2``, five candidates), on M
 ahead on Wordle, hours on this machine).
 
 ``ladder.md``: per game, each agent's mean queries over every secret (exact, no interval: every secret is played
-once; the random agents' figures are one draw of their seeds, with a 95% t interval over the secrets), the most,
-the share solved within the env's step limit, decision times, and the published figures beside them.
+once; the random agents' figures are one draw of their seeds, with a 95% t interval over the secrets; an episode
+not solved within the env's step limit counts the limit), the most, the share solved within the step limit,
+decision times, and the published figures beside them.
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ GAMES: dict[str, tuple[dict[str, int], str]] = {
         {"pegs": 4, "colors": 6},
         "Knuth 4.476 (5,801 / 1,296); entropy 4.415 (Neuwirth); the optimum 4.3403 (Koyama & Lai)",
     ),
-    "Wordle-v0": ({}, "ISES 3.437 in the paper's setting (results/training.md)"),
+    "Wordle-v0": ({}, "nothing for this answer list; this project's ISES plays 3.437 in results/training.md"),
     "BullsAndCows-v0": ({"digits": 4, "symbols": 10}, "the optimum 5.2131"),
-    "LowMiddleHigh-v0": ({"n": 81}, "none published"),
+    "LowMiddleHigh-v0": ({"n": 81}, "nothing"),
 }
 QUICK: dict[str, dict[str, int]] = {
     "Mastermind-v0": {"pegs": 3, "colors": 4},
@@ -91,8 +92,9 @@ def write(settings: Settings, results: dict[tuple[str, str], dict], run: Run) ->
         "The design is in the docstring of `train/experiments/ladder.py`.",
         "",
         "Queries: the mean over every secret, each played once (exact for the deterministic agents; the random "
-        "agents' one draw of seeds, with a 95% t interval over the secrets), and the most. Solved: within the env's "
-        "step limit. Decisions: ms per decision, mean / 99th percentile, in a process whose decision memo fills as "
+        "agents' one draw of seeds, with a 95% t interval over the secrets), and the most; an episode not solved "
+        "within the env's step limit counts that limit (so random play's mean is about the limit). Solved: within "
+        "the step limit. Decisions: ms per decision, mean / 99th percentile, in a process whose decision memo fills as "
         "it plays; the job's seconds in all.",
         "",
     ]
