@@ -34,8 +34,8 @@ class Knuth(Agent):
 
     def _minimax(self) -> int:
         knowledge, actions = self.information_set, self.legal_actions()
-        probability, _ = knowledge.feedback_outcomes(actions)
-        worst = np.round(probability.max(axis=1) * knowledge.size, 6)  # the largest answer's set, in secrets
+        _, likeliest = knowledge.answer_statistics(actions)  # the share of the set in each query's largest answer
+        worst = np.round(likeliest * knowledge.size, 6)  # the largest answer's set, in secrets
         tied = actions[worst == worst.min()]
         guesses = self.rules.guess_actions(knowledge.support)
         if guesses is not None:
