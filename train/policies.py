@@ -405,10 +405,8 @@ def policy_for(
         kwargs["observation_pointers"] = np.asarray(pointers, dtype=np.int64)
     if pointer_key is not None:
         kwargs["pointer_key"] = pointer_key
-    if np.any(pointer_weight):
-        kwargs["pointer_weight"] = (
-            tuple(float(w) for w in pointer_weight) if np.ndim(pointer_weight) else float(pointer_weight)
-        )
+    if np.any(pointer_weight):  # the policy checks it (_pointer_weight)
+        kwargs["pointer_weight"] = pointer_weight
     if query_features:
         kwargs["query_features"] = int(query_features)
     if dict_observations:
