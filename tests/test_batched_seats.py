@@ -333,3 +333,46 @@ def test_the_entropy_reward_that_pays_nothing_at_the_end(tmp_path, capsys):
         with pytest.raises(SystemExit):
             cli.parse_args([*argv, "--output", str(tmp_path / "bad")])
         assert match in capsys.readouterr().err, argv
+
+
+def test_the_entropy_reward_for_the_learners_own_moves(tmp_path):
+    """``entropy_end="own"``: a step pays the scale times the bits the learner's own move taught it, its entropy
+    before the move less its entropy just before the first move of a turn not its own (read here by watching
+    every move the seats play), nothing for what other seats' moves reveal, 0 for adding a card to a list and 0 at
+    the learner's last step of a game."""
+    venv = make_batched_seat_envs("generalized_clue_v0", {"cards": 9, "hidden": 1}, ["scoreboard"], 8, 0,
+                                  tmp_path / "m", entropy_reward=0.5, entropy_end="own")  # fmt: skip
+    adapter = venv.venv.venv
+    seats, games, every = adapter.seats, adapter.seats.games, np.ones(8, dtype=bool)
+    seen = {}  # game -> the learner's entropy before the first move of another's turn since its own move
+    step = seats.step
+
+    def watched(actions, moving):
+        others = moving & (games.turn != adapter.learner)
+        entropy = seats.entropy(every, adapter.learner)
+        for g in np.flatnonzero(others):
+            seen.setdefault(int(g), float(entropy[g]))
+        return step(actions, moving)
+
+    seats.step = watched
+    venv.reset()
+    cards = 9
+    rng, paid, others_taught = np.random.default_rng(2), 0, 0
+    for _ in range(80):
+        before = seats.entropy(every, adapter.learner)
+        masks = adapter.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        adding = (games.phase != 0) & (actions < cards)  # a card added to a list: the turn stays, nothing learned
+        seen.clear()
+        adapter.step_async(actions)
+        _, _, dones, _ = adapter.step_wait()
+        after = seats.entropy(every, adapter.learner)
+        for g in range(8):
+            if dones[g] or adding[g]:
+                assert adapter.shaping[g] == 0.0
+                continue
+            answered = seen.get(g, after[g])  # the turn stayed: the learner decides again
+            np.testing.assert_allclose(adapter.shaping[g], 0.5 * (before[g] - answered), atol=1e-12)
+            paid += adapter.shaping[g] > 1e-9
+            others_taught += answered - after[g] > 1e-9  # bits from the other seats' moves: not paid
+    assert paid > 8 and others_taught > 8

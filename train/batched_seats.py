@@ -57,8 +57,13 @@ SELF = "self"
 #: the bits still unknown (the terminal potential is 0), so that the shaping is potential-based and leaves the
 #: best policy as it is; ``"none"`` nothing for them, nor for what the end of the game revealed, so that the
 #: learner is paid only for the bits it learned while the game went on (a reward for proving the secret before
-#: leaving: not potential-based, it changes the best policy).
-ENTROPY_ENDS = ("potential", "none")
+#: leaving: not potential-based, it changes the best policy); ``"own"`` nothing at the end either, and while the
+#: game goes on only the bits the learner's own move taught it: its entropy before the move less its entropy when
+#: the turn passes from it (after the answer, a shown card included) or at its next decision if the turn stays;
+#: the learner's last step in a game pays nothing.
+#: What the opponents' own moves reveal is not paid, so an ask is paid for what its answer teaches (also not
+#: potential-based, and undiscounted).
+ENTROPY_ENDS = ("potential", "none", "own")
 
 
 def _twin(env: str) -> tuple[Any, Any, Any]:
@@ -195,6 +200,8 @@ class BatchedSeatsVecEnv(VecEnv):
         self._truncated = np.zeros(n, dtype=np.bool_)
         self._started = False
         self._entropy = np.zeros(n)
+        #: entropy_end="own": the games whose learner's move is not yet answered, and its entropy once it is
+        self._pending, self._answered = np.zeros(n, dtype=bool), np.zeros(n)
         #: The entropy shaping of the last step (zeros without ``entropy_reward``): the learner's bits before
         #: its decision minus ``gamma`` times after the opponents' replies (0 after a game's end), times the scale.
         self.shaping = np.zeros(n)
@@ -250,12 +257,18 @@ class BatchedSeatsVecEnv(VecEnv):
         self._terminated[:], self._truncated[:] = False, False
         self._play(self._actions, ~seats.games.over)
         illegal = seats.illegal.copy()
+        owned = self.entropy_end == "own" and self.entropy_reward is not None
+        if owned:  # the learner's entropy when its move is answered, taken in _advance
+            self._pending = ~(self._terminated | self._truncated)
+            self._answered = np.array(self._entropy)
         self._decided[:] = True
         self._advance()
         dones = self._terminated | self._truncated
         if self.entropy_reward is not None:  # EntropyRewardWrapper's shaping, for every game at once
             after = seats.entropy(np.ones(n, dtype=bool), self.learner)
-            if self.entropy_end == "potential":
+            if owned:  # nothing for the bits other seats' moves revealed, nor at the end
+                self.shaping = np.where(dones, 0.0, self.entropy_reward * (self._entropy - self._answered))
+            elif self.entropy_end == "potential":
                 self.shaping = entropy_shaping(self._entropy, after, scale=self.entropy_reward, gamma=self.gamma,
                                                terminal=self._terminated)  # fmt: skip
             else:  # "none": a game's last step pays nothing for the bits still unknown, nor for what it revealed
@@ -342,6 +355,7 @@ class BatchedSeatsVecEnv(VecEnv):
             movers = games.mover
             entry = self.seated[rows, movers]
             waiting = ~games.over & (entry >= 0)
+            self._take_answered(~waiting | (games.turn != self.learner))
             if not waiting.any():
                 return
             actions = np.zeros(self.num_envs, dtype=np.int64)
@@ -356,6 +370,14 @@ class BatchedSeatsVecEnv(VecEnv):
                     uniforms = self.rng.random((self.num_envs, player.draws(self.rules)))
                     actions = np.where(theirs, player.act(self.seats, theirs, uniforms), actions)
             self._play(actions, waiting)
+
+    def _take_answered(self, now: np.ndarray) -> None:
+        """For ``entropy_end="own"``: the learner's entropy in the games ``now`` (bool) still waiting for it (its
+        move answered: the turn has passed, or the learner is to decide again)."""
+        take = self._pending & now
+        if take.any():
+            self._answered[take] = self.seats.entropy(take, self.learner)[take]
+            self._pending &= ~take
 
     def _play(self, actions: np.ndarray, moving: np.ndarray) -> None:
         rewards, terminated, truncated = self.seats.step(actions, moving)

@@ -119,11 +119,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--entropy-reward-end",
-        choices=("potential", "none"),
+        choices=("potential", "none", "own"),
         default=None,
         help="a multiplayer game on the batched seats: what the entropy reward pays at the game's end: potential "
         "(default) the bits still unknown, so the shaping leaves the best policy unchanged; none: nothing, so the "
-        "learner is paid only for the bits it learned before the end (changes the best policy)",
+        "learner is paid only for the bits it learned before the end (changes the best policy); own: nothing at "
+        "the end, and before it only the bits the answer to the learner's own move taught it, not what the other "
+        "seats' moves revealed (changes the best policy)",
     )
     parser.add_argument(
         "--action-mask",
