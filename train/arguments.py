@@ -158,11 +158,17 @@ def existing_file(text: str) -> Path:
 
 
 def model_zip(text: str) -> Path:
-    """A saved model: a zip file as stable-baselines3 saves them, with its settings and weights."""
+    """A saved model: a zip file as stable-baselines3 saves them, with its settings and weights, or a
+    ``model.pt`` of :mod:`train.expert_iteration`."""
     from agents.sb3_policy import check_saved_model
 
     path = existing_file(text)
     try:
+        if path.suffix == ".pt":
+            from train.expert_iteration import load_network
+
+            load_network(path)
+            return path
         return check_saved_model(path)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None

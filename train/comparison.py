@@ -48,7 +48,7 @@ def compare(
     agents: list[Agent] = (
         []
         if policy is None
-        else [policy if isinstance(policy, SB3Policy) else SB3Policy(policy, action_mask=action_mask)]
+        else [policy if isinstance(policy, Agent) else SB3Policy(policy, action_mask=action_mask)]
     )
     if references:
         agents += reference_agents(rules, time_limit)

@@ -91,11 +91,13 @@ class KeptModel:
     sha256: str
     notes: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the model's file: ``model.zip`` (stable-baselines3) or ``model.pt`` (:mod:`train.expert_iteration`)
+    file: str = "model.zip"
 
     @property
     def model(self) -> str:
         """The model's path, relative to the repository."""
-        return f"models/{self.name}/model.zip"
+        return f"models/{self.name}/{self.file}"
 
     @property
     def evaluate_command(self) -> str:
@@ -244,9 +246,11 @@ def keep(
             ``replace`` is not set), or is the run's own folder.
     """
     run = Path(run)
-    settings = run_settings(run / "model.zip")
-    if settings is None or not (run / "model.zip").exists():
-        raise FileNotFoundError(f"{run} holds no run of python -m train (model.zip and {RUN_FILE})")
+    file = "model.pt" if (run / "model.pt").exists() and not (run / "model.zip").exists() else "model.zip"
+    settings = run_settings(run / file)
+    if settings is None or not (run / file).exists():
+        raise FileNotFoundError(f"{run} holds no run of python -m train (model.zip and {RUN_FILE}) nor of "
+                                "python -m train.expert_iteration (model.pt and run.json)")  # fmt: skip
     if not name or "/" in name or "\\" in name or name.startswith("."):
         raise ValueError(f"a kept model's name is a folder name, got {name!r}")
     target = Path(folder, name)
@@ -255,14 +259,18 @@ def keep(
     if not replace and (target.exists() or any(m.name == name for m in load_manifest(folder))):
         raise ValueError(f"{target} is kept already: give another name, or --replace to replace it")
     target.mkdir(parents=True, exist_ok=True)
-    for file in KEPT_FILES[1:]:
-        if (run / file).exists():
-            shutil.copy2(run / file, target / file)
-    _save_without_optimizer_state(run / "model.zip", target / "model.zip", settings.get("algo", "maskable_ppo"))
+    for kept in KEPT_FILES[1:]:
+        if (run / kept).exists():
+            shutil.copy2(run / kept, target / kept)
+    if file == "model.zip":
+        _save_without_optimizer_state(run / file, target / file, settings.get("algo", "maskable_ppo"))
+    else:  # an expert-iteration network: its weights and settings alone, and its curve of exact evaluations
+        shutil.copy2(run / file, target / file)
+        shutil.copy2(run / CURVE, target / CURVE)
     if (run / "monitor").is_dir():
         write_curve(run / "monitor", target / CURVE)  # the learning curve, without the run's episode logs
     evaluation = default_evaluation(settings) if evaluation is None else list(evaluation)
-    data = (target / "model.zip").read_bytes()
+    data = (target / file).read_bytes()
     entry = KeptModel(
         name=name,
         kind=kind,
@@ -272,10 +280,11 @@ def keep(
         seed=int(settings.get("seed", 0)),
         commit=commit or settings.get("commit") or code_commit(),
         evaluate=evaluation,
-        figures=_evaluate(target / "model.zip", evaluation),
+        figures=_evaluate(target / file, evaluation),
         bytes=len(data),
         sha256=hashlib.sha256(data).hexdigest(),
         notes=notes,
+        file=file,
     )
     models = [m for m in load_manifest(folder) if m.name != name]
     _write_manifest([*models, entry], folder)
@@ -296,9 +305,9 @@ def check(
     for entry in models:
         if names and entry.name not in names:
             continue
-        path = Path(folder, entry.name, "model.zip")
+        path = Path(folder, entry.name, entry.file)
         if hashlib.sha256(path.read_bytes()).hexdigest() != entry.sha256:
-            line = f"{entry.name}: model.zip is not the file the manifest records"
+            line = f"{entry.name}: {entry.file} is not the file the manifest records"
             wrong.append(line)
         else:
             found = _evaluate(path, entry.evaluate)

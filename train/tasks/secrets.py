@@ -223,7 +223,12 @@ class SecretsTask:
         sizes = dict(args.size)
         try:
             env_rules(args.env, **sizes)
-            policy = SB3Policy.load(args.model, args.algo, action_mask=args.action_mask)
+            if args.model.suffix == ".pt":  # an expert-iteration network
+                from train.expert_iteration import SetPolicyAgent, load_network
+
+                policy = SetPolicyAgent(load_network(args.model)[0])
+            else:
+                policy = SB3Policy.load(args.model, args.algo, action_mask=args.action_mask)
             results = compare(policy, args.env, sizes, args.eval_secrets, args.eval_time_limit, args.seed,
                               references=not args.no_references, workers=workers)  # fmt: skip
         except (TypeError, ValueError, FileNotFoundError) as error:
