@@ -15,6 +15,7 @@ from agents.generalized_clue_agents import GeneralizedClueExact, GeneralizedClue
 from agents.ises import ISES
 from agents.ismcts import ISMCTS
 from agents.knuth import Knuth
+from agents.marginal_rule import MarginalRule
 from agents.multiplayer import GameRecord, Logged, MatchResult, RandomSeatAgent, SeatAgent, play_game, play_match
 from agents.multiplayer_ismcts import (
     SOISMCTS,
@@ -45,6 +46,7 @@ __all__ = [
     "GeneralizedClueScoreboard",
     "GameRecord",
     "Knuth",
+    "MarginalRule",
     "Logged",
     "MatchResult",
     "RandomAgent",

@@ -9,7 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from agents import Knuth, evaluate
+from agents import Knuth, MarginalRule, evaluate
 from deduction_envs.games import make_rules
 
 
@@ -80,8 +80,8 @@ def test_knuth_is_a_function_of_the_information_set_and_plays_games_without_secr
 
 def test_the_ladder_plays_every_rung_on_every_secret_and_skips_what_it_is_told(tmp_path, capsys):
     """The quick ladder: each deterministic rung's row is its own evaluation over every secret (Knuth's and
-    ISES's on Mastermind 3x4: 3.3750 and 3.2500), the random rungs carry an interval, a skipped cell says so, and
-    a cell that is not one is refused."""
+    ISES's on Mastermind 3x4: 3.3750 and 3.2500; the marginals rule's), the random rungs carry an interval, a
+    skipped cell says so, and a cell that is not one is refused."""
     from train.experiments import ladder
 
     argv = ["--quick", "--games", "Mastermind-v0", "LowMiddleHigh-v0", "--no-progress", "--workers", "1"]
@@ -92,7 +92,9 @@ def test_the_ladder_plays_every_rung_on_every_secret_and_skips_what_it_is_told(t
     assert "| Knuth | 64 | 3.3750 | 4 | 100.0% |" in text and "| ISES | 64 | 3.2500 | 4 | 100.0% |" in text
     assert "| random consistent | 64 | 3.3906 ± " in text  # one draw of the seeds, with its interval
     assert "| ISES | not played (`--skip`) |" in text and finished.run.quick
-    assert ("LowMiddleHigh-v0", "ISES") not in finished.results and len(finished.results) == 9
+    assert ("LowMiddleHigh-v0", "ISES") not in finished.results and len(finished.results) == 11  # 2 games x 6 - 1
+    rule = evaluate(MarginalRule(), "Mastermind-v0", {"pegs": 3, "colors": 4}, secrets="all", progress=False)
+    assert f"| marginals rule | 64 | {rule.mean_steps:.4f} | {rule.worst} |" in text
     with pytest.raises(SystemExit):
         ladder.main([*argv, "--skip", "Mastermind-v0:nobody", "--output", str(tmp_path / "bad")])
     assert "--skip takes GAME:AGENT cells" in capsys.readouterr().err

@@ -328,7 +328,7 @@ def test_the_one_hot_policies_compute_what_sb3s_multi_input_policy_computes(algo
 def test_marginal_pointers_read_each_querys_components_marginals(env_id, sizes):
     """Checked against a slow reference: the share of the secrets still possible whose component holds the
     query's value, read at the pointer from the env's own observation after a few random queries."""
-    from train.training_envs import marginal_pointers
+    from deduction_envs.core.rules import marginal_pointers
 
     env = gym.make(env_id, **sizes)
     rules = env.unwrapped.rules
@@ -351,8 +351,8 @@ def test_marginal_pointers_read_each_querys_components_marginals(env_id, sizes):
 
 
 def test_games_whose_queries_do_not_name_secret_values_have_no_marginal_pointers(capsys):
+    from deduction_envs.core.rules import marginal_pointers
     from deduction_envs.envs import env_rules
-    from train.training_envs import marginal_pointers
 
     with pytest.raises(ValueError, match="no marginal pointers"):
         marginal_pointers(env_rules("TreasureHunt-v0"))
@@ -369,7 +369,7 @@ def test_games_whose_queries_do_not_name_secret_values_have_no_marginal_pointers
 
 
 def test_the_marginals_policy_scores_queries_by_their_pointed_marginals_and_trains(tmp_path):
-    from train.training_envs import marginal_pointers
+    from deduction_envs.core.rules import marginal_pointers
 
     head = FeatureHead(4, np.eye(3, dtype=np.float32), np.array([[0], [2], [-1]]), pointer_key="information_set")
     with torch.no_grad():
@@ -383,7 +383,7 @@ def test_the_marginals_policy_scores_queries_by_their_pointed_marginals_and_trai
     with pytest.raises(ValueError, match="pointer_key"):
         policy_for("maskable_ppo", np.eye(3), True, np.array([[0], [1], [2]]))
     # The pointed features' weights start at pointer_weight (the bias of the layer that sets them), else at 0.
-    from train.training_envs import marginal_pointers as pointers_of
+    from deduction_envs.core.rules import marginal_pointers as pointers_of
 
     env = gym.make("Mastermind-v0", pegs=2, colors=3)
     for weight in (0.0, 1.0):

@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("flat", "features", "marginals"),
         help="flat: one output per action (default); features: each action scored by its features (train.policies); "
         "marginals (single-player games): features, and each query also by the observation's marginals of its "
-        "components (train.training_envs.marginal_pointers)",
+        "components (deduction_envs.core.rules.marginal_pointers)",
     )
     parser.add_argument(
         "--marginal-weight",

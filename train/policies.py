@@ -148,7 +148,7 @@ class FeatureHead(nn.Module):
     ``pointers``, an (actions, m) matrix of indices into a Box observation,
     or into the Dict observation's entry ``pointer_key`` (-1: none; Algo: an
     attack's probability to hit; a single-player game: the marginals of a
-    query's components, :func:`train.training_envs.marginal_pointers`), or ``query_features``
+    query's components, :func:`deduction_envs.core.rules.marginal_pointers`), or ``query_features``
     = m, the width of the Dict observation's :data:`QUERY_KEY` matrix.
 
     Every game's features are sparse (a query's few components, a suggestion's three cards), so an action's
@@ -382,7 +382,7 @@ def policy_for(
 ) -> tuple[type, dict[str, Any]]:
     """The feature policy class of ``algo`` (``maskable_ppo``, ``ppo``) and its kwargs for ``features``
     (and ``pointers`` into a Box observation, as ``algo_v0``'s ``observation_pointers()``, or into the Dict
-    observation's entry ``pointer_key``, as :func:`train.training_envs.marginal_pointers`).
+    observation's entry ``pointer_key``, as :func:`deduction_envs.core.rules.marginal_pointers`).
 
     ``dict_observations``: the env's observations are a ``Dict`` (the
     single-player envs), read with :class:`KnowledgeExtractor`;

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from agents.algo_agents import epsilon_greedy_move
-from deduction_envs.core.rules import check_int, component_offsets
+from deduction_envs.core.rules import check_int
 from deduction_envs.envs import algo, clue, generalized_clue
 from deduction_envs.envs.algo import encode_view, observation_size
 from deduction_envs.envs.multiplayer_env import ObservationPieces
@@ -67,24 +67,6 @@ def observation_pointers(env: Any) -> np.ndarray | None:
     None if the env has none (its game's ``training_env`` defines ``observation_pointers``)."""
     pointers = getattr(env, "observation_pointers", None)
     return None if pointers is None else pointers()
-
-
-def marginal_pointers(rules: Any) -> np.ndarray:
-    """Per query of a single-player game, the index in its observation's ``"information_set"`` entry of the
-    marginal probability of each of the query's components being the secret's (the entry holds the marginals
-    of the secret's components, block after block): ``(num_actions, len(action_nvec))`` int64. Defined where a
-    query's components name values of the secret's components: one by one (Mastermind, Bulls and Cows, Wordle:
-    ``action_nvec == secret_nvec``), or each in a one-component secret (Low-Middle-High's two cuts)."""
-    action_nvec, secret_nvec = list(rules.action_nvec), list(rules.secret_nvec)
-    components = rules.action_components(np.arange(rules.num_actions)).astype(np.int64)
-    if action_nvec == secret_nvec:
-        return components + component_offsets(tuple(secret_nvec))
-    if len(secret_nvec) == 1 and all(n == secret_nvec[0] for n in action_nvec):
-        return components
-    raise ValueError(
-        f"{rules.name}'s queries (components {action_nvec}) do not name values of its secret's components "
-        f"({secret_nvec}): it has no marginal pointers"
-    )
 
 
 def case_file_entries(env: clue.SheetEnv) -> np.ndarray:

@@ -37,6 +37,7 @@ __all__ = [
     "check_seed",
     "component_offsets",
     "int_field",
+    "marginal_pointers",
     "one_hot",
     "search_step_limit",
 ]
@@ -389,3 +390,21 @@ class DeductionRules(abc.ABC):
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+
+
+def marginal_pointers(rules: DeductionRules) -> np.ndarray:
+    """Per query of a single-player game, the index in its observation's ``"information_set"`` entry of the
+    marginal probability of each of the query's components being the secret's (the entry holds the marginals
+    of the secret's components, block after block): ``(num_actions, len(action_nvec))`` int64. Defined where a
+    query's components name values of the secret's components: one by one (Mastermind, Bulls and Cows, Wordle:
+    ``action_nvec == secret_nvec``), or each in a one-component secret (Low-Middle-High's two cuts)."""
+    action_nvec, secret_nvec = list(rules.action_nvec), list(rules.secret_nvec)
+    components = rules.action_components(np.arange(rules.num_actions)).astype(np.int64)
+    if action_nvec == secret_nvec:
+        return components + component_offsets(tuple(secret_nvec))
+    if len(secret_nvec) == 1 and all(n == secret_nvec[0] for n in action_nvec):
+        return components
+    raise ValueError(
+        f"{rules.name}'s queries (components {action_nvec}) do not name values of its secret's components "
+        f"({secret_nvec}): it has no marginal pointers"
+    )

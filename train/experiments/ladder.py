@@ -4,12 +4,13 @@
     python -m train.experiments.ladder --quick          # small sizes, seconds, to runs/quick/
 
 The rungs a trained policy is set against, measured on this machine rather than quoted: random play, random play
-among the secrets still possible, Knuth's minimax (:class:`agents.Knuth`, 1976), the paper's greedy ISES and ISES
-two queries ahead (:class:`agents.ISES`, ``lookahead=2``, five candidates), on Mastermind 4x6, Wordle (the shipped
-2,500 answers), Bulls and Cows 4 of 10 and Low-Middle-High 81. Each agent plays every secret once
-(:func:`agents.evaluation.play_episodes`, the one evaluation loop; the random agents' seeds fixed per episode by
-``--seed``), one job per game and agent. ``--skip GAME:AGENT`` leaves a cell out (by default ISES two queries
-ahead on Wordle, hours on this machine).
+among the secrets still possible, the marginals rule (:class:`agents.MarginalRule`: the scoring rule a marginals
+head starts from, untrained; on Wordle the positional letter-frequency rule), Knuth's minimax
+(:class:`agents.Knuth`, 1976), the paper's greedy ISES and ISES two queries ahead (:class:`agents.ISES`,
+``lookahead=2``, five candidates), on Mastermind 4x6, Wordle (the shipped 2,500 answers), Bulls and Cows 4 of 10 and
+Low-Middle-High 81. Each agent plays every secret once (:func:`agents.evaluation.play_episodes`, the one evaluation
+loop; the random agents' seeds fixed per episode by ``--seed``), one job per game and agent. ``--skip GAME:AGENT``
+leaves a cell out (by default ISES two queries ahead on Wordle, hours on this machine).
 
 ``ladder.md``: per game, each agent's mean queries over every secret (exact, no interval: every secret is played
 once; the random agents' figures are one draw of their seeds, with a 95% t interval over the secrets; an episode
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents import ISES, Agent, EvaluationResult, Knuth, RandomAgent
+from agents import ISES, Agent, EvaluationResult, Knuth, MarginalRule, RandomAgent
 from agents.evaluation import episode_plan, play_episodes
 from deduction_envs.games import make_rules
 from train.experiments.runner import Experiment, Finished, Run, run_experiment
@@ -50,6 +51,7 @@ QUICK: dict[str, dict[str, int]] = {
 AGENTS: dict[str, Callable[[], Agent]] = {
     "random": RandomAgent,
     "random consistent": lambda: RandomAgent(consistent=True),
+    "marginals rule": MarginalRule,
     "Knuth": Knuth,
     "ISES": ISES,
     "ISES two ahead": lambda: ISES(lookahead=2, candidates=5),

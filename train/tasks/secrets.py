@@ -81,8 +81,8 @@ class SecretsTask:
         return env_rules(self.config.env, **self.config.sizes)
 
     def check(self) -> None:
+        from deduction_envs.core.rules import marginal_pointers
         from train.imitation import SINGLE_PLAYER_EXPERTS
-        from train.training_envs import marginal_pointers
 
         config = self.config
         if config.imitate is not None and config.imitate not in SINGLE_PLAYER_EXPERTS:
@@ -142,8 +142,8 @@ class SecretsTask:
                          config.entropy_reward, gamma, append=append, vec_env=vec_env)  # fmt: skip
 
     def policy(self) -> tuple[Any, dict[str, Any]]:
+        from deduction_envs.core.rules import marginal_pointers
         from train.policies import flat_policy, policy_for
-        from train.training_envs import marginal_pointers
 
         config = self.config
         if config.policy not in ("features", "marginals"):
