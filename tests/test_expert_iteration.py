@@ -141,3 +141,39 @@ def test_a_network_is_kept_evaluated_and_checked_like_any_model(tmp_path, capsys
     with pytest.raises(ValueError, match="no settings and network"):
         torch.save({"weights": torch.zeros(2)}, tmp_path / "other.pt")
         ei.load_network(tmp_path / "other.pt")
+
+
+def test_the_seeds_table_plays_each_kept_network_beside_the_ladder(tmp_path, capsys):
+    """``train.experiments.expert_iteration_seeds``: each kept network's exact figure (its tree evaluation), the
+    t interval over seeds, the rungs measured in the same run (Knuth on Mastermind 3x4: 3.3750) and the curves'
+    plot; a name that is not kept, or models of two games, are refused."""
+    from train import kept_models
+    from train.experiments import expert_iteration_seeds as seeds
+    from train.stats import over_seeds
+
+    folder = tmp_path / "models"
+    folder.mkdir()
+    means = []
+    rules = make_rules("Mastermind-v0", **SIZES)
+    for seed in (0, 1):
+        run = tmp_path / f"run{seed}"
+        ei.train(ei.Settings(env="Mastermind-v0", sizes=SIZES, seed=seed, iterations=3, games=16, width=16), run,
+                 progress=False)  # fmt: skip
+        kept_models.keep(run, f"ei-{seed}", "expert iteration (test)", "python -m train.expert_iteration ...",
+                         folder=folder)  # fmt: skip
+        network, _ = ei.load_network(run / "model.pt")
+        means.append(ei.tree_evaluation(network, rules, ei._feedback_table(rules), 12)["mean"])
+    text = seeds.main(["--models", "ei-0", "ei-1", "--folder", str(folder), "--output", str(tmp_path / "out")])
+    for seed, mean in enumerate(means):
+        assert f"| ei-{seed} | {seed} | **{mean:.4f}** |" in text
+    assert over_seeds(means) in text and "| Knuth | 3.3750 | 4 | 100.0% |" in text
+    assert (tmp_path / "out" / "curves.png").stat().st_size > 10_000
+    run = tmp_path / "other"
+    ei.train(ei.Settings(env="Mastermind-v0", sizes={"pegs": 2, "colors": 3}, iterations=1, games=4, width=8), run,
+             progress=False)  # fmt: skip
+    kept_models.keep(run, "ei-other", "test", "test", folder=folder)
+    for models, message in ((["ei-0", "nobody"], "no kept model named 'nobody'"),
+                            (["ei-0", "ei-other"], "of one game at one size")):  # fmt: skip
+        with pytest.raises(SystemExit):
+            seeds.main(["--models", *models, "--folder", str(folder), "--output", str(tmp_path / "bad")])
+        assert message in capsys.readouterr().err
