@@ -398,7 +398,7 @@ def main(argv: list[str] | None = None) -> None:
                          args.folder, args.replace)  # fmt: skip
         except (FileNotFoundError, ValueError) as error:
             parser.error(str(error))
-        print(f"kept {Path(args.folder, entry.name, 'model.zip')}: {figures_text(entry.figures)} "
+        print(f"kept {Path(args.folder, entry.name, entry.file)}: {figures_text(entry.figures)} "
               f"({entry.bytes / 1e6:.2f} MB)")  # fmt: skip
 
 

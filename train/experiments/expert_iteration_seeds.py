@@ -118,18 +118,23 @@ def main(argv: list[str] | None = None) -> str:
 
 
 def _plot(curves: list, names: list[str], rungs: list, env: str, path: Path) -> None:
-    figure, (ax,) = plotting.panel_grid(1, width=7.0, height=4.6)
-    for curve, name in zip(curves, names, strict=True):
-        ax.plot([i for i, _ in curve], [m for _, m in curve], label=name)
-    top = min(12.0, max(max(m for _, m in c) for c in curves))
-    for (name, mean, *_), style in zip(rungs, ["--", "-.", ":", "--", "-."], strict=False):
-        ax.axhline(mean, color="grey", linestyle=style, linewidth=1)
-        ax.annotate(f"{name} {mean:.3f}", (0, mean), fontsize=8, va="bottom", color="dimgrey")
-    ax.set_ylim(min(r[1] for r in rungs) - 0.1, min(top, max(r[1] for r in rungs) + 0.6))
-    ax.set_xlabel("iteration")
-    ax.set_ylabel("mean queries over every secret (exact)")
-    ax.set_title(plotting.fitted_title(figure, f"Expert iteration on {env}: the greedy network after each iteration"))
-    ax.legend(fontsize=8)
+    """Each seed's curve and the rungs across: the whole run, and a close view of the rungs at the end."""
+    figure, axes = plotting.panel_grid(2, width=6.0, height=4.4)
+    finals = [curve[-1][1] for curve in curves]
+    close = (min([r[1] for r in rungs] + finals) - 0.05, rungs[0][1] + 0.08)  # up to random consistent
+    for ax, limits, title in ((axes[0], None, "the whole run"), (axes[1], close, "close to the rungs")):
+        for curve, name in zip(curves, names, strict=True):
+            ax.plot([i for i, _ in curve], [m for _, m in curve], label=name)
+        for (name, mean, *_), style in zip(rungs, ["--", "-.", ":", (0, (5, 1)), (0, (1, 3))], strict=False):
+            ax.axhline(mean, color="dimgrey", linestyle=style, linewidth=1, label=f"{name} {mean:.3f}")
+        if limits is not None:
+            ax.set_ylim(*limits)
+        ax.set_xlabel("iteration")
+        ax.set_ylabel("mean queries over every secret (exact)")
+        ax.set_title(title, fontsize=10)
+    axes[1].legend(fontsize=7, loc="upper right")
+    figure.suptitle(plotting.fitted_title(figure, f"Expert iteration on {env}: the greedy network after each "
+                                          "iteration, every seed"))  # fmt: skip
     plotting.save(figure, path)
 
 
