@@ -115,7 +115,8 @@ def test_the_repositorys_kept_models_are_whole_small_and_described():
     assert models, "models/manifest.json lists no model"
     for m in models:  # a few MB each (Low-Middle-High's: 5.35, its 2,352 one-hot history entries into two 256 MLPs)
         data = (MODELS / m.name / m.file).read_bytes()
-        assert hashlib.sha256(data).hexdigest() == m.sha256 and len(data) == m.bytes <= 6_000_000, m.name
+        # at most 7 MB: Wordle's expert-iteration network is 6.6 MB, its policy head 10,000 guesses x 128 floats
+        assert hashlib.sha256(data).hexdigest() == m.sha256 and len(data) == m.bytes <= 7_000_000, m.name
         assert m.kind and m.command.startswith("python -m train") and m.commit != "unknown", m.name
         assert (MODELS / m.name / "run.json").exists(), m.name
 
