@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> str:
         "| --- | ---: | ---: | ---: | --- |",
     ]
     for name, mean, most, solved, exact in rungs:
-        test = "(random: one draw)"
+        test = "(random: one draw)" if not exact else "(one seed: no test)"
         if exact and len(means) > 1:
             below = sum(m < mean for m in means)
             p = ttest_1samp(means, mean, alternative="less").pvalue
