@@ -355,7 +355,8 @@ class BatchedSeatsVecEnv(VecEnv):
             movers = games.mover
             entry = self.seated[rows, movers]
             waiting = ~games.over & (entry >= 0)
-            self._take_answered(~waiting | (games.turn != self.learner))
+            if self._pending.any():  # entropy_end="own" only: the learner's move answered?
+                self._take_answered(~waiting | (games.turn != self.learner))
             if not waiting.any():
                 return
             actions = np.zeros(self.num_envs, dtype=np.int64)

@@ -306,8 +306,6 @@ def _play_for_data(network: SetNetwork, rules: DeductionRules, table: np.ndarray
                 action = int(greedy_queries(network, [members], [np.array(asked, dtype=np.int64)])[0])
             asked.append(action)
             feedback = table[action, secret]
-            if rules.terminal_batch(np.array([action]), np.array([feedback]), np.array([members.size]))[0]:
-                break
             members = members[table[action, members] == feedback]
             if rules.terminal_batch(np.array([action]), np.array([feedback]), np.array([members.size]))[0]:
                 break
