@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from scipy.stats import bootstrap, trim_mean
+from scipy.stats import trim_mean
 
 from train import cli
 from train.seeds import aggregate
@@ -14,19 +14,20 @@ from train.seeds import aggregate
 TINY = ["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--timesteps", "128", "--n-envs", "2"]
 
 
-def test_aggregate_is_the_mean_and_the_iqm_with_bootstrap_intervals():
+def test_aggregate_is_the_mean_with_a_t_interval_the_range_and_the_iqm():
     values = [5.0, 4.0, 4.5, 9.0, 4.2, 4.4, 4.1, 4.3]
-    a = aggregate("mean steps", values, seed=3)
-    assert a.mean == pytest.approx(np.mean(values)) and a.values == tuple(values)
+    a = aggregate("mean steps", values)
+    assert a.mean == pytest.approx(np.mean(values)) and a.values == tuple(values) and a.range == (4.0, 9.0)
     assert a.iqm == pytest.approx(np.mean(sorted(values)[2:6]))  # the middle half: the outlier 9.0 is trimmed
     assert a.iqm == pytest.approx(trim_mean(values, 0.25))
-    assert a.mean_ci[0] < a.mean < a.mean_ci[1] and a.iqm_ci[0] <= a.iqm <= a.iqm_ci[1]
-    # The same interval scipy gives for the same resamples.
-    expected = bootstrap((np.array(values),), np.mean, n_resamples=10_000, method="percentile",
-                         rng=np.random.default_rng(3)).confidence_interval  # fmt: skip
-    assert a.mean_ci == pytest.approx((expected.low, expected.high))
-    assert aggregate("x", [2.0]).mean_ci == (2.0, 2.0)  # one seed: no interval to speak of
-    assert aggregate("x", [1.0, 1.0, 1.0]).iqm_ci == (1.0, 1.0)
+    # The Student t interval, worked by hand: mean +- t(0.975, 7) s / sqrt(8).
+    half = 2.364624 * np.std(values, ddof=1) / np.sqrt(8)
+    assert a.mean_ci == pytest.approx((np.mean(values) - half, np.mean(values) + half), rel=1e-6)
+    # Three seeds: the t interval is wider than their range (a percentile bootstrap would give about the range).
+    three = aggregate("x", [4.560, 4.565, 4.578])
+    assert three.mean_ci[0] < 4.560 and three.mean_ci[1] > 4.578 and three.iqm == pytest.approx(three.mean)
+    assert aggregate("x", [1.0, 1.0, 1.0]).mean_ci == (1.0, 1.0)  # every seed agrees: no width
+    assert np.isnan(aggregate("x", [2.0]).mean_ci).all()  # one seed: no interval to speak of
     with pytest.raises(ValueError, match="one finite value per seed"):
         aggregate("x", [1.0, float("nan")])
 
@@ -42,6 +43,7 @@ def test_seeds_train_one_run_each_and_report_each_and_their_aggregate(tmp_path, 
         assert (recorded["seed"], recorded["eval_seed"]) == (seed, 3)  # every seed scored on --seed's secrets
     table = (out / "seeds.md").read_text()
     assert table in capsys.readouterr().out and "evaluation seed 3" in table
+    assert "| figure | mean | 95% t interval | range | IQM |" in table
     from agents import ISES, evaluate
 
     ises = evaluate(ISES(), "Mastermind-v0", {"pegs": 2, "colors": 3}, secrets="all")  # every 2x3 secret

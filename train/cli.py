@@ -165,8 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=arguments.seeds,
         default=None,
         metavar="S,S,...",
-        help="one run per seed into OUTPUT/seed-S/, then seeds.md (each seed, mean and IQM with 95%% bootstrap "
-        "intervals) and seeds.png; --workers runs at a time",
+        help="one run per seed into OUTPUT/seed-S/, then seeds.md (each seed; their mean with a 95%% t interval, "
+        "range and IQM) and seeds.png; --workers runs at a time",
     )
     arguments.add_executor_options(several)
     seats = parser.add_argument_group("multiplayer envs (algo_v0, clue_v0, generalized_clue_v0)")

@@ -22,7 +22,6 @@ saved model).
 from __future__ import annotations
 
 import json
-import math
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -289,17 +288,16 @@ def seat_evaluation(opponent: str, played: Sequence[tuple[int, Any, bool]], play
     """The figures of :func:`seat_games`' games against ``opponent``: wins with a Wilson interval and the
     one-sided binomial test above 1/players, the mean rank with a t interval and the one-sided t-test below
     (players + 1) / 2, and the games stopped unfinished."""
-    from scipy.stats import binomtest, t, ttest_1samp
+    from scipy.stats import binomtest, ttest_1samp
 
-    from train.stats import interval
+    from train.stats import interval, t_interval
 
     ranks = np.array([ranks_from_rewards(rewards)[seat] for seat, rewards, _ in played])
     wins = int((ranks == 1.0).sum())
     parity = (players + 1) / 2
     if np.ptp(ranks) > 0:
         p_rank = float(ttest_1samp(ranks, parity, alternative="less").pvalue)
-        half = t.ppf(0.975, ranks.size - 1) * ranks.std(ddof=1) / math.sqrt(ranks.size)
-        rank_ci = (ranks.mean() - half, ranks.mean() + half)
+        rank_ci = t_interval(ranks)
     else:
         rank_ci, p_rank = (float(ranks[0]), float(ranks[0])), float(ranks[0] >= parity)
     return SeatEvaluation(

@@ -7,9 +7,10 @@ same command after an interruption trains only the seeds that had not finished. 
 by the worker that trains it: on a cluster of several machines, put ``--output`` on a folder they all share.
 
 Then ``OUTPUT/seeds.md``: each seed's figure (single-player games: the policy's mean steps and solve rate;
-multiplayer: its win rate against each evaluation opponent) and, across seeds, the mean and the interquartile
-mean (IQM, the mean of the middle half; with fewer than four seeds it trims what a quarter of them rounds to)
-with 95% bootstrap intervals (``scipy.stats.bootstrap``, percentile, 10,000 resamples); for a single-player
+multiplayer: its win rate against each evaluation opponent) and, across seeds, the mean with its 95% Student t
+interval, the range (lowest to highest seed) and the interquartile mean (IQM, the mean of the middle half; with
+fewer than four seeds it trims nothing and is the mean). No bootstrap: over three seeds a percentile bootstrap
+only gives back about their range, which the table shows as what it is. For a single-player
 game, the reference agents (ISES, SO-ISMCTS, random) on the same secrets, played once for all the seeds (every
 seed is scored on the same evaluation: the command's ``--seed`` draws it); and ``seeds.png``: the learning
 curve of every seed and their mean.
@@ -26,6 +27,7 @@ import numpy as np
 from deduction_envs.executor import Executor, discard_store, run_jobs
 from train.config import RunConfig
 from train.curves import read_monitors, smoothed
+from train.stats import t_interval
 from train.training import TrainingRun, run
 
 __all__ = ["SeedsResult", "aggregate", "run_seeds", "write_seeds"]
@@ -33,14 +35,15 @@ __all__ = ["SeedsResult", "aggregate", "run_seeds", "write_seeds"]
 
 @dataclasses.dataclass(frozen=True)
 class Aggregate:
-    """One figure across seeds: the mean and the IQM with their 95% bootstrap intervals."""
+    """One figure across seeds: every seed's value, their mean with its 95% t interval (NaN with one seed), their
+    range, and their interquartile mean."""
 
     name: str
     values: tuple[float, ...]
     mean: float
     mean_ci: tuple[float, float]
+    range: tuple[float, float]
     iqm: float
-    iqm_ci: tuple[float, float]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,22 +60,13 @@ def _iqm(values: np.ndarray, axis: int = -1) -> np.ndarray:
     return trim_mean(values, 0.25, axis=axis)
 
 
-def aggregate(name: str, values: Sequence[float], seed: int = 0) -> Aggregate:
-    """The mean and IQM of ``values`` (one a seed) with 95% percentile-bootstrap intervals (none for one seed:
-    the interval is the value itself, as it is when every seed agrees)."""
-    from scipy.stats import bootstrap
-
+def aggregate(name: str, values: Sequence[float]) -> Aggregate:
+    """The mean of ``values`` (one a seed) with its 95% Student t interval, their range and their IQM."""
     x = np.asarray(values, dtype=float)
     if x.size == 0 or not np.isfinite(x).all():
         raise ValueError(f"{name}: need one finite value per seed, got {list(values)}")
-    intervals = []
-    for statistic in (np.mean, _iqm):
-        if x.size < 2 or np.ptp(x) == 0:
-            intervals.append((float(statistic(x)), float(statistic(x))))
-            continue
-        found = bootstrap((x,), statistic, n_resamples=10_000, method="percentile", rng=np.random.default_rng(seed))
-        intervals.append((float(found.confidence_interval.low), float(found.confidence_interval.high)))
-    return Aggregate(name, tuple(x.tolist()), float(x.mean()), intervals[0], float(_iqm(x)), intervals[1])
+    return Aggregate(name, tuple(x.tolist()), float(x.mean()), t_interval(x), (float(x.min()), float(x.max())),
+                     float(_iqm(x)))  # fmt: skip
 
 
 def _train_seed(seed: int, config: RunConfig) -> TrainingRun:
@@ -113,7 +107,7 @@ def run_seeds(config: RunConfig, seeds: Sequence[int], workers: int | Executor =
     store = output / ".jobs" / "seeds"
     runs = run_jobs(_train_seed, list(seeds), workers, "seeds", config, store=store)
     names = list(figures(runs[seeds[0]]))
-    aggregates = tuple(aggregate(name, [figures(runs[s])[name] for s in seeds], config.seed) for name in names)
+    aggregates = tuple(aggregate(name, [figures(runs[s])[name] for s in seeds]) for name in names)
     result = SeedsResult(seeds, runs, aggregates, reference_results(config))
     print(write_seeds(result, config, output / "seeds.md"))
     plot_seeds(result, config, output / "seeds.png")
@@ -144,12 +138,10 @@ def write_seeds(result: SeedsResult, config: RunConfig, path: Path) -> str:
             + " | ".join(f"{values[n]:.3f}" for n in names)
             + " |"
         )
-    lines += ["", "| figure | mean | 95% CI | IQM | 95% CI |", "| --- | ---: | ---: | ---: | ---: |"]
+    lines += ["", "| figure | mean | 95% t interval | range | IQM |", "| --- | ---: | ---: | ---: | ---: |"]
     for a in result.aggregates:
-        lines.append(
-            f"| {a.name} | {a.mean:.3f} | [{a.mean_ci[0]:.3f}, {a.mean_ci[1]:.3f}] | {a.iqm:.3f} | "
-            f"[{a.iqm_ci[0]:.3f}, {a.iqm_ci[1]:.3f}] |"
-        )
+        ci = "one seed" if len(a.values) < 2 else f"[{a.mean_ci[0]:.3f}, {a.mean_ci[1]:.3f}]"
+        lines.append(f"| {a.name} | {a.mean:.3f} | {ci} | {a.range[0]:.3f} to {a.range[1]:.3f} | {a.iqm:.3f} |")
     if result.references:
         lines += ["", "The reference agents on the same secrets:", "", "| agent | mean steps | solved | worst |",
                   "| --- | ---: | ---: | ---: |"]  # fmt: skip
@@ -157,8 +149,8 @@ def write_seeds(result: SeedsResult, config: RunConfig, path: Path) -> str:
     lines += [
         "",
         f"Every seed is scored on the same evaluation (evaluation seed {config.evaluation_seed}: the same sampled "
-        "secrets, the same games). Intervals: percentile bootstrap over the seeds (10,000 resamples); with few "
-        "seeds they are rough.",
+        "secrets, the same games). Interval: Student t over the seeds' figures (n - 1 degrees of freedom); the IQM "
+        "trims a quarter of the seeds at each end (none below four seeds).",
     ]
     text = "\n".join(lines) + "\n"
     path.write_text(text)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import binomtest
 
-__all__ = ["bootstrap_rows", "chunks", "format_p", "interval", "over_seeds", "sign_test"]
+__all__ = ["bootstrap_rows", "chunks", "format_p", "interval", "over_seeds", "sign_test", "t_interval"]
 
 
 def interval(successes: int, trials: int) -> tuple[float, float]:
@@ -18,15 +18,27 @@ def interval(successes: int, trials: int) -> tuple[float, float]:
     return ci.low, ci.high
 
 
-def over_seeds(values: Sequence[float]) -> str:
-    """The mean of the seeds' figures with a 95% t interval over the seeds, and their range."""
+def t_interval(values: Sequence[float]) -> tuple[float, float]:
+    """The 95% Student t interval of the mean of ``values`` (one a seed, or a game): the mean +- t(0.975, n-1)
+    s / sqrt(n). With one value there is no interval: ``(nan, nan)``. Unlike a bootstrap, which over three seeds
+    can only give their range back, it widens as the values get fewer."""
     from scipy.stats import t
 
+    x = np.asarray(values, dtype=float)
+    if x.size < 2:
+        return float("nan"), float("nan")
+    mean = float(x.mean())
+    half = float(t.ppf(0.975, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
+    return mean - half, mean + half
+
+
+def over_seeds(values: Sequence[float]) -> str:
+    """The mean of the seeds' figures with a 95% t interval over the seeds, and their range."""
     mean = float(np.mean(values))
     if len(values) < 2:
         return f"{mean:.3f} (one seed)"
-    half = t.ppf(0.975, len(values) - 1) * np.std(values, ddof=1) / np.sqrt(len(values))
-    return f"{mean:.3f} [{mean - half:.3f}, {mean + half:.3f}] (range {min(values):.3f} to {max(values):.3f})"
+    low, high = t_interval(values)
+    return f"{mean:.3f} [{low:.3f}, {high:.3f}] (range {min(values):.3f} to {max(values):.3f})"
 
 
 def bootstrap_rows(
