@@ -168,10 +168,18 @@ class GeneralizedClueScoreboard(GeneralizedClueAgent):
 
     * Whom to ask: the opponent still in it knows least about (fewest known
       cards), the nearest after it on ties.
-    * What: in its first turn every card (which tells nobody anything); in its
-      second (with ``spoof``) every card but one of its own; otherwise enough
-      of the target's unknown cards to be sure to learn one, padded (with
-      ``pad``) with half of the cards whose holder it knows, never the target.
+    * What: in its first turn every card (which tells nobody anything);
+      otherwise enough of the target's unknown cards to be sure to learn one,
+      padded (with ``pad``) with half of the cards whose holder it knows, never
+      the target.
+    * The spoof (with ``spoof``), as the report has it: in its second turn it
+      asks again the player it asked first, for every card but one of its own
+      ("including in your ask list a card that the player has already told you
+      he has"). That player shows the card it showed before (as this agent and
+      the report's answer does), so the turn teaches the asker nothing: it
+      "passes up the opportunity to learn anything on that round" to mislead
+      players who assume nobody asks for a card they already know. If that
+      player can no longer be asked, it asks as on any other turn.
     * Answers by re-showing a card already shown, to the asker first.
     * Guesses when the scoreboard is certain, or when it must (the likeliest
       by the board: cards nobody is known to hold).
@@ -193,11 +201,11 @@ class GeneralizedClueScoreboard(GeneralizedClueAgent):
         names = {False: "scoreboard", "report": "interrogation-pattern", "means": "interrogation-pattern(means)"}
         self.name = names[patterns]
         self.inferences: list[tuple[int, int]] = []
-        self.turns = 0
+        self.turns, self.first_target = 0, -1
 
     def reset(self, rules: Any, seat: int, seed: int | None = None) -> None:
         super().reset(rules, seat, seed)
-        self.inferences, self.turns = [], 0
+        self.inferences, self.turns, self.first_target = [], 0, -1
 
     def board(self) -> Scoreboard:
         board = Scoreboard(self.rules, self.knowledge)
@@ -220,10 +228,12 @@ class GeneralizedClueScoreboard(GeneralizedClueAgent):
         known = (board.board[targets] == 1).sum(axis=1)
         target = targets[int(np.argmin(known))]  # the first of the least known, nearest after it
         if self.turns == 1:
+            self.first_target = target
             return GeneralizedClueMove("ask", tuple(range(rules.cards)), target=target)
-        if self.turns == 2 and self.spoof:
+        if self.turns == 2 and self.spoof and self.first_target in targets:
             mine = int(self.rng.choice(knowledge.hand))
-            return GeneralizedClueMove("ask", tuple(c for c in range(rules.cards) if c != mine), target=target)
+            cards = tuple(c for c in range(rules.cards) if c != mine)
+            return GeneralizedClueMove("ask", cards, target=self.first_target)
         row = board.board[target]
         unknown = np.flatnonzero(row == -1)
         left = rules.hand_sizes[target] - int((row == 1).sum())  # its cards not yet known

@@ -2,7 +2,7 @@
 (:class:`agents.batched.BatchedRandom`) and the course report's scoreboard player, compiled.
 
 :class:`BatchedScoreboard` is :class:`agents.generalized_clue_agents.GeneralizedClueScoreboard` with its
-defaults (padded asks, the spoof, no interrogation-pattern rule) for many games of a
+defaults (padded asks, the report's spoof, no interrogation-pattern rule) for many games of a
 :class:`~deduction_envs.envs.generalized_clue_batched.BatchedGeneralizedClueSeats`: its scoreboard re-derived
 from the seat's history at each decision (the seats' log of asks, the cards shown to it, the guessers' hands),
 "poor man's logic" to a fixed point, the same choice of whom to ask and what, the same guesses and the same card
@@ -149,9 +149,16 @@ def _scoreboard_actions(games, mover, turn, phase, chosen, asked, turns, out, ha
             actions[g] = cards + players
             continue
         own_turn = turns[g, s] + 1
+        first = -1  # whom it asked first (its second turn: the spoof asks it again)
+        if own_turn == 2:
+            for a in range(count[g]):
+                if asks[g, a, 0] == s:
+                    first = asks[g, a, 1]
+                    break
         if own_turn == 1:  # every card: tells nobody anything
             plan[g, s] = full
-        elif own_turn == 2:  # the spoof: every card but one of its own
+        elif own_turn == 2 and first >= 0 and not out[g, first]:  # the report's spoof: every card but one of its own
+            target = first
             plan[g, s] = full & ~(np.int64(1) << pick(hand[g, s], uniforms[g, 0]))
         else:  # enough of the target's unknown cards to be sure to learn one, padded with located cards
             unknown = full & ~held[target] & ~lacked[target]

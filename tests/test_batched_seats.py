@@ -358,7 +358,7 @@ def test_the_entropy_reward_for_the_learners_own_moves(tmp_path):
     venv.reset()
     cards = 9
     rng, paid, others_taught = np.random.default_rng(2), 0, 0
-    for _ in range(80):
+    for _ in range(160):
         before = seats.entropy(every, adapter.learner)
         masks = adapter.action_masks()
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])

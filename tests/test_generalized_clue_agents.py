@@ -59,6 +59,33 @@ def test_scoreboard_without_spoofing_is_certain_within_the_reports_bound(sizes):
         assert all(agent.knowledge.correct for agent in agents)  # certain guesses are right
 
 
+@pytest.mark.parametrize("sizes", [(12, 2, 3), (14, 2, 3), (16, 3, 4)])
+def test_the_spoof_is_the_reports_it_asks_the_first_player_again_and_learns_nothing(sizes):
+    """The report's spoof: the second ask goes to the player asked first, for every card but one of the asker's
+    own; that player shows the card it showed before (the report's answer), so the spoofer learns no card, and it
+    is certain a turn later than the report's bound for the asks that teach (n - k - hand)."""
+    rules = GeneralizedClueRules(*sizes, max_rounds=100)
+    spoofs = 0
+    for seed in range(6):
+        agents = [GeneralizedClueScoreboard() for _ in range(rules.players)]
+        play_game(rules, agents, seed=seed)
+        for seat, agent in enumerate(agents):
+            events = agent.knowledge.events
+            mine = [e for e in events if e.kind == "ask" and e.player == seat]
+            shown = [e.card for e in events if e.kind == "show" and e.player == seat]
+            if len(mine) < 2:
+                continue  # certain (or out) before its second turn
+            first, second = mine[0], mine[1]
+            assert first.cards == tuple(range(rules.cards))
+            assert second.target == first.target and len(second.cards) == rules.cards - 1
+            (left_out,) = set(range(rules.cards)) - set(second.cards)
+            assert left_out in agent.knowledge.hand
+            assert second.answered and shown[1] == shown[0]  # the same card again: nothing learned
+            assert agent.certain_after <= rules.cards - rules.hidden - len(agent.knowledge.hand) + 1
+            spoofs += 1
+    assert spoofs >= 6 * rules.players - 2
+
+
 def test_exact_agent_guesses_only_when_certain_and_beats_random():
     rules = GeneralizedClueRules(10, 2, 3, max_rounds=30)
     wins = 0

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from train import cli
-from train.kept_models import MODELS, check, figures_text, keep, load_manifest, main
+from train.kept_models import MODELS, check, figures_text, keep, load_manifest, main, remeasure
 
 TINY = ["--env", "Mastermind-v0", "--size", "pegs=3", "--size", "colors=3", "--policy", "features"]
 TINY += ["--imitate", "ises", "--imitate-games", "60", "--imitate-secrets", "0.5", "--timesteps", "0"]
@@ -53,6 +53,30 @@ def test_a_kept_model_records_its_figures_and_check_reproduces_them(tiny_run, tm
     with pytest.raises(SystemExit):
         main(["keep", str(run), "x"])  # --kind and --command are required
     assert "--kind" in capsys.readouterr().err
+
+
+def test_remeasure_records_new_figures_and_keeps_the_replaced_ones_with_the_reason(tiny_run, tmp_path, capsys):
+    run, _ = tiny_run
+    entry = keep(run, "tiny", "k", "python -m train ...", folder=tmp_path)
+    manifest = tmp_path / "manifest.json"
+    entries = json.loads(manifest.read_text())
+    entries[0]["figures"]["mean_steps"] += 0.5  # as if measured against something that has since changed
+    manifest.write_text(json.dumps(entries))
+    (new,) = remeasure(["tiny"], "the opponent changed", folder=tmp_path)
+    assert new.figures == entry.figures  # what the evaluation finds now
+    (earlier,) = new.extra["earlier"]
+    assert earlier["replaced"] == "the opponent changed" and earlier["figures"]["mean_steps"] == pytest.approx(
+        entry.figures["mean_steps"] + 0.5)  # fmt: skip
+    assert check(folder=tmp_path) == [f"tiny: same figures: {figures_text(entry.figures)}"]
+    main(["remeasure", "tiny", "--why", "again", "--folder", str(tmp_path)])
+    assert "tiny: the same figures" in capsys.readouterr().out
+    assert len(load_manifest(tmp_path)[0].extra["earlier"]) == 1  # nothing replaced, nothing added
+    for argv, message in [(["remeasure", "tiny", "--why", " "], "say why"),
+                          (["remeasure", "nothing", "--why", "x"], "no kept model named 'nothing'"),
+                          (["remeasure", "tiny"], "--why")]:  # fmt: skip
+        with pytest.raises(SystemExit):
+            main([*argv, "--folder", str(tmp_path)])
+        assert message in capsys.readouterr().err
 
 
 def test_a_kept_model_takes_its_own_evaluation_arguments(tiny_run, tmp_path):

@@ -4,6 +4,7 @@ Its command line::
 
     python -m train.kept_models list                          # the manifest as a table: what, figures, command
     python -m train.kept_models check [NAME ...]              # re-evaluate each and compare with its recorded figure
+    python -m train.kept_models remeasure NAME ... --why "the scoreboard's spoof changed"   # record new figures
     python -m train.kept_models keep runs/mm-half mastermind-4x6-ises-half \\
         --kind "imitation of exhaustive ISES (static head), fitted on half the secrets" \\
         --command "python -m train --env Mastermind-v0 ... --output runs/mm-half" [--commit SHA] [-- EVAL ARGS]
@@ -25,6 +26,9 @@ imitation of which agent, which extra inputs), the training command, its seed
 and commit, the evaluation command and the figures it printed, the file's size
 and SHA-256. ``check`` runs each recorded evaluation again and fails unless
 every figure is the same: a kept model reproduces its figure exactly.
+``remeasure`` is for when what a model is measured against changes (a reference agent is mended): it runs the
+recorded evaluation again, records what it finds as the figures, and keeps the figures it replaces in the
+entry's ``extra["earlier"]`` with the reason, the date and the commit measured at; the model is untouched.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ __all__ = [
     "kept_model",
     "kept_seat_agent",
     "load_manifest",
+    "remeasure",
     "seat_names",
     "seat_policy",
 ]
@@ -323,6 +328,45 @@ def check(
     return lines
 
 
+def remeasure(names: list[str], why: str, folder: Path = MODELS, report: Callable[[str], None] | None = None
+              ) -> list[KeptModel]:  # fmt: skip
+    """Run the recorded evaluation of each kept model in ``names`` again and record what it finds as its figures,
+    keeping the figures replaced (with ``why``, the date and the commit) in ``extra["earlier"]``: for when what
+    the model is measured against has changed. The manifest is written after each model. Returns the new entries.
+
+    Raises:
+        ValueError: no names, an empty ``why``, or a name not kept. AssertionError: a model's file is not the one
+            the manifest records (nothing of that model is changed).
+    """
+    import datetime
+
+    if not names:
+        raise ValueError("name the kept models to re-measure")
+    if not why.strip():
+        raise ValueError("say why the figures are re-measured (--why)")
+    for name in names:
+        kept_model(name, folder)  # a clear error for a name not kept, before anything is evaluated
+    done = []
+    for name in names:
+        entry = kept_model(name, folder)
+        path = Path(folder, entry.name, entry.file)
+        if hashlib.sha256(path.read_bytes()).hexdigest() != entry.sha256:
+            raise AssertionError(f"{entry.name}: {entry.file} is not the file the manifest records")
+        found = _evaluate(path, entry.evaluate)
+        changed = found != entry.figures
+        if changed:
+            earlier = {"figures": entry.figures, "replaced": why.strip(), "on": datetime.date.today().isoformat(),
+                       "commit": code_commit()}  # fmt: skip
+            entry.extra = {**entry.extra, "earlier": [*entry.extra.get("earlier", []), earlier]}
+            entry.figures = found
+            _write_manifest([*(m for m in load_manifest(folder) if m.name != name), entry], folder)
+        line = f"{name}: {'new' if changed else 'the same'} figures: {figures_text(found)}"
+        if report is not None:
+            report(line)
+        done.append(entry)
+    return done
+
+
 def figures_text(figures: dict[str, Any]) -> str:
     """An evaluation's :func:`figures_of` in words: "4.48 mean steps over 1,296 episodes, 100% solved, worst
     6", or per opponent "vs epsilon_greedy: 1,103 of 2,000 won (55.2%), mean rank 1.4485"."""
@@ -365,7 +409,10 @@ def main(argv: list[str] | None = None) -> None:
     checking = commands.add_parser("check", help="re-evaluate kept models against their recorded figures")
     checking.add_argument("names", nargs="*", help="models to check (default all)")
     keeping = commands.add_parser("keep", help="keep a run's model (see above)")
-    for command in (listing, checking, keeping):
+    measuring = commands.add_parser("remeasure", help="re-evaluate kept models and record what they reach now")
+    measuring.add_argument("names", nargs="+", help="models to re-measure")
+    measuring.add_argument("--why", required=True, help="what changed in what they are measured against")
+    for command in (listing, checking, keeping, measuring):
         command.add_argument(
             "--folder",
             type=Path,
@@ -391,6 +438,13 @@ def main(argv: list[str] | None = None) -> None:
         try:
             check(args.names or None, args.folder, report=lambda line: print(line, flush=True))
         except (AssertionError, ValueError) as error:
+            parser.exit(1, f"{error}\n")
+    elif args.what == "remeasure":
+        try:
+            remeasure(args.names, args.why, args.folder, report=lambda line: print(line, flush=True))
+        except ValueError as error:
+            parser.error(str(error))
+        except AssertionError as error:
             parser.exit(1, f"{error}\n")
     else:
         try:
