@@ -81,11 +81,11 @@ def _entropy(p: float) -> float:
 
 
 class AlgoMaxEntropy(SeatAgent):
-    """The article's method: the action that maximises an expected information gain, in bits.
+    """The article's method: the action that maximises an expected information gain.
 
     For an attack k hitting with probability p_k::
 
-        I_k = p_k (-log2 p_k + D_k) + (1 - p_k) (-log2(1 - p_k) - S)
+        I_k = p_k (-log p_k + D_k) + (1 - p_k) (-log(1 - p_k) - S)
 
     and for stopping, I = -T. D_k is the best I after the hit, searched over
     the ``top_n`` most probable attacks plus stop to ``depth`` levels (0
@@ -94,31 +94,48 @@ class AlgoMaxEntropy(SeatAgent):
     is left or the ``top_n`` most probable attacks are all certain (the win
     can be taken without risk); with ``"outright"`` (this project's rule
     before) only when the hit leaves no opponent a face-down card.
-    S and T are the information an opponent gains about my hand when my drawn
-    card goes face up (a miss) or face down (a stop): from the opponent's view
-    of my hand, ``log2`` of the consistent hands before minus after, averaged
-    over ``samples`` determinisations of the opponent's hand drawn from my
-    own posterior. An attack of probability 1 has I = D (no risk). With the
-    deck empty there is no drawn card: S = T = 0, and a miss makes it reveal
-    a random own face-down card.
+    S and T are the information the opponents gain about my hand when my drawn
+    card goes face up (a miss) or face down (a stop): from each opponent's view
+    of my hand, the log of the consistent hands before minus after, averaged
+    over ``samples`` determinisations of the opponents' hands drawn from my
+    own posterior, and summed over the opponents still in the game (the
+    article's game has one). An attack of probability 1 has I = D (no risk).
+    With the deck empty there is no drawn card: S = T = 0, and a miss makes it
+    reveal a random own face-down card.
+
+    ``units``: ``"nats"`` (default), the article's code (``np.log`` and a win
+    value of 10); or ``"bits"`` (``log2`` with the same win value: this
+    project's form before issue 64, whose bonus weighs 1/ln 2 = 1.44 times
+    less against the information terms), named ``max-entropy(bits)``.
+    :attr:`last_values` holds the I of each action considered, in ``units``.
     """
 
     rules: AlgoRules
     knowledge: AlgoKnowledge
 
     WIN_RULES = ("certain", "outright")
+    UNITS = ("nats", "bits")
 
     def __init__(
-        self, depth: int = 2, top_n: int = 5, samples: int = 8, win_value: float = 10.0, win_rule: str = "certain"
+        self,
+        depth: int = 2,
+        top_n: int = 5,
+        samples: int = 8,
+        win_value: float = 10.0,
+        win_rule: str = "certain",
+        units: str = "nats",
     ) -> None:
         super().__init__()
         for label, value in (("depth", depth), ("top_n", top_n), ("samples", samples)):
             check_int(label, value, low=1)
         if win_rule not in self.WIN_RULES:
             raise ValueError(f"win_rule must be one of {', '.join(self.WIN_RULES)}, got {win_rule!r}")
+        if units not in self.UNITS:
+            raise ValueError(f"units must be one of {', '.join(self.UNITS)}, got {units!r}")
         self.depth, self.top_n, self.samples, self.win_value = depth, top_n, samples, float(win_value)
-        self.win_rule = win_rule
-        self.name = "max-entropy"
+        self.win_rule, self.units = win_rule, units
+        self._per_bit = float(np.log(2)) if units == "nats" else 1.0  # the unit's value of one bit
+        self.name = "max-entropy" if units == "nats" else "max-entropy(bits)"
         self.last_values: dict[int, float] = {}
 
     def act(self, mask: np.ndarray) -> int:
@@ -126,7 +143,7 @@ class AlgoMaxEntropy(SeatAgent):
         if view.phase == Phase.REVEAL:
             return int(self.rng.choice(np.flatnonzero(mask)))
         posterior = self.knowledge.posterior
-        revealed, hidden = self._disclosure(view, posterior)
+        revealed, hidden = (bits * self._per_bit for bits in self._disclosure(view, posterior))
         values = self._values(view, revealed, hidden, self.depth, view.phase == Phase.CONTINUE, posterior)
         self.last_values = values
         return max(values, key=values.__getitem__)
@@ -166,7 +183,8 @@ class AlgoMaxEntropy(SeatAgent):
             if p >= 1:
                 values[int(action)] = best
             else:
-                values[int(action)] = p * (_entropy(p) + best) + (1 - p) * (_entropy(1 - p) - revealed)
+                surprise, missed = _entropy(p) * self._per_bit, _entropy(1 - p) * self._per_bit
+                values[int(action)] = p * (surprise + best) + (1 - p) * (missed - revealed)
         if can_stop:
             values[rules.stop_action] = -hidden
         return values
@@ -177,7 +195,8 @@ class AlgoMaxEntropy(SeatAgent):
         return order[np.argsort(-hits[order], kind="stable")][: self.top_n]
 
     def _disclosure(self, view: PlayerView, posterior: AlgoHandPosterior | None = None) -> tuple[float, float]:
-        """(S, T): bits an opponent learns about my hand from my drawn card placed face up, face down.
+        """(S, T): bits the opponents learn about my hand from my drawn card placed face up, face down (summed
+        over the opponents still in the game).
 
         ``posterior`` is ``view``'s, if already built.
         """
@@ -195,17 +214,19 @@ class AlgoMaxEntropy(SeatAgent):
             )
 
         posterior = posterior or AlgoHandPosterior(view, self.rules.numbers)
-        opponent = next(q for q in range(self.rules.players) if q != view.player and q in posterior.players)
+        opponents = [q for q in range(self.rules.players) if q != view.player and q in posterior.players]
+        hands_after = [list(view.hands), list(view.hands)]
+        for column, known in enumerate((view.drawn, -1)):
+            hands_after[column][view.player] = placed(known)
         gains = np.zeros((self.samples, 2))
         for s in range(self.samples):
             hands = posterior.sample(self.rng)
-            # The opponent's view: its own (sampled) hand, mine as everyone sees it, my drawn card unseen.
-            theirs = view._replace(player=opponent, own=tuple(hands[opponent]), drawn=-1)
-            before = np.log2(AlgoHandPosterior(theirs, self.rules.numbers).count)
-            for column, known in enumerate((view.drawn, -1)):
-                hands_after = list(view.hands)
-                hands_after[view.player] = placed(known)
-                after = AlgoHandPosterior(theirs._replace(hands=tuple(hands_after)), self.rules.numbers).count
-                gains[s, column] = before - np.log2(after)
+            for opponent in opponents:
+                # The opponent's view: its own (sampled) hand, mine as everyone sees it, my drawn card unseen.
+                theirs = view._replace(player=opponent, own=tuple(hands[opponent]), drawn=-1)
+                before = np.log2(AlgoHandPosterior(theirs, self.rules.numbers).count)
+                for column in (0, 1):
+                    after = AlgoHandPosterior(theirs._replace(hands=tuple(hands_after[column])), self.rules.numbers)
+                    gains[s, column] += before - np.log2(after.count)
         revealed, hidden = gains.mean(axis=0)
         return float(revealed), float(hidden)

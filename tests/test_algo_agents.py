@@ -150,6 +150,59 @@ def test_the_win_bonus_comes_when_every_candidate_attack_is_certain_as_in_the_ar
         AlgoMaxEntropy(win_rule="sure")
 
 
+def test_the_article_counts_in_nats_and_bits_is_the_same_search_with_a_bonus_144_times_weaker():
+    """The article's code takes ``np.log`` with a win value of 10; in bits every information term is 1/ln 2 times
+    larger, so ``units="bits"`` with a win value of 10 / ln 2 values every action as the nats form times 1/ln 2
+    (the same random draws: the same determinisations)."""
+    rules, view, mask = article_view()
+    opponent = view.hands[1]._replace(known=(-1, -1, -1, parse_card("W4")))  # no attack certain
+    view = view._replace(hands=(view.hands[0], opponent), phase=Phase.CONTINUE)  # stopping allowed: T enters too
+    mask[[rules.action_index(Move("attack", 0, 0, n)) for n in range(12)]] = True
+    mask[rules.stop_action] = True
+    nats = seated(AlgoMaxEntropy(depth=2, top_n=8, samples=3), rules, view, seed=4)
+    bits = seated(AlgoMaxEntropy(depth=2, top_n=8, samples=3, units="bits", win_value=10 / np.log(2)), rules, view,
+                  seed=4)  # fmt: skip
+    assert nats.act(mask) == bits.act(mask) and nats.last_values.keys() == bits.last_values.keys()
+    assert rules.stop_action in nats.last_values and len(nats.last_values) >= 6  # uncertain attacks and the stop
+    for action, value in nats.last_values.items():
+        assert value == pytest.approx(bits.last_values[action] * np.log(2), abs=1e-9)
+    assert (nats.name, AlgoMaxEntropy(units="bits").name) == ("max-entropy", "max-entropy(bits)")
+    with pytest.raises(ValueError, match="units must be one of nats, bits"):
+        AlgoMaxEntropy(units="log10")
+
+
+def test_at_three_players_what_my_drawn_card_tells_is_summed_over_both_opponents():
+    """S and T from each opponent's view, counted here by brute force over the same determinisations: the agent's
+    figure is their sum (before issue 64 it counted the first opponent only)."""
+    from deduction_envs.reasoning.algo_hands import AlgoHandPosterior
+
+    card = parse_card
+    rules = AlgoRules(players=3)
+    mine = tuple(sorted(map(card, ["W0", "B3", "W5"])))
+    me = HandView(tuple(c % 2 for c in mine), (card("W0"), -1, -1), (frozenset(),) * 3)
+    left = HandView((0, 1, 1), (-1,) * 3, (frozenset(),) * 3)
+    right = HandView((1, 0, 0), (-1, card("W6"), -1), (frozenset(),) * 3)
+    view = PlayerView(0, (me, left, right), mine, card("W11"), 12, 0, Phase.CONTINUE)
+    agent = AlgoMaxEntropy(samples=3)
+    agent.reset(rules, 0, seed=2)
+    revealed, hidden = agent._disclosure(view)
+    agent.reset(rules, 0, seed=2)  # the same draws again, for the brute force
+    posterior = AlgoHandPosterior(view, rules.numbers)
+    per_opponent = np.zeros((2, 2))
+    for _ in range(3):
+        hands = posterior.sample(agent.rng)
+        for row, opponent in enumerate((1, 2)):
+            theirs = view._replace(player=opponent, own=tuple(hands[opponent]), drawn=-1)
+            before = np.log2(AlgoHandPosterior(theirs, rules.numbers).count)
+            for column, known in enumerate((card("W11"), -1)):
+                placed = HandView((*me.colours, card("W11") % 2), (*me.known, known), (*me.excluded, frozenset()))
+                after = AlgoHandPosterior(theirs._replace(hands=(placed, left, right)), rules.numbers).count
+                per_opponent[row, column] += (before - np.log2(after)) / 3
+    assert (per_opponent[:, 0] > 0).all()  # each opponent learns from W11 face up
+    assert (revealed, hidden) == pytest.approx(tuple(per_opponent.sum(axis=0)))
+    assert revealed > per_opponent[0, 0] + 1e-9  # more than the first opponent's alone
+
+
 def test_a_drawn_card_its_neighbours_give_away_costs_the_same_face_up_or_down():
     # The article's case: my W0 is face up and I draw B0. Face down, B? left of W0 can only be B0, and face
     # up it rules out nothing else (no other card of mine could be B0): both cost nothing.

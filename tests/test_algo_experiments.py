@@ -22,6 +22,12 @@ def test_round_robin_writes_the_articles_table(tmp_path):
     assert "| first \\ second | 0 | 0.1 | 0.5 | 1 | mean |" in report
     assert "(0.49)" in report  # the article's figure beside ours
     assert "## Experiment 2: max-entropy against epsilon-greedy(0.1)" in report and "u0 = " in report
+    # The article's nats beside this project's former bits, on the same deals, with the test of their difference.
+    experiment2 = report[report.index("## Experiment 2") : report.index("## Experiment 3")]
+    assert "| max-entropy (nats, the article's) |" in experiment2 and "| max-entropy(bits) |" in experiment2
+    assert "Fisher's exact test" in experiment2
+    bits = algo_experiments.duels(finished.results, 2, "max-entropy(bits)")["epsilon-greedy(0.1)"]
+    assert all(0 <= wins <= 2 for wins in bits)
     assert "| epsilon-greedy(0.1) | " in report and "| max-entropy | " in report  # Experiment 3
     experiment4 = report[report.index("## Experiment 4") :]
     assert "| ismcts_greedy moving first |" in experiment4 and experiment4.count("| max-entropy | ") == 1

@@ -272,6 +272,15 @@ class AlgoKnowledge:
         """Bits of the seat's uncertainty: log2 of the deals consistent with its view (all equally likely)."""
         return float(np.log2(self.posterior.count))
 
+    def drawn_bits(self) -> float:
+        """Bits the seat's own drawn card tells it about the others' face-down cards (0 without one): the entropy
+        of its view with the drawn card unseen, less its entropy. A private draw, nobody's action: an analysis of
+        who learns from whose turn counts it apart (:mod:`train.experiments.multiplayer_analysis`)."""
+        view = self.view
+        if view.drawn < 0:
+            return 0.0
+        return float(np.log2(AlgoHandPosterior(view._replace(drawn=-1), self.rules.numbers).count)) - self.entropy()
+
     def determinise(self, rng: np.random.Generator) -> AlgoState:
         """A whole state consistent with the view: the hidden hands drawn uniformly, the unseen rest as the deck."""
         view, rules = self.view, self.rules

@@ -14,7 +14,9 @@ intervals.
 
 Experiment 2: ``AlgoMaxEntropy()`` against ``AlgoEpsilonGreedy(0.1)``,
 ``--duel-games`` games with each moving first (the article: 50), with the
-article's one-sided z-test of the max-entropy agent's win rate against 0.5.
+article's one-sided z-test of the max-entropy agent's win rate against 0.5;
+and ``AlgoMaxEntropy(units="bits")`` (this project's form before issue 64) on
+the same deals, with Fisher's exact test of the two win rates.
 Experiment 3 (not in the article): ``SOISMCTS(iterations=200)`` against
 each of them, ``--ismcts-games`` games with each moving first. Experiment 4
 (not in the article): SO-ISMCTS with :class:`~agents.multiplayer_ismcts.AlgoSearchPolicy`
@@ -42,7 +44,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binomtest, norm
+from scipy.stats import binomtest, fisher_exact, norm
 
 from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
 from agents.multiplayer import SeatAgent, play_game
@@ -61,12 +63,14 @@ DEPARTURES = (
     "Ties: the article does not say how its epsilon-greedy baseline chooses among equally probable attacks; ours "
     "takes the first in action order. Max-entropy's ties (the article's code collects the attacks within 1e-4 of "
     "the best and does not show which it plays) go to the first in its candidate order, the most probable first.",
-    "Max-entropy's win bonus (10 bits) is the article's: given when after a hit no attack is left or every "
-    "candidate attack is certain (`AlgoMaxEntropy(win_rule='certain')`); before issue 45 this project gave it only "
-    "when the hit left no opponent a face-down card (`win_rule='outright'`, kept as an option).",
-    "S and T (what an opponent learns of my hand when my drawn card goes face up or down) are averaged over 8 "
-    "determinisations of the opponent's hand drawn from my posterior; the article's estimate is its "
-    "`estimate_self_entropy`, whose code it does not show.",
+    "Max-entropy's win bonus is the article's: 10, against information terms in nats (its code takes `np.log`), "
+    "given when after a hit no attack is left or every candidate attack is certain "
+    "(`AlgoMaxEntropy(win_rule='certain')`); before issue 45 this project gave it only when the hit left no "
+    "opponent a face-down card (`win_rule='outright'`, kept as an option), and before issue 64 it counted in bits "
+    "(`units='bits'`, kept as an option, `max-entropy(bits)`), which made the bonus 1.44 times weaker.",
+    "S and T (what the opponents learn of my hand when my drawn card goes face up or down) are averaged over 8 "
+    "determinisations of their hands drawn from my posterior and summed over the opponents (two-player here: the "
+    "one); the article's estimate is its `estimate_self_entropy`, whose code it does not show.",
     "Experiments 3 to 5 (SO-ISMCTS, the trained policies) are not in the article.",
 )
 
@@ -81,6 +85,7 @@ EPSILON_NAMES = tuple(f"epsilon-greedy({e:g})" for e in EPSILONS)
 AGENTS: dict[str, Callable[[], SeatAgent]] = {
     **{name: (lambda e=e: AlgoEpsilonGreedy(e)) for name, e in zip(EPSILON_NAMES, EPSILONS, strict=True)},
     "max-entropy": AlgoMaxEntropy,
+    "max-entropy(bits)": lambda: AlgoMaxEntropy(units="bits"),
     "SO-ISMCTS": lambda: SOISMCTS(iterations=200),
     "ismcts_greedy": lambda: seat_agent("algo_v0", "ismcts_greedy"),
 }
@@ -157,6 +162,7 @@ def jobs(settings: Settings) -> list[Part]:
         (3, "SO-ISMCTS", DUEL_OPPONENTS, settings.ismcts_games),
         *[(5, model, MODEL_OPPONENTS, settings.model_games) for model in settings.models],
         (2, "max-entropy", DUEL_OPPONENTS[:1], settings.duel_games),
+        (2, "max-entropy(bits)", DUEL_OPPONENTS[:1], settings.duel_games),
     ]
     out = []
     for experiment, contender, opponents, games in duels:
@@ -277,6 +283,34 @@ def _max_entropy_section(settings: Settings, results: dict[Part, int]) -> list[s
         "",
         f"One-sided z-test against 0.5: u0 = {u0:.2f}, p = {p_value:.3g}: {verdict} at 5% "
         "(the article: u0 = 0.8 over 100 games, not significant).",
+        *_units_lines(settings, results, total),
+    ]
+
+
+def _units_lines(settings: Settings, results: dict[Part, int], nats: int) -> list[str]:
+    """The same duel played by ``max-entropy(bits)`` (this project's form before issue 64) on the same deals, and
+    Fisher's exact test of the two overall win rates."""
+    bits_wins = duels(results, 2, "max-entropy(bits)").get("epsilon-greedy(0.1)")
+    if bits_wins is None:
+        return []
+    games = 2 * settings.duel_games
+    bits, nats_wins = sum(bits_wins), duels(results, 2, "max-entropy")["epsilon-greedy(0.1)"]
+    p = fisher_exact([[nats, games - nats], [bits, games - bits]]).pvalue
+    return [
+        "",
+        "The article's code counts in nats (`np.log`) with a win bonus of 10; this project counted in bits with the "
+        "same 10 before issue 64, a bonus 1.44 times weaker against the information terms. `max-entropy(bits)` "
+        "on the same deals:",
+        "",
+        "| | moving first | moving second | overall |",
+        "| --- | ---: | ---: | ---: |",
+        f"| max-entropy (nats, the article's) | {_interval(nats_wins[0], settings.duel_games)} "
+        f"| {_interval(nats_wins[1], settings.duel_games)} | {_interval(nats, games)} |",
+        f"| max-entropy(bits) | {_interval(bits_wins[0], settings.duel_games)} "
+        f"| {_interval(bits_wins[1], settings.duel_games)} | {_interval(bits, games)} |",
+        "",
+        f"Fisher's exact test of the two overall win rates (two-sided): p = {format_p(p)}"
+        f"{' (significant at 5%)' if p < 0.05 else ' (no significant difference)'}.",
     ]
 
 

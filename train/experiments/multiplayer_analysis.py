@@ -14,6 +14,18 @@ sets whatever the agents themselves reason. After every step each witness's
 entropy (bits of its uncertainty about the hidden cards) is read; a seat's gain
 at a step is its drop.
 
+What a bit is about differs between the games: in Clue and Generalized Clue a
+seat's entropy is of the case file's distribution (what it must name to win);
+in Algo it is of the opponents' face-down cards (every deal consistent with its
+view, equally likely), which is what its attacks must name. The bits are
+comparable within a game, not across games.
+
+* **Private draws** (Algo). The event that ends an Algo turn carries the card
+  the next player draws, seen by that player alone. What that card tells it
+  (:meth:`~deduction_envs.reasoning.algo_hands.AlgoKnowledge.drawn_bits`) is
+  nobody's action: it is taken out of the step's gains and reported apart
+  (before issue 64 it counted as the ending turn's leak to the others).
+
 * **Turns.** A turn starts with an action of the mover's own (Clue: suggest or
   accuse; Generalized Clue: ask or guess; Algo: each attack, or stop) and takes
   in the responses it calls for (Clue and Generalized Clue: the card shown, by
@@ -91,24 +103,40 @@ def play_traced(game: str, kwargs: dict[str, Any], names: Sequence[str], seed: i
     movers: list[int] = []
     kinds: list[str | None] = []
     entropy: list[list[float]] = []
+    drawn: list[list[float]] = []  # after each step: what a private draw in it told each seat (Algo)
+    private = np.zeros(rules.players)
+
+    def listener(seat: int) -> Any:
+        witness = witnesses[seat]
+
+        def update(event: Any) -> None:
+            witness.update(event)
+            if getattr(event, "drawn", -1) >= 0:  # only the drawer's projection shows the card
+                private[seat] += witness.drawn_bits()
+
+        return update
 
     def watch(table: Table) -> None:
         if table.actions:  # the last step's event and what every seat knows after it
             kinds.append(event_kind(table.last_event))
         entropy.append([w.entropy() for w in witnesses])
+        drawn.append(private.tolist())
+        private[:] = 0.0
         if not table.over:
             movers.append(table.mover)
 
     agents = [make_seat(game, name) for name in names]
-    play_game(rules, agents, seed, first, listeners=[w.update for w in witnesses], watch=watch)
-    return {"names": list(names), "movers": movers, "kinds": kinds, "entropy": np.array(entropy).tolist()}
+    listeners = [listener(seat) for seat in range(rules.players)]
+    play_game(rules, agents, seed, first, listeners=listeners, watch=watch)
+    return {"names": list(names), "movers": movers, "kinds": kinds, "entropy": np.array(entropy).tolist(),
+            "drawn": drawn}  # fmt: skip
 
 
 def turns_of(trace: dict) -> tuple[list[dict], list[dict]]:
     """A traced game as turns (actor, kind, gains of each seat, phase) and shows (responder, asker's and
-    spectators' gains)."""
+    spectators' gains). What a private draw told the drawer is no turn's gain (:func:`draws_of`)."""
     entropy = np.array(trace["entropy"])
-    gains = entropy[:-1] - entropy[1:]  # gains[i, seat]: what step i taught each seat
+    gains = entropy[:-1] - entropy[1:] - np.array(trace["drawn"])[1:]  # gains[i, seat]: what step i taught each seat
     turns: list[dict] = []
     shows: list[dict] = []
     open_turn: dict | None = None
@@ -144,6 +172,11 @@ def turns_of(trace: dict) -> tuple[list[dict], list[dict]]:
     for i, turn in enumerate(turns):
         turn["phase"] = PHASES[min(2, 3 * i // len(turns))]
     return turns, shows
+
+
+def draws_of(trace: dict, seat: int) -> list[float]:
+    """The bits each of ``seat``'s private draws told it in a traced game (Algo; none in the other games)."""
+    return [float(step[seat]) for step in trace["drawn"] if step[seat] != 0]
 
 
 @dataclass(frozen=True)
@@ -186,6 +219,8 @@ def per_game(traces: list[dict], questions: set[str]) -> dict[str, list[dict]]:
                 row["by"][key] = (len(chosen), actor, others)
             given = [s for s in shows if s["responder"] == seat]
             row["shows"] = (len(given), sum(s["asker"] for s in given), sum(s["spectators"] for s in given))
+            draws = draws_of(trace, seat)
+            row["draws"] = (len(draws), sum(draws))
             out.setdefault(name, []).append(row)
     return out
 
@@ -230,7 +265,10 @@ def report(settings: Settings, traces: dict[str, list[dict]], run: Run) -> str:
         "Bits: drops of each seat's entropy of the hidden cards, read from a witness that knows what the seat "
         "is entitled to know. Actor bits a turn: what its own turns taught it; others' bits a turn: what they "
         "taught every other seat together. Leak per bit gained: others' bits over actor's bits, pooled over the "
-        "agent's turns, with a 95% bootstrap interval over games.",
+        "agent's turns, with a 95% bootstrap interval over games. What a bit is about: in Clue and Generalized "
+        "Clue the case file's distribution, in Algo the opponents' face-down cards (every deal consistent with the "
+        "seat's view); compare bits within a game, not across. An Algo player's own draw is counted apart, not as "
+        "the ending turn's leak.",
         "",
     ]
     for game in settings.games:
@@ -271,6 +309,19 @@ def report(settings: Settings, traces: dict[str, list[dict]], run: Run) -> str:
                     asker = sum(r["shows"][1] for r in agent_rows) / n
                     spectators = sum(r["shows"][2] for r in agent_rows) / n
                     lines.append(f"| {name} | {n} | {asker:.3f} | {spectators:.3f} |")
+            lines.append("")
+        if any(r["draws"][0] for g in rows.values() for r in g):
+            lines += [
+                "**Private draws**: what the card a player drew told it about the others' face-down cards, counted "
+                "apart from every turn (the event that ends a turn carries the next player's draw)",
+                "",
+                "| agent | draws | bits a draw |",
+                "|---|---:|---:|",
+            ]
+            for name, agent_rows in rows.items():
+                n = sum(r["draws"][0] for r in agent_rows)
+                if n:
+                    lines.append(f"| {name} | {n} | {sum(r['draws'][1] for r in agent_rows) / n:.3f} |")
             lines.append("")
         leaks = {name: ratio(agent_rows, "questions") for name, agent_rows in rows.items()}
         order = sorted((name for name in leaks if np.isfinite(leaks[name])), key=leaks.get)
