@@ -15,9 +15,9 @@ from train import arguments
 from train.experiments.runner import Experiment, Run, gather, run_experiment
 
 #: Every experiment of train/experiments/ (each declares EXPERIMENT and runs through the runner).
-EXPERIMENTS = ["algo_experiments", "analysis", "clue_board_experiments", "clue_experiments", "clue_walksat",
-               "generalized_clue_experiments", "ises_lookahead", "ladder", "multiplayer_analysis", "paper_figure5",
-               "report"]  # fmt: skip
+EXPERIMENTS = ["algo_experiments", "analysis", "ask_patterns", "clue_board_experiments", "clue_experiments",
+               "clue_walksat", "generalized_clue_experiments", "ises_lookahead", "ladder", "multiplayer_analysis",
+               "paper_figure5", "report"]  # fmt: skip
 
 PLAYED: list[int] = []  # the jobs the toy experiment played in this process, in order
 

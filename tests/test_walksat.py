@@ -64,3 +64,42 @@ def test_bad_options_are_refused():
     ):
         with pytest.raises(ValueError, match=message):
             sampler(knowledge, clauses, **options)
+
+
+def test_the_report_tests_every_variation_against_algorithm_1_and_remarks_on_the_randomised_ones():
+    """Hand-made states: (a) has 4 times Algorithm 1's squared error (twice its RMSE) on a quarter of its samples
+    on every state; (c) has the same error and samples; the others do not enter the remark."""
+    from train.experiments import clue_walksat as cw
+
+    rows = []
+    for k in range(12):
+        base = 1.0 + 0.1 * k
+        squared = {name: base for name in cw.METHODS}
+        squared["(a) random restart"] = 4 * base
+        samples = {name: 1000 for name in cw.METHODS}
+        samples["(a) random restart"] = 250
+        rows.append({"squared": squared, "cells": 1, "samples": samples})
+    assert cw.differs(rows, "(c) mixed random/heuristic flip", "Algorithm 1") == 1.0  # equal on every state
+    assert cw.differs(rows, "(a) random restart", "Algorithm 1") < 0.001  # 12 of 12 states worse
+    remark = cw.randomness_remark(rows)
+    assert "(a) +100% RMSE, 25% of its samples, p = " in remark and "(significant at 5%)" in remark
+    assert "(c) +0% RMSE, 100% of its samples, p = 1" in remark
+
+
+def test_the_slides_clause_counts_and_the_cnf_they_count():
+    """Neller & Luo's slides: 6 players each holding 3 of the 21 cards need 35,910 CNF clauses for "at most 3",
+    1,260 for "at least 3", and 12 at-least clauses. The CNF counted is the right one: on a small hand, every
+    truth assignment satisfies the clauses exactly when its count is right."""
+    import itertools
+
+    from train.experiments.walksat import hand_count_clauses
+
+    assert hand_count_clauses(21, 6, 3) == (35_910, 1_260, 12)
+    cards, hand = 6, 2
+    at_most = list(itertools.combinations(range(cards), hand + 1))  # not all of these together
+    at_least = list(itertools.combinations(range(cards), cards - hand + 1))  # one of these true
+    per_player = hand_count_clauses(cards, 1, hand)
+    assert (len(at_most), len(at_least)) == per_player[:2]
+    for held in itertools.product((False, True), repeat=cards):
+        assert (not any(all(held[c] for c in clause) for clause in at_most)) == (sum(held) <= hand)
+        assert all(any(held[c] for c in clause) for clause in at_least) == (sum(held) >= hand)

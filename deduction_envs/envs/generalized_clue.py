@@ -4,7 +4,7 @@ A whole game of random legal actions::
 
     from deduction_envs.envs import generalized_clue_v0
 
-    env = generalized_clue_v0.env(cards=12, hidden=2, players=3)
+    env = generalized_clue_v0.env(cards=14, hidden=2, players=3)
     env.reset(seed=42)
     for agent in env.agent_iter():
         observation, reward, termination, truncation, info = env.last()
@@ -172,7 +172,7 @@ class raw_env(SheetEnv):
 
     def __init__(
         self,
-        cards: int = 12,
+        cards: int = 14,
         hidden: int = 2,
         players: int = 3,
         max_rounds: int | None = None,

@@ -148,17 +148,21 @@ def _bits(mask: int) -> tuple[int, ...]:
 class GeneralizedClueRules:
     """Immutable rules of Generalized Clue; see the module docstring.
 
+    The default, 14 cards with 2 hidden among 3 players, deals hands of 4, 4 and 4: the course report deals
+    evenly (before issue 64 the default was 12 cards, hands of 4, 3 and 3). Other sizes deal the remainder
+    one card each to the first players.
+
     Args:
-        cards: cards in the deck (2 to 62, the knowledge engine's limit).
-        hidden: cards in the case file (1 to ``cards - players``).
-        players: 2 or more, at most ``cards - hidden`` (everyone holds a card).
+        cards: cards in the deck (2 to 62, the knowledge engine's limit; default 14).
+        hidden: cards in the case file (1 to ``cards - players``; default 2).
+        players: 2 or more, at most ``cards - hidden`` (everyone holds a card; default 3).
         max_rounds: turns a player may take before it must guess. Default: :attr:`asks_to_certainty`, the
             asks a sound player may need to be certain, but at least 20 (the default before it was derived, so
             that recorded games of the smaller decks stay valid). A smaller value warns (``UserWarning``):
             players may be forced to guess before they can be certain.
     """
 
-    cards: int = 12
+    cards: int = 14
     hidden: int = 2
     players: int = 3
     max_rounds: int | None = None

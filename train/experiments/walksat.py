@@ -39,7 +39,22 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
-__all__ = ["VARIANTS", "WalkSat"]
+__all__ = ["VARIANTS", "WalkSat", "hand_count_clauses"]
+
+def hand_count_clauses(cards: int, players: int, hand: int) -> tuple[int, int, int]:
+    """The slides' count of what "each player holds exactly ``hand`` of the ``cards``" costs: ``(at most as CNF
+    clauses, at least as CNF clauses, at-least clauses)`` over the ``players``.
+
+    In CNF, "at most ``hand`` true" forbids every ``hand + 1`` of the cards together (C(cards, hand + 1) clauses
+    a player) and "at least ``hand`` true" asks one true in every ``cards - hand + 1`` of them (C(cards,
+    cards - hand + 1)); as at-least clauses (this sampler's), each is one clause: at least ``hand`` of the
+    player's literals and at least ``cards - hand`` of their negations. The slides' 6-player game with hands of
+    3 of the 21 cards: 35,910, 1,260 and 12 (``tests/test_walksat.py`` checks the CNF by truth table).
+    """
+    from math import comb
+
+    return players * comb(cards, hand + 1), players * comb(cards, cards - hand + 1), 2 * players
+
 
 #: The slides' variations as :class:`WalkSat` options; "Algorithm 1" is their Search and Sample as given.
 VARIANTS = {
