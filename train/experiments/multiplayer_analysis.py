@@ -255,6 +255,20 @@ def game_ratios(rows: list[dict], key: str = "questions") -> np.ndarray:
     return np.array([r["by"][key][2] / r["by"][key][1] for r in rows if r["by"][key][1] > 0])
 
 
+def event_table(rows: dict[str, list[dict]], key: str, title: str, columns: list[str]) -> list[str]:
+    """A table of one kind of event (``key`` of :func:`per_game`'s rows: its count, then bits summed): per agent
+    the count and each figure's mean an event; nothing if no agent had one."""
+    if not any(r[key][0] for agent_rows in rows.values() for r in agent_rows):
+        return []
+    lines = [title, "", "| agent | " + " | ".join(columns) + " |", "|---|" + "---:|" * len(columns)]
+    for name, agent_rows in rows.items():
+        n = sum(r[key][0] for r in agent_rows)
+        if n:
+            means = [sum(r[key][i] for r in agent_rows) / n for i in range(1, len(columns))]
+            lines.append(f"| {name} | {n} | " + " | ".join(f"{m:.3f}" for m in means) + " |")
+    return [*lines, ""]
+
+
 def report(settings: Settings, traces: dict[str, list[dict]], run: Run) -> str:
     lines = [
         "# Who learns from an action: the actor's bits against the other seats'",
@@ -296,33 +310,15 @@ def report(settings: Settings, traces: dict[str, list[dict]], run: Run) -> str:
             *table_lines(rows, [f"phase:{p}" for p in PHASES], "phase", settings.seed),
             "",
         ]
-        if any(r["shows"][0] for g in rows.values() for r in g):
-            lines += [
-                "**Cards shown**: what a responder's chosen card gave away, bits a show",
-                "",
-                "| agent | shows | to the asker | to the spectators |",
-                "|---|---:|---:|---:|",
-            ]
-            for name, agent_rows in rows.items():
-                n = sum(r["shows"][0] for r in agent_rows)
-                if n:
-                    asker = sum(r["shows"][1] for r in agent_rows) / n
-                    spectators = sum(r["shows"][2] for r in agent_rows) / n
-                    lines.append(f"| {name} | {n} | {asker:.3f} | {spectators:.3f} |")
-            lines.append("")
-        if any(r["draws"][0] for g in rows.values() for r in g):
-            lines += [
-                "**Private draws**: what the card a player drew told it about the others' face-down cards, counted "
-                "apart from every turn (the event that ends a turn carries the next player's draw)",
-                "",
-                "| agent | draws | bits a draw |",
-                "|---|---:|---:|",
-            ]
-            for name, agent_rows in rows.items():
-                n = sum(r["draws"][0] for r in agent_rows)
-                if n:
-                    lines.append(f"| {name} | {n} | {sum(r['draws'][1] for r in agent_rows) / n:.3f} |")
-            lines.append("")
+        lines += event_table(rows, "shows", "**Cards shown**: what a responder's chosen card gave away, bits a show",
+                             ["shows", "to the asker", "to the spectators"])  # fmt: skip
+        lines += event_table(
+            rows,
+            "draws",
+            "**Private draws**: what the card a player drew told it about the others' face-down cards, counted "
+            "apart from every turn (the event that ends a turn carries the next player's draw)",
+            ["draws", "bits a draw"],
+        )
         leaks = {name: ratio(agent_rows, "questions") for name, agent_rows in rows.items()}
         order = sorted((name for name in leaks if np.isfinite(leaks[name])), key=leaks.get)
         ranked = ", ".join(f"{name} ({leaks[name]:.2f})" for name in order)
