@@ -232,8 +232,8 @@ class GeneralizedClueScoreboard(GeneralizedClueAgent):
             return GeneralizedClueMove("ask", tuple(range(rules.cards)), target=target)
         if self.turns == 2 and self.spoof and self.first_target in targets:
             mine = int(self.rng.choice(knowledge.hand))
-            cards = tuple(c for c in range(rules.cards) if c != mine)
-            return GeneralizedClueMove("ask", cards, target=self.first_target)
+            spoof = tuple(c for c in range(rules.cards) if c != mine)
+            return GeneralizedClueMove("ask", spoof, target=self.first_target)
         row = board.board[target]
         unknown = np.flatnonzero(row == -1)
         left = rules.hand_sizes[target] - int((row == 1).sum())  # its cards not yet known
