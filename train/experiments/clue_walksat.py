@@ -173,11 +173,15 @@ def reduction(rows: list[dict], name: str, against: str) -> float:
     return 1 - pooled_rmse(rows, name) / base if base > 0 else float("nan")
 
 
+def state_errors(rows: list[dict], name: str) -> np.ndarray:
+    """``name``'s mean squared error on each state."""
+    return np.array([r["squared"][name] / r["cells"] for r in rows])
+
+
 def closer(rows: list[dict], a: str, b: str) -> str:
     """Whether ``a`` is closer than ``b`` state by state: a one-sided Wilcoxon signed-rank test of the squared
     errors per state (or "equal on every state")."""
-    x = np.array([r["squared"][a] / r["cells"] for r in rows])
-    y = np.array([r["squared"][b] / r["cells"] for r in rows])
+    x, y = state_errors(rows, a), state_errors(rows, b)
     if np.allclose(x, y):
         return "equal on every state"
     return f"closer state by state at p = {format_p(stats.wilcoxon(x, y, alternative='less').pvalue)} (Wilcoxon)"
@@ -186,8 +190,7 @@ def closer(rows: list[dict], a: str, b: str) -> str:
 def differs(rows: list[dict], a: str, b: str) -> float:
     """A two-sided Wilcoxon signed-rank test of ``a``'s and ``b``'s squared errors state by state (1 where they are
     equal on every state)."""
-    x = np.array([r["squared"][a] / r["cells"] for r in rows])
-    y = np.array([r["squared"][b] / r["cells"] for r in rows])
+    x, y = state_errors(rows, a), state_errors(rows, b)
     return 1.0 if np.allclose(x, y) else float(stats.wilcoxon(x, y).pvalue)
 
 
