@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.clue_moves import board_stage, head_for
+from agents.clue_moves import board_stage, head_for, to_accuse
 from agents.multiplayer import SeatAgent, reshown_card
 from deduction_envs.core.rules import check_int
 from deduction_envs.games.clue import ClueMove, CluePhase, ClueRules
@@ -58,10 +58,10 @@ class ClueDeductionSheet(SeatAgent):
             return self._show(legal)
         sheet = knowledge.sheet(exact=False)
         case_file = sheet[:, rules.players] == 1
-        if case_file.sum() == len(rules.categories):
-            action = rules.action_index(ClueMove("accuse", tuple(int(c) for c in np.flatnonzero(case_file))))
-            if mask[action]:
-                return action
+        known = tuple(int(c) for c in np.flatnonzero(case_file)) if case_file.sum() == len(rules.categories) else None
+        action = to_accuse(rules, knowledge, mask, known, self.rng)
+        if action is not None:
+            return action
         if board_stage(rules, knowledge) is not None:
             rooms = sheet[rules.category_starts[-1] + np.arange(rules.category_sizes[-1])]
             wanted = ~(rooms == 1).any(axis=1)  # rooms whose place it does not know; else its own or the case's
@@ -191,11 +191,9 @@ class ClueEntropyAgent(SeatAgent):
         rules, knowledge = self.rules, self.knowledge
         if knowledge.phase == CluePhase.SHOW:
             return self._show(np.flatnonzero(mask))
-        accusation = self.accusation()
-        if accusation is not None:
-            action = rules.action_index(ClueMove("accuse", accusation))
-            if mask[action]:
-                return action
+        action = to_accuse(rules, knowledge, mask, self.accusation(), self.rng)
+        if action is not None:
+            return action
         if board_stage(rules, knowledge) is not None:
             return self.board_action(mask)
         if knowledge.phase == CluePhase.START and mask[: rules.num_triples].any():

@@ -69,7 +69,7 @@ class BatchedDeductionSheet:
         ok = _sheet_actions(games, batch.mover, batch.phase, batch.turn, batch.suggestion, seats.hand,
                             seats.required, seats.forbidden, seats.clauses, seats.dirty, seats.record, seats._full,
                             seats._groups, starts, sizes, rules.num_triples, rules.end_action, uniforms, actions,
-                            seats.board, *moves)  # fmt: skip
+                            seats.board, getattr(rules, "accusations", "anywhere") == "room", *moves)  # fmt: skip
         if not ok:
             raise RuntimeError("a seat's facts contradict: the batched game and its events disagree")
         return actions
@@ -86,8 +86,9 @@ def batched_agent(name: str) -> BatchedAgent:
 
 @njit(cache=True)
 def _sheet_actions(games, mover, phase, turn, suggestion, hand, required, forbidden, clauses, dirty, record, full,
-                   groups, starts, sizes, triples, end_action, uniforms, actions, board, positions, roll, moved,
-                   masks, room_rolls, distances, passages, squares, roll_action):  # pragma: no cover  # fmt: skip
+                   groups, starts, sizes, triples, end_action, uniforms, actions, board, room_rule, positions,
+                   roll, moved, masks, room_rolls, distances, passages, squares, roll_action
+                   ):  # pragma: no cover  # fmt: skip
     players = required.shape[1]
     rooms = sizes[-1]
     for g in range(games.size):
@@ -107,18 +108,22 @@ def _sheet_actions(games, mover, phase, turn, suggestion, hand, required, forbid
             dirty[g, s] = False
         case_file = required[g, s, players]
         rolled = board and phase[g] == _START and roll[g] > 0 and not moved[g]  # only a move is legal
-        if popcount(case_file) == starts.size and not rolled:  # the sheet names the case file: accuse
+        only = -1  # the one room to head for: the case file's, where the rule keeps the accusation to it
+        if popcount(case_file) == starts.size:  # the sheet names the case file: accuse
             index = 0
             for k in range(starts.size):
                 card = pick(case_file & (((np.int64(1) << sizes[k]) - 1) << starts[k]), 0.0)
                 index = index * sizes[k] + card - starts[k]
-            actions[g] = triples + index
-            continue
+            if not rolled and (not room_rule or masks[g, triples + index]):
+                actions[g] = triples + index
+                continue
+            if room_rule:
+                only = index % rooms  # the room is the fastest index
         known = 0
         for place in range(players + 1):
             known |= required[g, s, place]
         if board and phase[g] == _START and not moved[g]:
-            move = _head_for(g, s, known, required[g, s, s] | case_file, starts[-1], rooms, positions, roll,
+            move = _head_for(g, s, known, required[g, s, s] | case_file, only, starts[-1], rooms, positions, roll,
                              masks, room_rolls, distances, passages, squares, triples, roll_action, uniforms)
             if move >= 0:
                 actions[g] = move
@@ -149,14 +154,14 @@ def _sheet_actions(games, mover, phase, turn, suggestion, hand, required, forbid
 
 
 @njit(cache=True)
-def _head_for(g, s, known, mine, first_room, rooms, positions, roll, masks, room_rolls, distances, passages, squares,
-              triples, roll_action, uniforms):  # pragma: no cover - compiled  # fmt: skip
+def _head_for(g, s, known, mine, only, first_room, rooms, positions, roll, masks, room_rolls, distances, passages,
+              squares, triples, roll_action, uniforms):  # pragma: no cover - compiled  # fmt: skip
     """``agents.clue_moves.head_for`` toward the nearest room whose place seat ``s`` does not know (else one of
-    its own or the case file's: ``mine``), or -1 where it should suggest where it stands (summoned into such a
-    room at the start of its turn)."""
+    its own or the case file's: ``mine``), or toward room ``only`` if it is not -1 (``clue_moves.to_accuse``),
+    or -1 where it should suggest where it stands (summoned into such a room at the start of its turn)."""
     wanted = np.zeros(rooms, dtype=np.bool_)
     for r in range(rooms):
-        wanted[r] = not (known >> (first_room + r) & 1)
+        wanted[r] = not (known >> (first_room + r) & 1) if only < 0 else r == only
     if not wanted.any():
         for r in range(rooms):
             wanted[r] = mine >> (first_room + r) & 1

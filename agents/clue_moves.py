@@ -4,7 +4,9 @@ to suggest in.
 The deduction-sheet and entropy agents head for one room (their choice: :func:`nearest_room` among the rooms
 they would name), taking the passage if it leads there, else rolling, then moving to the room if the roll
 reaches it, else to a reachable node nearest it (:func:`toward`). Velma (:mod:`agents.clue_velma`) scores
-every destination instead. Only the public part of the position is read (the tokens, the roll), from the
+every destination instead. Under the classic accusation rule (``accusations="room"``) every agent that means to
+accuse heads for the accused room first (:func:`to_accuse`). Only the public part of the position is read (the
+tokens, the roll), from the
 seat's own record of the public events (``knowledge.public``), never from the table's state.
 """
 
@@ -14,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from deduction_envs.games.clue import CluePhase, ClueRules
+from deduction_envs.games.clue import ClueMove, CluePhase, ClueRules
 from deduction_envs.games.clue_board import ClueBoardRules
 
-__all__ = ["board_stage", "head_for", "nearest_room", "toward"]
+__all__ = ["board_stage", "head_for", "nearest_room", "to_accuse", "toward"]
 
 
 def board_stage(rules: Any, knowledge: Any) -> str | None:
@@ -66,3 +68,21 @@ def head_for(rules: ClueRules, knowledge: Any, mask: np.ndarray, rooms: np.ndarr
     if board_stage(rules, knowledge) == "start" and mask[: rules.num_triples].any() and here >= 0 and rooms[here]:
         return None
     return toward(rules, knowledge, mask, nearest_room(rules, knowledge, rooms, rng), rng)
+
+
+def to_accuse(rules: ClueRules, knowledge: Any, mask: np.ndarray, accusation: tuple[int, ...] | None,
+              rng: np.random.Generator) -> int | None:  # fmt: skip
+    """The action for a seat that means to accuse ``accusation`` (None: it does not): the accusation if the mask
+    allows it; on a board whose rule keeps accusations to the room of the turn (``accusations="room"``), the
+    board action toward the accused room (:func:`head_for`) while it is not there; else None (the agent's own
+    choice: suggesting in the room it entered, ending the turn)."""
+    if accusation is None:
+        return None
+    action = rules.action_index(ClueMove("accuse", accusation))
+    if mask[action]:
+        return action
+    if board_stage(rules, knowledge) is None or not isinstance(rules, ClueBoardRules) or rules.accusations != "room":
+        return None
+    room = np.zeros(rules.category_sizes[-1], dtype=bool)
+    room[accusation[-1] - rules.category_starts[-1]] = True
+    return head_for(rules, knowledge, mask, room, rng)  # None only where the accusation is legal: not here

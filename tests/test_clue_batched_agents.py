@@ -44,7 +44,8 @@ def decide_alike(rules: ClueRules, n: int, max_cycles: int, kinds: list[list[str
     twins = {"random": BatchedRandom(), "deduction_sheet": BatchedDeductionSheet()}
     envs, agents = [], []
     for g in range(n):
-        env = clue_v0.raw_env(players=rules.players, board=board, probabilities=False, max_cycles=max_cycles)
+        rule = {"accusations": rules.accusations} if board else {}
+        env = clue_v0.raw_env(players=rules.players, board=board, probabilities=False, max_cycles=max_cycles, **rule)
         seated = [RandomSeatAgent() if kind == "random" else ClueDeductionSheet() for kind in kinds[g]]
         for seat, agent in enumerate(seated):
             agent.reset(rules, seat, seed=0)

@@ -452,3 +452,72 @@ def test_the_boards_questions_check_their_arguments():
             call()
     assert board.expected_rolls(longest) > board.expected_rolls(0) == 0
     assert board.reachable(board.nodes - 1, 12).any() and board.room_of(board.nodes - 1) == 8
+
+
+def room_rule_reference(rules: ClueBoardRules, state) -> set:
+    """The classic accusation rule read off the position: the accusations legal now are those naming the room the
+    mover's token stands in, if it entered that room this turn (by the dice or the passage, token moved) or was
+    brought there by another's suggestion and has not rolled; none otherwise, and none outside START and AFTER."""
+    if state.phase not in (CluePhase.START, CluePhase.AFTER) or (state.roll and not state.moved):
+        return set()
+    where = BOARD.room_of(state.positions[state.mover])
+    entered = state.moved and state.entered >= 0
+    summoned = not state.moved and state.roll == 0 and state.summoned[state.mover]
+    if where < 0 or not (entered or summoned):
+        return set()
+    assert not entered or where == state.entered
+    return {
+        rules.num_triples + rules.triple_index((s, 6 + w, 12 + where)) for s in range(6) for w in range(6)
+    }
+
+
+@settings(max_examples=25, deadline=None)
+@given(players=st.integers(2, 6), seed=st.integers(0, 2**31))
+def test_the_classic_rule_allows_accusations_only_in_the_room_of_the_turn_naming_it(players, seed):
+    """Random games under ``accusations="room"``: at every decision the accusations the mask allows are the
+    reference's, every other action is as under the default rule, and an accusation elsewhere is refused."""
+    rules, anywhere = ClueBoardRules(players, accusations="room"), ClueBoardRules(players)
+    state = rules.new_game(np.random.default_rng(seed))
+    rng = np.random.default_rng(seed + 1)
+    accusing = slice(rules.num_triples, 2 * rules.num_triples)
+    allowed_somewhere = 0
+    for _ in range(300):
+        if state.phase == CluePhase.OVER:
+            break
+        mask = rules.legal_mask(state)
+        expected = room_rule_reference(rules, state)
+        assert set(np.flatnonzero(mask[accusing]) + rules.num_triples) == expected
+        other = anywhere.legal_mask(state)
+        other[accusing] = mask[accusing]
+        assert (mask == other).all()  # the rule changes the accusations alone
+        allowed_somewhere += bool(expected)
+        if state.phase != CluePhase.SHOW and not expected:
+            wrong = rules.num_triples + rules.triple_index((0, 6, 12 + int(rng.integers(9))))
+            with pytest.raises(ValueError, match="not legal"):
+                rules.apply(state.copy(), wrong)
+        legal = np.flatnonzero(mask)
+        rooms = legal[legal >= rules.move_action + BOARD.squares]  # travel between rooms, accuse rarely
+        calm = legal[(legal < accusing.start) | (legal >= accusing.stop)]
+        pool = rooms if rooms.size and rng.random() < 0.8 else calm
+        if expected and rng.random() < 0.05:
+            pool = np.array(sorted(expected))
+        rules.apply(state, int(rng.choice(pool if pool.size else legal)))
+    assert allowed_somewhere > 0  # rooms entered, summons, and after suggestions: the rule was exercised
+
+
+def test_the_accusation_rule_is_checked_and_belongs_to_the_board():
+    with pytest.raises(ValueError, match="accusations must be one of anywhere, room"):
+        ClueBoardRules(3, accusations="hall")
+    with pytest.raises(ValueError, match="a rule of the board: set board=True"):
+        clue_v0.raw_env(accusations="room")
+    env = clue_v0.raw_env(players=3, board=True, accusations="room")
+    assert env.rules == ClueBoardRules(3, accusations="room") and env.rules != ClueBoardRules(3)
+    env.reset(seed=0)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    assert mask[env.rules.roll_action] and not mask[env.rules.num_triples : 2 * env.rules.num_triples].any()
+
+
+def test_pettingzoo_api_test_under_the_classic_accusation_rule():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(clue_v0.env(players=3, board=True, accusations="room", probabilities=False), num_cycles=200)

@@ -31,9 +31,9 @@ def pick(rules: ClueBoardRules, legal: np.ndarray, rng: np.random.Generator) -> 
     return int(rng.choice(others if others.size else legal))
 
 
-@pytest.mark.parametrize("players", [2, 3, 6])
-def test_every_game_is_the_same_game_as_the_boards_rules(players):
-    rules, n = ClueBoardRules(players), 16
+@pytest.mark.parametrize("players, accusations", [(2, "anywhere"), (3, "anywhere"), (6, "anywhere"), (3, "room")])
+def test_every_game_is_the_same_game_as_the_boards_rules(players, accusations):
+    rules, n = ClueBoardRules(players, accusations=accusations), 16
     batched = BatchedClueBoardRules(rules, n)
     batched.reset(seeds=range(n))
     tables = [Table(rules, np.random.default_rng(seed), [lambda event: None] * players) for seed in range(n)]
@@ -137,11 +137,11 @@ def test_each_seats_observation_on_the_board_is_the_aec_envs(players):
     assert compared > 30 * n
 
 
-@pytest.mark.parametrize("players", [3, 5])
-def test_the_compiled_agents_move_and_decide_as_their_python_agents_on_the_board(players):
+@pytest.mark.parametrize("players, accusations", [(3, "anywhere"), (5, "anywhere"), (4, "room")])
+def test_the_compiled_agents_move_and_decide_as_their_python_agents_on_the_board(players, accusations):
     from test_clue_batched_agents import decide_alike
 
-    rules, n = ClueBoardRules(players), 10
+    rules, n = ClueBoardRules(players, accusations=accusations), 10
     kinds = [["random" if (g + seat) % 4 == 0 else "deduction_sheet" for seat in range(players)] for g in range(n)]
     made = [rules.decode(action).kind for _, action in decide_alike(rules, n, 300, kinds, players)]
     assert {"roll", "move", "suggest", "show", "accuse", "end"} <= set(made) and made.count("move") > 50

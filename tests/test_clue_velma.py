@@ -174,3 +174,45 @@ def test_board_games_of_deduction_sheets_end_the_game_that_looped_included():
         for seed in range(6):
             sheets = [ClueDeductionSheet() for _ in range(players)]
             assert len(play_game(ClueBoardRules(players), sheets, seed=seed, max_actions=3000).actions) < 3000
+
+
+def test_velmas_remoteness_weight_scales_the_remoteness_and_zero_leaves_the_suggestion_alone():
+    rules = ClueBoardRules(3)
+    plain, ablated = ClueVelma("sum", samples=300), ClueVelma("sum", samples=300, remoteness=0.0)
+    assert (plain.name, ablated.name) == ("velma(sum)", "velma(sum, remoteness 0)")
+    assert ClueVelma(refuter="adversarial").name == "velma(sum, adversarial)"
+    table = seated(rules, [ablated, ClueDeductionSheet(), ClueDeductionSheet()], seed=4)
+    table.step(rules.roll_action)
+    after, now, _ = ablated.room_values()
+    here = table.state.positions[0]
+    reach = np.flatnonzero(table.legal_mask()[rules.move_action :])
+    for node, value in zip(reach, ablated.node_scores(reach, here), strict=True):
+        room = rules.board.room_of(int(node))
+        assert -value == pytest.approx((after[room] if room >= 0 else now) * math.log(2))  # the entropy alone
+    for bad in (-1, float("nan"), float("inf"), True, "far"):
+        with pytest.raises(ValueError, match="remoteness must be a weight >= 0"):
+            ClueVelma(remoteness=bad)
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_under_the_classic_rule_every_agent_accuses_only_in_the_room_it_entered_and_games_end(players):
+    """``accusations="room"``: agents that know (or believe they know) the case file head for its room, so games
+    end with accusations, each naming the room the accuser stands in."""
+    rules = ClueBoardRules(players, accusations="room")
+    kinds = [lambda: ClueVelma("sum"), ClueDeductionSheet, lambda: ClueVelma("sum", remoteness=0.0), ClueEntropyAgent]
+    accusations = 0
+    for seed in range(2):
+        agents = [kinds[(i + seed) % len(kinds)]() for i in range(players)]
+        table = seated(rules, agents, seed=seed)
+        for _ in range(3000):
+            if table.over:
+                break
+            mover = table.mover
+            action = agents[mover].act(table.legal_mask())
+            move = rules.decode(action)
+            if move.kind == "accuse":
+                accusations += 1
+                assert rules.board.room_of(table.state.positions[mover]) == move.cards[-1] - 12
+            table.step(action)
+        assert table.over and table.state.winner is not None
+    assert accusations >= 2

@@ -27,6 +27,7 @@ COMMANDS = [
     "train.experiments.algo_experiments",
     "train.experiments.clue_experiments",
     "train.experiments.clue_board_experiments",
+    "train.experiments.velma_ablations",
     "train.experiments.generalized_clue_experiments",
     "train.experiments.paper_figure5",
     "train.experiments.report",

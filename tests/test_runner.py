@@ -17,7 +17,7 @@ from train.experiments.runner import Experiment, Run, gather, run_experiment
 #: Every experiment of train/experiments/ (each declares EXPERIMENT and runs through the runner).
 EXPERIMENTS = ["algo_experiments", "analysis", "ask_patterns", "clue_board_experiments", "clue_experiments",
                "clue_walksat", "generalized_clue_experiments", "ises_lookahead", "ladder", "multiplayer_analysis",
-               "paper_figure5", "report"]  # fmt: skip
+               "paper_figure5", "report", "velma_ablations"]  # fmt: skip
 
 PLAYED: list[int] = []  # the jobs the toy experiment played in this process, in order
 
@@ -131,7 +131,9 @@ def test_every_experiment_is_declared_for_the_runner(name):
                                                ("clue_board_experiments", ["clue_board.md", "clue_board.png"]),
                                                ("clue_walksat", ["clue_walksat.md", "clue_walksat.png"]),
                                                ("generalized_clue_experiments", ["generalized_clue.md",
-                                                                                 "generalized_clue.png"])])  # fmt: skip
+                                                                                 "generalized_clue.png"]),
+                                               ("velma_ablations", ["velma_ablations.md",
+                                                                    "velma_ablations.png"])])  # fmt: skip
 def test_a_quick_run_writes_its_outputs_with_the_command_that_wrote_them(name, outputs, tmp_path):
     """The quick modes the other experiments' tests do not run already (analysis and Figure 5 run theirs)."""
     module = importlib.import_module(f"train.experiments.{name}")

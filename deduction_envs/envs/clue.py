@@ -82,13 +82,16 @@ entropy, which ``AECEntropyRewardWrapper`` shapes rewards with.
 Arguments
 ---------
 ``players`` (2-6, default 4; two play one-on-one, nine cards each), ``board`` (default False),
-``probabilities`` (default True), ``max_cycles`` (default 1,000), ``render_mode`` (``"ansi"``, ``"human"``
-or ``"rgb_array"``: the acting player's deduction sheet; on the board, the board drawn with its tokens first),
+``accusations`` (on the board: ``"anywhere"``, default, or ``"room"``, the classic rule: only in the room
+entered this turn, naming it; :class:`~deduction_envs.games.clue_board.ClueBoardRules`), ``probabilities``
+(default True), ``max_cycles`` (default 1,000), ``render_mode`` (``"ansi"``, ``"human"`` or ``"rgb_array"``:
+the acting player's deduction sheet; on the board, the board drawn with its tokens first),
 ``illegal_action`` (``"end"``, default, or ``"raise"``; ``strict`` its deprecated alias).
 
 Version History
 ---------------
-* v0: first version. Later additions, each off by default or new: two players; ``board=True``.
+* v0: first version. Later additions, each off by default or new: two players; ``board=True``;
+  ``accusations="room"``.
   ``illegal_action`` (``"end"`` or ``"raise"``) names the strict mode as the Gymnasium envs do; ``strict`` is
   its deprecated alias, for one version.
   ``state()`` is PettingZoo's global view (every seat's observation vector, in ``state_space``); it was a
@@ -347,8 +350,12 @@ class raw_env(SheetEnv):
         illegal_action: str = "end",
         strict: bool | None = None,
         board: bool = False,
+        accusations: str = "anywhere",
     ) -> None:
-        rules = registry.game("clue_v0").make_rules(players=players, board=board)  # the board variant chosen there
+        if accusations != "anywhere" and board is not True:
+            raise ValueError(f"accusations={accusations!r} is a rule of the board: set board=True")
+        rule = {"accusations": accusations} if board is True else {}
+        rules = registry.game("clue_v0").make_rules(players=players, board=board, **rule)  # the board variant there
         super().__init__(rules, probabilities, max_cycles, render_mode, illegal_action, strict)
 
     def make_observer(self, rules: ClueRules, probabilities: bool, max_cycles: int) -> ClueObserver:

@@ -45,6 +45,7 @@ from deduction_envs.core.rules import check_int
 from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules, ClueState, deal
 
 __all__ = [
+    "ACCUSATION_RULES",
     "BOARD_MAP",
     "PASSAGES",
     "ROOM_LETTERS",
@@ -91,6 +92,11 @@ ROOM_LETTERS = "KBCDILOHS"
 
 #: The secret passages, by room index (0 Kitchen ... 8 Study): both ways.
 PASSAGES: dict[int, int] = {0: 8, 8: 0, 2: 6, 6: 2}
+
+#: Where a player on the board may accuse: ``"anywhere"`` (at any decision of its turn, any triple: this suite's
+#: rule since the board was added) or ``"room"`` (the classic board rule, and pyvelma's: only in the room it may
+#: suggest in this turn, naming that room).
+ACCUSATION_RULES = ("anywhere", "room")
 
 #: The probability of each sum of two fair dice, indexed by the sum (0 .. 12).
 TWO_DICE = np.array([0, 0, *[(6 - abs(s - 7)) / 36 for s in range(2, 13)]])
@@ -323,12 +329,27 @@ class ClueBoardRules(ClueRules):
       :class:`ClueRules`, and it moves the suggested suspect's token (and the weapon's) into the room.
     * After a suggestion, as in :class:`ClueRules`: the refuter shows a card, then the mover accuses or ends.
 
+    Accusations
+    -----------
+    ``accusations="anywhere"`` (the default): at any decision of one's turn (before the roll, after the move,
+    after a suggestion), naming any room. ``accusations="room"`` (the classic board rule, and pyvelma's): only in
+    the room one may suggest in this turn (the room just entered by the dice or the passage, or, at the start of
+    the turn, the room another's suggestion brought one's token into), before or after suggesting there, and the
+    accusation names that room; a player who knows the case file must get to the murder room to say so.
+
     Actions
     -------
     :class:`ClueRules`'s 670 (suggestions, accusations, end, show), then *roll* (670), *passage* (671), and
     *move to node n* (``672 + n``, nodes as :class:`ClueBoard` numbers them: the corridor squares row by row,
     then the nine rooms in card order): ``672 + nodes`` actions in all.
     """
+
+    accusations: str = "anywhere"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.accusations not in ACCUSATION_RULES:
+            raise ValueError(f"accusations must be one of {', '.join(ACCUSATION_RULES)}, got {self.accusations!r}")
 
     @cached_property
     def board(self) -> ClueBoard:
@@ -457,7 +478,10 @@ class ClueBoardRules(ClueRules):
 
     def legal_mask(self, state: ClueBoardState) -> np.ndarray:  # type: ignore[override]
         if state.phase != CluePhase.START:
-            return super().legal_mask(state)
+            mask = super().legal_mask(state)
+            if state.phase == CluePhase.AFTER and self.accusations == "room":
+                self._room_accusations(state, mask)
+            return mask
         if state.roll and not state.moved:  # after the roll: only the move
             mask = np.zeros(self.num_actions, dtype=bool)
             mask[self.move_action :] = self.reachable(state)
@@ -467,7 +491,15 @@ class ClueBoardRules(ClueRules):
             mask[self.passage_action] = state.positions[state.mover] in self.board.passages
         for room in np.flatnonzero(self.allowed_rooms(state)):
             mask[self._room_suggestions[room]] = True
+        if self.accusations == "room":
+            self._room_accusations(state, mask)
         return mask
+
+    def _room_accusations(self, state: ClueBoardState, mask: np.ndarray) -> None:
+        """Under ``accusations="room"``: ``mask``'s accusations cut to those naming the room of this turn."""
+        mask[self.num_triples : 2 * self.num_triples] = False
+        for room in np.flatnonzero(self.allowed_rooms(state)):
+            mask[self.num_triples + self._room_suggestions[room]] = True
 
     @cached_property
     def _board_masks(self) -> tuple[np.ndarray, np.ndarray]:
@@ -485,7 +517,10 @@ class ClueBoardRules(ClueRules):
 
     def _is_legal(self, state: ClueBoardState, move: ClueMove) -> bool:  # type: ignore[override]
         if state.phase != CluePhase.START:
-            return move.kind not in ("roll", "passage", "move") and super()._is_legal(state, move)
+            legal = move.kind not in ("roll", "passage", "move") and super()._is_legal(state, move)
+            if legal and move.kind == "accuse" and self.accusations == "room":
+                return bool(self.allowed_rooms(state)[move.cards[-1] - self.category_starts[-1]])
+            return legal
         return bool(self.legal_mask(state)[self.action_index(move)])  # the board's turn: one statement, the mask
 
     def apply(self, state: ClueBoardState, action: int) -> ClueEvent:  # type: ignore[override]

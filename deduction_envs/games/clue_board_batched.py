@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from deduction_envs.games.clue import deal
-from deduction_envs.games.clue_batched import _START, BatchedClueRules, _legal_masks
+from deduction_envs.games.clue_batched import _AFTER, _START, BatchedClueRules, _legal_masks
 from deduction_envs.games.clue_board import ClueBoardRules
 
 __all__ = ["BOARD_EVENT_KINDS", "BatchedClueBoardRules"]
@@ -132,6 +132,10 @@ class BatchedClueBoardRules(BatchedClueRules):
         _legal_masks(self.phase, self.places, self.refuter, self.suggestion, rules.num_triples, rules.end_action,
                      self._masks)  # fmt: skip
         self._board_masks(np.ones(self.n, dtype=np.bool_), self._masks)
+        if rules.accusations == "room":
+            _room_accusations(self.phase, self.turn, self.positions, self.roll, self.moved, self.entered,
+                              self.summoned, rules.board.squares, rules.num_triples, rules.category_sizes[-1],
+                              self._masks)  # fmt: skip
         self._masks[self.halted] = False
         return self._masks
 
@@ -251,6 +255,28 @@ def _start_masks(games, phase, turn, positions, roll, moved, entered, summoned, 
         if room >= 0:  # the suggestions naming that room (the room is the fastest index)
             for t in range(room, triples, rooms):
                 mask[t] = True
+
+
+@njit(cache=True)
+def _room_accusations(phase, turn, positions, roll, moved, entered, summoned, squares, triples, rooms, masks
+                      ):  # pragma: no cover - compiled  # fmt: skip
+    """``accusations="room"``: in every game at the start of a turn or after a suggestion, the accusations cut
+    to those naming the room of this turn (``ClueBoardRules.allowed_rooms``: the room entered, or the room a
+    summoned token stands in before its roll)."""
+    for g in range(phase.size):
+        if phase[g] != _START and phase[g] != _AFTER:
+            continue
+        masks[g, triples : 2 * triples] = False
+        me = turn[g]
+        if moved[g]:
+            room = entered[g]
+        elif roll[g] == 0 and summoned[g, me] and positions[g, me] >= squares:
+            room = positions[g, me] - squares
+        else:
+            room = -1
+        if room >= 0:
+            for t in range(room, triples, rooms):
+                masks[g, triples + t] = True
 
 
 @njit(cache=True)
