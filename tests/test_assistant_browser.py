@@ -161,3 +161,25 @@ def test_at_phone_width_advice_comes_into_view_and_long_logs_keep_their_numbers_
         context.font = getComputedStyle(li).font;
         return li.getBoundingClientRect().left - context.measureText(`${i + 1}. `).width; })""")
     assert min(markers) >= 4, markers  # room for "10." left of each entry, inside the screen
+
+
+def test_the_board_advice_at_phone_width(served, browser):
+    """The board's form filled and sent: the ranked moves and the map with the squares the roll reaches; the map
+    scrolls in its own box, the page does not scroll sideways; a wrong square is refused in words."""
+    url, _ = served
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    page.goto(url)
+    page.fill("#board-form input[name=at]", "17,0")
+    page.select_option("#board-form select[name=roll]", "5")
+    page.select_option("#board-form select[name=rule]", "room")
+    page.click("#board-form button")
+    assert page.inner_text("#board-text").startswith("On the board at square 17,0, rolled 5")
+    options = page.locator("#board-options li")
+    assert options.count() == 6 and options.first.inner_text().startswith("move to ")
+    rows = page.inner_text("#board-map").splitlines()
+    assert rows[2 + 17][3] == "@" and "*" in "".join(rows)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert page.input_value("#board-form input[name=at]") == "17,0"  # the form keeps what was asked
+    page.fill("#board-form input[name=at]", "0,0")
+    page.click("#board-form button")
+    assert page.inner_text("#board-text").startswith("Not taken: square 0,0 is a wall")

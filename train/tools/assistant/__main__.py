@@ -44,6 +44,12 @@ def main(argv: list[str] | None = None) -> None:
         help="the address --web listens on (default 127.0.0.1, this computer only; 0.0.0.0: the local network too)",
     )
     parser.add_argument("--port", type=arguments.port, default=8000, help="the port of --web (default 8000)")
+    parser.add_argument(
+        "--accusations",
+        choices=("anywhere", "room"),
+        help="the table's accusation rule, for the board's advice: anywhere in one's turn (the default of a new "
+        "game) or only in the room entered (the classic rule); on --resume, it replaces the log's",
+    )
     args = parser.parse_args(argv)
     from train.tools.assistant.session import ClueSession
 
@@ -65,7 +71,11 @@ def main(argv: list[str] | None = None) -> None:
                 parser.error(f"{args.log} exists: --resume it, or give another --log")
             me = int(args.me) if args.me.isdigit() else args.me
             deck = None if args.deck is None else tuple(args.deck)
-            session = ClueSession(args.players, me, args.hand, args.log, deck=deck)
+            session = ClueSession(args.players, me, args.hand, args.log, deck=deck,
+                                  accusations=args.accusations or "anywhere")  # fmt: skip
+        if args.accusations is not None and args.accusations != session.accusations:
+            session.accusations = args.accusations
+            session.save()
     except (ValueError, OSError) as error:
         parser.error(str(error))
     if args.web:

@@ -6,7 +6,9 @@
     python -m train.tools.assistant --deck 12 2 --players Ann Bo Cy --me Ann --hand 0 1 2 3   # Generalized Clue
 
 Everything is typed on one line (``help`` lists the commands; cards and
-players by the start of a word). The sheet shows where each card is: ``✔``
+players by the start of a word). On the board, ``board hall roll 7`` ranks where to move as Velma would
+(``board hall`` before rolling: roll or passage), with the board's map and its numbered squares. The sheet
+shows where each card is: ``✔``
 (green) certainly, ``✘`` (red) certainly not, else the exact probability
 (bold from one half up), or sampled with its error when counting is over budget; suspects, weapons and rooms
 apart; a player who is out is marked. The log is
@@ -24,7 +26,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from train.tools.assistant.session import COMMANDS, ClueSession
+from train.tools.assistant.board import board_page
+from train.tools.assistant.session import COMMANDS, ClueSession, _parse_board
 
 __all__ = ["AssistantApp"]
 
@@ -109,6 +112,9 @@ class AssistantApp(App):
         if text.lower().startswith(("advice", "advise", "hint")):
             self.show_advice(text.split(maxsplit=1)[1] if " " in text else None)
             return
+        if text.split()[0].lower() == "board":
+            self.show_board(text, event.input)
+            return
         try:
             self.say(self.session.enter(text))
         except ValueError as error:  # a contradiction is a ValueError too: nothing changed
@@ -126,6 +132,21 @@ class AssistantApp(App):
             self.say(f"Not taken: {error}")
             return
         self.query_one("#advice", Static).update(f"Advice: {advice}")
+
+    def show_board(self, text: str, line: Input) -> None:
+        """``board AT [roll N] [others SQ; SQ] [summoned]``: the ranked moves and the map, in the advice panel."""
+        try:
+            at, roll, others, summoned = _parse_board(text.split(maxsplit=1)[1] if " " in text.strip() else "")
+            view = board_page(self.session, at, "" if roll is None else str(roll), "; ".join(others), summoned)
+        except ValueError as error:
+            self.say(f"Not taken: {error}")
+            line.value = text
+            line.cursor_position = len(text)
+            return
+        options = [f"{i}. {option}" for i, option in enumerate(view["options"], start=1)]  # type: ignore[arg-type]
+        more = [f"({view['more']} more, each worse)"] if view["more"] else []
+        lines = [str(view["head"]), *([str(view["accusation"])] if view["accusation"] else []), *options, *more]
+        self.query_one("#advice", Static).update("\n".join([*lines, "", str(view["map"])]))
 
     def action_undo(self) -> None:
         try:

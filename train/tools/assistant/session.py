@@ -90,6 +90,8 @@ class ClueSession:
         work_limit: the knowledge engine's counting budget.
         deck: None for classic Clue, or ``(cards, hidden)`` for a Generalized
             Clue deck (cards named by their numbers 0, 1, ...).
+        accusations: the table's accusation rule on the board, for :meth:`board_advice`: ``"anywhere"`` or
+            ``"room"`` (the classic rule: only in the room entered this turn, naming it).
     """
 
     def __init__(
@@ -100,7 +102,13 @@ class ClueSession:
         path: str | Path | None = None,
         work_limit: float = 2e6,
         deck: tuple[int, int] | None = None,
+        accusations: str = "anywhere",
     ) -> None:
+        from deduction_envs.games.clue_board import ACCUSATION_RULES
+
+        if accusations not in ACCUSATION_RULES:
+            raise ValueError(f"accusations must be one of {', '.join(ACCUSATION_RULES)}, got {accusations!r}")
+        self.accusations = accusations
         names = [str(p).strip() for p in players]
         if any(not n for n in names) or len({n.lower() for n in names}) != len(names):
             raise ValueError(f"players need distinct, non-empty names, got {list(players)}")
@@ -362,6 +370,8 @@ class ClueSession:
             return f"undone: {describe(self.undo(int(rest) if rest.strip() else None))}"
         if verb in ("advice", "advise", "hint"):
             return str(self.advice(rest or None))
+        if verb == "board":
+            return str(self.board_advice(*_parse_board(rest)))
         if verb == "showed":
             card, _, to = rest.rpartition(" to ")
             if not card:
@@ -443,7 +453,8 @@ class ClueSession:
     def to_json(self) -> dict[str, Any]:
         return {"version": LOG_VERSION, "game": "clue" if self.deck is None else "generalized_clue",
                 "deck": self.deck, "players": self.players, "me": self.players[self.me],
-                "entries": self.entries, "ids": self.ids, "next_id": self._next_id}  # fmt: skip
+                "accusations": self.accusations, "entries": self.entries, "ids": self.ids,
+                "next_id": self._next_id}  # fmt: skip
 
     def save(self) -> None:
         """Write the log durably: atomically (a crash mid-write leaves the previous one) and flushed to the disk,
@@ -498,7 +509,11 @@ class ClueSession:
             if entries[0]["kind"] != "hand":
                 raise ValueError("the log must start with your hand")
             deck = None if deck is None else (deck[0], deck[1])
-            session = cls(players, me, entries[0]["cards"], path=None, work_limit=work_limit, deck=deck)
+            rule = data.get("accusations", "anywhere")  # logs before the board's advice: the default rule
+            if not isinstance(rule, str):
+                raise ValueError(f"'accusations' must be a rule's name, got {rule!r}")
+            session = cls(players, me, entries[0]["cards"], path=None, work_limit=work_limit, deck=deck,
+                          accusations=rule)  # fmt: skip
             for number, entry in enumerate(entries[1:], start=2):
                 try:
                     session.add(entry)
@@ -578,6 +593,20 @@ class ClueSession:
             yours=tuple(self.card_names[c] for c in scores.suggestions[best] if c in mine),
         )
 
+    def board_advice(
+        self,
+        position: int | str,
+        roll: int | None = None,
+        others: Sequence[int | str] = (),
+        summoned: bool = False,
+        score: str = "sum",
+    ) -> Any:
+        """Where to move on the board, ranked as Velma ranks it, under this table's accusation rule
+        (:func:`train.tools.assistant.board.board_advice`; a :class:`~train.tools.assistant.board.BoardAdvice`)."""
+        from train.tools.assistant.board import board_advice
+
+        return board_advice(self, position, roll, others, summoned, self.accusations, score)
+
     def _generalized_advice(self) -> Advice:
         rng = np.random.default_rng(len(self.entries))
         sheet = self.sheet()
@@ -608,6 +637,8 @@ showed CARD to PLAYER                                          a card you showed
 a PLAYER: CARD, CARD, CARD right|wrong                         an accusation
 hand PLAYER: CARD, CARD, ...                                   a hand made public
 advice [ROOM]                                                  the best suggestion (in ROOM), and whether to accuse
+board AT [roll N] [others SQ; SQ] [summoned]                   on the board: roll or passage, where to move (Velma's
+                                                               ranking); AT a room or a square 'row,column'
 Generalized Clue (cards by number):
 ask ASKER TARGET: CARD, CARD yes [show CARD] | no              an ask and its answer
 guess PLAYER: CARD, CARD hand CARD, CARD, ...                  a guess, and the hand it made public
@@ -640,6 +671,20 @@ def _parse_suggestion(text: str) -> tuple[str, list[str], list[str], str | None,
         else:
             shown = value
     return asker.strip(), cards, passed, refuter, shown
+
+
+def _parse_board(text: str) -> tuple[str, int | None, list[str], bool]:
+    """``AT [roll N] [others SQ; SQ] [summoned]`` in parts: the position, the roll, the other tokens' squares
+    and whether another's suggestion brought you here."""
+    match = re.fullmatch(r"\s*(?P<at>.+?)(?:\s+roll(?:ed)?\s+(?P<roll>\S+))?(?:\s+others?\s+(?P<others>.+?))?"
+                         r"(?P<summoned>\s+summoned)?\s*", text, re.IGNORECASE)  # fmt: skip
+    if not match or not match["at"].strip():
+        raise ValueError("type 'board AT [roll N] [others ROW,COL; ROW,COL] [summoned]', AT a room or 'row,column'")
+    roll = match["roll"]
+    if roll is not None and not roll.isdigit():
+        raise ValueError(f"a roll is a number, 2 to 12, got {roll!r}")
+    others = [o.strip() for o in (match["others"] or "").split(";") if o.strip()]
+    return match["at"].strip(), None if roll is None else int(roll), others, bool(match["summoned"])
 
 
 def _categories(cards: list[int]) -> list[list[int]]:

@@ -8,7 +8,8 @@ from several browsers are taken one at a time, and each is written to the log be
 taken; a reload shows the game as it is. The page is plain HTML and one local style sheet (no script, no
 asset from elsewhere): the sheet (suspects, weapons and rooms apart; a mark and a colour for each
 certainty, the probability otherwise), the likeliest case files, advice on request (in the room you are in,
-when you give it), the log with undo, and the entry forms: one line as in the terminal app (``help`` in the
+when you give it; on the board, from where you stand and the roll you got: :mod:`train.tools.assistant.board`),
+the log with undo, and the entry forms: one line as in the terminal app (``help`` in the
 page lists the commands) and pickers for a suggestion and an accusation (Generalized Clue: for an ask).
 
 Built on Starlette (routes, forms, a test client) with Jinja2 templates, which keep the server a few
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from train.tools.assistant.board import board_page
 from train.tools.assistant.session import COMMANDS, ClueSession, describe
 
 __all__ = ["create_app", "listen", "serve"]
@@ -96,6 +98,13 @@ def create_app(session: ClueSession) -> Any:
                     advice = str(session.advice(query.get("room") or None))
                 except ValueError as error:
                     advice = f"Not taken: {error}"
+            board: dict[str, Any] | None = None
+            if "board" in query and session.deck is None:
+                try:
+                    board = board_page(session, query.get("at", ""), query.get("roll", ""), query.get("others", ""),
+                                       "summoned" in query, query.get("rule") or None)  # fmt: skip
+                except ValueError as error:
+                    board = {"error": f"Not taken: {error}"}
             context = {
                 "session": session,
                 "places": [*session.players, "Case"],  # the case file (short: a phone column)
@@ -105,6 +114,10 @@ def create_app(session: ClueSession) -> Any:
                 "cases": session.case_files(5),
                 "log": list(zip(range(1, len(session.ids) + 1), session.ids, session.log(), strict=True)),
                 "advice": advice,
+                "board": board,
+                "form": {key: query.get(key, "") for key in ("at", "roll", "others", "rule")} | {
+                    "summoned": "summoned" in query},
+                "rules": ("anywhere", "room"),
                 "said": notice.get("said"),
                 "ok": notice.get("ok", False),
                 "line": notice.get("line", ""),
