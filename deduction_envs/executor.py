@@ -41,6 +41,7 @@ __all__ = [
     "as_executor",
     "discard_store",
     "make_executor",
+    "private_ray",
     "run_jobs",
 ]
 
@@ -108,9 +109,30 @@ class LocalExecutor:
 NEEDS_RAY = 'the Ray executor needs Ray: pip install "deduction-envs[ray]"'
 
 
-def _call(function: Callable[..., Any], job: Any, args: tuple) -> Any:
-    """One job, as a Ray task runs it."""
+#: Ray's switch for "a cluster of several machines": off, a node takes the loopback address for its own and every
+#: server it starts listens there only (on Linux Ray otherwise replaces 127.0.0.1 with the machine's routable
+#: address and listens on every interface).
+LOOPBACK_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+def _call(function: Callable[..., Any], job: Any, args: tuple, where: str) -> Any:
+    """One job, as a Ray task runs it: at the priority of the work (Ray starts its workers at niceness 15 to 19,
+    which starves them beside anything else; raised back to 0 where the worker may) and in the driver's working
+    directory ``where`` when this node has it (a relative path then means what it means to the driver; a
+    ``ray start`` worker otherwise runs wherever ``ray start`` ran)."""
+    _work_priority()
+    if where and os.path.isdir(where):
+        os.chdir(where)
     return function(job, *args)
+
+
+def _work_priority() -> None:
+    """This process back at niceness 0 if it was niced and may change it (root, or CAP_SYS_NICE); else as it is."""
+    try:
+        if os.getpriority(os.PRIO_PROCESS, 0) > 0:
+            os.setpriority(os.PRIO_PROCESS, 0, 0)
+    except (OSError, AttributeError):  # not allowed, or not POSIX: the worker keeps its niceness
+        pass
 
 
 class RayExecutor:
@@ -192,9 +214,13 @@ class RayExecutor:
             if address is None:  # "local": a fresh Ray, never an address file a killed cluster left behind
                 # Ray starts its workers at niceness 15; here they are the work, not a background to the driver.
                 os.environ.setdefault("RAY_worker_niceness", "0")
+                private_ray(ray)
                 ray.init(address="local", num_cpus=self._workers, include_dashboard=False,
                          _node_ip_address="127.0.0.1", **quiet)  # fmt: skip
             else:
+                if _loopback(address):  # a private cluster of this machine: Ray would otherwise look for it elsewhere
+                    private_ray(ray)
+                _token_if_any()
                 ray.init(address=address, **quiet)
         return ray
 
@@ -204,7 +230,8 @@ class RayExecutor:
         ray = self.start()
         task = ray.remote(num_cpus=1, max_retries=self.retries, retry_exceptions=False)(_call)
         shared = ray.put(args)  # once, not once a job
-        pending = {task.remote(function, job, shared): job for job in jobs}
+        where = os.getcwd()
+        pending = {task.remote(function, job, shared, where): job for job in jobs}
         try:
             while pending:
                 done, _ = ray.wait(list(pending), num_returns=1)
@@ -213,6 +240,45 @@ class RayExecutor:
         finally:
             for ref in pending:  # an error or an interrupted driver: the rest is not wanted
                 ray.cancel(ref, force=True)
+
+
+def _loopback(address: str) -> bool:
+    """Whether a cluster address (``HOST:PORT``) names this machine's loopback address."""
+    import ipaddress
+
+    host = address.rpartition(":")[0].strip("[]") if "://" not in address else ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _token_if_any() -> None:
+    """Carry the cluster's token on every call when this machine has one (``RAY_AUTH_TOKEN``,
+    ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``) and ``RAY_AUTH_MODE`` does not say otherwise: a cluster
+    started with a token refuses a driver without it, and Ray turns it on by itself only for a Ray it starts."""
+    if "RAY_AUTH_MODE" in os.environ:
+        return
+    if not (os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH")
+            or (Path.home() / ".ray" / "auth_token").exists()):  # fmt: skip
+        return
+    os.environ["RAY_AUTH_MODE"] = "token"
+    from ray._raylet import Config  # type: ignore[attr-defined]  # read at import: read again, as Ray does
+
+    Config.initialize("")
+
+
+def private_ray(ray: Any = None) -> None:
+    """Make the Ray this process starts (and the processes it starts) take the loopback address and listen there
+    only (:data:`LOOPBACK_ONLY` off). Ray reads the switch when first imported; ``ray``, if it is imported
+    already, is told too."""
+    os.environ[LOOPBACK_ONLY] = "0"
+    if ray is not None:
+        from ray._private import ray_constants  # the switch as Ray read it at import
+
+        ray_constants.ENABLE_RAY_CLUSTER = False
 
 
 #: The executors a command line may name.

@@ -1,0 +1,159 @@
+"""A private cluster by default (issue 65): the executor's own Ray and a node started by ``python -m train.cluster``
+listen on the loopback address only; a job runs at niceness 0 in the driver's working directory, on a node
+started by the command and on one started otherwise; the command's bad input is a clear error.
+
+Each Ray here runs in its own process (the driver of a subprocess, or ``ray start``'s), so the listening
+sockets it opens can be told from the test process's by comparing the machine's before and after."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+if not os.environ.get("DEDUCTION_ENVS_RAY_TESTS"):  # CI: Ray must be there, so a missing one fails
+    pytest.importorskip("ray")
+
+from deduction_envs.executor import _call, _loopback
+from train import cluster
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def listening() -> set[tuple[str, int]]:
+    """Every listening TCP socket of the machine: (address as the kernel writes it, port)."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A":  # LISTEN
+                address, port = fields[1].split(":")
+                found.add((address, int(port, 16)))
+    return found
+
+
+def loopback(address: str) -> bool:
+    """127.0.0.1 (``0100007F``), ::1, or ::ffff:127.0.0.1 as /proc/net writes them."""
+    return address in ("0100007F", "00000000000000000000000001000000", "0000000000000000FFFF00000100007F")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+DRIVER = textwrap.dedent(
+    """
+    import os, sys
+    from pathlib import Path
+    sys.path.insert(0, {root!r})
+    from deduction_envs.executor import RayExecutor, run_jobs
+
+    def probe(job):
+        return os.getpriority(os.PRIO_PROCESS, 0), os.getcwd()
+
+    executor = RayExecutor({address!r}, workers=1)
+    ray = executor.start()
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    print(run_jobs(probe, [0, 1], executor, "probe", progress=False))
+    print(sorted({{node["NodeManagerAddress"] for node in ray.nodes()}}))
+    Path({ready!r}).write_text("up")
+    sys.stdin.read()  # held up until the test has looked at the sockets
+    """
+)
+
+
+def drive(tmp_path: Path, address: str | None) -> tuple[str, set]:
+    """A driver in a subprocess (working in ``tmp_path``) that runs two probes on ``address`` (None: a Ray it
+    starts); returns what it printed and the sockets that were listening while it held its Ray up."""
+    ready = tmp_path / "ready"
+    script = tmp_path / "driver.py"
+    script.write_text(DRIVER.format(root=str(ROOT), address=address, ready=str(ready)))
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    process = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                               env=environment)  # fmt: skip
+    try:
+        for _ in range(600):
+            if ready.exists() or process.poll() is not None:
+                break
+            time.sleep(0.2)
+        sockets = listening()
+        out, _ = process.communicate("", timeout=120)
+    finally:
+        process.kill()
+    assert ready.exists(), out
+    return out, sockets
+
+
+def test_the_executors_own_ray_listens_on_loopback_only_and_runs_jobs_at_priority_0_in_the_drivers_folder(tmp_path):
+    before = listening()
+    out, during = drive(tmp_path, None)
+    opened = during - before
+    assert opened and all(loopback(address) for address, _ in opened), opened
+    assert f"{{0: (0, '{tmp_path}'), 1: (0, '{tmp_path}')}}" in out and "['127.0.0.1']" in out
+
+
+def test_a_node_started_by_the_command_is_private_and_the_executor_joins_it_with_its_token(tmp_path):
+    port = free_port()
+    before = listening()
+    started = subprocess.run([sys.executable, "-m", "train.cluster", "start", "--port", str(port), "--cpus", "1"],
+                             cwd=ROOT, capture_output=True, text=True)  # fmt: skip
+    try:
+        assert started.returncode == 0, started.stderr[-2000:]
+        head = listening() - before
+        assert (("0000000000000000FFFF00000100007F", port) in head or ("0100007F", port) in head), head
+        assert all(loopback(address) for address, _ in head), head
+        out, _ = drive(tmp_path, f"127.0.0.1:{port}")
+        assert f"{{0: (0, '{tmp_path}'), 1: (0, '{tmp_path}')}}" in out and "['127.0.0.1']" in out
+    finally:
+        subprocess.run([sys.executable, "-m", "train.cluster", "stop"], cwd=ROOT, capture_output=True)
+
+
+def test_a_niced_worker_is_raised_back_and_works_in_the_drivers_folder_where_the_node_has_it(tmp_path):
+    """A worker of a cluster started with plain ``ray start`` runs at niceness 15: the executor's task wrapper
+    raises it to 0 (root here may) and works in the driver's folder, or where it is if the node has no such
+    folder."""
+    code = textwrap.dedent(
+        f"""
+        import os, sys
+        sys.path.insert(0, {str(ROOT)!r})
+        from deduction_envs.executor import _call
+        where = lambda job: (os.getpriority(os.PRIO_PROCESS, 0), os.getcwd())
+        print(_call(where, 0, (), {str(tmp_path)!r}), _call(where, 0, (), "/no/such/folder"))
+        """
+    )
+    niced = subprocess.run(["nice", "-n", "15", sys.executable, "-c", code], cwd="/", capture_output=True, text=True)
+    assert niced.stdout.strip() == f"(0, '{tmp_path}') (0, '{tmp_path}')", niced.stderr
+    assert _call(lambda job, n: job * n, 3, (2,), "") == 6
+
+
+def test_the_command_refuses_what_it_cannot_do_and_says_why(capsys):
+    for argv, message in [
+        (["start", "--address", "10.0.0.5:6379"], "a node joining a head takes --host"),
+        (["start", "--host", "0.0.0.0"], "--host is this machine's own address"),
+        (["start", "--host", "10.0.0.6", "--address", "nowhere"], "--address is the head's HOST:PORT"),
+        (["start", "--port", "0"], "port"),
+        (["start", "--cpus", "0"], "cpus"),
+        (["launch"], "invalid choice"),
+    ]:
+        with pytest.raises(SystemExit):
+            cluster.main(argv)
+        assert message in capsys.readouterr().err
+    command, environment = cluster.ray_start_command(None, 6379, 2, None)
+    assert "--node-ip-address=127.0.0.1" in command and "--head" in command and "--num-cpus=2" in command
+    assert environment["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] == "0" and environment["RAY_worker_niceness"] == "0"
+    command, environment = cluster.ray_start_command("10.0.0.6", 6379, None, "10.0.0.5:6379")
+    assert "--address=10.0.0.5:6379" in command and "--node-ip-address=10.0.0.6" in command
+    assert "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER" not in environment or os.environ.get(
+        "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER") == environment["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"]  # fmt: skip
+    assert environment["RAY_AUTH_MODE"] in ("token", os.environ.get("RAY_AUTH_MODE"))
+    assert _loopback("127.0.0.1:6379") and _loopback("localhost:1") and _loopback("[::1]:6379")
+    assert not _loopback("10.0.0.5:6379") and not _loopback("ray://127.0.0.1:10001") and not _loopback("auto")
