@@ -20,6 +20,7 @@ that dies costs a retry of its jobs, not the run. Nothing imports Ray unless a :
 from __future__ import annotations
 
 import hashlib
+import itertools
 import multiprocessing
 import os
 import pickle
@@ -27,7 +28,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -39,7 +40,9 @@ __all__ = [
     "LocalExecutor",
     "RayExecutor",
     "as_executor",
+    "code_digest",
     "discard_store",
+    "in_flight",
     "make_executor",
     "private_ray",
     "run_jobs",
@@ -84,9 +87,20 @@ def _start_worker(parent: int) -> None:
             os._exit(1)
 
 
+#: Jobs an executor keeps submitted per worker: enough that no worker waits for the driver, few enough that the
+#: driver's bookkeeping (and the cluster's queue) stays small however many jobs a run has.
+IN_FLIGHT_PER_WORKER = 4
+
+
+def in_flight(workers: int) -> int:
+    """How many jobs an executor of ``workers`` keeps submitted at once (:data:`IN_FLIGHT_PER_WORKER` each)."""
+    return IN_FLIGHT_PER_WORKER * check_int("workers", workers, low=1)
+
+
 class LocalExecutor:
     """This machine: the jobs in this process with one worker, else in a pool of ``workers`` fresh (``spawn``)
-    processes, so the function and its arguments must be picklable."""
+    processes, so the function and its arguments must be picklable; at most :func:`in_flight` jobs submitted at
+    once, the next submitted as one finishes."""
 
     def __init__(self, workers: int = 1) -> None:
         self.workers = check_int("workers", workers, low=1)
@@ -100,9 +114,16 @@ class LocalExecutor:
         with ProcessPoolExecutor(
             self.workers, mp_context=context, initializer=_start_worker, initargs=(os.getpid(),)
         ) as pool:
-            futures = {pool.submit(function, job, *args): job for job in jobs}
-            for future in as_completed(futures):
-                yield futures[future], future.result()
+            pending: dict[Any, Any] = {}
+            waiting = iter(jobs)
+            while True:
+                for job in itertools.islice(waiting, in_flight(self.workers) - len(pending)):
+                    pending[pool.submit(function, job, *args)] = job
+                if not pending:
+                    return
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield pending.pop(future), future.result()
 
 
 #: What the Ray executor says where Ray is not installed.
@@ -115,11 +136,37 @@ NEEDS_RAY = 'the Ray executor needs Ray: pip install "deduction-envs[ray]"'
 LOOPBACK_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
 
-def _call(function: Callable[..., Any], job: Any, args: tuple, where: str) -> Any:
-    """One job, as a Ray task runs it: at the priority of the work (Ray starts its workers at niceness 15 to 19,
-    which starves them beside anything else; raised back to 0 where the worker may) and in the driver's working
-    directory ``where`` when this node has it (a relative path then means what it means to the driver; a
-    ``ray start`` worker otherwise runs wherever ``ray start`` ran)."""
+def code_digest() -> str:
+    """A digest of this project's code as this process imports it (every ``.py`` file of ``deduction_envs``,
+    ``agents`` and ``train``, by path and content): two machines with the same digest run the same code."""
+    global _DIGEST
+    if _DIGEST is None:
+        root = Path(__file__).resolve().parent.parent
+        digest = hashlib.sha256()
+        for package in ("deduction_envs", "agents", "train"):
+            for path in sorted((root / package).rglob("*.py")):
+                digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+        _DIGEST = digest.hexdigest()[:16]
+    return _DIGEST
+
+
+_DIGEST: str | None = None
+
+
+def _call(function: Callable[..., Any], job: Any, args: tuple, where: str, code: str = "") -> Any:
+    """One job, as a Ray task runs it: refused if this node's code is not the driver's (``code``: the driver's
+    :func:`code_digest`); at the priority of the work (Ray starts its workers at niceness 15 to 19, which starves
+    them beside anything else; raised back to 0 where the worker may) and in the driver's working directory
+    ``where`` when this node has it (a relative path then means what it means to the driver; a ``ray start``
+    worker otherwise runs wherever ``ray start`` ran)."""
+    if code and code != code_digest():
+        import socket
+
+        raise RuntimeError(
+            f"node {socket.gethostname()} runs other code than the driver (code digest {code_digest()}, the "
+            f"driver's {code}; {Path(__file__).resolve().parent.parent}): install the driver's version of the "
+            "project on every node, or ship it with Ray's runtime environment"
+        )
     _work_priority()
     if where and os.path.isdir(where):
         os.chdir(where)
@@ -136,7 +183,8 @@ def _work_priority() -> None:
 
 
 class RayExecutor:
-    """A Ray cluster: every job a Ray task of one CPU, retried on another worker if its worker dies.
+    """A Ray cluster: every job a Ray task of one CPU, retried on another worker if its worker dies; at most
+    :func:`in_flight` of them submitted at once, the next submitted as one finishes.
 
     Args:
         address: the cluster to join (``"HOST:PORT"`` of its head, or ``"auto"``); None: the ``RAY_ADDRESS``
@@ -146,6 +194,11 @@ class RayExecutor:
         retries: how many times a job whose worker died is run again before the run fails.
         connect_timeout: seconds to wait for a cluster's head (``HOST:PORT``) to answer before giving up with a
             :class:`ConnectionError` (Ray itself retries for many minutes).
+        cpus, gpus, memory: what each job asks of the cluster (CPUs and GPUs, fractions allowed; memory in bytes,
+            None: no reservation): Ray runs a job only where they are free.
+
+    A job refuses to run on a node whose code differs from the driver's (:func:`code_digest`), with a message
+    naming the node.
 
     If Ray is already initialised in this process (``ray.init`` by the caller), the executor uses it as it is.
     Workers must be able to import this package and the job's function: on a cluster, install the project on
@@ -153,10 +206,26 @@ class RayExecutor:
     """
 
     def __init__(
-        self, address: str | None = None, workers: int = 2, retries: int = 3, connect_timeout: float = 30.0
+        self,
+        address: str | None = None,
+        workers: int = 2,
+        retries: int = 3,
+        connect_timeout: float = 30.0,
+        cpus: float = 1,
+        gpus: float = 0,
+        memory: int | None = None,
     ) -> None:
         if address is not None and (not isinstance(address, str) or not address.strip()):
             raise ValueError(f"address must be a cluster address such as 'HOST:6379' or 'auto', got {address!r}")
+        for name, value in (("cpus", cpus), ("gpus", gpus)):
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < float("inf"):
+                raise ValueError(f"{name} must be a finite number >= 0 a job, got {value!r}")
+        if cpus == 0 and gpus == 0:
+            raise ValueError("a job asks for some CPU or GPU: cpus and gpus cannot both be 0")
+        #: What each job asks of the cluster (Ray's ``num_cpus``, ``num_gpus``, ``memory`` in bytes).
+        self.resources: dict[str, Any] = {"num_cpus": cpus, "num_gpus": gpus}
+        if memory is not None:
+            self.resources["memory"] = check_int("memory", memory, low=1)
         self.address = address
         self._workers = check_int("workers", workers, low=1)
         self.retries = check_int("retries", retries, low=0)
@@ -228,12 +297,18 @@ class RayExecutor:
         if not jobs:
             return
         ray = self.start()
-        task = ray.remote(num_cpus=1, max_retries=self.retries, retry_exceptions=False)(_call)
+        task = ray.remote(max_retries=self.retries, retry_exceptions=False, **self.resources)(_call)
         shared = ray.put(args)  # once, not once a job
-        where = os.getcwd()
-        pending = {task.remote(function, job, shared, where): job for job in jobs}
+        where, code = os.getcwd(), code_digest()
+        pending: dict[Any, Any] = {}
+        waiting = iter(jobs)
+        limit = in_flight(self.workers)
         try:
-            while pending:
+            while True:
+                for job in itertools.islice(waiting, limit - len(pending)):
+                    pending[task.remote(function, job, shared, where, code)] = job
+                if not pending:
+                    return
                 done, _ = ray.wait(list(pending), num_returns=1)
                 for ref in done:
                     yield pending.pop(ref), ray.get(ref)

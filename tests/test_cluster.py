@@ -157,3 +157,20 @@ def test_the_command_refuses_what_it_cannot_do_and_says_why(capsys):
     assert environment["RAY_AUTH_MODE"] in ("token", os.environ.get("RAY_AUTH_MODE"))
     assert _loopback("127.0.0.1:6379") and _loopback("localhost:1") and _loopback("[::1]:6379")
     assert not _loopback("10.0.0.5:6379") and not _loopback("ray://127.0.0.1:10001") and not _loopback("auto")
+
+
+def test_a_node_with_other_code_refuses_the_job_and_says_which_and_resources_are_checked():
+    from deduction_envs.executor import RayExecutor, code_digest
+
+    assert len(code_digest()) == 16 and code_digest() == code_digest()
+    assert _call(lambda job: job + 1, 1, (), "", code_digest()) == 2
+    with pytest.raises(RuntimeError, match=r"runs other code than the driver \(code digest \w+, the driver's 0{16}"):
+        _call(lambda job: job, 1, (), "", "0" * 16)
+    assert RayExecutor(cpus=0.5, gpus=1, memory=2**30).resources == {"num_cpus": 0.5, "num_gpus": 1,
+                                                                      "memory": 2**30}  # fmt: skip
+    assert RayExecutor().resources == {"num_cpus": 1, "num_gpus": 0}
+    for bad, message in [({"cpus": -1}, "cpus must be a finite number >= 0"), ({"gpus": float("nan")}, "gpus must"),
+                         ({"cpus": True}, "cpus must"), ({"cpus": 0}, "cannot both be 0"),
+                         ({"memory": 0}, "memory must be an integer >= 1")]:  # fmt: skip
+        with pytest.raises(ValueError, match=message):
+            RayExecutor(**bad)

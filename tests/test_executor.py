@@ -100,3 +100,26 @@ def test_a_run_killed_from_outside_takes_its_workers_with_it(tmp_path):
     for pid in still:
         os.kill(pid, signal.SIGKILL)
     assert not still, f"worker processes {still} outlived the run"
+
+
+def test_at_most_a_few_jobs_a_worker_are_in_flight_however_many_jobs_a_run_has(monkeypatch):
+    """The pool is handed jobs as others finish, never the whole run at once: the driver's bookkeeping stays the
+    size of the window, and every result still arrives once, by job."""
+    import concurrent.futures
+
+    import deduction_envs.executor as executor
+
+    sizes: list[int] = []
+    real_wait = concurrent.futures.wait
+
+    def watched(futures, **kwargs):
+        sizes.append(len(futures))
+        return real_wait(futures, **kwargs)
+
+    monkeypatch.setattr(executor, "wait", watched)
+    jobs = list(range(40))
+    results = run_jobs(square, jobs, 2, "squares", 0, progress=False)
+    assert results == {j: j * j for j in jobs}
+    assert executor.in_flight(2) == 8 and max(sizes) == 8 and len(sizes) >= 40 // 8
+    with pytest.raises(ValueError, match="workers must be an integer >= 1"):
+        executor.in_flight(0)

@@ -111,6 +111,23 @@ def test_a_two_node_cluster_gives_the_same_table_and_survives_a_killed_worker(cl
     assert tables(tmp_path / "t") == local_table
 
 
+def test_on_the_cluster_at_most_a_few_jobs_a_cpu_are_in_flight(cluster, monkeypatch, tmp_path):
+    """Jobs are submitted as others finish: ``ray.wait`` never looks over more than the window, whatever the
+    number of jobs (it looked over every pending job for each result: quadratic in a big run)."""
+    from deduction_envs.executor import in_flight
+
+    sizes: list[int] = []
+    real_wait = ray.wait
+    monkeypatch.setattr(ray, "wait", lambda refs, **kw: (sizes.append(len(refs)), real_wait(refs, **kw))[1])
+    executor = RayExecutor(cluster.address)
+    jobs = list(range(30))
+    (tmp_path / "spared").touch()  # job 3 lives
+    assert run_jobs(square_or_die, jobs, executor, "squares", str(tmp_path / "spared"), progress=False) == {
+        j: j * j for j in jobs
+    }
+    assert max(sizes) == in_flight(executor.workers) == 8 and len(sizes) >= 30
+
+
 def test_a_cluster_that_is_not_there_is_said_within_a_bounded_time(tmp_path, capsys, monkeypatch):
     """``--ray-address 127.0.0.1:1`` (nothing listens) retried for more than 7 minutes."""
     import time
@@ -120,7 +137,7 @@ def test_a_cluster_that_is_not_there_is_said_within_a_bounded_time(tmp_path, cap
     with pytest.raises(ConnectionError, match=r"no Ray cluster answers at 127\.0\.0\.1:1 \(.*tried for 1\.5 s\)"):
         nowhere.check_address()  # what start() asks before ray.init (a Ray the suite started already is used as is)
     assert 1.5 <= time.monotonic() - start < 10
-    monkeypatch.setattr(RayExecutor.__init__, "__defaults__", (None, 2, 3, 1.0))  # the CLI's executor: 1 s
+    monkeypatch.setattr(RayExecutor.__init__, "__defaults__", (None, 2, 3, 1.0, 1, 0, None))  # the CLI's: 1 s
     with pytest.raises(SystemExit) as exit_:
         run_experiment(algo_experiments.EXPERIMENT, [*ARGV, "--executor", "ray", "--ray-address", "127.0.0.1:1",
                                                      "--output", str(tmp_path / "t")])  # fmt: skip

@@ -71,3 +71,33 @@ def test_bad_seed_options_are_clear_errors(argv, message, capsys):
     with pytest.raises(SystemExit):
         cli.main([*TINY, *argv])
     assert message in capsys.readouterr().err
+
+
+def test_a_seed_stopped_after_a_checkpoint_resumes_from_it_for_the_steps_it_had_left(tmp_path, capsys):
+    """A seed whose run was cut after its first checkpoint (its final model, later checkpoints and kept result
+    gone, as when a driver or node dies) trains only the steps it had left, from that checkpoint; its episode
+    log goes on where it stopped."""
+    import zipfile
+
+    from train.seeds import latest_checkpoint
+
+    out = tmp_path / "s"
+    argv = [*TINY, "--timesteps", "512", "--checkpoint-every", "256", "--seeds", "5", "--no-progress",
+            "--output", str(out)]  # fmt: skip
+    cli.main(argv)
+    seed = out / "seed-5"
+    assert latest_checkpoint(seed / "checkpoints") == (seed / "checkpoints" / "model_512_steps.zip", 512)
+    (seed / "checkpoints" / "model_512_steps.zip").unlink()  # cut after the first checkpoint (a whole rollout)
+    (seed / "model.zip").unlink()
+    (out / "seeds.md").unlink()
+    monitor = next((seed / "monitor").glob("*monitor.csv"))
+    episodes = len(monitor.read_text().splitlines())
+    capsys.readouterr()
+    cli.main(argv)
+    assert "seed 5: resuming from model_256_steps.zip, 256 of 512 steps left" in capsys.readouterr().out
+    with zipfile.ZipFile(seed / "model.zip") as saved:
+        data = json.loads(saved.read("data"))
+    assert data["num_timesteps"] == 512  # 256 from the checkpoint and the 256 left, not 512 more
+    assert len(monitor.read_text().splitlines()) > episodes  # the same episode log, appended to
+    assert latest_checkpoint(seed / "checkpoints")[1] == 512 and (out / "seeds.md").exists()
+    assert latest_checkpoint(tmp_path / "nothing") is None

@@ -3,7 +3,9 @@
 Each seed is one job of the executor seam (a local process, or a Ray task with ``--executor ray``), trained with
 one torch thread into ``OUTPUT/seed-<s>/`` as ``python -m train --seed s`` would (its model, curve and
 ``comparison.md`` of the trained policy alone). A seed's run is kept in ``OUTPUT/.jobs/`` when it ends, so the
-same command after an interruption trains only the seeds that had not finished. Each seed's files are written
+same command after an interruption trains only the seeds that had not finished, and each of those resumes from
+its last checkpoint (``OUTPUT/seed-<s>/checkpoints/``, every ``--checkpoint-every`` steps) for the steps it had
+left, on this machine or another that sees the folder. Each seed's files are written
 by the worker that trains it: on a cluster of several machines, put ``--output`` on a folder they all share.
 
 Then ``OUTPUT/seeds.md``: each seed's figure (single-player games: the policy's mean steps and solve rate;
@@ -19,6 +21,7 @@ curve of every seed and their mean.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -30,7 +33,7 @@ from train.curves import read_monitors, smoothed
 from train.stats import t_interval
 from train.training import TrainingRun, run
 
-__all__ = ["SeedsResult", "aggregate", "run_seeds", "write_seeds"]
+__all__ = ["SeedsResult", "aggregate", "latest_checkpoint", "run_seeds", "write_seeds"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,8 +72,24 @@ def aggregate(name: str, values: Sequence[float]) -> Aggregate:
                      float(_iqm(x)))  # fmt: skip
 
 
+def latest_checkpoint(folder: Path) -> tuple[Path, int] | None:
+    """The checkpoint of most steps in a run's ``checkpoints`` folder (``model_<steps>_steps.zip``, as training
+    saves them) and its steps, or None if there is none."""
+    found = []
+    for path in Path(folder).glob("model_*_steps.zip"):
+        match = re.fullmatch(r"model_(\d+)_steps\.zip", path.name)
+        if match:
+            found.append((int(match[1]), path))
+    if not found:
+        return None
+    steps, path = max(found)
+    return path, steps
+
+
 def _train_seed(seed: int, config: RunConfig) -> TrainingRun:
-    """One seed's run: one job of :func:`run_seeds` (one torch thread, no progress bar)."""
+    """One seed's run: one job of :func:`run_seeds` (one torch thread, no progress bar). A seed stopped before
+    it ended (a killed driver, a lost node) resumes from its last checkpoint, on whatever node runs it again,
+    for the steps it had left: a seed's folder on a shared ``--output`` is all it needs."""
     import torch
 
     torch.set_num_threads(1)
@@ -84,6 +103,16 @@ def _train_seed(seed: int, config: RunConfig) -> TrainingRun:
         torch_threads=1,
         progress=False,
     )
+    checkpoint = latest_checkpoint(seeded.output / "checkpoints")
+    if checkpoint is not None and checkpoint[1] < config.timesteps:
+        path, steps = checkpoint
+        print(f"seed {seed}: resuming from {path.name}, {config.timesteps - steps} of {config.timesteps} steps left",
+              flush=True)  # fmt: skip
+        seeded = dataclasses.replace(  # the model saved there has its hyperparameters and any imitation in it
+            seeded, resume=path, timesteps=config.timesteps - steps, config=None, imitate=None,
+            imitate_learning_rate=None, imitate_demos=None, imitate_soft=False, imitate_values=None,
+            imitate_secrets=None,
+        )  # fmt: skip
     return run(seeded, references=False)
 
 
