@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from agents.clue_velma import SCORES, VELMA_THRESHOLD, destination_scores, roll_value, room_values
+from deduction_envs.games.clue import CLASSIC_CATEGORIES, parse_card
 from deduction_envs.games.clue_board import ACCUSATION_RULES, ROOM_LETTERS, ClueBoard, classic_board
 
 if TYPE_CHECKING:
@@ -36,8 +37,9 @@ if TYPE_CHECKING:
 
 __all__ = ["BoardAdvice", "BoardOption", "board_advice", "board_map", "parse_position"]
 
-#: The first room card's id in the classic deck (suspects 0-5, weapons 6-11, rooms 12-20).
+#: The first room card's id in the classic deck (suspects 0-5, weapons 6-11, rooms 12-20), and the rooms' names.
 FIRST_ROOM = 12
+ROOMS = CLASSIC_CATEGORIES[2]
 
 
 @dataclass(frozen=True)
@@ -89,8 +91,6 @@ class BoardAdvice:
 def parse_position(text: str, board: ClueBoard | None = None) -> int:
     """A board node from what a person types: a room (its name or the start of a word, "kitch") or a corridor
     square as ``row,column`` (the numbers :func:`board_map` shows). A ValueError says what is wrong."""
-    from deduction_envs.games.clue import CLASSIC_CATEGORIES, parse_card
-
     board = classic_board() if board is None else board
     text = str(text).strip()
     square = re.fullmatch(r"(-?\d+)\s*[, ]\s*(-?\d+)", text)
@@ -104,11 +104,10 @@ def parse_position(text: str, board: ClueBoard | None = None) -> int:
             what = "a room's" if letter.upper() in ROOM_LETTERS else "a wall's or the cellar's"
             raise ValueError(f"square {y},{x} is {what} cell, not a corridor square: name the room, or a '.' square")
         return board.square_cells.index((y, x))
-    rooms = CLASSIC_CATEGORIES[2]
     try:
-        return board.room_node(parse_card(text, rooms))
+        return board.room_node(parse_card(text, ROOMS))
     except ValueError as error:
-        raise ValueError(f"{error}: a position is a room ({', '.join(rooms)}) or a square 'row,column'") from None
+        raise ValueError(f"{error}: a position is a room ({', '.join(ROOMS)}) or a square 'row,column'") from None
 
 
 def board_map(here: int, marks: np.ndarray | None = None, others: Sequence[int] = (), board: ClueBoard | None = None
@@ -134,14 +133,8 @@ def board_map(here: int, marks: np.ndarray | None = None, others: Sequence[int] 
         "   " + "".join(str(x % 10) for x in columns),
         *(f"{y:>2} {''.join(row)}" for y, row in enumerate(grid)),
     ]
-    legend = ", ".join(f"{letter} {name}" for letter, name in zip(ROOM_LETTERS, _room_names(), strict=True))
+    legend = ", ".join(f"{letter} {name}" for letter, name in zip(ROOM_LETTERS, ROOMS, strict=True))
     return "\n".join([*lines, "@ you, o other tokens, * reached;", f"rooms: {legend}"])
-
-
-def _room_names() -> tuple[str, ...]:
-    from deduction_envs.games.clue import CLASSIC_CATEGORIES
-
-    return CLASSIC_CATEGORIES[2]
 
 
 def board_advice(
@@ -173,9 +166,14 @@ def board_advice(
     if score not in SCORES:
         raise ValueError(f"score must be one of {', '.join(SCORES)}, got {score!r}")
     board = classic_board()
-    here = position if isinstance(position, int | np.integer) and not isinstance(position, bool) else None
-    here = board.node(here) if here is not None else parse_position(str(position), board)
-    blocked = [parse_position(str(o), board) if not isinstance(o, int | np.integer) else board.node(o) for o in others]
+
+    def node(place: int | str) -> int:
+        """A node given as a node, a room's name or ``row,column``."""
+        if isinstance(place, int | np.integer) and not isinstance(place, bool):
+            return board.node(int(place))
+        return parse_position(str(place), board)
+
+    here, blocked = node(position), [node(o) for o in others]
     if here in blocked and here < board.squares:
         raise ValueError("another token cannot stand on your square")
     if roll is not None and (isinstance(roll, bool) or not isinstance(roll, int | np.integer) or not 2 <= roll <= 12):
@@ -261,7 +259,7 @@ def board_advice(
 def _node_name(board: ClueBoard, node: int) -> str:
     """A node as the advice names it: a room's name, or ``square row,column``."""
     room = board.room_of(node)
-    return _room_names()[room] if room >= 0 else board.describe(node)
+    return ROOMS[room] if room >= 0 else board.describe(node)
 
 
 def board_page(session: ClueSession, at: str, roll: str = "", others: str = "", summoned: bool = False,
