@@ -42,6 +42,7 @@ __all__ = [
     "as_executor",
     "code_digest",
     "discard_store",
+    "has_token",
     "in_flight",
     "make_executor",
     "private_ray",
@@ -330,14 +331,18 @@ def _loopback(address: str) -> bool:
         return False
 
 
+def has_token() -> bool:
+    """Whether this machine has a Ray cluster token where Ray looks for one (``RAY_AUTH_TOKEN``,
+    ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``)."""
+    return bool(os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH")
+                or (Path.home() / ".ray" / "auth_token").exists())  # fmt: skip
+
+
 def _token_if_any() -> None:
-    """Carry the cluster's token on every call when this machine has one (``RAY_AUTH_TOKEN``,
-    ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``) and ``RAY_AUTH_MODE`` does not say otherwise: a cluster
-    started with a token refuses a driver without it, and Ray turns it on by itself only for a Ray it starts."""
-    if "RAY_AUTH_MODE" in os.environ:
-        return
-    if not (os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH")
-            or (Path.home() / ".ray" / "auth_token").exists()):  # fmt: skip
+    """Carry the cluster's token on every call when this machine has one (:func:`has_token`) and
+    ``RAY_AUTH_MODE`` does not say otherwise: a cluster started with a token refuses a driver without it, and Ray
+    turns it on by itself only for a Ray it starts."""
+    if "RAY_AUTH_MODE" in os.environ or not has_token():
         return
     os.environ["RAY_AUTH_MODE"] = "token"
     from ray._raylet import Config  # type: ignore[attr-defined]  # read at import: read again, as Ray does

@@ -29,7 +29,7 @@ import shutil
 import subprocess
 import sys
 
-from deduction_envs.executor import LOOPBACK_ONLY
+from deduction_envs.executor import LOOPBACK_ONLY, has_token
 from train import arguments
 
 __all__ = ["main", "ray_start_command"]
@@ -86,17 +86,10 @@ def main(argv: list[str] | None = None) -> int:
                 "(a cluster on one machine needs no second node: give the head --cpus)"
             )
     command, environment = ray_start_command(args.host, args.port, args.cpus, args.address)
-    if args.address is None and environment["RAY_AUTH_MODE"] == "token" and not _has_token():
+    if args.address is None and environment["RAY_AUTH_MODE"] == "token" and not has_token():
         subprocess.run([ray, "get-auth-token", "--generate"], env=environment, check=True, capture_output=True)
     return subprocess.run(command, env=environment, check=False).returncode
 
-
-def _has_token() -> bool:
-    """Whether this machine has a cluster token (as Ray looks for one)."""
-    from pathlib import Path
-
-    return bool(os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH")
-                or (Path.home() / ".ray" / "auth_token").exists())  # fmt: skip
 
 
 def _is_ip(text: str) -> bool:
