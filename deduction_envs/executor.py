@@ -27,7 +27,7 @@ import pickle
 import shutil
 import sys
 import time
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -56,13 +56,18 @@ R = TypeVar("R")
 class Executor(Protocol):
     """Runs ``function(job, *args)`` for every job and yields ``(job, result)`` as each finishes.
 
-    ``workers``: how many jobs run at once (callers split their work into a few jobs per worker).
+    ``workers``: how many jobs run at once (callers split their work into a few jobs per worker). ``jobs`` is
+    read lazily, a job when there is room for it: at most ``limit`` jobs submitted at once (None:
+    :func:`in_flight` of the workers), so a generator may make each job from the results before it (a sweep's
+    next trial).
     """
 
     @property
     def workers(self) -> int: ...
 
-    def run(self, function: Callable[..., Any], jobs: Sequence[Any], args: tuple) -> Iterator[tuple[Any, Any]]: ...
+    def run(
+        self, function: Callable[..., Any], jobs: Iterable[Any], args: tuple, limit: int | None = None
+    ) -> Iterator[tuple[Any, Any]]: ...
 
 
 def _start_worker(parent: int) -> None:
@@ -106,7 +111,9 @@ class LocalExecutor:
     def __init__(self, workers: int = 1) -> None:
         self.workers = check_int("workers", workers, low=1)
 
-    def run(self, function: Callable[..., Any], jobs: Sequence[Any], args: tuple) -> Iterator[tuple[Any, Any]]:
+    def run(
+        self, function: Callable[..., Any], jobs: Iterable[Any], args: tuple, limit: int | None = None
+    ) -> Iterator[tuple[Any, Any]]:
         if self.workers == 1:
             for job in jobs:
                 yield job, function(job, *args)
@@ -117,8 +124,9 @@ class LocalExecutor:
         ) as pool:
             pending: dict[Any, Any] = {}
             waiting = iter(jobs)
+            limit = in_flight(self.workers) if limit is None else check_int("limit", limit, low=1)
             while True:
-                for job in itertools.islice(waiting, in_flight(self.workers) - len(pending)):
+                for job in itertools.islice(waiting, limit - len(pending)):
                     pending[pool.submit(function, job, *args)] = job
                 if not pending:
                     return
@@ -294,16 +302,20 @@ class RayExecutor:
                 ray.init(address=address, **quiet)
         return ray
 
-    def run(self, function: Callable[..., Any], jobs: Sequence[Any], args: tuple) -> Iterator[tuple[Any, Any]]:
-        if not jobs:
+    def run(
+        self, function: Callable[..., Any], jobs: Iterable[Any], args: tuple, limit: int | None = None
+    ) -> Iterator[tuple[Any, Any]]:
+        waiting = iter(jobs)
+        first = next(waiting, _NONE)
+        if first is _NONE:
             return
+        waiting = itertools.chain([first], waiting)
         ray = self.start()
         task = ray.remote(max_retries=self.retries, retry_exceptions=False, **self.resources)(_call)
         shared = ray.put(args)  # once, not once a job
         where, code = os.getcwd(), code_digest()
         pending: dict[Any, Any] = {}
-        waiting = iter(jobs)
-        limit = in_flight(self.workers)
+        limit = in_flight(self.workers) if limit is None else check_int("limit", limit, low=1)
         try:
             while True:
                 for job in itertools.islice(waiting, limit - len(pending)):
@@ -316,6 +328,9 @@ class RayExecutor:
         finally:
             for ref in pending:  # an error or an interrupted driver: the rest is not wanted
                 ray.cancel(ref, force=True)
+
+
+_NONE = object()  # no first job
 
 
 def _loopback(address: str) -> bool:

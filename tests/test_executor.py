@@ -123,3 +123,29 @@ def test_at_most_a_few_jobs_a_worker_are_in_flight_however_many_jobs_a_run_has(m
     assert executor.in_flight(2) == 8 and max(sizes) == 8 and len(sizes) >= 40 // 8
     with pytest.raises(ValueError, match="workers must be an integer >= 1"):
         executor.in_flight(0)
+
+
+def test_jobs_are_drawn_lazily_and_a_limit_keeps_fewer_in_flight(monkeypatch):
+    """A generator of jobs is read a job at a time as there is room (a sweep makes its next trial from the
+    results before it): with ``limit`` 2 on two workers, never more than two jobs were drawn and unfinished."""
+    import concurrent.futures
+
+    import deduction_envs.executor as executor
+
+    sizes: list[int] = []
+    real_wait = concurrent.futures.wait
+    monkeypatch.setattr(executor, "wait", lambda fs, **kw: (sizes.append(len(fs)), real_wait(fs, **kw))[1])
+    drawn, finished = [], []
+
+    def jobs():
+        for job in range(12):
+            assert len(drawn) - len(finished) < 2  # room for this one only once a result came back
+            drawn.append(job)
+            yield job
+
+    for job, result in LocalExecutor(2).run(square, jobs(), (0,), limit=2):
+        assert result == job * job
+        finished.append(job)
+    assert sorted(finished) == list(range(12)) and max(sizes) == 2
+    with pytest.raises(ValueError, match="limit must be an integer >= 1"):
+        list(LocalExecutor(2).run(square, [1], (0,), limit=0))

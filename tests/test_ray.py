@@ -126,6 +126,11 @@ def test_on_the_cluster_at_most_a_few_jobs_a_cpu_are_in_flight(cluster, monkeypa
         j: j * j for j in jobs
     }
     assert max(sizes) == in_flight(executor.workers) == 8 and len(sizes) >= 30
+    sizes.clear()  # a generator, read as there is room, and a smaller window
+    assert dict(executor.run(square_or_die, iter(jobs[:6]), (str(tmp_path / "spared"),), limit=2)) == {
+        j: j * j for j in jobs[:6]
+    }
+    assert max(sizes) == 2
 
 
 def test_a_cluster_that_is_not_there_is_said_within_a_bounded_time(tmp_path, capsys, monkeypatch):
@@ -158,3 +163,20 @@ def test_ray_options_are_checked(capsys):
         make_executor("dask", 1)
     with pytest.raises(ValueError, match="address must be a cluster address"):
         RayExecutor("  ")
+
+
+def test_a_sweep_runs_its_trials_on_the_two_node_cluster(cluster, tmp_path):
+    """Two trials at once, one a node, reporting to the sweep's journal from the cluster's workers."""
+    from train import cli
+    from train.sweep import run_sweep
+
+    config = cli.parse_args(["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--n-envs", "2",
+                             "--timesteps", "256", "--checkpoint-every", "128", "--sweep", "2", "--pruner", "none",
+                             "--space", "learning_rate=1e-4..1e-2:log", "--no-progress", "--output",
+                             str(tmp_path / "sweep")])  # fmt: skip
+    result = run_sweep(config, RayExecutor(cluster.address), command=[])
+    assert [t.state for t in result.trials] == ["complete", "complete"]
+    for trial in result.trials:
+        assert [step for step, _ in trial.reports] == [128, 256]  # reported from the worker, through the journal
+        assert (tmp_path / "sweep" / f"trial-{trial.number}" / "comparison.md").exists()
+    assert (tmp_path / "sweep" / "best.toml").exists()

@@ -63,7 +63,7 @@ def test_seeds_train_one_run_each_and_report_each_and_their_aggregate(tmp_path, 
     [
         (["--seeds", "1,1"], "distinct seeds"),
         (["--seeds", "a"], "must be an integer >= 0"),
-        (["--workers", "2"], "--workers is the number of seeds trained at a time"),
+        (["--workers", "2"], "--workers is the number of seeds or trials trained at a time"),
         (["--ray-address", "h:1"], "--ray-address goes with --executor ray"),
     ],
 )
@@ -101,3 +101,5 @@ def test_a_seed_stopped_after_a_checkpoint_resumes_from_it_for_the_steps_it_had_
     assert len(monitor.read_text().splitlines()) > episodes  # the same episode log, appended to
     assert latest_checkpoint(seed / "checkpoints")[1] == 512 and (out / "seeds.md").exists()
     assert latest_checkpoint(tmp_path / "nothing") is None
+    (seed / "checkpoints" / "model_768_steps.zip").write_bytes(b"PK\x03\x04")  # cut off as it was written
+    assert latest_checkpoint(seed / "checkpoints")[1] == 512  # passed over for the last whole one

@@ -54,7 +54,7 @@ def test_a_python_caller_gets_the_command_lines_errors():
         (RunConfig(env="Mastermind-v0", sizes={"legs": 3}), "has no size parameter 'legs'"),
         (RunConfig(env="Mastermind-v0", imitate="nobody"), "a single-player game's experts are"),
         (RunConfig(env="Mastermind-v0", imitate_soft=True), "--imitate-soft needs --imitate NAME"),
-        (RunConfig(env="Mastermind-v0", workers=2), "--workers is the number of seeds trained at a time"),
+        (RunConfig(env="Mastermind-v0", workers=2), "--workers is the number of seeds or trials trained at a time"),
         (RunConfig(env="Mastermind-v0", vec_env="batched", query_features=True), "--vec-env batched: it has no"),
         (RunConfig(env="Mastermind-v0", device="tpu:x"), "--device: "),
         (RunConfig(env="FakeCoin-v0", action_mask="consistent"), "--action-mask consistent needs queries"),

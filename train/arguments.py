@@ -33,6 +33,7 @@ __all__ = [
     "seconds",
     "seed",
     "seeds",
+    "space_item",
 ]
 
 
@@ -232,6 +233,22 @@ existing_file = _named(existing_file, "existing_file")
 file_to_write = _named(file_to_write, "file_to_write")
 model_zip = _named(model_zip, "model_zip")
 output_folder = _named(output_folder, "output_folder")
+
+
+def space_item(text: str) -> str:
+    """One ``NAME=SPEC`` item of a sweep's search space (:func:`train.sweep.parse_space`), checked."""
+    try:
+        from train.sweep import parse_space
+
+        parse_space(text)
+    except ImportError as error:
+        raise argparse.ArgumentTypeError(f"a sweep needs {error.name}: pip install \"deduction-envs[train]\"") from None
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text.strip()
+
+
+space_item = _named(space_item, "space_item")
 
 
 def seeds(text: str) -> list[int]:

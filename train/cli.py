@@ -7,6 +7,7 @@
     python -m train --env LowMiddleHigh-v0 --policy features --imitate ises --timesteps 0   # ISES's play, fitted
     python -m train --env clue_v0 --size players=4 --opponents deduction_sheet,random   # one seat of a multiplayer env
     python -m train --seeds 0,1,2 --workers 2                  # three seeds, two at a time; seeds.md aggregates them
+    python -m train --sweep 12 --space learning_rate=1e-4..3e-3:log n_steps=64,128,256 --workers 2   # a sweep
 
 Ctrl-C (or SIGTERM) stops training and saves what was trained.
 
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 
 from agents import EvaluationResult
 from agents.sb3_policy import ALGORITHMS
@@ -168,6 +170,30 @@ def build_parser() -> argparse.ArgumentParser:
         help="one run per seed into OUTPUT/seed-S/, then seeds.md (each seed; their mean with a 95%% t interval, "
         "range and IQM) and seeds.png; --workers runs at a time",
     )
+    several.add_argument(
+        "--sweep",
+        type=arguments.count(1),
+        default=None,
+        metavar="TRIALS",
+        help="a hyperparameter sweep of this many trials into OUTPUT/trial-N/ (train.sweep), then sweep.md, "
+        "sweep.png and best.toml; the same command again resumes it; --workers trials at a time",
+    )
+    several.add_argument(
+        "--space",
+        type=arguments.space_item,
+        nargs="+",
+        default=None,
+        metavar="NAME=SPEC",
+        help="--sweep: a hyperparameter of the algorithm and its range: LOW..HIGH, LOW..HIGH:log or A,B,C "
+        "(learning_rate=1e-4..3e-3:log n_steps=64,128,256); also read from a [sweep] table of --config",
+    )
+    several.add_argument(
+        "--pruner",
+        choices=("asha", "median", "none"),
+        default="asha",
+        help="--sweep: what stops bad trials at a checkpoint: asha (default; asynchronous successive halving), "
+        "median (below the others' median at that step) or none",
+    )
     arguments.add_executor_options(several)
     seats = parser.add_argument_group("multiplayer envs (algo_v0, clue_v0, generalized_clue_v0)")
     seats.add_argument(
@@ -277,9 +303,14 @@ def parse_args(argv: list[str] | None = None) -> RunConfig:
 
 
 def main(argv: list[str] | None = None) -> list[EvaluationResult]:
-    """``python -m train``; returns the comparison (the trained policy first), or with ``--seeds`` the first
-    seed's."""
+    """``python -m train``; returns the comparison (the trained policy first), with ``--seeds`` the first
+    seed's, with ``--sweep`` nothing (its table is ``sweep.md``)."""
     config = parse_args(argv)
+    if config.sweep is not None:
+        from train.sweep import run_sweep
+
+        run_sweep(config, config.executor_for(config.workers), command=sys.argv[1:] if argv is None else argv)
+        return []
     if config.seeds is not None:
         from train.seeds import run_seeds
 

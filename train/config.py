@@ -164,6 +164,9 @@ class RunConfig:
     executor: str = "local"
     ray_address: str | None = None
     seeds: list[int] | None = None  #: one run per seed (train.seeds), ``workers`` at a time
+    sweep: int | None = None  #: a hyperparameter sweep of this many trials (train.sweep), ``workers`` at a time
+    space: list[str] | None = None  #: the sweep's search space, ``NAME=SPEC`` items (train.sweep.parse_space)
+    pruner: str = "asha"  #: what stops a sweep's bad trials early (train.sweep.PRUNERS)
     workers: int = 1
     # Imitation before reinforcement learning (train.imitation).
     imitate: str | None = None
@@ -241,8 +244,10 @@ class RunConfig:
             raise ValueError("--timesteps 0 with --resume trains nothing: give the steps to train")
         if self.seeds is not None and self.resume is not None:
             raise ValueError("--seeds starts new runs: it cannot be given with --resume")
-        if self.seeds is None and self.workers != 1:
-            raise ValueError("--workers is the number of seeds trained at a time: it goes with --seeds")
+        if self.seeds is None and self.sweep is None and self.workers != 1:
+            raise ValueError("--workers is the number of seeds or trials trained at a time: it goes with --seeds "
+                             "or --sweep")  # fmt: skip
+        self._check_sweep()
         try:
             make_executor(self.executor, 1, self.ray_address)
         except ImportError as error:
@@ -315,6 +320,18 @@ class RunConfig:
         if self.eval_seed is not None and (isinstance(self.eval_seed, bool) or not isinstance(self.eval_seed, int)
                                            or self.eval_seed < 0):  # fmt: skip
             raise ValueError(f"eval_seed must be an integer >= 0 or None, got {self.eval_seed!r}")
+
+    def _check_sweep(self) -> None:
+        """``--sweep`` starts new runs, one seed each; ``--space`` and ``--pruner`` go with it."""
+        if self.sweep is None:
+            given = [option for option, on in (("--space", self.space is not None),
+                                               ("--pruner", self.pruner != "asha")) if on]  # fmt: skip
+            if given:
+                raise ValueError(f"{given[0]} goes with --sweep TRIALS")
+            return
+        for option, on in (("--seeds", self.seeds is not None), ("--resume", self.resume is not None)):
+            if on:
+                raise ValueError(f"--sweep trains new runs of one seed each: it cannot be given with {option}")
 
     def _check_imitation(self) -> None:
         """The checks of the ``--imitate`` options that hold in every game."""

@@ -33,7 +33,7 @@ from train.curves import read_monitors, smoothed
 from train.stats import t_interval
 from train.training import TrainingRun, run
 
-__all__ = ["SeedsResult", "aggregate", "latest_checkpoint", "run_seeds", "write_seeds"]
+__all__ = ["SeedsResult", "aggregate", "from_last_checkpoint", "latest_checkpoint", "run_seeds", "write_seeds"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,17 +73,23 @@ def aggregate(name: str, values: Sequence[float]) -> Aggregate:
 
 
 def latest_checkpoint(folder: Path) -> tuple[Path, int] | None:
-    """The checkpoint of most steps in a run's ``checkpoints`` folder (``model_<steps>_steps.zip``, as training
-    saves them) and its steps, or None if there is none."""
+    """The whole checkpoint of most steps in a run's ``checkpoints`` folder (``model_<steps>_steps.zip``, as
+    training saves them) and its steps, or None if there is none. A checkpoint cut off while it was written (the
+    process killed then) is passed over."""
+    from agents.sb3_policy import check_saved_model
+
     found = []
     for path in Path(folder).glob("model_*_steps.zip"):
         match = re.fullmatch(r"model_(\d+)_steps\.zip", path.name)
         if match:
             found.append((int(match[1]), path))
-    if not found:
-        return None
-    steps, path = max(found)
-    return path, steps
+    for steps, path in sorted(found, reverse=True):
+        try:
+            check_saved_model(path)
+        except (ValueError, OSError):
+            continue
+        return path, steps
+    return None
 
 
 def _train_seed(seed: int, config: RunConfig) -> TrainingRun:
@@ -103,17 +109,22 @@ def _train_seed(seed: int, config: RunConfig) -> TrainingRun:
         torch_threads=1,
         progress=False,
     )
-    checkpoint = latest_checkpoint(seeded.output / "checkpoints")
-    if checkpoint is not None and checkpoint[1] < config.timesteps:
-        path, steps = checkpoint
-        print(f"seed {seed}: resuming from {path.name}, {config.timesteps - steps} of {config.timesteps} steps left",
-              flush=True)  # fmt: skip
-        seeded = dataclasses.replace(  # the model saved there has its hyperparameters and any imitation in it
-            seeded, resume=path, timesteps=config.timesteps - steps, config=None, imitate=None,
-            imitate_learning_rate=None, imitate_demos=None, imitate_soft=False, imitate_values=None,
-            imitate_secrets=None,
-        )  # fmt: skip
-    return run(seeded, references=False)
+    return run(from_last_checkpoint(seeded, config.timesteps, f"seed {seed}"), references=False)
+
+
+def from_last_checkpoint(config: RunConfig, timesteps: int, label: str) -> RunConfig:
+    """``config`` (a run of ``timesteps`` into its ``output``) resumed from the last checkpoint in its output for
+    the steps it has left, if a stopped run left one there; else ``config`` itself. ``label`` names the run in
+    the line that says so."""
+    checkpoint = latest_checkpoint(Path(config.output, "checkpoints"))
+    if checkpoint is None or checkpoint[1] >= timesteps:
+        return config
+    path, steps = checkpoint
+    print(f"{label}: resuming from {path.name}, {timesteps - steps} of {timesteps} steps left", flush=True)
+    return dataclasses.replace(  # the model saved there has its hyperparameters and any imitation in it
+        config, resume=path, timesteps=timesteps - steps, config=None, imitate=None, imitate_learning_rate=None,
+        imitate_demos=None, imitate_soft=False, imitate_values=None, imitate_secrets=None,
+    )  # fmt: skip
 
 
 def figures(run_: TrainingRun) -> dict[str, float]:

@@ -45,14 +45,36 @@ def stop_when(done: Callable[[], bool]) -> Any:
     return StopWhen()
 
 
+def every_steps(steps: int, function: Callable[[Any], bool]) -> Any:
+    """An SB3 callback that calls ``function(model)`` each time the timesteps pass a multiple of ``steps``, and
+    stops training if it returns False."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class EverySteps(BaseCallback):
+        def _on_training_start(self) -> None:
+            self.next = (self.model.num_timesteps // steps + 1) * steps
+
+        def _on_step(self) -> bool:
+            if self.model.num_timesteps < self.next:
+                return True
+            self.next = (self.model.num_timesteps // steps + 1) * steps
+            return bool(function(self.model))
+
+    return EverySteps()
+
+
 def wall_clock_limit(deadline: float) -> Any:
     """An SB3 callback that stops training once ``time.perf_counter()`` passes ``deadline``."""
     return stop_when(lambda: time.perf_counter() >= deadline)
 
 
-def train(config: RunConfig) -> tuple[Any, float]:
+def train(config: RunConfig, every: tuple[int, Callable[[Any], bool]] | None = None) -> tuple[Any, float]:
     """Train (or resume) the run ``config`` describes (checked first) and save it in ``config.output``; returns
-    the model and the seconds trained. Ctrl-C (or SIGTERM) stops training and still saves."""
+    the model and the seconds trained. Ctrl-C (or SIGTERM) stops training and still saves.
+
+    ``every``: ``(steps, function)``: ``function(model)`` is called every ``steps`` timesteps while training, and
+    training stops there (and saves) if it returns False (a sweep's report to its pruner).
+    """
     import torch
 
     config.check()
@@ -61,7 +83,10 @@ def train(config: RunConfig) -> tuple[Any, float]:
     task = config.task()
     envs, model, imitation = _set_up(config, task)
     start = time.perf_counter()
-    _learn(config, model, task.callbacks(envs, model), start)
+    callbacks = task.callbacks(envs, model)
+    if every is not None:
+        callbacks.append(every_steps(*every))
+    _learn(config, model, callbacks, start)
     model.save(config.output / "model")
     settings = {
         "env": config.env,
