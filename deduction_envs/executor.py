@@ -42,6 +42,7 @@ __all__ = [
     "as_executor",
     "code_digest",
     "discard_store",
+    "fold_jobs",
     "has_token",
     "in_flight",
     "make_executor",
@@ -51,6 +52,7 @@ __all__ = [
 
 J = TypeVar("J", bound=Hashable)
 R = TypeVar("R")
+S = TypeVar("S")
 
 
 class Executor(Protocol):
@@ -403,8 +405,14 @@ def as_executor(workers: int | Executor) -> Executor:
 
 def _key(function: Callable[..., Any], job: Any, args: tuple) -> str:
     """The name a job's result is kept under: a digest of the function, the job and the arguments."""
-    text = repr((function.__module__, function.__qualname__, job, args))
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    return _keys(function, [job], args)[job]
+
+
+def _keys(function: Callable[..., Any], jobs: Sequence[Any], args: tuple) -> dict[Any, str]:
+    """:func:`_key` of every job, the arguments written out once for all of them (they can be large)."""
+    head = f"({function.__module__!r}, {function.__qualname__!r}, "
+    tail = f", {args!r})".encode()
+    return {job: hashlib.sha256(head.encode() + repr(job).encode() + tail).hexdigest()[:32] for job in jobs}
 
 
 def discard_store(store: str | Path) -> None:
@@ -437,20 +445,77 @@ def run_jobs(
     executor = as_executor(workers)
     folder = None if store is None else Path(store)
     kept: dict[J, R] = {}
+    keys = _keys(function, jobs, args) if folder is not None else {}
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
         for job in jobs:
-            path = folder / f"{_key(function, job, args)}.pickle"
+            path = folder / f"{keys[job]}.pickle"
             if path.exists():
                 kept[job] = pickle.loads(path.read_bytes())
     todo = [job for job in jobs if job not in kept]
     with tqdm(total=len(jobs), initial=len(kept), desc=desc, disable=None if progress is None else not progress) as bar:
         for job, result in executor.run(function, todo, args):
             if folder is not None:
-                path = folder / f"{_key(function, job, args)}.pickle"
+                path = folder / f"{keys[job]}.pickle"
                 partial = path.with_suffix(".partial")
                 partial.write_bytes(pickle.dumps(result))
                 partial.replace(path)  # a job is kept whole or not at all
             kept[job] = result
             bar.update()
     return {job: kept[job] for job in jobs}
+
+
+def fold_jobs(
+    function: Callable[..., R],
+    jobs: Sequence[J],
+    workers: int | Executor,
+    desc: str,
+    *args: Any,
+    start: Callable[[], S],
+    add: Callable[[S, J, R], S],
+    store: str | Path | None = None,
+    progress: bool | None = True,
+    save_every: float = 30.0,
+) -> S:
+    """``function(job, *args)`` for every job, as :func:`run_jobs`, but each result folded into a state as it
+    arrives (``add(state, job, result)``, from ``start()``) and then let go: the caller holds the state, not the
+    results, so its memory does not grow with the jobs. Jobs finish in any order, so ``add`` must give the same
+    state in any order (counts, and sums of integers).
+
+    With ``store``, the state and the jobs folded into it are kept in one file there (``folded.pickle``),
+    rewritten at most every ``save_every`` seconds and at the end; a later call with the same function, jobs and
+    arguments starts from it and runs only the jobs not folded in yet (those that finished after the last save
+    run again, and are folded once).
+    """
+    from tqdm.auto import tqdm
+
+    executor = as_executor(workers)
+    keys = _keys(function, jobs, args)
+    state, done = start(), set()
+    path = None if store is None else Path(store) / "folded.pickle"
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            state, done = pickle.loads(path.read_bytes())
+
+    def save() -> None:
+        assert path is not None
+        partial = path.with_suffix(".partial")
+        partial.write_bytes(pickle.dumps((state, done)))
+        partial.replace(path)  # the state and the jobs in it, kept together: whole or not at all
+
+    todo = [job for job in jobs if keys[job] not in done]
+    saved = time.monotonic()
+    disable = None if progress is None else not progress
+    with tqdm(total=len(jobs), initial=len(jobs) - len(todo), desc=desc, disable=disable) as bar:
+        for job, result in executor.run(function, todo, args):
+            state = add(state, job, result)
+            done.add(keys[job])
+            del result
+            bar.update()
+            if path is not None and time.monotonic() - saved >= save_every:
+                save()
+                saved = time.monotonic()
+    if path is not None:
+        save()
+    return state

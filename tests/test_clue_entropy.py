@@ -244,11 +244,10 @@ def test_clue_ismcts_accuses_when_it_knows_and_refuses_bad_parameters():
 
 def test_clue_experiments_quick_run_writes_its_report(tmp_path):
     from train.experiments import clue_experiments
-    from train.experiments.runner import gather
 
     argv = ["--games", "3", "--ismcts-games", "1", "--ismcts-seconds", "0.02", "--players", "3"]
     finished = clue_experiments.main([*argv, "--workers", "1", "--output", str(tmp_path)])
-    assert {len(games) for games in gather(finished.results).values()} == {1, 3}
+    assert {tally.games for tally in finished.results.values()} == {1, 3}
     report = (tmp_path / "clue.md").read_text()
     assert "| entropy | deduction-sheet | 3 |" in report and "| SO-ISMCTS | random | 1 |" in report
     assert "python -m train.experiments.clue_experiments --games 3" in report

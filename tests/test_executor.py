@@ -149,3 +149,52 @@ def test_jobs_are_drawn_lazily_and_a_limit_keeps_fewer_in_flight(monkeypatch):
     assert sorted(finished) == list(range(12)) and max(sizes) == 2
     with pytest.raises(ValueError, match="limit must be an integer >= 1"):
         list(LocalExecutor(2).run(square, [1], (0,), limit=0))
+
+
+def test_fold_jobs_folds_every_result_once_through_the_workers_and_resumes_from_its_one_file(tmp_path):
+    """Results folded as they arrive (here a list, to see each job once) give the fold of all of them; the store
+    is one file, and a run stopped after some jobs were saved resumes with only the others."""
+    from deduction_envs.executor import fold_jobs
+
+    def add(state: list, job: int, result: int) -> list:
+        return [*state, (job, result)]
+
+    folded = fold_jobs(square, list(range(20)), 2, "squares", 0, start=list, add=add, progress=False)
+    assert sorted(folded) == [(j, j * j) for j in range(20)]
+    store = tmp_path / "store"
+    calls: list[int] = []
+
+    def stop_after(state: list, job: int, result: int) -> list:
+        calls.append(job)
+        if len(calls) == 6:
+            raise KeyboardInterrupt  # the driver stopped after five results were folded and saved
+        return add(state, job, result)
+
+    with pytest.raises(KeyboardInterrupt):
+        fold_jobs(square, list(range(12)), 1, "squares", 0, start=list, add=stop_after, store=store, progress=False,
+                  save_every=0)  # fmt: skip
+    assert [path.name for path in store.iterdir()] == ["folded.pickle"]
+    played: list[int] = []
+
+    def counted(state: list, job: int, result: int) -> list:
+        played.append(job)
+        return add(state, job, result)
+
+    resumed = fold_jobs(square, list(range(12)), 1, "squares", 0, start=list, add=counted, store=store,
+                        progress=False)  # fmt: skip
+    assert sorted(resumed) == [(j, j * j) for j in range(12)]  # every job once
+    assert played == list(range(5, 12))  # five from the file, the seven others played
+
+
+def test_a_jobs_kept_name_is_the_digest_of_the_function_the_job_and_the_arguments():
+    """Written out once for all the jobs (a tournament's arguments can be large), the names are those a kept
+    store was written under: a run interrupted before still resumes."""
+    import hashlib
+
+    from deduction_envs.executor import _key, _keys
+
+    cases = [((4, "entropy", "deduction-sheet", 0, 25), ({"games": [1, 2]},)), (0, ()), ("j", ("only",))]
+    for job, args in cases:
+        text = repr((square.__module__, square.__qualname__, job, args))
+        assert _key(square, job, args) == hashlib.sha256(text.encode()).hexdigest()[:32]
+    assert _keys(square, [1, 2], (0,)) == {1: _key(square, 1, (0,)), 2: _key(square, 2, (0,))}

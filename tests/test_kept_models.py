@@ -157,7 +157,6 @@ def test_a_kept_clue_model_takes_a_seat_in_the_tournament_and_wins_there_what_it
     (game g seeded (seed, g), seats rotated) it wins exactly the games ``train.evaluate`` finds."""
     from train.evaluate import evaluate_model
     from train.experiments import clue_experiments
-    from train.experiments.runner import gather
     from train.kept_models import seat_policy
 
     name = "clue-imitation-entropy"
@@ -166,11 +165,11 @@ def test_a_kept_clue_model_takes_a_seat_in_the_tournament_and_wins_there_what_it
     assert clue_experiments.cells(3, (contender,)) == []  # trained for 4 players
     argv = ["--games", "8", "--players", "3", "4", "--contenders", contender, "--opponents", "deduction-sheet"]
     finished = clue_experiments.main([*argv, "--workers", "1", "--seed", "5", "--output", str(tmp_path)])
-    games = gather(finished.results)[4, contender, "deduction-sheet"]
+    tally = finished.results[4, contender, "deduction-sheet"]
     (found,) = evaluate_model(MODELS / name / "model.zip", opponents=["deduction_sheet"], games=8, seed=5,
                               output=tmp_path / "evaluation")  # fmt: skip
-    assert len(games) == found.games == 8
-    assert sum(g["contender_won"] for g in games) == found.wins
+    assert tally.games == found.games == 8
+    assert tally.wins == found.wins
     assert f"| {contender} | deduction-sheet | 8 |" in (tmp_path / "clue.md").read_text()
     with pytest.raises(ValueError, match="no kept model named 'nothing'"):
         seat_policy("nothing")

@@ -4,6 +4,7 @@ and a run interrupted part way resumed with ``--resume`` without replaying its f
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import os
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 from train import arguments
-from train.experiments.runner import Experiment, Run, gather, run_experiment
+from train.experiments.runner import Experiment, Fold, Run, gather, run_experiment
 
 #: Every experiment of train/experiments/ (each declares EXPERIMENT and runs through the runner).
 EXPERIMENTS = ["algo_experiments", "analysis", "ask_patterns", "clue_board_experiments", "clue_experiments",
@@ -69,6 +70,38 @@ def test_an_interrupted_run_resumes_without_replaying_its_finished_jobs(tmp_path
     assert PLAYED == list(range(6)) and fresh.results == resumed.results  # seeded: the same results either way
     tables = [(folder / "toy.md").read_text().splitlines()[1:] for folder in (tmp_path, tmp_path / "fresh")]
     assert tables[0] == tables[1]
+
+
+def toy_fold_write(settings: Toy, tables: dict, run: Run) -> str:
+    text = f"{run.command}\n{tables['jobs']} jobs, total {tables['total']:.6f}\n"
+    (run.output / "toy.md").write_text(text)
+    return text
+
+
+def toy_add(tables: dict, job: int, value: float) -> dict:
+    return {"jobs": tables["jobs"] + 1, "total": tables["total"] + value, "folded": tables["folded"] + [job]}
+
+
+#: The toy experiment, folding its results as they arrive (saving its tables after every job).
+TOY_FOLD = dataclasses.replace(TOY, write=toy_fold_write,
+                               fold=Fold(lambda s: {"jobs": 0, "total": 0.0, "folded": []}, toy_add, save_every=0))
+
+
+def test_a_folding_run_keeps_one_file_and_resumes_folding_each_job_once(tmp_path, monkeypatch):
+    """The tables so far and the jobs in them are kept together in one file; after an interruption the rest of
+    the jobs are played and folded, none twice, to the tables of an uninterrupted run."""
+    PLAYED.clear()
+    monkeypatch.setenv("TOY_FAIL_AT", "4")
+    with pytest.raises(RuntimeError, match="interrupted at job 4"):
+        run_experiment(TOY_FOLD, ["--output", str(tmp_path)])
+    monkeypatch.delenv("TOY_FAIL_AT")
+    assert [path.name for path in (tmp_path / ".jobs" / "toy").iterdir()] == ["folded.pickle"]
+    PLAYED.clear()
+    resumed = run_experiment(TOY_FOLD, ["--resume", "--output", str(tmp_path)])
+    assert PLAYED == [4, 5] and sorted(resumed.results["folded"]) == list(range(6))
+    fresh = run_experiment(TOY_FOLD, ["--output", str(tmp_path / "fresh")])
+    assert resumed.results["jobs"] == 6 and resumed.results["total"] == pytest.approx(fresh.results["total"])
+    assert not (tmp_path / ".jobs").exists()
 
 
 def test_a_run_without_resume_starts_afresh(tmp_path, monkeypatch):

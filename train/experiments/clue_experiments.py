@@ -31,6 +31,10 @@ own turns of a winner; decision times (mean and 95th percentile). The
 accusation rules and the refuter model are compared with the default entropy
 agent on the same deals by an exact two-sided sign test on the games exactly
 one of the two won. ``results/clue.png`` draws the win rates by player count.
+
+Each part's games are folded into its cell's :class:`Tally` as the part arrives (counts and integer sums, which
+games the contender won, a histogram of its decision times) and let go, so a tournament of a million games holds
+tallies in memory, not games, and its resumable store is one file.
 """
 
 from __future__ import annotations
@@ -59,12 +63,12 @@ from train import arguments
 from train.experiments.runner import (
     Experiment,
     Finished,
+    Fold,
     Run,
-    gather,
     match_summaries,
     named_agent,
     run_experiment,
-    truncated_line,
+    truncated_sentence,
 )
 from train.kept_models import SEAT_PREFIX, kept_seat_agent, seat_names
 from train.stats import chunks, format_p, interval, sign_test
@@ -147,6 +151,84 @@ def summarise(rules: ClueRules, record: GameRecord, agents: list[Logged], lineup
     return out
 
 
+#: The edges of the decision-time histogram: bins a ratio of 1.01 apart from a microsecond to 1,000 seconds, so a
+#: percentile read from it is within 1% of the exact one.
+TIME_EDGES = np.geomspace(1e-6, 1e3, int(np.ceil(np.log(1e9) / np.log(1.01))) + 1)
+
+
+@dataclass
+class Tally:
+    """One cell's games, folded: for each game whether the contender won it (1, 0; -1 not played yet: game ``g``
+    is the deal every cell at the player count plays as game ``g``, for the paired sign test), the wrong
+    accusations of each side, the winner's own turns by side (sum and count), the games stopped at the action
+    cap, and the contender's decision times (a histogram over :data:`TIME_EDGES`, their count and their sum in
+    nanoseconds). Every figure is a count or an integer sum: the same whatever order the parts arrive in."""
+
+    won: np.ndarray
+    wrong: list[int]  #: contender, opponents
+    turns: dict[str, list[int]]  #: by winning side: [sum of the winner's turns, games]
+    truncated: int = 0
+    times: np.ndarray | None = None
+    time_ns: int = 0
+
+    @classmethod
+    def empty(cls, games: int) -> Tally:
+        return cls(np.full(games, -1, dtype=np.int8), [0, 0], {"contender": [0, 0], "opponent": [0, 0]}, 0,
+                   np.zeros(TIME_EDGES.size + 1, dtype=np.int64))  # fmt: skip
+
+    def add(self, start: int, games: list[dict]) -> None:
+        """Games ``start, start + 1, ...`` of the cell, summarised by :func:`summarise`."""
+        assert self.times is not None
+        for g, game in enumerate(games, start):
+            self.won[g] = bool(game["contender_won"])
+            self.wrong[0] += game["contender_wrong"]
+            self.wrong[1] += game["opponent_wrong"]
+            if game["winner_side"] is not None:
+                self.turns[game["winner_side"]][0] += game["winner_turns"]
+                self.turns[game["winner_side"]][1] += 1
+            self.truncated += bool(game["truncated"])
+        times = np.fromiter((t for game in games for t in game["contender_times"]), dtype=float)
+        self.times += np.bincount(np.searchsorted(TIME_EDGES, times), minlength=self.times.size)
+        self.time_ns += int(np.round(times * 1e9).astype(np.int64).sum())
+
+    @property
+    def games(self) -> int:
+        return int((self.won >= 0).sum())
+
+    @property
+    def wins(self) -> int:
+        return int((self.won == 1).sum())
+
+    def mean_ms(self) -> float:
+        """The contender's mean time per decision, milliseconds."""
+        assert self.times is not None
+        return self.time_ns / 1e6 / max(1, int(self.times.sum()))
+
+    def percentile_ms(self, q: float) -> float:
+        """The contender's ``q``-th percentile time per decision, milliseconds: the upper edge of the bin where
+        it falls (within 1%)."""
+        assert self.times is not None
+        rank = np.searchsorted(np.cumsum(self.times), q / 100 * self.times.sum())
+        return 1e3 * float(TIME_EDGES[min(rank, TIME_EDGES.size - 1)])
+
+
+def start_tallies(settings: Settings) -> dict[tuple[int, str, str], Tally]:
+    """Every cell's empty tally."""
+    return {
+        (players, contender, opponent): Tally.empty(settings.ismcts_games if contender == ISMCTS else settings.games)
+        for players in settings.players
+        for contender, opponent in cells(players, settings.contenders, settings.opponents)
+    }
+
+
+def add_part(tallies: dict[tuple[int, str, str], Tally], job: tuple[int, str, str, int, int],
+             games: list[dict]) -> dict[tuple[int, str, str], Tally]:  # fmt: skip
+    """The tallies with one part's games in (:func:`play_part`'s ``job`` and result)."""
+    players, contender, opponent, start, _ = job
+    tallies[players, contender, opponent].add(start, games)
+    return tallies
+
+
 def play_part(job: tuple[int, str, str, int, int], settings: Settings) -> list[dict]:
     """Games ``[start, start + games)`` of one cell: ``job = (players, contender, opponent, start, games)``."""
     players, contender, opponent, start, games = job
@@ -156,7 +238,7 @@ def play_part(job: tuple[int, str, str, int, int], settings: Settings) -> list[d
     return match_summaries(rules, agents, games, settings.seed, start, summarise)
 
 
-def report(results: dict[tuple[int, str, str], list[dict]], settings: Settings, run: Run) -> str:
+def report(tallies: dict[tuple[int, str, str], Tally], settings: Settings, run: Run) -> str:
     """The markdown of ``results/clue.md``."""
     lines = [
         "# Clue tournaments",
@@ -168,11 +250,12 @@ def report(results: dict[tuple[int, str, str], list[dict]], settings: Settings, 
         "Win rate: the contender's, with its 95% Wilson interval; *p*: one-sided binomial test of it against "
         "the fair share 1/players. Wrong: wrong accusations per game by the contender and by all the opponents "
         "together. Turns: the winner's own turns, mean, when the contender / an opponent won. Decisions: the "
-        "contender's time per decision, mean and 95th percentile (every decision, showing a card included).",
+        "contender's time per decision, mean and 95th percentile (every decision, showing a card included; the "
+        "percentile to within 1%).",
         "",
         "![Win rates by player count](clue.png)",
         "",
-        truncated_line(results),
+        truncated_sentence(sum(t.truncated for t in tallies.values()), sum(t.games for t in tallies.values())),
         "",
     ]
     for players in settings.players:
@@ -184,37 +267,30 @@ def report(results: dict[tuple[int, str, str], list[dict]], settings: Settings, 
             "|---|---|---:|---|---:|---|---|---|",
         ]
         for contender, opponent in cells(players, settings.contenders, settings.opponents):
-            games = results.get((players, contender, opponent))
-            if not games:
+            tally = tallies.get((players, contender, opponent))
+            if tally is None or not tally.games:
                 continue
-            n = len(games)
-            wins = sum(g["contender_won"] for g in games)
+            n, wins = tally.games, tally.wins
             low, high = interval(wins, n)
             p = binomtest(wins, n, 1 / players, alternative="greater").pvalue
-            turns = {
-                side: [g["winner_turns"] for g in games if g["winner_side"] == side]
-                for side in ("contender", "opponent")
-            }
-            times = 1e3 * np.array([t for g in games for t in g["contender_times"]])
             lines.append(
                 f"| {contender} | {opponent} | {n} | {wins / n:.3f} [{low:.3f}, {high:.3f}] | {format_p(p)} "
-                f"| {np.mean([g['contender_wrong'] for g in games]):.3f} / "
-                f"{np.mean([g['opponent_wrong'] for g in games]):.3f} "
-                f"| {_mean(turns['contender'])} / {_mean(turns['opponent'])} "
-                f"| {times.mean():.0f} / {np.percentile(times, 95):.0f} |"
+                f"| {tally.wrong[0] / n:.3f} / {tally.wrong[1] / n:.3f} "
+                f"| {_mean(*tally.turns['contender'])} / {_mean(*tally.turns['opponent'])} "
+                f"| {tally.mean_ms():.0f} / {tally.percentile_ms(95):.0f} |"
             )
-        lines += ["", *compare(results, players), ""]
+        lines += ["", *compare(tallies, players), ""]
     return "\n".join(lines) + "\n"
 
 
-def _mean(values: list[float]) -> str:
-    return f"{np.mean(values):.1f}" if values else "-"
+def _mean(total: int, count: int) -> str:
+    return f"{total / count:.1f}" if count else "-"
 
 
-def compare(results: dict[tuple[int, str, str], list[dict]], players: int) -> list[str]:
+def compare(tallies: dict[tuple[int, str, str], Tally], players: int) -> list[str]:
     """Each entropy variant against the default on the same deals (vs the deduction sheet): a sign test."""
-    base = results.get((players, ENTROPY_VARIANTS[0], "deduction-sheet"))
-    if not base:
+    base = tallies.get((players, ENTROPY_VARIANTS[0], "deduction-sheet"))
+    if base is None or not base.games:
         return []
     lines = [
         f"Against `{ENTROPY_VARIANTS[0]}` on the same deals (sign test on the games exactly one of the two won, "
@@ -222,11 +298,11 @@ def compare(results: dict[tuple[int, str, str], list[dict]], players: int) -> li
         "",
     ]
     for variant in ENTROPY_VARIANTS[1:]:
-        other = results.get((players, variant, "deduction-sheet"))
-        if not other:
+        other = tallies.get((players, variant, "deduction-sheet"))
+        if other is None or not other.games:
             continue
-        won = [[g["contender_won"] for g in games] for games in (other, base)]  # game g of both: the same deal
-        only_variant, only_base, p = sign_test(*won)
+        both = (other.won >= 0) & (base.won >= 0)  # game g of both: the same deal
+        only_variant, only_base, p = sign_test(other.won[both] == 1, base.won[both] == 1)
         lines.append(
             f"- `{variant}`: won {only_variant} games the default lost, lost {only_base} it won "
             f"(p = {format_p(p)}{', significant at 5%' if p < 0.05 else ', not significant'})."
@@ -234,7 +310,7 @@ def compare(results: dict[tuple[int, str, str], list[dict]], players: int) -> li
     return lines
 
 
-def plot(results: dict[tuple[int, str, str], list[dict]], players: list[int], path: Path) -> None:
+def plot(tallies: dict[tuple[int, str, str], Tally], players: list[int], path: Path) -> None:
     """Win rates with 95% intervals by player count, one panel per opponent."""
     import matplotlib
 
@@ -247,14 +323,14 @@ def plot(results: dict[tuple[int, str, str], list[dict]], players: list[int], pa
         for k, contender in enumerate(contenders):
             xs, ys, errors = [], [], []
             for p in players:
-                games = results.get((p, contender, opponent))
-                if not games:
+                tally = tallies.get((p, contender, opponent))
+                if tally is None or not tally.games:
                     continue
-                wins = sum(g["contender_won"] for g in games)
-                low, high = interval(wins, len(games))
+                wins, n = tally.wins, tally.games
+                low, high = interval(wins, n)
                 xs.append(p + 0.08 * (k - len(contenders) / 2))
-                ys.append(wins / len(games))
-                errors.append((wins / len(games) - low, high - wins / len(games)))
+                ys.append(wins / n)
+                errors.append((wins / n - low, high - wins / n))
             if xs:
                 color = f"C{k}"  # one colour per contender in both panels
                 ax.errorbar(xs, ys, yerr=np.array(errors).T, marker="o", capsize=3, label=contender, color=color)
@@ -323,16 +399,16 @@ def jobs(settings: Settings) -> list[tuple[int, str, str, int, int]]:
     return sorted(out, key=lambda job: job[1] != ISMCTS)
 
 
-def write(settings: Settings, parts: dict[tuple, list[dict]], run: Run) -> str:
+def write(settings: Settings, tallies: dict[tuple[int, str, str], Tally], run: Run) -> str:
     """``clue.md`` and ``clue.png``."""
-    results = gather(parts)
-    text = report(results, settings, run)
+    text = report(tallies, settings, run)
     (run.output / "clue.md").write_text(text)
-    plot(results, list(settings.players), run.output / "clue.png")
+    plot(tallies, list(settings.players), run.output / "clue.png")
     return text
 
 
-EXPERIMENT = Experiment("clue_experiments", __doc__, options, settings, jobs, play_part, write, job_name="jobs")
+EXPERIMENT = Experiment("clue_experiments", __doc__, options, settings, jobs, play_part, write, job_name="jobs",
+                        fold=Fold(start_tallies, add_part))  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> Finished:

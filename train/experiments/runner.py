@@ -15,6 +15,9 @@ line around that:
   (:func:`deduction_envs.executor.run_jobs` with ``store=``); after an interruption the same command
   with ``--resume`` plays only the jobs that had not finished. The kept results are removed once the outputs
   are written; a run without ``--resume`` starts afresh.
+* big runs: an experiment that declares a :class:`Fold` has each job's result folded into its tables as it
+  arrives and let go (:func:`deduction_envs.executor.fold_jobs`), so the driver's memory does not grow with the
+  games, and its resumable store is one file (the tables so far and the jobs in them).
 
 The jobs run through the one executor seam (:mod:`deduction_envs.executor`); the writer is told the
 command that regenerates its outputs, the minutes the jobs took and the machine, to put beside its figures.
@@ -33,12 +36,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from deduction_envs.executor import discard_store, run_jobs
+from deduction_envs.executor import discard_store, fold_jobs, run_jobs
 from train import arguments
 
 __all__ = [
     "Experiment",
     "Finished",
+    "Fold",
     "Run",
     "gather",
     "match_summaries",
@@ -46,6 +50,7 @@ __all__ = [
     "results_folder",
     "run_experiment",
     "truncated_line",
+    "truncated_sentence",
 ]
 
 S = TypeVar("S")  # an experiment's settings
@@ -78,11 +83,23 @@ class Run:
 
 
 @dataclass(frozen=True)
+class Fold(Generic[S, J, R]):
+    """How an experiment folds its jobs' results into its tables as they arrive: ``start(settings)`` the empty
+    tables, ``add(tables, job, result)`` them with one job's result in (the same whatever order the jobs finish
+    in: counts and integer sums). The writer is then given the tables instead of the results."""
+
+    start: Callable[[S], Any]
+    add: Callable[[Any, J, R], Any]
+    save_every: float = 30.0  #: seconds between saves of the tables so far to the run's store (for --resume)
+
+
+@dataclass(frozen=True)
 class Experiment(Generic[S, J, R]):
     """An experiment declared: its options, settings, seeded jobs, the player of one job and the writer.
 
     ``play(job, settings)`` must be a module-level function (the local executor runs it in fresh processes);
-    ``write(settings, results, run)`` writes the outputs into ``run.output`` and returns the text to print.
+    ``write(settings, results, run)`` writes the outputs into ``run.output`` and returns the text to print
+    (``results``: by job, or with a ``fold`` the folded tables).
     """
 
     name: str  #: the module under ``train.experiments``
@@ -94,6 +111,7 @@ class Experiment(Generic[S, J, R]):
     write: Callable[[S, dict[J, R], Run], str]
     workers: int = 2  #: default ``--workers``
     job_name: str = "jobs"  #: the progress bar's name
+    fold: Fold | None = None  #: fold each result into the tables as it arrives (big runs) instead of keeping it
 
     @property
     def command(self) -> str:
@@ -102,10 +120,11 @@ class Experiment(Generic[S, J, R]):
 
 @dataclass(frozen=True)
 class Finished(Generic[S, J, R]):
-    """A run's settings, results by job (in job order) and the printed text."""
+    """A run's settings, results by job (in job order; an experiment with a :class:`Fold`: its folded tables) and
+    the printed text."""
 
     settings: S
-    results: dict[J, R]
+    results: Any
     run: Run
     text: str
 
@@ -167,15 +186,14 @@ def run_experiment(experiment: Experiment[S, J, R], argv: Sequence[str] | None =
         shutil.rmtree(store)
     start = time.perf_counter()
     executor = arguments.executor(args, parser)
-    results = run_jobs(
-        experiment.play,
-        jobs,
-        executor,
-        f"{experiment.name} {experiment.job_name}",
-        settings,
-        store=store,
-        progress=None if args.progress else False,
-    )
+    desc, progress = f"{experiment.name} {experiment.job_name}", None if args.progress else False
+    results: Any
+    if experiment.fold is None:
+        results = run_jobs(experiment.play, jobs, executor, desc, settings, store=store, progress=progress)
+    else:
+        fold = experiment.fold
+        results = fold_jobs(experiment.play, jobs, executor, desc, settings, start=lambda: fold.start(settings),
+                            add=fold.add, store=store, progress=progress, save_every=fold.save_every)  # fmt: skip
     command = " ".join([experiment.command, *map(shlex.quote, argv)])
     run = Run(command, output, executor.workers, (time.perf_counter() - start) / 60, args.quick, args.executor)
     output.mkdir(parents=True, exist_ok=True)
@@ -223,10 +241,15 @@ def match_summaries(
 def truncated_line(results: dict[Any, list[dict]]) -> str:
     """The reports' sentence on the games stopped at the action cap, of tables of game summaries that each say
     ``"truncated"`` (:func:`match_summaries`)."""
+    games = [game for table in results.values() for game in table]
+    return truncated_sentence(sum(game["truncated"] for game in games), len(games))
+
+
+def truncated_sentence(truncated: int, games: int) -> str:
+    """The reports' sentence on the games stopped at the action cap: ``truncated`` of ``games``."""
     from agents.multiplayer import TOURNAMENT_MAX_ACTIONS
 
-    games = [game for table in results.values() for game in table]
     return (
         f"Games stopped at the cap of {TOURNAMENT_MAX_ACTIONS:,} actions (nobody's win: an agent that never ends a "
-        f"game): {sum(game['truncated'] for game in games)} of {len(games):,}."
+        f"game): {truncated} of {games:,}."
     )
