@@ -220,7 +220,7 @@ def test_python_m_train_trains_a_seat_on_the_batched_twin_and_evaluates_it_on_th
 
     config = RunConfig(env="clue_v0", vec_env="batched", sizes={"players": 3}, opponents=["self", "random"],
                        n_envs=32, timesteps=1024, eval_games=9, eval_opponents=["random"], league=True,
-                       league_threshold=-1.0, league_window=20, output=tmp_path / "run", progress=False)  # fmt: skip
+                       league_threshold=-1.0, league_window=300, output=tmp_path / "run", progress=False)  # fmt: skip
     done = run(config)
     assert done.timesteps >= 1024 and [r.opponent for r in done.results] == ["random"] and done.results[0].games == 9
     settings = json.loads((tmp_path / "run" / "run.json").read_text())

@@ -208,8 +208,8 @@ def options(parser: argparse.ArgumentParser) -> None:
 
 def settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
     chosen = Settings(args.games, tuple(args.players), args.seed, args.chunk)
-    if args.quick:  # 4 games a cell, 2 and 3 players
-        return replace(chosen, games=4, players=tuple(p for p in chosen.players if p <= 3) or (2,), chunk=4)
+    if args.quick:  # 2 games a cell, 2 and 3 players
+        return replace(chosen, games=2, players=tuple(p for p in chosen.players if p <= 3) or (2,), chunk=2)
     return chosen
 
 
