@@ -159,7 +159,7 @@ def test_a_sweep_whose_driver_was_killed_resumes_its_running_trial_from_the_last
     that trial again with the same hyperparameters (as trial 1, in the folder trial 0 had) and trains only the
     steps it had left."""
     out = tmp_path / "sweep"
-    argv = [*TINY, "--timesteps", "2048", "--checkpoint-every", "256", "--sweep", "1", "--space",
+    argv = [*TINY, "--timesteps", "2048", "--checkpoint-every", "256", "--sweep", "1", "--pruner", "none", "--space",
             "learning_rate=1e-4..1e-2:log", "--output", str(out)]  # fmt: skip
     driver = subprocess.Popen([sys.executable, "-m", "train", *argv], cwd=ROOT, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
