@@ -276,8 +276,7 @@ def _train_trial(job: tuple[int, dict[str, Any]], config: RunConfig, pruner_name
                               pruner=pruner if pruner is not None else _pruner(pruner_name, config))  # fmt: skip
     trial = optuna.Trial(study, _trial_id(study, number))
     run_config = from_last_checkpoint(trial_config(config, number, params), config.timesteps, f"trial {number}")
-    reports: list[tuple[int, float]] = [(step, value) for step, value in trial.storage.get_trial(
-        trial._trial_id).intermediate_values.items()]  # fmt: skip
+    reports: list[tuple[int, float]] = []
     stopped = []
 
     def report(model: Any) -> bool:
@@ -339,23 +338,21 @@ def run_sweep(
     config = dataclasses.replace(config, output=output)
     direction, objective, _, _ = _objective(config)
     study = _study(output, direction, pruner or _pruner(config.pruner, config), config.seed, _settings(config, space))
-    resumed = {}
-    for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING, TrialState.WAITING)):
-        if trial.state == TrialState.RUNNING:  # left by a driver that died: ask it again, where it stopped
-            study.tell(trial.number, state=TrialState.FAIL)
-            study.enqueue_trial(trial.params, user_attrs={"resumes": trial.number})
-    finished = (TrialState.COMPLETE, TrialState.PRUNED)
-    kept = {t.number: t for t in study.get_trials(deepcopy=False) if t.state in finished or _failed_here(t)}
+    for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        # Left by a driver that died: asked again, to resume where it stopped.
+        study.tell(trial.number, state=TrialState.FAIL)
+        study.enqueue_trial(trial.params, user_attrs={"resumes": trial.number})
+    # Tried: every trial this sweep told its result (complete, pruned, or failed by its hyperparameters); a trial
+    # failed by a dead driver was not.
+    kept = [t for t in study.get_trials(deepcopy=False) if "result" in t.user_attrs]
     left = max(0, config.sweep - len(kept))
     executor = as_executor(workers)
 
     def jobs() -> Iterator[tuple[int, dict[str, Any]]]:
         for _ in range(left):
             trial = study.ask(space)
-            earlier = trial.user_attrs.get("resumes") if hasattr(trial, "user_attrs") else None
-            if earlier is not None:
-                _move_trial(output, earlier, trial.number)
-                resumed[trial.number] = earlier
+            if "resumes" in trial.user_attrs:
+                _move_trial(output, trial.user_attrs["resumes"], trial.number)
             yield trial.number, trial.params
 
     from tqdm.auto import tqdm
@@ -368,8 +365,7 @@ def run_sweep(
             else:
                 study.tell(result.number, state=TrialState.PRUNED if result.state == "pruned" else TrialState.FAIL)
             bar.update()
-    trials = tuple(_result(t) for t in study.get_trials(deepcopy=False)
-                   if t.user_attrs.get("result") is not None)  # fmt: skip
+    trials = tuple(_result(t) for t in study.get_trials(deepcopy=False) if "result" in t.user_attrs)
     result = SweepResult(trials, direction, objective)
     command = sys.argv[1:] if command is None else command
     print(write_sweep(result, config, space, output / "sweep.md", command))
@@ -378,11 +374,6 @@ def run_sweep(
     if best is not None:
         (output / "best.toml").write_text((output / f"trial-{best.number}" / "hyperparameters.toml").read_text())
     return result
-
-
-def _failed_here(trial: Any) -> bool:
-    """A trial that failed by itself (its hyperparameters), not by a dead driver: it counts as tried."""
-    return trial.user_attrs.get("result") is not None
 
 
 def _move_trial(output: Path, earlier: int, number: int) -> None:
