@@ -85,7 +85,7 @@ def same(first: dict[tuple, Tally], second: dict[tuple, Tally]) -> bool:
     """Whether two runs' tallies hold the same figures."""
     return all(
         (a.won == b.won).all() and a.wrong == b.wrong and a.turns == b.turns and a.truncated == b.truncated
-        and (a.times == b.times).all() and a.time_ns == b.time_ns  # type: ignore[union-attr]
+        and (a.times == b.times).all() and a.time_ns == b.time_ns
         for a, b in ((first[key], second[key]) for key in first)
     ) and first.keys() == second.keys()  # fmt: skip
 

@@ -167,18 +167,17 @@ class Tally:
     won: np.ndarray
     wrong: list[int]  #: contender, opponents
     turns: dict[str, list[int]]  #: by winning side: [sum of the winner's turns, games]
+    times: np.ndarray  #: the decision-time histogram
     truncated: int = 0
-    times: np.ndarray | None = None
     time_ns: int = 0
 
     @classmethod
     def empty(cls, games: int) -> Tally:
-        return cls(np.full(games, -1, dtype=np.int8), [0, 0], {"contender": [0, 0], "opponent": [0, 0]}, 0,
+        return cls(np.full(games, -1, dtype=np.int8), [0, 0], {"contender": [0, 0], "opponent": [0, 0]},
                    np.zeros(TIME_EDGES.size + 1, dtype=np.int64))  # fmt: skip
 
     def add(self, start: int, games: list[dict]) -> None:
         """Games ``start, start + 1, ...`` of the cell, summarised by :func:`summarise`."""
-        assert self.times is not None
         for g, game in enumerate(games, start):
             self.won[g] = bool(game["contender_won"])
             self.wrong[0] += game["contender_wrong"]
@@ -201,13 +200,11 @@ class Tally:
 
     def mean_ms(self) -> float:
         """The contender's mean time per decision, milliseconds."""
-        assert self.times is not None
         return self.time_ns / 1e6 / max(1, int(self.times.sum()))
 
     def percentile_ms(self, q: float) -> float:
         """The contender's ``q``-th percentile time per decision, milliseconds: the upper edge of the bin where
         it falls (within 1%)."""
-        assert self.times is not None
         rank = np.searchsorted(np.cumsum(self.times), q / 100 * self.times.sum())
         return 1e3 * float(TIME_EDGES[min(rank, TIME_EDGES.size - 1)])
 
