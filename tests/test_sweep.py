@@ -155,11 +155,12 @@ def test_a_pruned_trial_stops_at_the_checkpoint_keeps_its_model_and_is_not_evalu
 
 
 def test_a_sweep_whose_driver_was_killed_resumes_its_running_trial_from_the_last_checkpoint(tmp_path, capsys):
-    """The driver is killed (SIGKILL) during trial 0, after its first checkpoint. The same command again asks
-    that trial again with the same hyperparameters (as trial 1, in the folder trial 0 had) and trains only the
-    steps it had left."""
+    """The driver is killed (SIGKILL) during trial 0, after its first checkpoint. The same command again goes on
+    with that trial (same number, hyperparameters and folder) and trains only the steps it had left; the reports
+    of its first run stay its own, so ASHA (the default pruner) weighs it against other trials, never against
+    itself."""
     out = tmp_path / "sweep"
-    argv = [*TINY, "--timesteps", "2048", "--checkpoint-every", "256", "--sweep", "1", "--pruner", "none", "--space",
+    argv = [*TINY, "--timesteps", "2048", "--checkpoint-every", "256", "--sweep", "1", "--space",
             "learning_rate=1e-4..1e-2:log", "--output", str(out)]  # fmt: skip
     driver = subprocess.Popen([sys.executable, "-m", "train", *argv], cwd=ROOT, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
@@ -176,7 +177,10 @@ def test_a_sweep_whose_driver_was_killed_resumes_its_running_trial_from_the_last
     (checkpoints / "model_1792_steps.zip").write_bytes(b"PK\x03\x04 cut off")  # one the kill cut short: passed over
     capsys.readouterr()
     (trial,) = run_sweep(cli.parse_args(argv)).trials
-    assert f"trial 1: resuming from {path.name}, {2048 - steps} of 2048 steps left" in capsys.readouterr().out
-    assert (trial.number, trial.params, trial.state, trial.timesteps) == (1, killed.params, "complete", 2048)
-    assert not (out / "trial-0").exists() and (out / "trial-1" / "model.zip").exists()
+    assert f"trial 0: resuming from {path.name}, {2048 - steps} of 2048 steps left" in capsys.readouterr().out
+    assert (trial.number, trial.params, trial.state, trial.timesteps) == (0, killed.params, "complete", 2048)
+    assert (out / "trial-0" / "model.zip").exists() and not (out / "trial-1").exists()
     assert trial.reports[0][0] == steps + 256  # its reports go on from the checkpoint
+    (after,) = optuna.load_study(study_name="sweep", storage=_storage(out)).trials
+    assert after.intermediate_values.items() >= killed.intermediate_values.items()  # the first run's, kept
+    assert after.intermediate_values.items() >= dict(trial.reports).items()

@@ -24,7 +24,8 @@ evaluation secrets (lower is better) or its mean win rate over the evaluation op
 Every trial trains from the same ``--seed`` and is scored on the same evaluation.
 
 **Resume**: the same command again. Finished trials are kept (in the journal and their folders); a trial the
-dead driver left running is asked again with the same hyperparameters and resumes from its last checkpoint.
+dead driver left running goes on from its last checkpoint, as the same trial: its earlier reports stay in the
+study, so the pruner weighs the rest of its run against the other trials (not against its own first run).
 
 Then ``OUTPUT/sweep.md`` (every trial: its hyperparameters, state, steps and figure; the best trial; the
 command), ``sweep.png`` (every trial's curve, and the objective trial by trial) and ``best.toml`` (the best
@@ -338,21 +339,18 @@ def run_sweep(
     config = dataclasses.replace(config, output=output)
     direction, objective, _, _ = _objective(config)
     study = _study(output, direction, pruner or _pruner(config.pruner, config), config.seed, _settings(config, space))
-    for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-        # Left by a driver that died: asked again, to resume where it stopped.
-        study.tell(trial.number, state=TrialState.FAIL)
-        study.enqueue_trial(trial.params, user_attrs={"resumes": trial.number})
-    # Tried: every trial this sweep told its result (complete, pruned, or failed by its hyperparameters); a trial
-    # failed by a dead driver was not.
+    # Left running by a driver that died: the same trials go on (their reports and rungs stay theirs, so the
+    # pruner judges the rest of the run against the other trials, not against its own first run).
+    running = [(t.number, t.params) for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))]
+    # Tried: every trial this sweep told its result (complete, pruned, or failed by its hyperparameters).
     kept = [t for t in study.get_trials(deepcopy=False) if "result" in t.user_attrs]
-    left = max(0, config.sweep - len(kept))
+    left = max(0, config.sweep - len(kept) - len(running))
     executor = as_executor(workers)
 
     def jobs() -> Iterator[tuple[int, dict[str, Any]]]:
+        yield from running
         for _ in range(left):
             trial = study.ask(space)
-            if "resumes" in trial.user_attrs:
-                _move_trial(output, trial.user_attrs["resumes"], trial.number)
             yield trial.number, trial.params
 
     from tqdm.auto import tqdm
@@ -374,13 +372,6 @@ def run_sweep(
     if best is not None:
         (output / "best.toml").write_text((output / f"trial-{best.number}" / "hyperparameters.toml").read_text())
     return result
-
-
-def _move_trial(output: Path, earlier: int, number: int) -> None:
-    """Trial ``earlier``'s folder (a dead driver's) becomes trial ``number``'s, to resume from its checkpoints."""
-    old, new = output / f"trial-{earlier}", output / f"trial-{number}"
-    if old.exists() and not new.exists():
-        old.rename(new)
 
 
 def _result(trial: Any) -> TrialResult:
