@@ -40,6 +40,7 @@ __all__ = [
     "LocalExecutor",
     "RayExecutor",
     "as_executor",
+    "carry_token",
     "code_digest",
     "discard_store",
     "fold_jobs",
@@ -300,7 +301,7 @@ class RayExecutor:
             else:
                 if _loopback(address):  # a private cluster of this machine: Ray would otherwise look for it elsewhere
                     private_ray(ray)
-                _token_if_any()
+                carry_token()
                 ray.init(address=address, **quiet)
         return ray
 
@@ -355,7 +356,7 @@ def has_token() -> bool:
                 or (Path.home() / ".ray" / "auth_token").exists())  # fmt: skip
 
 
-def _token_if_any() -> None:
+def carry_token() -> None:
     """Carry the cluster's token on every call when this machine has one (:func:`has_token`) and
     ``RAY_AUTH_MODE`` does not say otherwise: a cluster started with a token refuses a driver without it, and Ray
     turns it on by itself only for a Ray it starts."""

@@ -8,6 +8,7 @@ sockets it opens can be told from the test process's by comparing the machine's 
 from __future__ import annotations
 
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -22,6 +23,7 @@ if not os.environ.get("DEDUCTION_ENVS_RAY_TESTS"):  # CI: Ray must be there, so 
 
 from deduction_envs.executor import _call, _loopback
 from train import cluster
+from train.seeds import latest_checkpoint
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -43,10 +45,18 @@ def loopback(address: str) -> bool:
     return address in ("0100007F", "00000000000000000000000001000000", "0000000000000000FFFF00000100007F")
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def free_port(outside_ephemeral: bool = False) -> int:
+    """A port free now. Ray's processes take ephemeral ports as they start (and workers 10002 to 19999), so a
+    port Ray binds late (the job server's) is drawn from 20000 to 29999, where neither falls."""
+    candidates = random.sample(range(20000, 30000), 200) if outside_ephemeral else [0]
+    for candidate in candidates:
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", candidate))
+            except OSError:
+                continue
+            return probe.getsockname()[1]
+    raise RuntimeError("no free port")
 
 
 DRIVER = textwrap.dedent(
@@ -102,17 +112,55 @@ def test_the_executors_own_ray_listens_on_loopback_only_and_runs_jobs_at_priorit
 
 
 def test_a_node_started_by_the_command_is_private_and_the_executor_joins_it_with_its_token(tmp_path):
-    port = free_port()
+    """A head with its job server (``--jobs``) listens on the loopback address only; the executor joins it; and a
+    training run submitted to it as a job (``submit``, which returns at once) is stopped part-way, submitted
+    again and goes on from its checkpoints (the first ones are not written again) to the end."""
+    port, jobs = free_port(), free_port(outside_ephemeral=True)
     before = listening()
-    started = subprocess.run([sys.executable, "-m", "train.cluster", "start", "--port", str(port), "--cpus", "1"],
-                             cwd=ROOT, capture_output=True, text=True)  # fmt: skip
+    started = subprocess.run([sys.executable, "-m", "train.cluster", "start", "--port", str(port), "--cpus", "1",
+                              "--jobs", str(jobs)], cwd=ROOT, capture_output=True, text=True)  # fmt: skip
     try:
         assert started.returncode == 0, started.stderr[-2000:]
         head = listening() - before
         assert (("0000000000000000FFFF00000100007F", port) in head or ("0100007F", port) in head), head
-        assert all(loopback(address) for address, _ in head), head
+        assert ("0100007F", jobs) in head and all(loopback(address) for address, _ in head), head
         out, _ = drive(tmp_path, f"127.0.0.1:{port}")
         assert f"{{0: (0, '{tmp_path}'), 1: (0, '{tmp_path}')}}" in out and "['127.0.0.1']" in out
+
+        server = f"http://127.0.0.1:{jobs}"
+        run = ["python", "-m", "train", "--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3",
+               "--n-envs", "2", "--no-progress", "--timesteps", "2048", "--checkpoint-every", "256", "--seeds", "0",
+               "--executor", "ray", "--output", "runs"]  # fmt: skip
+        checkpoints = tmp_path / "runs" / "seed-0" / "checkpoints"
+
+        def submit() -> str:
+            sent = subprocess.run([sys.executable, "-m", "train.cluster", "submit", "--address", server, "--", *run],
+                                  cwd=tmp_path, capture_output=True, text=True, timeout=60)  # fmt: skip
+            assert sent.returncode == 0 and "ray job stop" in sent.stdout, sent.stderr[-2000:]
+            return sent.stdout.split()[1].rstrip(";")
+
+        def job(call: str, submission: str) -> str:
+            """``JobSubmissionClient(server).CALL(submission)`` in a process that carries the token."""
+            code = "from ray.job_submission import JobSubmissionClient as C; "
+            code += f"print(C({server!r}).{call}({submission!r}))"
+            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                                  env=dict(os.environ, RAY_AUTH_MODE="token"))  # fmt: skip
+            return done.stdout + done.stderr[-3000:]
+
+        first = submit()  # runs in the folder it was submitted from: its relative --output lands here
+        deadline = time.monotonic() + 120
+        while (latest := latest_checkpoint(checkpoints)) is None or latest[1] < 512:
+            assert time.monotonic() < deadline, job("get_job_logs", first)[-3000:]
+            time.sleep(0.2)
+        assert job("stop_job", first).strip() == "True"
+        kept = {path.name: path.stat().st_mtime_ns for path in checkpoints.glob("*.zip")}
+        second = submit()
+        while (status := job("get_job_status", second).strip()) != "SUCCEEDED":
+            assert status in ("PENDING", "RUNNING") and time.monotonic() < deadline + 120, job("get_job_logs", second)
+            time.sleep(0.5)
+        assert (tmp_path / "runs" / "seed-0" / "model.zip").exists() and (tmp_path / "runs" / "seeds.md").exists()
+        assert all(checkpoints.joinpath(name).stat().st_mtime_ns == when for name, when in kept.items())
+        assert latest_checkpoint(checkpoints)[1] > max(int(name.split("_")[1]) for name in kept)
     finally:
         subprocess.run([sys.executable, "-m", "train.cluster", "stop"], cwd=ROOT, capture_output=True)
 
@@ -143,6 +191,11 @@ def test_the_command_refuses_what_it_cannot_do_and_says_why(capsys):
         (["start", "--port", "0"], "port"),
         (["start", "--cpus", "0"], "cpus"),
         (["launch"], "invalid choice"),
+        (["start", "--jobs", "0"], "--jobs: must be an integer in [1, 65535]"),
+        (["start", "--host", "10.0.0.6", "--address", "10.0.0.5:6379", "--jobs"], "--jobs goes with a head"),
+        (["submit"], "submit needs the command to run after --"),
+        (["submit", "--"], "submit needs the command to run after --"),
+        (["submit", "--address", f"http://127.0.0.1:{free_port()}", "--", "true"], "no Ray job server answers"),
     ]:
         with pytest.raises(SystemExit):
             cluster.main(argv)
@@ -150,6 +203,9 @@ def test_the_command_refuses_what_it_cannot_do_and_says_why(capsys):
     command, environment = cluster.ray_start_command(None, 6379, 2, None)
     assert "--node-ip-address=127.0.0.1" in command and "--head" in command and "--num-cpus=2" in command
     assert environment["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] == "0" and environment["RAY_worker_niceness"] == "0"
+    assert "--include-dashboard=false" in command
+    command, _ = cluster.ray_start_command("10.0.0.5", 6379, None, None, jobs_port=8265)
+    assert "--dashboard-host=127.0.0.1" in command and "--dashboard-port=8265" in command  # whatever --host says
     command, environment = cluster.ray_start_command("10.0.0.6", 6379, None, "10.0.0.5:6379")
     assert "--address=10.0.0.5:6379" in command and "--node-ip-address=10.0.0.6" in command
     assert "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER" not in environment or os.environ.get(

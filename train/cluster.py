@@ -4,6 +4,8 @@
     RAY_ADDRESS=127.0.0.1:6379 python -m train.experiments.clue_experiments --executor ray
     python -m train.cluster start --host 10.0.0.5           # a head other machines of a private network join
     python -m train.cluster start --host 10.0.0.6 --address 10.0.0.5:6379    # on each of them
+    python -m train.cluster start --jobs                    # and Ray's job server, on 127.0.0.1:8265
+    python -m train.cluster submit -- python -m train --seeds 0,1,2 --executor ray   # a run that outlives this shell
     python -m train.cluster stop
 
 ``ray start`` as this project needs it. On Linux, Ray replaces ``--node-ip-address=127.0.0.1`` by the machine's
@@ -18,26 +20,45 @@ it joins a cluster. Ray's workers run at niceness 15
 to 19 by default, which starves them beside anything else; here they run at 0 (and the executor's tasks raise a
 niced worker back to 0 where they may, on a cluster started any other way too). A node of a cluster on one
 machine needs no second node: a head has the CPUs it is given (``--cpus``).
+
+``--jobs`` also starts Ray's dashboard and job server on the head, on the loopback address whatever ``--host``
+says (reach it from another machine through an SSH tunnel). ``submit`` hands a command to it as a Ray job: the
+job's driver runs on the head, in this folder (``--folder``), joins the cluster (``RAY_ADDRESS`` is set for it,
+so ``--executor ray`` needs no address), and goes on when the shell that submitted it ends. A job stopped or
+lost part-way is resumed by submitting the same command again (``--seeds`` and ``--sweep`` resume by
+themselves, the experiments with ``--resume``).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import ipaddress
 import os
 import shutil
 import subprocess
 import sys
+import time
 
-from deduction_envs.executor import LOOPBACK_ONLY, has_token
+from deduction_envs.executor import LOOPBACK_ONLY, carry_token, has_token
 from train import arguments
 
-__all__ = ["main", "ray_start_command"]
+__all__ = ["JOBS_PORT", "main", "ray_start_command", "submit"]
+
+#: Seconds :func:`submit` waits for the job agent of a head that has just started.
+AGENT_WAIT = 60
+
+#: The port of the job server a head started with ``--jobs`` serves (Ray's default, which its ``ray job`` commands
+#: assume).
+JOBS_PORT = 8265
 
 
-def ray_start_command(host: str | None, port: int, cpus: int | None, address: str | None) -> tuple[list[str], dict]:
+def ray_start_command(
+    host: str | None, port: int, cpus: int | None, address: str | None, jobs_port: int | None = None
+) -> tuple[list[str], dict]:
     """The ``ray start`` command line and its environment for a node: a head (``address`` None) or a node joining
-    ``address``; on the loopback address only unless ``host`` is given."""
+    ``address``; on the loopback address only unless ``host`` is given. ``jobs_port``: a head's job server (and
+    dashboard) on that port of the loopback address; None: none."""
     ray = shutil.which("ray") or os.path.join(os.path.dirname(sys.executable), "ray")
     environment = dict(os.environ, RAY_worker_niceness="0", RAY_USAGE_STATS_ENABLED="0")
     environment.setdefault("RAY_AUTH_MODE", "token")  # every call carries the cluster's token
@@ -45,7 +66,11 @@ def ray_start_command(host: str | None, port: int, cpus: int | None, address: st
     if host is None:
         environment[LOOPBACK_ONLY] = "0"
     if address is None:
-        command += ["--head", f"--port={port}", "--include-dashboard=false"]
+        command += ["--head", f"--port={port}"]
+        if jobs_port is None:
+            command.append("--include-dashboard=false")
+        else:
+            command += ["--include-dashboard=true", "--dashboard-host=127.0.0.1", f"--dashboard-port={jobs_port}"]
     else:
         command.append(f"--address={address}")
     if cpus is not None:
@@ -67,6 +92,22 @@ def main(argv: list[str] | None = None) -> int:
     start.add_argument("--port", type=arguments.port, default=6379, help="the head's port (default 6379)")
     start.add_argument("--cpus", type=arguments.count(1), help="CPUs this node offers (default: all)")
     start.add_argument("--address", help="HOST:PORT of the head to join (default: start a head)")
+    start.add_argument(
+        "--jobs",
+        nargs="?",
+        const=JOBS_PORT,
+        type=arguments.port,
+        metavar="PORT",
+        help=f"a head also serves Ray's job server (for submit) on 127.0.0.1:PORT (default {JOBS_PORT})",
+    )
+    send = commands.add_parser("submit", help="run a command as a Ray job on the head: it outlives this shell")
+    send.add_argument(
+        "--address",
+        help="the head's job server (default: RAY_API_SERVER_ADDRESS, else "
+        f"http://127.0.0.1:{JOBS_PORT}; from another machine, tunnel that port)",
+    )
+    send.add_argument("--folder", help="where the command runs on the head (default: this folder)")
+    send.add_argument("job", nargs=argparse.REMAINDER, metavar="-- COMMAND", help="the command to run")
     commands.add_parser("stop", help="stop every Ray node of this machine")
     args = parser.parse_args(argv)
     ray = shutil.which("ray") or os.path.join(os.path.dirname(sys.executable), "ray")
@@ -74,6 +115,21 @@ def main(argv: list[str] | None = None) -> int:
         parser.error('no ray command: pip install "deduction-envs[ray]"')
     if args.command == "stop":
         return subprocess.run([ray, "stop"], check=False).returncode
+    if args.command == "submit":
+        job = args.job[1:] if args.job[:1] == ["--"] else args.job
+        if not job:
+            parser.error("submit needs the command to run after --, e.g. submit -- python -m train --seeds 0,1")
+        address = args.address or os.environ.get("RAY_API_SERVER_ADDRESS") or f"http://127.0.0.1:{JOBS_PORT}"
+        try:
+            submission = submit(job, address, args.folder or os.getcwd())
+        except (ConnectionError, ImportError) as error:
+            parser.exit(1, f"{parser.prog} submit: error: {error}\n")
+        follow = f"RAY_AUTH_MODE=token ray job {{}} {submission} --address {address}"
+        print(f"submitted {submission}; it runs on the head until it ends or is stopped\n"
+              f"  follow it: {follow.format('logs --follow')}\n  stop it:   {follow.format('stop')}")  # fmt: skip
+        return 0
+    if args.jobs is not None and args.address is not None:
+        parser.error("--jobs goes with a head (the job server runs there), not with --address")
     if args.host is not None and _is_ip(args.host) and ipaddress.ip_address(args.host).is_unspecified:
         parser.error(f"--host is this machine's own address on the cluster's network, not {args.host}")
     if args.address is not None:
@@ -85,11 +141,44 @@ def main(argv: list[str] | None = None) -> int:
                 "a node joining a head takes --host, this machine's address on the cluster's private network "
                 "(a cluster on one machine needs no second node: give the head --cpus)"
             )
-    command, environment = ray_start_command(args.host, args.port, args.cpus, args.address)
+    if args.jobs is not None and importlib.util.find_spec("aiohttp") is None:
+        parser.error('--jobs needs Ray\'s job server, which its minimal install lacks: pip install "ray[default]"')
+    command, environment = ray_start_command(args.host, args.port, args.cpus, args.address, args.jobs)
     if args.address is None and environment["RAY_AUTH_MODE"] == "token" and not has_token():
         subprocess.run([ray, "get-auth-token", "--generate"], env=environment, check=True, capture_output=True)
     return subprocess.run(command, env=environment, check=False).returncode
 
+
+
+def submit(command: list[str], address: str = f"http://127.0.0.1:{JOBS_PORT}", folder: str | None = None) -> str:
+    """Hand ``command`` (a program and its arguments) to the job server at ``address`` as a Ray job that runs in
+    ``folder`` on the head (None: this process's folder), with the cluster's token; returns the job's id at once.
+
+    Raises :class:`ConnectionError` if no job server answers there; waits up to :data:`AGENT_WAIT` seconds for
+    the server's agent of a head that has just started."""
+    import shlex
+
+    from ray.job_submission import JobSubmissionClient
+
+    carry_token()
+
+    where = folder or os.getcwd()
+    try:
+        client = JobSubmissionClient(address)
+    except ConnectionError as error:
+        raise ConnectionError(
+            f"no Ray job server answers at {address} ({error}): start the head with "
+            "`python -m train.cluster start --jobs`, or give its server's address (--address)"
+        ) from None
+    entrypoint = f"cd {shlex.quote(where)} && {shlex.join(command)}"
+    deadline = time.monotonic() + AGENT_WAIT
+    while True:
+        try:
+            return client.submit_job(entrypoint=entrypoint)
+        except RuntimeError as error:  # a head just started has no job agent for some seconds
+            if "No available agent" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(1)
 
 
 def _is_ip(text: str) -> bool:
