@@ -26,6 +26,10 @@ class Agent(abc.ABC):
 
     #: A short name for tables and plots.
     name: str = "agent"
+    #: Whether the agent plays a given game the same way every time (its choices a function of what it has
+    #: observed): then one play of every secret is its exact mean. False for any agent that draws at random or
+    #: stops on a clock, and the safe default for an agent that does not say.
+    deterministic: bool = False
 
     def __init__(self) -> None:
         self._rules: DeductionRules | None = None

@@ -35,8 +35,12 @@ class EvaluationResult:
 
     ``steps`` counts the queries of each episode; an episode that was not
     solved within ``max_steps`` counts its ``max_steps`` queries. ``exact`` is
-    true when every secret was played once, in which case the mean is the
-    game's exact figure and its confidence interval has zero width.
+    true when every secret was played once by a deterministic agent
+    (:attr:`~agents.base.Agent.deterministic`), in which case the mean is the
+    game's exact figure and its confidence interval has zero width. An agent
+    that draws at random has a spread even over every secret: its interval
+    then comes from the spread of its episodes (conservative, as it counts
+    the secrets' differences too).
     """
 
     agent: str
@@ -182,7 +186,8 @@ def evaluate(
         episodes: with ``secrets="sample"``, how many episodes; with ``"all"``,
             None (every secret once).
         secrets: ``"all"`` plays every secret of the game once (exact
-            figures); ``"sample"`` lets the env draw ``episodes`` secrets.
+            figures for a deterministic agent); ``"sample"`` lets the env draw
+            ``episodes`` secrets.
         seed: fixes the sampled secrets and the agent's randomness; results
             do not depend on ``workers``.
         workers: local processes to use, or an executor (a Ray cluster); the agent is pickled to each.
@@ -220,5 +225,5 @@ def evaluate(
         steps=np.array([s for part in results for s in part[0]]),
         solved=np.array([s for part in results for s in part[1]]),
         decision_times=np.array([t for part in results for t in part[2]]),
-        exact=secrets == "all",
+        exact=secrets == "all" and bool(getattr(agent, "deterministic", False)),
     )

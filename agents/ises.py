@@ -183,6 +183,11 @@ class ISES(Agent):
         if self.lookahead == 2:
             self.name = f"ISES(lookahead 2, {self.candidates} candidates)"
 
+    @property
+    def deterministic(self) -> bool:  # type: ignore[override]
+        """Exhaustive and untimed: the same query for the same information set, ties broken by a fixed order."""
+        return self.mode == "exhaustive" and self.time_limit is None
+
     def act(self) -> int:
         if self.mode == "sampled":
             return self._act_sampled()

@@ -25,6 +25,8 @@ class Knuth(Agent):
     """Minimax on the worst-case answer (Knuth 1976); see the module docstring. Deterministic: the same
     information set always gives the same query."""
 
+    deterministic = True
+
     def __init__(self) -> None:
         super().__init__()
         self.name = "Knuth"

@@ -21,6 +21,7 @@ class MarginalRule(Agent):
     """
 
     name = "marginals rule"
+    deterministic = True
 
     def reset(self, rules: DeductionRules, seed: int | None = None) -> None:
         super().reset(rules, seed)

@@ -11,7 +11,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents import ISES, ISMCTS, RandomAgent, evaluate
+from agents import ISES, ISMCTS, Agent, Knuth, RandomAgent, evaluate
 from agents import ises as ises_module
 from agents import ismcts as ismcts_module
 from deduction_envs.core import EnumeratedInformationSet, TabularInformationSet
@@ -103,6 +103,25 @@ def test_exhaustive_ises_on_mastermind_matches_the_published_entropy_strategy():
     assert result.total_steps == 5722
     assert result.worst == 6 and result.solve_rate == 1.0
     assert round(result.mean_steps, 3) == 4.415
+
+
+def test_every_secret_once_is_exact_only_for_an_agent_that_plays_each_the_same_way_every_time():
+    """Over the 9 secrets of 2x3 Mastermind no deterministic strategy averages under 21/9 queries (one secret
+    at the first query, at most one per answer of the four that do not win at the second), but random consistent
+    play with seed 0 averages 17/9, as its first query hits the secret in three games: the mean of an agent that
+    draws at random varies from play to play, so it is not exact and carries an interval."""
+    ises = evaluate(ISES(), "Mastermind-v0", {"pegs": 2, "colors": 3}, progress=False)
+    lucky = evaluate(RandomAgent(consistent=True), "Mastermind-v0", {"pegs": 2, "colors": 3}, seed=0, progress=False)
+    assert ises.exact and ises.total_steps == 21 and ises.ci95 == 0
+    assert lucky.total_steps == 17 and not lucky.exact and lucky.ci95 > 0
+
+    class Unsaid(Agent):  # an agent that does not say whether it is deterministic is taken not to be
+        def act(self) -> int:
+            return int(self.legal_actions()[0])
+
+    assert Unsaid.deterministic is False and not evaluate(Unsaid(), "FakeCoin-v0", progress=False).exact
+    assert Knuth.deterministic and ISES(lookahead=2).deterministic
+    assert not ISES(lookahead=2, time_limit=1.0).deterministic and not ISES("sampled").deterministic
 
 
 @pytest.mark.parametrize(

@@ -90,11 +90,12 @@ def comparison_legend(results: list[EvaluationResult]) -> str:
     notes = []
     if any(r.exact for r in results):
         notes.append(
-            "*exact*: every secret was played once, so the mean is the agent's true mean over the game's secrets "
-            "(no sampling error to put an interval on)"
+            "*exact*: every secret was played once by an agent that plays each the same way every time, so the "
+            "mean is the agent's true mean over the game's secrets (no sampling error to put an interval on)"
         )
     if not all(r.exact for r in results):
-        notes.append("*± x*: the half-width of a 95% interval over the sampled secrets")
+        notes.append("*± x*: the half-width of a 95% interval over the episodes (sampled secrets, or every secret "
+                     "once by an agent that draws at random, whose mean varies from one play to the next)")
     names = {r.agent for r in results}
     if "random" in names:
         notes.append("*random*: a legal query drawn uniformly")

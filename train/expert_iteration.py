@@ -163,6 +163,7 @@ class SetPolicyAgent(Agent):
     decision, from the agent's own information set (it never sees the secret)."""
 
     name = "expert-iteration"
+    deterministic = True
 
     def __init__(self, network: SetNetwork) -> None:
         super().__init__()
