@@ -383,19 +383,22 @@ def private_ray(ray: Any = None) -> None:
 EXECUTORS = ("local", "ray")
 
 
-def make_executor(kind: str = "local", workers: int = 1, address: str | None = None) -> Executor:
+def make_executor(kind: str = "local", workers: int = 1, address: str | None = None, **resources: Any) -> Executor:
     """The executor a command line asks for: ``"local"`` (a pool of ``workers`` processes) or ``"ray"`` (a Ray
-    cluster at ``address``, else ``RAY_ADDRESS``, else a Ray on this machine with ``workers`` CPUs)."""
+    cluster at ``address``, else ``RAY_ADDRESS``, else a Ray on this machine with ``workers`` CPUs).
+    ``resources``: what each Ray job asks (:class:`RayExecutor`'s ``cpus``, ``gpus``, ``memory``)."""
     if kind == "local":
         if address is not None:
             raise ValueError("--ray-address goes with --executor ray")
+        if resources:
+            raise ValueError(f"--ray-{next(iter(resources))} goes with --executor ray")
         return LocalExecutor(workers)
     if kind == "ray":
         import importlib.util
 
         if importlib.util.find_spec("ray") is None:
             raise ImportError(NEEDS_RAY)
-        return RayExecutor(address, workers)
+        return RayExecutor(address, workers, **resources)
     raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {kind!r}")
 
 

@@ -230,3 +230,28 @@ def test_a_node_with_other_code_refuses_the_job_and_says_which_and_resources_are
                          ({"memory": 0}, "memory must be an integer >= 1")]:  # fmt: skip
         with pytest.raises(ValueError, match=message):
             RayExecutor(**bad)
+
+
+def test_what_each_job_asks_of_the_cluster_is_set_on_the_command_line_for_any_workload(capsys):
+    """``--ray-cpus``, ``--ray-gpus`` and ``--ray-memory`` (GiB) reach the Ray executor of a command and of a
+    training run's config; with the local executor, or asking for nothing, they are clear errors."""
+    from train import arguments
+    from train.config import RunConfig
+
+    parser = arguments.Parser(prog="probe")
+    arguments.add_executor_options(parser)
+    chosen = arguments.executor(parser.parse_args(["--executor", "ray", "--ray-cpus", "0.5", "--ray-memory", "0.5"]),
+                                parser)  # fmt: skip
+    assert chosen.resources == {"num_cpus": 0.5, "num_gpus": 0, "memory": 2**29}
+    config = RunConfig(executor="ray", ray_gpus=1, ray_memory=2)
+    assert config.executor_for(2).resources == {"num_cpus": 1, "num_gpus": 1, "memory": 2 * 2**30}
+    ray = ["--executor", "ray"]
+    for argv, message in [(["--ray-gpus", "1"], "--ray-gpus goes with --executor ray"),
+                          ([*ray, "--ray-cpus", "0"], "cannot both be 0"),
+                          ([*ray, "--ray-memory", "0"], "--ray-memory: must be a finite number > 0"),
+                          ([*ray, "--ray-cpus", "-1"], "--ray-cpus: must be a finite number")]:  # fmt: skip
+        with pytest.raises(SystemExit):
+            arguments.executor(parser.parse_args(argv), parser)
+        assert message in capsys.readouterr().err
+    with pytest.raises(ValueError, match="--ray-cpus goes with --executor ray"):
+        RunConfig(ray_cpus=2).check()

@@ -264,7 +264,8 @@ _named(seeds, "seeds")
 
 
 def add_executor_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup, workers: int = 1) -> None:
-    """``--workers``, ``--executor local|ray`` and ``--ray-address``: where a command's many jobs run."""
+    """``--workers``, ``--executor local|ray``, ``--ray-address`` and what each job asks of a Ray cluster
+    (``--ray-cpus``, ``--ray-gpus``, ``--ray-memory``): where a command's many jobs run."""
     from deduction_envs.executor import EXECUTORS
 
     parser.add_argument(
@@ -285,6 +286,33 @@ def add_executor_options(parser: argparse.ArgumentParser | argparse._ArgumentGro
         metavar="HOST:PORT",
         help="the Ray cluster to join (default: RAY_ADDRESS if set, else a Ray started on this machine)",
     )
+    parser.add_argument(
+        "--ray-cpus",
+        type=number(0),
+        default=None,
+        metavar="N",
+        help="CPUs each job asks of the Ray cluster, fractions allowed (default 1)",
+    )
+    parser.add_argument(
+        "--ray-gpus", type=number(0), default=None, metavar="N", help="GPUs each job asks of the cluster (default 0)"
+    )
+    parser.add_argument(
+        "--ray-memory",
+        type=number(0, open_low=True),
+        default=None,
+        metavar="GIB",
+        help="memory (GiB) Ray reserves for each job, which then runs only where it is free (default: none)",
+    )
+
+
+def ray_resources(options: Any) -> dict[str, Any]:
+    """What each job asks of a Ray cluster, from ``--ray-cpus``, ``--ray-gpus`` and ``--ray-memory`` (GiB) as
+    parsed (or a config's fields of those names): keywords of :func:`deduction_envs.executor.make_executor`,
+    those not given left out."""
+    given = {"cpus": options.ray_cpus, "gpus": options.ray_gpus, "memory": options.ray_memory}
+    if given["memory"] is not None:
+        given["memory"] = max(1, round(given["memory"] * 2**30))
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def executor(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Any:
@@ -292,7 +320,7 @@ def executor(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Any:
     from deduction_envs.executor import RayExecutor, make_executor
 
     try:
-        chosen = make_executor(args.executor, args.workers, args.ray_address)
+        chosen = make_executor(args.executor, args.workers, args.ray_address, **ray_resources(args))
         if isinstance(chosen, RayExecutor):
             chosen.check_address()  # a cluster that is not there is said now, within a bounded time
         return chosen

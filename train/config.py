@@ -163,6 +163,9 @@ class RunConfig:
     # Where many jobs run (the evaluation's games, the demonstrations, the seeds): train.arguments.
     executor: str = "local"
     ray_address: str | None = None
+    ray_cpus: float | None = None  #: what each Ray job asks (None: 1 CPU, no GPU, no memory reserved)
+    ray_gpus: float | None = None
+    ray_memory: float | None = None  #: GiB
     seeds: list[int] | None = None  #: one run per seed (train.seeds), ``workers`` at a time
     sweep: int | None = None  #: a hyperparameter sweep of this many trials (train.sweep), ``workers`` at a time
     space: list[str] | None = None  #: the sweep's search space, ``NAME=SPEC`` items (train.sweep.parse_space)
@@ -202,10 +205,12 @@ class RunConfig:
         return MARGINAL_WEIGHT if self.marginal_weight is None else self.marginal_weight
 
     def executor_for(self, workers: int) -> Any:
-        """The run's executor (``executor``, ``ray_address``) with ``workers`` local processes."""
+        """The run's executor (``executor``, ``ray_address``, the ``ray_*`` resources) with ``workers`` local
+        processes."""
         from deduction_envs.executor import make_executor
+        from train.arguments import ray_resources
 
-        return make_executor(self.executor, workers, self.ray_address)
+        return make_executor(self.executor, workers, self.ray_address, **ray_resources(self))
 
     def task(self) -> Any:
         """The run's :class:`train.tasks.Task` (its game's kind, from the registry), made with this config."""
@@ -236,8 +241,6 @@ class RunConfig:
         Raises:
             ValueError: the first thing that does not fit, named.
         """
-        from deduction_envs.executor import make_executor
-
         self._check_values()
         task = self.task()
         if self.timesteps < 1 and self.resume is not None:
@@ -249,7 +252,7 @@ class RunConfig:
                              "or --sweep")  # fmt: skip
         self._check_sweep()
         try:
-            make_executor(self.executor, 1, self.ray_address)
+            self.executor_for(1)
         except ImportError as error:
             raise ValueError(str(error)) from None
         if self.resume is not None and self.config is not None:

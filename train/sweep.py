@@ -239,7 +239,8 @@ def _study(output: Path, direction: str, pruner: Any, seed: int, settings: str) 
 def _settings(config: RunConfig, space: dict[str, Any]) -> str:
     """What a sweep is, for telling a resumed sweep from another in the same folder: every option that changes
     a trial (not how many trials, where they run or the progress bars) and the space."""
-    ignored = {"sweep", "workers", "executor", "ray_address", "progress", "output", "pruner", "space"}
+    ignored = {"sweep", "workers", "executor", "ray_address", "ray_cpus", "ray_gpus", "ray_memory", "progress",
+               "output", "pruner", "space"}  # fmt: skip
     fields = {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name not in ignored}
     return repr(sorted((k, str(v)) for k, v in fields.items())) + repr(sorted((k, repr(v)) for k, v in space.items()))
 
