@@ -133,10 +133,10 @@ def test_help_texts_are_plain_text_for_players():
     """The rules and the Clue help as a player reads them: no reStructuredText marks, and literals kept whole
     (Fake Coin's help printed "3k" for ``3**k``; the Clue help showed ``suggest`` and :class:)."""
     from deduction_envs.games import make_rules
+    from deduction_envs.text import plain_text, rules_text
     from train.tools import play_clue
-    from train.tools.play import plain_text, rules_help
 
-    fake_coin = rules_help(make_rules("FakeCoin"))
+    fake_coin = rules_text(make_rules("FakeCoin"))
     assert "3**k" in fake_coin and "``" not in fake_coin
     clue = plain_text(play_clue.__doc__.split("\n\n", 3)[3])
     assert "* suggest SUSPECT, WEAPON, ROOM (or s scarlet, rope, hall)" in clue

@@ -18,8 +18,6 @@ again; they never cost a query.
 from __future__ import annotations
 
 import argparse
-import re
-import sys
 from collections.abc import Callable
 
 import gymnasium as gym
@@ -28,7 +26,7 @@ import numpy as np
 from agents import ISES
 from deduction_envs import registry
 from deduction_envs.core.information_set import InformationSet
-from deduction_envs.core.rules import DeductionRules
+from deduction_envs.text import rules_text
 from train import arguments
 
 COMMANDS = "Commands: a query, 'hint', 'help', 'quit'."
@@ -73,7 +71,7 @@ def play(
             print(f"Bye. The secret was {_secret(env)!r}.")
             return False
         if command in ("help", "?"):
-            print(rules_help(rules))
+            print(rules_text(rules))
             print(f"A query looks like {rules.format_action(_example(env))!r}. {COMMANDS}")
             continue
         if command == "hint":
@@ -109,25 +107,6 @@ def play(
             return False
         asked[action] = info["feedback"]
         hinter.observe(action, info["feedback"])
-
-
-def plain_text(rst: str) -> str:
-    """reStructuredText as a player reads it: literals (````3**k````) kept as they are, roles
-    (``:class:`~agents.ClueEntropyAgent```) as their last name, emphasis marks and single backquotes removed."""
-    parts = re.split(r"``(.+?)``", rst, flags=re.S)
-    for i in range(0, len(parts), 2):  # the text between literals; the odd parts are the literals' insides
-        text = re.sub(r":\w+:`~?(?:[\w.]*\.)?([^`]+)`", r"\1", parts[i])
-        text = re.sub(r"\*\*(\S(?:.*?\S)?)\*\*", r"\1", text)
-        parts[i] = re.sub(r"(?<!\w)\*(\S(?:.*?\S)?)\*(?!\w)|`([^`]+)`", lambda m: m[1] or m[2], text)
-    return "".join(parts)
-
-
-def rules_help(rules: DeductionRules) -> str:
-    """The "Rules" section of the game module's documentation, as plain text."""
-    text = sys.modules[type(rules).__module__].__doc__ or ""
-    section = text.split("Rules\n-----\n", 1)[-1]
-    section = re.split(r"\n[^\n]+\n-{3,}\n", section, maxsplit=1)[0]  # up to the next section's title
-    return plain_text(section).strip()
 
 
 def _secret(env: gym.Env) -> str:

@@ -47,7 +47,7 @@ from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules,
 from deduction_envs.games.clue_board import ClueBoardRules, board_text
 from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
 from deduction_envs.reasoning.clue_suggestions import score_suggestions
-from train.tools.play import plain_text
+from deduction_envs.text import plain_text
 from train.tools.seat import Quit, play_in_seat_zero
 
 KINDS = {"suggest": "suggest", "s": "suggest", "accuse": "accuse", "a": "accuse", "show": "show"}

@@ -1,0 +1,65 @@
+"""Reading a player's reply: where the answer is in it, and what is wrong with it if it is not a move.
+
+A reply is free text (a language model's, a person's). The answer is looked for, in this order, in the last
+``<answer>...</answer>`` tag, else what follows the label on the last line labelled ``Answer:`` (or
+``Guess:``, ``Query:``, ``Move:``, ``Action:``, with ``=`` too and words before: ``Final answer:``,
+``My guess =``), else the last line that is not empty. Only the reply's last
+:data:`TAIL` characters are read, so a reply of any length costs the same; what cannot be read as a move is a
+:class:`ReplyError` whose message says what was wrong and what is expected, to be shown to the player.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["MAX_ANSWER", "TAIL", "ReplyError", "answer_of", "quoted"]
+
+#: How many of a reply's last characters are read for its answer (a long reasoning before it is passed over).
+TAIL = 4000
+#: The longest answer read (no move of any game is longer); a longer one is refused as it is.
+MAX_ANSWER = 200
+
+_TAG = re.compile(r"<answer>(.*?)</answer>", re.I | re.S)
+_LABEL = re.compile(r"^[^\n]*?\b(?:answer|guess|query|move|action)\**\s*[:=]\s*(.*)$", re.I | re.M)
+_TAG_MARK = re.compile(r"</?answer>", re.I)  # a tag left open or closed alone
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_WRAPPING = " \t\"'`*_.;:!"
+
+
+class ReplyError(ValueError):
+    """A reply that is not a legal move; its message says why and what is expected, for the player."""
+
+
+def quoted(text: str, most: int = 60) -> str:
+    """``text`` quoted for a message, in ASCII (other characters escaped), shortened to ``most`` characters."""
+    text = " ".join(text.split())
+    return ascii(text if len(text) <= most else text[: most - 3] + "...")
+
+
+def answer_of(reply: Any) -> str:
+    """The answer in ``reply`` (text, or UTF-8 bytes), as the module says, stripped of the quotes, backticks,
+    emphasis and final full stop that often wrap it.
+
+    Raises:
+        ReplyError: the reply is not text, is empty, or its answer is empty or longer than :data:`MAX_ANSWER`.
+    """
+    if isinstance(reply, bytes | bytearray):
+        reply = bytes(reply).decode("utf-8", errors="replace")
+    if not isinstance(reply, str):
+        raise ReplyError(f"a reply is text, got {type(reply).__name__}")
+    text = _CONTROL.sub(" ", reply[-TAIL:])
+    if not text.strip():
+        raise ReplyError("the reply was empty")
+    tags = _TAG.findall(text)
+    if tags:
+        answer = tags[-1]
+    else:
+        labelled = _LABEL.findall(text)
+        answer = labelled[-1] if labelled else next(line for line in reversed(text.splitlines()) if line.strip())
+    answer = _TAG_MARK.sub(" ", answer).strip().strip(_WRAPPING).strip()
+    if not answer:
+        raise ReplyError("the answer was empty")
+    if len(answer) > MAX_ANSWER:
+        raise ReplyError(f"the answer is {len(answer)} characters long; a move is one short line")
+    return answer

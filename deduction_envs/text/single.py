@@ -1,0 +1,127 @@
+"""The single-player games as text: the rules as a prompt, a game so far as text, a reply read as a query.
+
+Everything here is what the player may know: the rules, the game's sizes, and the queries it asked with their
+answers, in the game's own notation (:meth:`~deduction_envs.core.rules.DeductionRules.format_action`,
+``format_feedback``). What the player's knowledge implies (how many secrets are left, their entropy) is not
+shown: working it out is the task.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+from deduction_envs.core.information_set import make_information_set
+from deduction_envs.core.rules import DeductionRules
+from deduction_envs.text.reply import ReplyError, answer_of, quoted
+
+__all__ = ["SingleText", "plain_text", "rules_text"]
+
+HOW_TO_ANSWER = (
+    "Each turn, reply with one query. You may think first; put the query on the last line of your reply, or "
+    "as <answer>QUERY</answer>."
+)
+
+
+def plain_text(rst: str) -> str:
+    """reStructuredText as a player reads it: literals (````3**k````) kept as they are, roles
+    (``:class:`~agents.ClueEntropyAgent```) as their last name, emphasis marks and single backquotes removed."""
+    parts = re.split(r"``(.+?)``", rst, flags=re.S)
+    for i in range(0, len(parts), 2):  # the text between literals; the odd parts are the literals' insides
+        text = re.sub(r":\w+:`~?(?:[\w.]*\.)?([^`]+)`", r"\1", parts[i])
+        text = re.sub(r"\*\*(\S(?:.*?\S)?)\*\*", r"\1", text)
+        parts[i] = re.sub(r"(?<!\w)\*(\S(?:.*?\S)?)\*(?!\w)|`([^`]+)`", lambda m: m[1] or m[2], text)
+    return "".join(parts)
+
+
+def rules_text(rules: object) -> str:
+    """The "Rules" section of the game module's documentation, as plain text."""
+    text = sys.modules[type(rules).__module__].__doc__ or ""
+    section = text.split("Rules\n-----\n", 1)[-1]
+    section = re.split(r"\n[^\n]+\n-{3,}\n", section, maxsplit=1)[0]  # up to the next section's title
+    return plain_text(section).strip()
+
+
+class SingleText:
+    """One single-player game as text, for a player that reads and writes (a language model, a person).
+
+    Args:
+        rules: the game's rules (its sizes are its dataclass fields).
+        max_steps: the most queries a game allows.
+    """
+
+    def __init__(self, rules: DeductionRules, max_steps: int) -> None:
+        if not isinstance(rules, DeductionRules):
+            raise TypeError(f"rules must be a DeductionRules object, got {type(rules).__name__}")
+        self.rules, self.max_steps = rules, int(max_steps)
+        self.example = 0  # the first query, legal at the start of every game
+        start = make_information_set(rules)  # what a player knows before the first query
+        answer = int(rules.feedback_at(start, self.example, np.array([rules.num_secrets - 1]))[0])
+        self.example_answer = rules.format_feedback(answer)
+
+    @property
+    def name(self) -> str:
+        """The game's name and sizes, as ``Mastermind (pegs=4, colors=6)``."""
+        values = {f.name: getattr(self.rules, f.name) for f in dataclasses.fields(self.rules)}  # type: ignore[arg-type]
+        sizes = ", ".join(f"{k}={v}" for k, v in values.items() if isinstance(v, int | float | str))  # not word lists
+        return f"{type(self.rules).__name__} ({sizes})" if sizes else type(self.rules).__name__
+
+    def prompt(self) -> str:
+        """The rules, this game's sizes and how to answer: what a player is told once, before the game."""
+        rules = self.rules
+        return "\n\n".join([
+            f"You are playing {self.name}, a deduction game: find the hidden secret with as few queries as "
+            f"possible. There are {rules.num_secrets:,} possible secrets, all equally likely, and at most "
+            f"{self.max_steps} queries.",
+            "Rules:\n\n" + rules_text(rules),
+            f"A query looks like {rules.format_action(self.example)!r}, and an answer like "
+            f"{self.example_answer!r}. {HOW_TO_ANSWER}",
+        ])  # fmt: skip
+
+    def observation(self, history: Sequence[tuple[int, int]], note: str | None = None, end: str | None = None) -> str:
+        """The game so far: every query asked and its answer, the queries left, ``note`` (what was wrong with
+        the last reply) if any, and ``end`` (how the game ended) if it is over."""
+        rules = self.rules
+        lines = [f"{self.name}: {len(history)} of at most {self.max_steps} queries asked."]
+        if history:
+            lines.append("Your queries and their answers:")
+            lines += [f"{i}. {rules.format_action(a)} -> {rules.format_feedback(f)}" for i, (a, f) in
+                      enumerate(history, 1)]  # fmt: skip
+        if note:
+            lines.append(f"Your last reply was not played: {note}")
+        lines.append(end or "Your next query?")
+        return "\n".join(lines)
+
+    def action_text(self, action: int) -> str:
+        """A query in the game's notation."""
+        return self.rules.format_action(int(action))
+
+    def parse(self, reply: object, legal: np.ndarray, asked: dict[int, int]) -> int:
+        """The query ``reply`` names, if it is legal (``legal``, the env's mask) and not asked before
+        (``asked``: query -> its answer).
+
+        Raises:
+            ReplyError: why not, and what a query looks like.
+        """
+        rules = self.rules
+        example = f"A query looks like {rules.format_action(self.example)!r}."
+        try:
+            answer = answer_of(reply)
+        except ReplyError as error:
+            raise ReplyError(f"{error}. {example} {HOW_TO_ANSWER}") from None
+        try:
+            action = rules.parse_action(answer)
+        except ValueError as error:  # its message may repeat the answer: in ASCII, as every observation is
+            reason = str(error).encode("ascii", "backslashreplace").decode()
+            raise ReplyError(f"{quoted(answer)} is not a query: {reason}. {example}") from None
+        text = rules.format_action(action)
+        if action in asked:
+            raise ReplyError(f"you asked {text!r} already (its answer was {rules.format_feedback(asked[action])!r}); "
+                             "ask something new")  # fmt: skip
+        if not legal[action]:
+            raise ReplyError(f"{text!r} is not a legal query now")
+        return action

@@ -1,0 +1,148 @@
+"""The text layer (issue 66): every single-player game as a prompt, an observation and a reader of replies.
+
+A text agent that answers with ISES's query plays exactly as ISES (Mastermind 4x6: 5722 queries over the 1296
+secrets, 4.415 a game); replies of any form, length, encoding or content get a bounded, clear outcome and never
+play an action outside the mask; the wrapped envs pass Gymnasium's checker."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents import ISES
+from deduction_envs import registry
+from deduction_envs.text import TAIL, ReplyError, TextEnv, answer_of
+
+SINGLE = [game.env_id for game in registry.games(multiplayer=False)]
+
+
+def test_ises_through_the_text_plays_exactly_as_ises_on_every_secret_of_mastermind():
+    env = TextEnv(gym.make("Mastermind-v0"))
+    rules, agent, total = env.unwrapped.rules, ISES(), 0
+    for secret in range(rules.num_secrets):
+        env.reset(options={"secret": secret})
+        agent.reset(rules)
+        over = False
+        while not over:
+            query = agent.act()
+            _, _, terminated, truncated, info = env.step(f"Thinking...\n<answer>{rules.format_action(query)}</answer>")
+            assert "invalid" not in info and info["query"] == rules.format_action(query)
+            agent.observe(query, info["feedback"])
+            total, over = total + 1, terminated or truncated
+    assert total == 5722 and round(total / rules.num_secrets, 3) == 4.415  # Neuwirth (1982)
+
+
+@pytest.mark.parametrize(
+    ("reply", "answer"),
+    [
+        ("ABCD", "ABCD"),
+        ("I will try a mix of colours.\n\nAnswer: ABCD", "ABCD"),
+        ("Final answer: **ABCD**.", "ABCD"),
+        ("My guess = `ABCD`", "ABCD"),
+        ("<answer> ABCD </answer>\nthat is my query", "ABCD"),
+        ("<ANSWER>AAAA</ANSWER> no, better <answer>ABCD</answer>", "ABCD"),
+        ("Answer: AAAA\nOn reflection:\nAnswer: ABCD", "ABCD"),
+        ("Let me think.\n'ABCD'\n\n", "ABCD"),
+        ("<answer>ABCD", "ABCD"),  # a tag left open
+        ("x" * 100_000 + "\nAnswer: ABCD", "ABCD"),  # only the tail is read
+        (b"Answer: ABCD", "ABCD"),
+        ("Query:\tABCD\x00", "ABCD"),
+    ],
+)
+def test_the_answer_is_found_in_the_reasonable_forms_of_a_reply(reply, answer):
+    assert answer_of(reply) == answer
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        ("", "the reply was empty"),
+        ("  \n\t ", "the reply was empty"),
+        (None, "a reply is text, got NoneType"),
+        (42, "a reply is text, got int"),
+        ("<answer></answer>", "the answer was empty"),
+        ("Answer: " + "A" * 300, "the answer is 300 characters long"),
+    ],
+)
+def test_a_reply_with_no_answer_says_why(reply, message):
+    with pytest.raises(ReplyError, match=message):
+        answer_of(reply)
+
+
+def test_every_bad_reply_is_explained_not_played_and_too_many_end_the_game():
+    env = TextEnv(gym.make("Mastermind-v0", action_mask="consistent"), max_invalid=4)
+    env.reset(seed=3)
+    observation, reward, _, _, info = env.step("Answer: ABCD")
+    assert info["query"] == "ABCD" and "1. ABCD -> black" in observation and reward == -1
+    history = env.unwrapped.history
+    for reply, message in [
+        ("Answer: ABCD", "you asked 'ABCD' already (its answer was 'black"),
+        ("Answer: ZZZZ", "'ZZZZ' is not a query: a code is 4 symbols from 'ABCDEF'"),
+        ("Answer: " + env.unwrapped.rules.format_action(_inconsistent(env)), "is not a legal query now"),
+    ]:
+        observation, reward, terminated, truncated, info = env.step(reply)
+        assert message in info["invalid"] and f"Your last reply was not played: {info['invalid']}" in observation
+        assert (reward, terminated, truncated) == (-1.0, False, False) and env.unwrapped.history == history
+    observation, _, terminated, truncated, info = env.step("\xff\u2603")
+    assert truncated and not terminated and info["invalid_replies"] == 4 and env.unwrapped.history == history
+    assert "4 replies were not a query, the most a game allows" in observation and observation in env.observation_space
+    with pytest.raises(RuntimeError, match="the game is over"):
+        env.step("ABCD")
+
+
+def _inconsistent(env: TextEnv) -> int:
+    return int(np.flatnonzero(~env.unwrapped.action_masks())[0])
+
+
+@pytest.mark.parametrize("env_id", SINGLE)
+def test_every_single_player_game_reads_back_its_own_notation_and_passes_gymnasiums_checker(env_id):
+    env = TextEnv(gym.make(env_id))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*different from the unwrapped")
+        check_env(env, skip_render_check=True)
+    observation, info = env.reset(seed=0)
+    assert info["prompt"] == env.prompt and "Rules:" in env.prompt and "<answer>QUERY</answer>" in env.prompt
+    assert observation in env.observation_space and observation.endswith("Your next query?")
+    rng = np.random.default_rng(0)
+    over = False
+    while not over:
+        legal = np.flatnonzero(env.unwrapped.action_masks())
+        fresh = legal[~np.isin(legal, [a for a, _ in env.unwrapped.history])]
+        query = int(rng.choice(fresh))
+        observation, _, terminated, truncated, info = env.step(f"I pick\n{env.text.action_text(query)}")
+        assert "invalid" not in info and env.unwrapped.history[-1][0] == query  # the notation reads back
+        assert observation in env.observation_space
+        over = terminated or truncated
+    assert "The game is over" in observation
+
+
+@settings(max_examples=150, deadline=None)
+@given(reply=st.one_of(st.text(max_size=300), st.binary(max_size=300),
+                       st.text(alphabet="ABCDEFG <>/answer:\n", max_size=40)))  # fmt: skip
+def test_any_reply_gets_a_clear_outcome_and_never_an_action_outside_the_mask(reply):
+    env = TextEnv(gym.make("Mastermind-v0", action_mask="consistent"), max_invalid=3)
+    env.reset(seed=1)
+    env.step("ABCD")
+    legal = env.unwrapped.action_masks()
+    before = len(env.unwrapped.history)
+    observation, _, _, _, info = env.step(reply)
+    assert observation in env.observation_space
+    if "invalid" in info:
+        assert info["invalid"] and len(env.unwrapped.history) == before
+    else:
+        played = env.unwrapped.history[-1][0]
+        assert legal[played] and played != env.unwrapped.history[0][0]
+
+
+def test_only_a_single_player_env_is_wrapped_and_the_bound_is_checked():
+    with pytest.raises(TypeError, match="TextEnv wraps a single-player deduction env, got CartPoleEnv"):
+        TextEnv(gym.make("CartPole-v1"))
+    with pytest.raises(ValueError, match="max_invalid"):
+        TextEnv(gym.make("Mastermind-v0"), max_invalid=0)
+    assert TAIL >= 1000
