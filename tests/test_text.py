@@ -35,7 +35,38 @@ def test_ises_through_the_text_plays_exactly_as_ises_on_every_secret_of_mastermi
             assert "invalid" not in info and info["query"] == rules.format_action(query)
             agent.observe(query, info["feedback"])
             total, over = total + 1, terminated or truncated
+            gained, expected, best = info["bits"]
+            assert expected == pytest.approx(best, abs=1e-9) and gained >= 0  # ISES asks the best question
+        assert info["efficiency"] == pytest.approx(1.0)
     assert total == 5722 and round(total / rules.num_secrets, 3) == 4.415  # Neuwirth (1982)
+
+
+def test_a_question_is_weighed_against_the_best_from_the_same_knowledge_and_the_rewards_are_built_from_it():
+    """By hand on Treasure Hunt 4x4 (16 cells, a query is a rectangle, the answer inside or outside): the first
+    query A1:A1 (one cell) is expected to gain H(1/16) = 0.337 bits, the best (half the board) 1 bit."""
+    env = TextEnv(gym.make("TreasureHunt-v0"), reward="efficiency")
+    env.reset(options={"secret": 15})
+    _, reward, _, _, info = env.step("A1:A1")
+    gained, expected, best = info["bits"]
+    h = -(1 / 16) * np.log2(1 / 16) - (15 / 16) * np.log2(15 / 16)
+    assert gained == pytest.approx(4 - np.log2(15)) and expected == pytest.approx(h) and best == pytest.approx(1.0)
+    assert reward == pytest.approx(h) and info["efficiency"] == pytest.approx(h)
+    _, reward, _, _, info = env.step("A1:D2")  # half of the board: the best there is, 1 bit of 15 cells' 3.9
+    assert info["bits"][1] == pytest.approx(info["bits"][2]) and reward == pytest.approx(1.0)
+    assert info["efficiency"] == pytest.approx((h + info["bits"][1]) / (1 + info["bits"][2]))
+    bits = TextEnv(gym.make("TreasureHunt-v0"), reward="bits")
+    bits.reset(seed=0)
+    assert bits.step("A1:A1")[1] == pytest.approx(h)
+    plain = TextEnv(gym.make("TreasureHunt-v0"), score=False)
+    plain.reset(seed=0)
+    _, reward, _, _, info = plain.step("A1:A1")
+    assert reward == -1 and "bits" not in info and "efficiency" not in info
+    for kwargs, message in [({"reward": "wins"}, "reward must be one of queries, bits, efficiency"),
+                            ({"reward": "bits", "score": False}, "needs score=True"),
+                            ({"score": "yes"}, "score must be True or False"),
+                            ({"invalid_reward": float("nan")}, "invalid_reward must be a finite number")]:  # fmt: skip
+        with pytest.raises(ValueError, match=message):
+            TextEnv(gym.make("TreasureHunt-v0"), **kwargs)
 
 
 @pytest.mark.parametrize(
