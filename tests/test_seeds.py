@@ -103,3 +103,15 @@ def test_a_seed_stopped_after_a_checkpoint_resumes_from_it_for_the_steps_it_had_
     assert latest_checkpoint(tmp_path / "nothing") is None
     (seed / "checkpoints" / "model_768_steps.zip").write_bytes(b"PK\x03\x04")  # cut off as it was written
     assert latest_checkpoint(seed / "checkpoints")[1] == 512  # passed over for the last whole one
+    # Stopped after its last checkpoint, before its model was saved: nothing is trained again, from step 0 or any.
+    (seed / "checkpoints" / "model_768_steps.zip").unlink()
+    (seed / "model.zip").unlink()
+    (out / "seeds.md").unlink()
+    written = {path.name: path.stat().st_mtime_ns for path in (seed / "checkpoints").glob("*.zip")}
+    capsys.readouterr()
+    cli.main(argv)
+    assert "seed 5: resuming from model_512_steps.zip, 0 of 512 steps left" in capsys.readouterr().out
+    assert {path.name: path.stat().st_mtime_ns for path in (seed / "checkpoints").glob("*.zip")} == written
+    with zipfile.ZipFile(seed / "model.zip") as saved:
+        assert json.loads(saved.read("data"))["num_timesteps"] == 512
+    assert (out / "seeds.md").exists()

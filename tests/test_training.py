@@ -104,7 +104,6 @@ KEPT_MODEL = Path(__file__).parents[1] / "models" / "mastermind-4x6-ises" / "mod
         (["--env", "FakeCoin-v0", "--vec-env", "batched"], "--vec-env batched: FakeCoin's information sets"),
         (["--env", "Chess-v0"], "invalid choice"),
         (["--algo", "sac"], "invalid choice"),
-        (["--timesteps", "0", "--resume", str(KEPT_MODEL)], "--timesteps 0 with --resume trains nothing"),
         (["--size", "pegs=0"], "pegs must be an integer in [1, 22]"),
         (["--size", "rows=3"], "has no size parameter 'rows'"),
         (["--resume", "missing.zip"], "argument --resume: no file at missing.zip"),

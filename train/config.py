@@ -243,8 +243,6 @@ class RunConfig:
         """
         self._check_values()
         task = self.task()
-        if self.timesteps < 1 and self.resume is not None:
-            raise ValueError("--timesteps 0 with --resume trains nothing: give the steps to train")
         if self.seeds is not None and self.resume is not None:
             raise ValueError("--seeds starts new runs: it cannot be given with --resume")
         if self.seeds is None and self.sweep is None and self.workers != 1:

@@ -114,15 +114,17 @@ def _train_seed(seed: int, config: RunConfig) -> TrainingRun:
 
 def from_last_checkpoint(config: RunConfig, timesteps: int, label: str) -> RunConfig:
     """``config`` (a run of ``timesteps`` into its ``output``) resumed from the last checkpoint in its output for
-    the steps it has left, if a stopped run left one there; else ``config`` itself. ``label`` names the run in
-    the line that says so."""
+    the steps it has left (none, if it was stopped after its last checkpoint but before its model was saved: then
+    it is only saved and evaluated), if a stopped run left one there; else ``config`` itself. ``label`` names the
+    run in the line that says so."""
     checkpoint = latest_checkpoint(Path(config.output, "checkpoints"))
-    if checkpoint is None or checkpoint[1] >= timesteps:
+    if checkpoint is None:
         return config
     path, steps = checkpoint
-    print(f"{label}: resuming from {path.name}, {timesteps - steps} of {timesteps} steps left", flush=True)
+    left = max(0, timesteps - steps)  # 0: the run was stopped after its last checkpoint, before it was saved
+    print(f"{label}: resuming from {path.name}, {left} of {timesteps} steps left", flush=True)
     return dataclasses.replace(  # the model saved there has its hyperparameters and any imitation in it
-        config, resume=path, timesteps=timesteps - steps, config=None, imitate=None, imitate_learning_rate=None,
+        config, resume=path, timesteps=left, config=None, imitate=None, imitate_learning_rate=None,
         imitate_demos=None, imitate_soft=False, imitate_values=None, imitate_secrets=None,
     )  # fmt: skip
 
