@@ -18,6 +18,7 @@ LAYERS = [
     "deduction_envs.reasoning",
     "deduction_envs.envs",
     "deduction_envs.wrappers",
+    "deduction_envs.text",  # the games as text (DESIGN.md, "Language models"): over the envs, under the agents
     "agents",
     "train",
 ]
