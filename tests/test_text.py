@@ -149,8 +149,11 @@ def test_every_single_player_game_reads_back_its_own_notation_and_passes_gymnasi
         observation, _, terminated, truncated, info = env.step(f"I pick\n{env.text.action_text(query)}")
         assert "invalid" not in info and env.unwrapped.history[-1][0] == query  # the notation reads back
         assert observation in env.observation_space
+        assert env.text.history_of(observation) == list(env.unwrapped.history)  # and so does the whole game
         over = terminated or truncated
     assert "The game is over" in observation
+    with pytest.raises(ValueError, match="not a line of this game's history"):
+        env.text.history_of("1. " + env.text.action_text(0) + " -> no such answer")
 
 
 @settings(max_examples=150, deadline=None)
@@ -177,3 +180,17 @@ def test_only_a_single_player_env_is_wrapped_and_the_bound_is_checked():
     with pytest.raises(ValueError, match="max_invalid"):
         TextEnv(gym.make("Mastermind-v0"), max_invalid=0)
     assert TAIL >= 1000
+
+
+def test_the_language_model_page_shows_the_prompt_as_it_is_and_its_example_runs(capsys):
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "llm.md").read_text()
+    (shown,) = re.findall(r"```text\n(.+?)\n```", page, flags=re.S)
+    assert shown == TextEnv(gym.make("Mastermind-v0")).prompt
+    python = re.findall(r"```python\n(.+?)\n```", page, flags=re.S)
+    (example,) = [code for code in python if "TextEnv(gym.make(" in code]
+    exec(compile(example, "docs/llm.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "1. AABB -> black" in out and "'ZZZZ' is not a query" in out

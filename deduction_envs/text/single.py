@@ -21,6 +21,8 @@ from deduction_envs.text.reply import ReplyError, answer_of, quoted
 
 __all__ = ["SingleText", "plain_text", "rules_text"]
 
+_HISTORY_LINE = re.compile(r"(\d+)\. (.+?) -> (.+)")
+
 HOW_TO_ANSWER = (
     "Each turn, reply with one query. You may think first; put the query on the last line of your reply, or "
     "as <answer>QUERY</answer>."
@@ -62,6 +64,7 @@ class SingleText:
         start = make_information_set(rules)  # what a player knows before the first query
         answer = int(rules.feedback_at(start, self.example, np.array([rules.num_secrets - 1]))[0])
         self.example_answer = rules.format_feedback(answer)
+        self._answers: dict[str, int] | None = None  # an answer's text -> its feedback, made when first read
 
     @property
     def name(self) -> str:
@@ -95,6 +98,25 @@ class SingleText:
             lines.append(f"Your last reply was not played: {note}")
         lines.append(end or "Your next query?")
         return "\n".join(lines)
+
+    def history_of(self, observation: str) -> list[tuple[int, int]]:
+        """The queries and answers an :meth:`observation` lists, read back (what a text agent that keeps no
+        state reads from the last observation it was given).
+
+        Raises:
+            ValueError: a line that lists a query is not one this game's observation writes.
+        """
+        if self._answers is None:
+            self._answers = {self.rules.format_feedback(f): f for f in range(self.rules.num_feedbacks)}
+        history: list[tuple[int, int]] = []
+        for line in observation.splitlines():
+            found = _HISTORY_LINE.fullmatch(line)
+            if found is None:
+                continue
+            if int(found[1]) != len(history) + 1 or found[3] not in self._answers:
+                raise ValueError(f"not a line of this game's history: {line!r}")
+            history.append((self.rules.parse_action(found[2]), self._answers[found[3]]))
+        return history
 
     def action_text(self, action: int) -> str:
         """A query in the game's notation."""

@@ -1,0 +1,5 @@
+import sys
+
+from train.llm.evaluate import main
+
+sys.exit(main())

@@ -1,0 +1,173 @@
+"""A local OpenAI-compatible chat endpoint whose replies come from a text agent, for tests and for trying the
+evaluation command without a model:
+
+    python -m train.llm.endpoint --env Mastermind-v0 --agent ises --port 8000
+    python -m train.llm --base-url http://127.0.0.1:8000/v1 --model ises --env Mastermind-v0
+
+A text agent sees only the conversation's last message (the game so far, as text) and replies with text: the
+reference agent's query in the game's notation (``ises``, ``random_consistent``), or replies that go wrong in every
+way the text layer must survive (``bad``: malformed, empty, very long, repeated and illegal questions, then a
+good one now and then, so that games end both ways). It answers on the loopback address only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import gymnasium as gym
+
+import agents.base
+from agents import ISES, RandomAgent
+from deduction_envs.text import SingleText
+
+__all__ = ["AGENTS", "BadTextAgent", "TextAgent", "serve", "text_agent"]
+
+
+class TextAgent:
+    """A reference agent that plays through the text: from an observation's text alone it rebuilds the game
+    (:meth:`SingleText.history_of`), replays it into ``agent`` and replies with its query, as a model would."""
+
+    def __init__(self, agent: agents.base.Agent, text: SingleText, seed: int = 0) -> None:
+        self.agent, self.text, self.seed = agent, text, seed
+
+    def reply(self, observation: str) -> str:
+        history = self.text.history_of(observation)
+        self.agent.reset(self.text.rules, seed=self.seed + len(history))
+        for query, answer in history:
+            self.agent.observe(query, answer)
+        return f"My query is the most informative one.\n<answer>{self.text.action_text(self.agent.act())}</answer>"
+
+
+class BadTextAgent:
+    """Replies in turn: malformed text, nothing, a very long ramble with no answer, the first question again, a
+    query of another game's form, non-ASCII bytes, then a good query (ISES's) every ``good_every``-th reply."""
+
+    def __init__(self, text: SingleText, good_every: int = 7) -> None:
+        self.good = TextAgent(ISES(), text)
+        self.text, self.good_every = text, good_every
+        self.calls = itertools.count(1)
+
+    def reply(self, observation: str) -> str:
+        call = next(self.calls)
+        history = self.text.history_of(observation)
+        if call % self.good_every == 0 or not history:
+            return self.good.reply(observation)
+        bad = [
+            "I am not sure what to ask.",
+            "",
+            "Let me think about this very carefully. " * 500,
+            f"Answer: {self.text.action_text(history[0][0])}",  # asked already
+            "Answer: <script>alert(1)</script> ZZZZZZZZ",
+            "Answer: \xff\u2603\x00",
+        ]
+        return bad[call % len(bad)]
+
+
+#: The text agents the endpoint can be, by model name.
+AGENTS = ("ises", "random_consistent", "bad")
+
+
+def text_agent(name: str, env_id: str, sizes: dict[str, Any] | None = None) -> TextAgent | BadTextAgent:
+    """The text agent ``name`` (one of :data:`AGENTS`) for ``env_id`` at ``sizes``."""
+    env = gym.make(env_id, **(sizes or {}))
+    text = SingleText(env.unwrapped.rules, env.unwrapped.max_steps)  # type: ignore[attr-defined]
+    if name == "ises":
+        return TextAgent(ISES(), text)
+    if name == "random_consistent":
+        return TextAgent(RandomAgent(consistent=True), text)
+    if name == "bad":
+        return BadTextAgent(text)
+    raise ValueError(f"the endpoint's agents are {', '.join(AGENTS)}, got {name!r}")
+
+
+def app(env_id: str, sizes: dict[str, Any] | None = None, fail_every: int = 0, delay: float = 0.0) -> Any:
+    """The Starlette app: ``POST /v1/chat/completions`` answered by the text agent the request's model names.
+
+    ``fail_every``: every so many calls fail (HTTP 503), to try a client's retries; ``delay``: seconds before
+    each reply (to try its timeout)."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    agents: dict[str, Any] = {}
+    calls = itertools.count(1)
+    lock = threading.Lock()
+
+    async def completions(request: Request) -> JSONResponse:
+        try:
+            body = await request.json()
+            model, messages = body["model"], body["messages"]
+            observation = str(messages[-1]["content"])
+        except (ValueError, KeyError, IndexError, TypeError):
+            return JSONResponse({"error": {"message": "a chat completion request has a model and messages"}}, 400)
+        with lock:
+            call = next(calls)
+            if model not in agents and model in AGENTS:
+                agents[model] = text_agent(model, env_id, sizes)
+        if model not in agents:
+            return JSONResponse({"error": {"message": f"no model {model!r}; this endpoint has {AGENTS}"}}, 404)
+        if fail_every and call % fail_every == 0:
+            return JSONResponse({"error": {"message": "overloaded, try again"}}, 503)
+        if delay:
+            time.sleep(delay)
+        with lock:  # one agent object serves every game: one reply at a time
+            content = agents[model].reply(observation)
+        message = {"role": "assistant", "content": content}
+        return JSONResponse({"id": f"local-{call}", "object": "chat.completion", "model": model,
+                             "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})  # fmt: skip
+
+    return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
+
+
+@contextmanager
+def serve(env_id: str, sizes: dict[str, Any] | None = None, port: int = 0, **options: Any) -> Iterator[str]:
+    """Run the endpoint on 127.0.0.1 in a thread of this process while the ``with`` block runs; yields its base
+    URL (``http://127.0.0.1:PORT/v1``). ``port`` 0: a free one. ``options``: :func:`app`'s."""
+    import socket
+
+    import uvicorn
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", port))
+    config = uvicorn.Config(app(env_id, sizes, **options), log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        listener.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    from train import arguments
+
+    parser = arguments.Parser(prog="python -m train.llm.endpoint", description=__doc__,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser.add_argument("--env", default="Mastermind-v0", help="the single-player env its agents play")
+    arguments.add_size_option(parser)
+    parser.add_argument("--port", type=arguments.port, default=8000, help="its port on 127.0.0.1 (default 8000)")
+    args = parser.parse_args(argv)
+    with serve(args.env, dict(args.size), args.port) as url:
+        print(f"serving {', '.join(AGENTS)} on {args.env} at {url} (Ctrl-C to stop)", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()
+
