@@ -17,7 +17,8 @@ from train.llm.evaluate import LLMSettings, evaluate_model, main, summary
 def test_ises_through_a_chat_endpoint_reaches_its_own_figure_on_every_secret(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-never-written")
     with serve("Mastermind-v0") as url:
-        main(["--base-url", url, "--model", "ises", "--all-secrets", "--output", str(tmp_path), "--no-progress"])
+        main(["--base-url", url, "--model", "ises", "--all-secrets", "--output", str(tmp_path), "--no-progress",
+              "--workers", "2"])
     table = capsys.readouterr().out
     assert "| ises | 1296 | 100.0% | 4.415 " in table and "| 0.00 | 1.000 |" in table  # 5722 queries, as ISES
     assert "| ISES | 1296 | 100.0% | 4.415 | 0 |" in table
