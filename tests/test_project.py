@@ -165,7 +165,7 @@ def test_every_python_block_is_run_by_a_test():
     found_by = ('pegs=5, colors=8', "evaluate(ISES()", 'gym.make_vec("Mastermind-v0", num_envs=256)',
                 "from train import RunConfig, evaluate_model, run", "algo_v0.env(", "clue_v0.env(",
                 "ClueEntropyAgent, play_match", "generalized_clue_v0.env(", "ClueKnowledge.cl",
-                "TextEnv(gym.make(")  # fmt: skip
+                "TextEnv(gym.make(", "TextAECEnv(envs.clue_v0.env(")  # fmt: skip
     for name, code in blocks("python"):
         assert any(marker in code for marker in found_by), (name, code[:200])
         if "gym.make" in code:

@@ -43,58 +43,13 @@ import numpy as np
 
 from agents.roster import agent_names, seat_agent
 from deduction_envs import registry
-from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules, parse_card
+from deduction_envs.games.clue import ClueEvent, CluePhase, ClueRules
 from deduction_envs.games.clue_board import ClueBoardRules, board_text
 from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
 from deduction_envs.reasoning.clue_suggestions import score_suggestions
 from deduction_envs.text import plain_text
+from deduction_envs.text.clue import choices, parse_move
 from train.tools.seat import Quit, play_in_seat_zero
-
-KINDS = {"suggest": "suggest", "s": "suggest", "accuse": "accuse", "a": "accuse", "show": "show"}
-
-
-def parse_move(rules: ClueRules, text: str, phase: CluePhase, here: int = -1) -> ClueMove:
-    """A typed move; a ValueError says what is wrong with it. ``here``: on the board, the node of your token
-    (what ``stay`` names)."""
-    words = text.strip().split(maxsplit=1)
-    kind = KINDS.get(words[0].lower()) if words else None
-    if words and words[0].lower() in ("end", "pass", "done"):
-        return ClueMove("end")
-    if isinstance(rules, ClueBoardRules) and words:
-        first = words[0].lower()
-        if first in ("roll", "r"):
-            return ClueMove("roll")
-        if first in ("passage", "p"):
-            return ClueMove("passage")
-        if first == "stay":
-            return ClueMove("move", node=here)
-        if first in ("go", "move", "m"):
-            return ClueMove("move", node=_node(rules, words[1] if len(words) > 1 else ""))
-    if kind is None and phase == CluePhase.SHOW:  # just the card
-        kind, words = "show", ["show", text]
-    if kind is None or len(words) < 2:
-        raise ValueError("type 'suggest S, W, R', 'accuse S, W, R', 'end', 'show CARD', 'sheet', 'hint' or 'help'")
-    if kind == "show":
-        return ClueMove("show", card=parse_card(words[1], rules.card_names))
-    parts = [p for p in words[1].replace(",", " , ").split(",")] if "," in words[1] else words[1].split()
-    cards = sorted(parse_card(part, rules.card_names) for part in parts if part.strip())
-    rules.triple_index(cards)  # one card of each category, or a clear error
-    return ClueMove(kind, tuple(cards))
-
-
-def _node(rules: ClueBoardRules, text: str) -> int:
-    """The node a typed destination names: a room, or ``ROW,COLUMN`` of a corridor square."""
-    board, numbers = rules.board, text.replace(",", " ").split()
-    if len(numbers) == 2 and all(n.isdigit() for n in numbers):
-        cell = (int(numbers[0]), int(numbers[1]))
-        if cell not in board.square_cells:
-            raise ValueError(f"row {cell[0]}, column {cell[1]} is no corridor square")
-        return board.square_cells.index(cell)
-    if not text.strip():
-        raise ValueError("go where? a room, or ROW,COLUMN of a square marked *")
-    room_start = rules.category_starts[-1]
-    room = parse_card(text, rules.card_names[room_start:])
-    return board.room_node(room)
 
 
 def hint(rules: ClueRules, you: CluePlayerKnowledge, top: int = 3) -> str:
@@ -188,41 +143,11 @@ def _board(rules: ClueBoardRules, you: CluePlayerKnowledge) -> str:
     return board_text(rules, public, marks, coordinates=True)
 
 
-def _choices(rules: ClueRules, you: CluePlayerKnowledge, mask: np.ndarray) -> tuple[str, str]:
-    """What you may do now: the prompt, and the words for a move that may not be made."""
-    phase = you.phase
-    if phase == CluePhase.SHOW:
-        options = ", ".join(rules.card_names[a - rules.end_action - 1] for a in np.flatnonzero(mask))
-        return f"You must show P{you.asker} one of: {options}", "show one of the cards listed"
-    if phase == CluePhase.AFTER:
-        return "Accuse, or end your turn.", "accuse or end your turn"
-    if not isinstance(rules, ClueBoardRules):
-        return "Your turn: suggest or accuse.", "suggest or accuse"
-    public = you.public
-    if public.moved:
-        if rules.allowed_rooms(public).any():
-            where = rules.node_name(public.positions[you.player])
-            return f"You may suggest (in the {where}), accuse or end your turn.", (
-                "suggest in the room you entered, accuse or end your turn"
-            )
-        return "You may accuse or end your turn.", "accuse or end your turn"
-    if public.roll:
-        why = "move to a square marked * or a room within reach ('go ROOM', 'go ROW,COLUMN', or 'stay')"
-        if np.flatnonzero(mask[rules.move_action :]).tolist() == [public.positions[you.player]]:
-            return "Nothing is within reach: type 'stay'.", why
-        return "Move: 'go ROOM' or 'go ROW,COLUMN' (a square marked *).", why
-    passage = bool(mask[rules.passage_action])
-    extra = (", 'passage'" if passage else "") + (
-        ", suggest here (you were brought here)" if mask[: rules.num_triples].any() else ""
-    )
-    return f"Your turn: 'roll'{extra}, or accuse.", "roll" + (", take the passage" if passage else "") + " or accuse"
-
-
 def _ask(rules: ClueRules, you: CluePlayerKnowledge, mask: np.ndarray, read: Callable[[str], str]) -> int:
     """Read commands until a legal move."""
     phase = you.phase
     board = isinstance(rules, ClueBoardRules)
-    print(_choices(rules, you, mask)[0])
+    print(choices(rules, you, mask)[0])
     while True:
         text = read("> ").strip()
         command = text.lower()
@@ -248,6 +173,6 @@ def _ask(rules: ClueRules, you: CluePlayerKnowledge, mask: np.ndarray, read: Cal
             print(f"Not a move: {error}.")
             continue
         if not mask[action]:
-            print(f"Not legal now: {_choices(rules, you, mask)[1]}.")
+            print(f"Not legal now: {choices(rules, you, mask)[1]}.")
             continue
         return action

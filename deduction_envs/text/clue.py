@@ -1,0 +1,181 @@
+"""Clue in text: a seat's prompt, what it has seen as text, and a reply read as its move.
+
+What a seat is shown is what its projected events tell it (:meth:`ClueRules.observe_event
+<deduction_envs.games.clue.ClueRules.observe_event>`): its own hand, every suggestion and who passed and
+refuted, a card shown only to the two players who saw it, accusations and their verdicts. Nobody else's hand,
+and nothing its knowledge implies. The move notation is the terminal game's (``python -m train.tools.play
+clue``), whose parser is this module's :func:`parse_move`.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules, parse_card
+from deduction_envs.games.clue_board import ClueBoardRules
+from deduction_envs.text.reply import ReplyError, answer_of, quoted
+from deduction_envs.text.single import plain_text
+
+__all__ = ["ClueText", "choices", "move_text", "parse_move"]
+
+KINDS = {"suggest": "suggest", "s": "suggest", "accuse": "accuse", "a": "accuse", "show": "show"}
+NOTATION = (
+    "Moves: 'suggest SUSPECT, WEAPON, ROOM', 'accuse SUSPECT, WEAPON, ROOM', 'end' (after a suggestion), and "
+    "'show CARD' when you must refute (card names may be shortened to the start of a word: 'scar, rope, hall')."
+)
+
+
+def parse_move(rules: ClueRules, text: str, phase: CluePhase, here: int = -1) -> ClueMove:
+    """A typed move; a ValueError says what is wrong with it. ``here``: on the board, the node of your token
+    (what ``stay`` names)."""
+    words = text.strip().split(maxsplit=1)
+    kind = KINDS.get(words[0].lower()) if words else None
+    if words and words[0].lower() in ("end", "pass", "done"):
+        return ClueMove("end")
+    if isinstance(rules, ClueBoardRules) and words:
+        first = words[0].lower()
+        if first in ("roll", "r"):
+            return ClueMove("roll")
+        if first in ("passage", "p"):
+            return ClueMove("passage")
+        if first == "stay":
+            return ClueMove("move", node=here)
+        if first in ("go", "move", "m"):
+            return ClueMove("move", node=_node(rules, words[1] if len(words) > 1 else ""))
+    if kind is None and phase == CluePhase.SHOW:  # just the card
+        kind, words = "show", ["show", text]
+    if kind is None or len(words) < 2:
+        raise ValueError("type 'suggest S, W, R', 'accuse S, W, R', 'end', 'show CARD', 'sheet', 'hint' or 'help'")
+    if kind == "show":
+        return ClueMove("show", card=parse_card(words[1], rules.card_names))
+    parts = [p for p in words[1].replace(",", " , ").split(",")] if "," in words[1] else words[1].split()
+    cards = sorted(parse_card(part, rules.card_names) for part in parts if part.strip())
+    rules.triple_index(cards)  # one card of each category, or a clear error
+    return ClueMove(kind, tuple(cards))
+
+
+def _node(rules: ClueBoardRules, text: str) -> int:
+    """The node a typed destination names: a room, or ``ROW,COLUMN`` of a corridor square."""
+    board, numbers = rules.board, text.replace(",", " ").split()
+    if len(numbers) == 2 and all(n.isdigit() for n in numbers):
+        cell = (int(numbers[0]), int(numbers[1]))
+        if cell not in board.square_cells:
+            raise ValueError(f"row {cell[0]}, column {cell[1]} is no corridor square")
+        return board.square_cells.index(cell)
+    if not text.strip():
+        raise ValueError("go where? a room, or ROW,COLUMN of a square marked *")
+    room_start = rules.category_starts[-1]
+    room = parse_card(text, rules.card_names[room_start:])
+    return board.room_node(room)
+
+
+def choices(rules: ClueRules, you: Any, mask: np.ndarray) -> tuple[str, str]:
+    """What seat ``you`` (its knowledge) may do now: the line that asks for it, and the words for a move that may
+    not be made."""
+    phase = you.phase
+    if phase == CluePhase.SHOW:
+        options = ", ".join(rules.card_names[a - rules.end_action - 1] for a in np.flatnonzero(mask))
+        return f"You must show P{you.asker} one of: {options}", "show one of the cards listed"
+    if phase == CluePhase.AFTER:
+        return "Accuse, or end your turn.", "accuse or end your turn"
+    if not isinstance(rules, ClueBoardRules):
+        return "Your turn: suggest or accuse.", "suggest or accuse"
+    public = you.public
+    if public.moved:
+        if rules.allowed_rooms(public).any():
+            where = rules.node_name(public.positions[you.player])
+            return f"You may suggest (in the {where}), accuse or end your turn.", (
+                "suggest in the room you entered, accuse or end your turn"
+            )
+        return "You may accuse or end your turn.", "accuse or end your turn"
+    if public.roll:
+        why = "move to a square marked * or a room within reach ('go ROOM', 'go ROW,COLUMN', or 'stay')"
+        if np.flatnonzero(mask[rules.move_action :]).tolist() == [public.positions[you.player]]:
+            return "Nothing is within reach: type 'stay'.", why
+        return "Move: 'go ROOM' or 'go ROW,COLUMN' (a square marked *).", why
+    passage = bool(mask[rules.passage_action])
+    extra = (", 'passage'" if passage else "") + (
+        ", suggest here (you were brought here)" if mask[: rules.num_triples].any() else ""
+    )
+    return f"Your turn: 'roll'{extra}, or accuse.", "roll" + (", take the passage" if passage else "") + " or accuse"
+
+
+def move_text(rules: ClueRules, action: int) -> str:
+    """An action in the notation :func:`parse_move` reads (Clue without the board)."""
+    move = rules.decode(int(action))
+    if move.kind in ("suggest", "accuse"):
+        return f"{move.kind} {', '.join(rules.card_names[c] for c in move.cards)}"
+    if move.kind == "show":
+        return f"show {rules.card_names[move.card]}"
+    return move.kind
+
+
+class ClueText:
+    """Clue (without the board) as text for one seat at a time: :meth:`prompt`, :meth:`observation`,
+    :meth:`parse`. Players are named ``P0``, ``P1``...; a seat is told which it is."""
+
+    def __init__(self, rules: ClueRules) -> None:
+        if not isinstance(rules, ClueRules) or isinstance(rules, ClueBoardRules):
+            raise TypeError(f"ClueText plays Clue without the board, got {type(rules).__name__}")
+        self.rules = rules
+        self.names = [f"P{p}" for p in range(rules.players)]
+
+    def prompt(self, seat: int) -> str:
+        """The rules, the cards and how to answer, for ``seat``."""
+        rules = self.rules
+        doc = sys.modules[ClueRules.__module__].__doc__ or ""
+        section = re.split(r"\n[^\n]+\n-{3,}\n", doc.split("Rules of Clue (:class:`ClueRules`)\n", 1)[1])[0]
+        section = section.split("\n", 1)[1] if section.startswith("-") else section
+        ends = [*rules.category_starts[1:], rules.cards]
+        kinds = [", ".join(rules.card_names[a:b]) for a, b in zip(rules.category_starts, ends, strict=True)]
+        return "\n\n".join([
+            f"You are playing Clue with {rules.players} players (P0 to P{rules.players - 1}); you are "
+            f"{self.names[seat]}. Be the first to accuse the three cards of the case file correctly.",
+            "Rules:\n\n" + plain_text(section).strip(),
+            "The cards (suspects, weapons, rooms):\n" + "\n".join(f"- {names}" for names in kinds),
+            NOTATION + " Each turn you are asked, reply with one move; you may think first, and put the move on the "
+            "last line of your reply or as <answer>MOVE</answer>.",
+        ])  # fmt: skip
+
+    def observation(self, seat: int, you: Any, events: Sequence[ClueEvent], mask: np.ndarray | None,
+                    note: str | None = None, end: str | None = None) -> str:  # fmt: skip
+        """What ``seat`` has seen (its knowledge ``you`` and its projected ``events``), and what it must do now
+        (``mask``: its legal actions; None if it is not to act)."""
+        rules = self.rules
+        lines = [f"You are {self.names[seat]}. Your hand: " + ", ".join(rules.card_names[c] for c in you.hand) + "."]
+        said = [rules.describe(event, self.names, you=seat) for event in events if event.kind != "deal"]
+        if said:
+            lines.append("What has happened:")
+            lines += [f"{i}. {text}" for i, text in enumerate(said, 1)]
+        if note:
+            lines.append(f"Your last reply was not played: {note}")
+        if end:
+            lines.append(end)
+        elif mask is not None:
+            lines.append(choices(rules, you, mask)[0])
+        return "\n".join(lines).encode("ascii", "backslashreplace").decode()
+
+    def parse(self, reply: object, you: Any, mask: np.ndarray) -> int:
+        """The action ``reply`` names, if legal now for seat ``you``.
+
+        Raises:
+            ReplyError: why not, and what is expected.
+        """
+        rules = self.rules
+        try:
+            answer = answer_of(reply)
+        except ReplyError as error:
+            raise ReplyError(f"{error}. {NOTATION}") from None
+        try:
+            action = rules.action_index(parse_move(rules, answer, you.phase))
+        except ValueError as error:
+            reason = str(error).encode("ascii", "backslashreplace").decode()
+            raise ReplyError(f"{quoted(answer)} is not a move: {reason}. {NOTATION}") from None
+        if not mask[action]:
+            raise ReplyError(f"{move_text(rules, action)!r} is not legal now: {choices(rules, you, mask)[1]}")
+        return action

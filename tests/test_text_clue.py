@@ -1,0 +1,128 @@
+"""Clue in text (issue 66, item 1, the first multiplayer game): a seat sees only what it has seen, a game played
+through the text is the game played on the env, and bad replies are explained, never played and bounded."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deduction_envs.envs import clue_v0
+from deduction_envs.text import ClueText, TextAECEnv
+from deduction_envs.text.clue import move_text
+
+
+def play(env, seed: int, text: bool) -> tuple[list, dict]:
+    """A game of seeded random legal moves, through the text (``text``) or as actions: every seat's projected
+    events and the rewards."""
+    env.reset(seed=seed)
+    raw, rng = env.unwrapped, np.random.default_rng(seed)
+    for agent in env.agent_iter():
+        _, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        action = int(rng.choice(np.flatnonzero(raw.table.legal_mask())))
+        env.step(f"I will play\n<answer>{move_text(raw.rules, action)}</answer>" if text else action)
+        assert not text or "invalid" not in raw.infos.get(agent, {})
+    return [list(knowledge.events) for knowledge in raw.knowledge], dict(raw._cumulative_rewards)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_game_through_the_text_is_the_game_played_with_actions(seed):
+    assert play(TextAECEnv(clue_v0.env(players=4)), seed, True) == play(clue_v0.env(players=4), seed, False)
+
+
+def test_a_seat_sees_its_hand_and_only_the_cards_shown_to_it():
+    env = TextAECEnv(clue_v0.env(players=4))
+    env.reset(seed=7)
+    raw, rng = env.unwrapped, np.random.default_rng(7)
+    for _ in range(60):  # suggestions and shows, no accusation: seeded moves among the legal non-accusations
+        if raw.table.over:
+            break
+        legal = np.flatnonzero(raw.table.legal_mask())
+        keep = [a for a in legal if raw.rules.decode(int(a)).kind != "accuse"]
+        env.step(move_text(raw.rules, int(rng.choice(keep or legal))))
+    shown = 0
+    for seat in range(4):
+        text = env.observe(f"player_{seat}")
+        hand = ", ".join(raw.rules.card_names[c] for c in raw.knowledge[seat].hand)
+        assert text.startswith(f"You are P{seat}. Your hand: {hand}.")
+        for line in text.splitlines():
+            found = re.search(r"^\d+\. (You|P\d) shows? (.+) to (you|P\d)\.$", line)
+            if found and found[2] != "a card":
+                assert "you" in (found[1].lower(), found[3]), line  # a card named only to the two who saw it
+                shown += 1
+        others = {c for q in range(4) if q != seat for c in raw.knowledge[q].hand}
+        private = [line for line in text.splitlines() if "show" in line and "a card" not in line]
+        assert all(("you" in line.lower()) for line in private)
+        assert others  # every other seat holds cards the text never lists as theirs
+    assert shown > 0
+
+
+def test_bad_replies_are_explained_not_played_and_end_the_game_when_too_many():
+    env = TextAECEnv(clue_v0.env(players=3), max_invalid=4)
+    env.reset(seed=1)
+    raw = env.unwrapped
+    events = [len(knowledge.events) for knowledge in raw.knowledge]
+    mover = raw.agent_selection
+    for reply, message in [
+        ("", "the reply was empty"),
+        ("Answer: end", "'end' is not legal now: suggest or accuse"),
+        ("Answer: suggest Scarlet, Rope", "is not a move"),
+        ("suggest Nobody, Rope, Hall\u2603", "is not a move"),
+    ]:
+        env.step(reply)
+        assert message in raw.infos[mover]["invalid"] and raw.agent_selection == mover
+        assert [len(knowledge.events) for knowledge in raw.knowledge] == events  # nothing was played
+    assert all(raw.truncations.values()) and "4 replies were not a legal move" in env.observe(mover)
+    assert env.observe(mover).isascii()
+    for _ in env.agent_iter():
+        env.step(None)
+    assert not raw.agents
+
+
+MOVES = ["suggest scar, rope, hall", "accuse plum, knife, study", "show rope", "end"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(reply=st.one_of(st.text(max_size=200), st.binary(max_size=100), st.sampled_from(MOVES)))
+def test_any_reply_is_a_legal_move_or_explained(reply):
+    env = TextAECEnv(clue_v0.env(players=3))
+    env.reset(seed=2)
+    raw = env.unwrapped
+    legal, before = raw.table.legal_mask(), len(raw.knowledge[0].events)
+    mover = raw.agent_selection
+    env.step(reply)
+    if "invalid" in raw.infos.get(mover, {}):
+        assert len(raw.knowledge[0].events) == before
+    else:
+        assert len(raw.knowledge[0].events) > before and legal.any()
+    assert all(env.observe(agent).isascii() for agent in raw.possible_agents)
+
+
+def test_the_prompt_names_the_seat_the_cards_and_the_moves_and_only_clue_without_the_board_is_taken():
+    env = TextAECEnv(clue_v0.env(players=3))
+    env.reset(seed=0)
+    prompt = env.prompt("player_2")
+    assert "you are P2" in prompt and "Miss Scarlet" in prompt and "'suggest SUSPECT, WEAPON, ROOM'" in prompt
+    assert "Only the mover and the" in prompt  # the rules section of the game's module
+    with pytest.raises(TypeError, match="ClueText plays Clue without the board"):
+        ClueText(clue_v0.raw_env(players=3, board=True).rules)
+    with pytest.raises(TypeError, match="ClueText plays Clue without the board, got ClueBoardRules"):
+        TextAECEnv(clue_v0.env(players=3, board=True))
+    with pytest.raises(ValueError, match="max_invalid"):
+        TextAECEnv(clue_v0.env(players=3), max_invalid=0)
+
+
+def test_the_language_model_pages_clue_example_runs(capsys):
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "llm.md").read_text()
+    (example,) = [code for code in re.findall(r"```python\n(.+?)\n```", page, flags=re.S) if "TextAECEnv(" in code]
+    exec(compile(example, "docs/llm.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert out.startswith("You are P0. Your hand:") and "1. You suggest Professor Plum, Rope, Study." in out
