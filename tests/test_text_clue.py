@@ -126,3 +126,83 @@ def test_the_language_model_pages_clue_example_runs(capsys):
     exec(compile(example, "docs/llm.md", "exec"), {})
     out = capsys.readouterr().out
     assert out.startswith("You are P0. Your hand:") and "1. You suggest Professor Plum, Rope, Study." in out
+
+
+def play_generalized(env, seed: int, text: bool) -> tuple[list, dict]:
+    """A Generalized Clue game of seeded random whole moves (an ask of a random list to a random player still in, a
+    guess of random cards, a random card shown), through the text or as the moves' sub-steps."""
+    from deduction_envs.games.generalized_clue import GeneralizedClueMove, GeneralizedCluePhase
+
+    env.reset(seed=seed)
+    raw, rng = env.unwrapped, np.random.default_rng(seed)
+    rules = raw.rules
+    for agent in env.agent_iter():
+        _, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        mask = raw.table.legal_mask()
+        if raw.knowledge[raw.table.mover].public.phase == GeneralizedCluePhase.SHOW:
+            move, words = GeneralizedClueMove("show", card=int(rng.choice(np.flatnonzero(mask[: rules.cards])))), ""
+            words = f"show {move.card}"
+        else:
+            targets = [q for q in range(rules.players) if mask[rules.cards + q]]
+            cards = tuple(sorted(rng.choice(rules.cards, size=rules.hidden if not targets or rng.random() < 0.15
+                                            else int(rng.integers(1, 4)), replace=False).tolist()))  # fmt: skip
+            if (targets and len(cards) != rules.hidden) or (targets and rng.random() < 0.8):
+                target = int(rng.choice(targets))
+                move = GeneralizedClueMove("ask", cards, target)
+                words = f"ask P{target} about {', '.join(map(str, cards))}"
+            else:
+                cards = tuple(sorted(rng.choice(rules.cards, size=rules.hidden, replace=False).tolist()))
+                move, words = GeneralizedClueMove("guess", cards), f"guess {', '.join(map(str, cards))}"
+        if text:
+            env.step(f"Thinking.\nAnswer: {words}")
+            assert "invalid" not in raw.infos.get(agent, {}), raw.infos[agent]
+        else:
+            for step in rules.steps(move):
+                env.step(step)
+    return [list(knowledge.events) for knowledge in raw.knowledge], dict(raw._cumulative_rewards)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_generalized_clue_game_through_the_text_is_the_game_played_with_its_sub_steps(seed):
+    from deduction_envs.envs import generalized_clue_v0
+
+    through_text = play_generalized(TextAECEnv(generalized_clue_v0.env()), seed, True)
+    assert through_text == play_generalized(generalized_clue_v0.env(), seed, False)
+    assert any(event.kind == "guess" for event in through_text[0][0])  # played to the end
+
+
+def test_generalized_clue_bad_replies_and_what_a_seat_sees():
+    from deduction_envs.envs import generalized_clue_v0
+
+    env = TextAECEnv(generalized_clue_v0.env(), max_invalid=9)
+    env.reset(seed=4)
+    raw = env.unwrapped
+    mover = raw.agent_selection
+    seat = int(mover.split("_")[1])
+    for reply, message in [
+        ("ask P9 about 1", "players are P0 to P2"),
+        ("ask P1 about 99", "cards are numbered 0 to 13"),
+        ("guess 1", "a guess names 2 distinct cards"),
+        ("ask P1 about", "a list of cards is their numbers"),
+        (f"ask P{seat} about 1, 2", "is not legal now: Your turn: ask one of"),
+        ("show 3", "type 'ask P2 about 3, 5, 7' or 'guess' and 2 cards"),
+    ]:
+        env.step(reply)
+        assert message in raw.infos[mover]["invalid"], (reply, raw.infos[mover]["invalid"])
+        assert raw.agent_selection == mover and not raw.knowledge[0].events[1:]
+    target = (seat + 1) % 3
+    env.step(f"ask P{target} about 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13")  # someone holds one: yes
+    assert raw.agent_selection == f"player_{target}"
+    asked = env.observe(f"player_{target}")
+    assert f"P{seat} asks you about 0, 1, 2" in asked and "show one of cards" in asked
+    hand = raw.knowledge[target].hand
+    env.step(f"show {hand[0]}")
+    for q in range(3):
+        text = env.observe(f"player_{q}")
+        assert text.startswith(f"You are P{q}. Your hand: cards {', '.join(map(str, raw.knowledge[q].hand))}.")
+        shown = f"P{target} shows card {hand[0]} to P{seat}."
+        assert (shown in text) == (q in (seat, target)) and (f"P{target} shows a card to P{seat}." in text) == (
+            q not in (seat, target))  # fmt: skip

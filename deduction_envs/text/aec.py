@@ -11,7 +11,9 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from deduction_envs.core.rules import check_int
 from deduction_envs.games.clue import ClueRules
+from deduction_envs.games.generalized_clue import GeneralizedClueRules
 from deduction_envs.text.clue import ClueText
+from deduction_envs.text.generalized_clue import GeneralizedClueText
 from deduction_envs.text.reply import TAIL, ReplyError
 
 __all__ = ["TextAECEnv"]
@@ -20,25 +22,29 @@ CHARSET = string.printable
 
 
 class TextAECEnv(BaseWrapper):
-    """A multiplayer env of this package played in text (Clue without the board, for now).
+    """A multiplayer env of this package played in text: Clue (without the board) and Generalized Clue, for now.
 
-    ``observe(agent)`` is what that seat has seen, as text (its hand and its projected events, nothing else), ending
-    with what it must do if it is to act; ``step(reply)`` reads the acting seat's reply as its move. A reply that is
-    not a legal move is not played: the seat is asked again with what was wrong (``infos[agent]["invalid"]``), and
-    after ``max_invalid`` such replies from any seat in a game, the game ends (every seat truncated). The rules, for
-    a system prompt, are :meth:`prompt`.
+    ``observe(agent)`` is what that seat has seen, as text (its hand and its projected events, nothing else),
+    ending with what it must do if it is to act; ``step(reply)`` reads the acting seat's reply as its whole move
+    (Generalized Clue's sub-steps are stepped for it). A reply that is not a legal move is not played: the seat is
+    asked again with what was wrong (``infos[agent]["invalid"]``), and after ``max_invalid`` such replies from any
+    seat in a game, the game ends (every seat truncated). The rules, for a system prompt, are :meth:`prompt`.
 
     Args:
-        env: ``clue_v0.env()`` or ``raw_env()`` (any wrappers around it).
+        env: ``clue_v0.env()``, ``generalized_clue_v0.env()`` or their ``raw_env()`` (any wrappers around them).
         max_invalid: replies that are not a legal move a game allows before it ends.
     """
 
     def __init__(self, env: Any, max_invalid: int = 5) -> None:
         super().__init__(env)
         rules = getattr(env.unwrapped, "rules", None)
-        if not isinstance(rules, ClueRules):
-            raise TypeError(f"TextAECEnv plays Clue without the board for now, got {type(env.unwrapped).__name__}")
-        self.text = ClueText(rules)
+        self.text: ClueText | GeneralizedClueText
+        if isinstance(rules, ClueRules):
+            self.text = ClueText(rules)
+        elif isinstance(rules, GeneralizedClueRules):
+            self.text = GeneralizedClueText(rules)
+        else:
+            raise TypeError(f"TextAECEnv plays Clue and Generalized Clue for now, got {type(env.unwrapped).__name__}")
         self.max_invalid = check_int("max_invalid", max_invalid, low=1)
         self._events: list[list[Any]] = [[] for _ in range(rules.players)]
         self._notes: dict[str, str] = {}
@@ -73,8 +79,7 @@ class TextAECEnv(BaseWrapper):
         mask = raw.table.legal_mask() if acting else None
         end = self._ended
         if end is None and raw.table.over:
-            winner = raw.knowledge[seat].winner
-            end = "The game is over: " + ("nobody won." if winner is None else f"{self.text.names[winner]} won.")
+            end = f"The game is over: your reward is {float(raw.rules.rewards(raw.table.state)[seat]):+.3f}."
         return self.text.observation(seat, raw.knowledge[seat], self._events[seat], mask, self._notes.get(agent),
                                      end)  # fmt: skip
 
@@ -86,7 +91,7 @@ class TextAECEnv(BaseWrapper):
             return
         seat = self._seat(agent)
         try:
-            move = self.text.parse(action, raw.knowledge[seat], raw.table.legal_mask())
+            steps = self.text.steps(action, raw.knowledge[seat], raw.table.legal_mask())
         except ReplyError as error:  # not played: the same seat is asked again, told why
             self._invalid += 1
             self._notes[agent] = str(error)
@@ -98,7 +103,8 @@ class TextAECEnv(BaseWrapper):
                 raw.truncations = dict.fromkeys(raw.agents, True)
             return
         self._notes.pop(agent, None)
-        self.env.step(move)
+        for step in steps:
+            self.env.step(step)
         for a in raw.agents:
             raw.infos[a]["invalid_replies"] = self._invalid
 

@@ -160,6 +160,10 @@ class ClueText:
             lines.append(choices(rules, you, mask)[0])
         return "\n".join(lines).encode("ascii", "backslashreplace").decode()
 
+    def steps(self, reply: object, you: Any, mask: np.ndarray) -> list[int]:
+        """:meth:`parse` as the list of actions a move is (one, in Clue)."""
+        return [self.parse(reply, you, mask)]
+
     def parse(self, reply: object, you: Any, mask: np.ndarray) -> int:
         """The action ``reply`` names, if legal now for seat ``you``.
 

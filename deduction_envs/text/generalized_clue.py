@@ -1,0 +1,137 @@
+"""Generalized Clue in text: a seat's prompt, what it has seen as text, and a reply read as its whole move.
+
+A move is one reply (``ask P2 about 3, 5, 7``, ``guess 1, 4, 9``, ``show 5``), which the env plays as its
+sub-steps (:meth:`GeneralizedClueRules.steps <deduction_envs.games.generalized_clue.GeneralizedClueRules.steps>`).
+A seat is shown what its projected events tell it: its hand, every ask and its yes or no, a card shown only to the
+two players who saw it, every guess and the hand it made public.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from deduction_envs.games.generalized_clue import (
+    GeneralizedClueEvent,
+    GeneralizedClueMove,
+    GeneralizedCluePhase,
+    GeneralizedClueRules,
+)
+from deduction_envs.text.reply import ReplyError, answer_of, quoted
+from deduction_envs.text.single import plain_text
+
+__all__ = ["GeneralizedClueText", "parse_move"]
+
+_ASK = re.compile(r"ask\s+(?:p(?:layer)?\s*)?(\d+)\s*(?:about|for|:)?\s*(.*)", re.I)
+_GUESS = re.compile(r"guess\s*:?\s*(.*)", re.I)
+_SHOW = re.compile(r"(?:show\s*(?:card\s*)?)?(\d+)", re.I)
+
+
+def _cards(text: str) -> tuple[int, ...]:
+    words = [w for w in re.split(r"[\s,;]+|\band\b|\bcards?\b", text.strip(), flags=re.I) if w]
+    if not words or not all(w.isdigit() for w in words):
+        raise ValueError(f"a list of cards is their numbers, e.g. '3, 5, 7', got {text.strip()!r}")
+    return tuple(int(w) for w in words)
+
+
+def parse_move(rules: GeneralizedClueRules, text: str, phase: GeneralizedCluePhase) -> GeneralizedClueMove:
+    """A typed move; a ValueError says what is wrong with it."""
+    text = text.strip()
+    if phase == GeneralizedCluePhase.SHOW:
+        found = _SHOW.fullmatch(text)
+        if found is None:
+            raise ValueError("you are asked: answer 'show CARD', one of the cards listed")
+        return GeneralizedClueMove("show", card=int(found[1]))
+    if (found := _ASK.fullmatch(text)) is not None:
+        return GeneralizedClueMove("ask", _cards(found[2]), target=int(found[1]))
+    if (found := _GUESS.fullmatch(text)) is not None:
+        return GeneralizedClueMove("guess", _cards(found[1]))
+    raise ValueError(f"type 'ask P2 about 3, 5, 7' or 'guess' and {rules.hidden} cards")
+
+
+class GeneralizedClueText:
+    """Generalized Clue as text for one seat at a time: :meth:`prompt`, :meth:`observation`, :meth:`steps`.
+    Players are named ``P0``, ``P1``...; cards by their numbers, 0 to ``cards - 1``."""
+
+    def __init__(self, rules: GeneralizedClueRules) -> None:
+        if not isinstance(rules, GeneralizedClueRules):
+            raise TypeError(f"GeneralizedClueText plays Generalized Clue, got {type(rules).__name__}")
+        self.rules = rules
+        self.names = [f"P{p}" for p in range(rules.players)]
+        self.notation = (
+            f"Moves: 'ask P2 about 3, 5, 7' (a player still in, any non-empty list of cards), 'guess' and "
+            f"{rules.hidden} cards ('guess {', '.join(str(1 + 3 * i) for i in range(rules.hidden))}'), and 'show CARD' "
+            "when you are asked and hold a card of the list."
+        )
+
+    def prompt(self, seat: int) -> str:
+        """The rules, the game's sizes and how to answer, for ``seat``."""
+        rules = self.rules
+        doc = sys.modules[GeneralizedClueRules.__module__].__doc__ or ""
+        section = doc.split("\n\n", 1)[1].split("\nActions: sub-steps", 1)[0]
+        return "\n\n".join([
+            f"You are playing Generalized Clue with {rules.players} players (P0 to P{rules.players - 1}); you are "
+            f"{self.names[seat]}. There are {rules.cards} cards, numbered 0 to {rules.cards - 1}; {rules.hidden} of "
+            "them are hidden. Be the first to guess the hidden cards.",
+            "Rules:\n\n" + plain_text(section).strip(),
+            self.notation + " Each time you are asked to move, reply with one move; you may think first, and put "
+            "the move on the last line of your reply or as <answer>MOVE</answer>.",
+        ])  # fmt: skip
+
+    def observation(self, seat: int, you: Any, events: Sequence[GeneralizedClueEvent], mask: np.ndarray | None,
+                    note: str | None = None, end: str | None = None) -> str:  # fmt: skip
+        """What ``seat`` has seen (its knowledge ``you`` and its projected ``events``), and what it must do now
+        (``mask``: its legal actions; None if it is not to act)."""
+        rules = self.rules
+        lines = [f"You are {self.names[seat]}. Your hand: cards " + ", ".join(map(str, you.hand)) + "."]
+        said = [rules.describe(event, self.names) for event in events if event.kind not in ("deal", "step")]
+        if said:
+            lines.append("What has happened:")
+            lines += [f"{i}. {text}" for i, text in enumerate(said, 1)]
+        if note:
+            lines.append(f"Your last reply was not played: {note}")
+        if end:
+            lines.append(end)
+        elif mask is not None:
+            lines.append(self._asked_for(you, mask))
+        return "\n".join(lines).encode("ascii", "backslashreplace").decode()
+
+    def _asked_for(self, you: Any, mask: np.ndarray) -> str:
+        rules = self.rules
+        if you.public.phase == GeneralizedCluePhase.SHOW:
+            cards = ", ".join(str(c) for c in np.flatnonzero(mask[: rules.cards]))
+            asker = self.names[you.public.mover]
+            return f"{asker} asks you about {', '.join(map(str, you.asked_cards))}: show one of cards {cards}."
+        players = [self.names[q] for q in range(rules.players) if mask[rules.cards + q]]
+        if not players:
+            return f"You must guess {rules.hidden} cards now."
+        return f"Your turn: ask one of {', '.join(players)} about a list of cards, or guess {rules.hidden} cards."
+
+    def steps(self, reply: object, you: Any, mask: np.ndarray) -> list[int]:
+        """The actions (sub-steps) of the move ``reply`` names, if it is legal now for seat ``you``.
+
+        Raises:
+            ReplyError: why not, and what is expected.
+        """
+        rules = self.rules
+        try:
+            answer = answer_of(reply)
+        except ReplyError as error:
+            raise ReplyError(f"{error}. {self.notation}") from None
+        try:
+            move = parse_move(rules, answer, you.public.phase)
+            if any(not 0 <= c < rules.cards for c in (*move.cards, *([move.card] if move.kind == "show" else []))):
+                raise ValueError(f"cards are numbered 0 to {rules.cards - 1}")
+            if move.kind == "ask" and not 0 <= move.target < rules.players:
+                raise ValueError(f"players are P0 to P{rules.players - 1}")
+            steps = rules.steps(move)
+        except ValueError as error:
+            reason = str(error).encode("ascii", "backslashreplace").decode()
+            raise ReplyError(f"{quoted(answer)} is not a move: {reason}. {self.notation}") from None
+        if not mask[steps[0]]:
+            raise ReplyError(f"{quoted(answer)} is not legal now: {self._asked_for(you, mask)}")
+        return steps
