@@ -10,8 +10,10 @@ from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from deduction_envs.core.rules import check_int
+from deduction_envs.games.algo import AlgoRules
 from deduction_envs.games.clue import ClueRules
 from deduction_envs.games.generalized_clue import GeneralizedClueRules
+from deduction_envs.text.algo import AlgoText
 from deduction_envs.text.clue import ClueText
 from deduction_envs.text.generalized_clue import GeneralizedClueText
 from deduction_envs.text.reply import TAIL, ReplyError
@@ -22,7 +24,7 @@ CHARSET = string.printable
 
 
 class TextAECEnv(BaseWrapper):
-    """A multiplayer env of this package played in text: Clue (without the board) and Generalized Clue, for now.
+    """A multiplayer env of this package played in text: Algo, Clue (without the board) and Generalized Clue.
 
     ``observe(agent)`` is what that seat has seen, as text (its hand and its projected events, nothing else),
     ending with what it must do if it is to act; ``step(reply)`` reads the acting seat's reply as its whole move
@@ -31,20 +33,23 @@ class TextAECEnv(BaseWrapper):
     seat in a game, the game ends (every seat truncated). The rules, for a system prompt, are :meth:`prompt`.
 
     Args:
-        env: ``clue_v0.env()``, ``generalized_clue_v0.env()`` or their ``raw_env()`` (any wrappers around them).
+        env: ``algo_v0.env()``, ``clue_v0.env()``, ``generalized_clue_v0.env()`` or their ``raw_env()`` (any
+            wrappers around them).
         max_invalid: replies that are not a legal move a game allows before it ends.
     """
 
     def __init__(self, env: Any, max_invalid: int = 5) -> None:
         super().__init__(env)
         rules = getattr(env.unwrapped, "rules", None)
-        self.text: ClueText | GeneralizedClueText
-        if isinstance(rules, ClueRules):
+        self.text: ClueText | GeneralizedClueText | AlgoText
+        if isinstance(rules, AlgoRules):
+            self.text = AlgoText(rules)
+        elif isinstance(rules, ClueRules):
             self.text = ClueText(rules)
         elif isinstance(rules, GeneralizedClueRules):
             self.text = GeneralizedClueText(rules)
         else:
-            raise TypeError(f"TextAECEnv plays Clue and Generalized Clue for now, got {type(env.unwrapped).__name__}")
+            raise TypeError(f"TextAECEnv plays Algo, Clue and Generalized Clue, got {type(env.unwrapped).__name__}")
         self.max_invalid = check_int("max_invalid", max_invalid, low=1)
         self._events: list[list[Any]] = [[] for _ in range(rules.players)]
         self._notes: dict[str, str] = {}

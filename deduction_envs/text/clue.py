@@ -18,7 +18,7 @@ import numpy as np
 
 from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules, parse_card
 from deduction_envs.games.clue_board import ClueBoardRules
-from deduction_envs.text.reply import ReplyError, answer_of, quoted
+from deduction_envs.text.reply import ReplyError, answer_of, quoted, seat_text
 from deduction_envs.text.single import plain_text
 
 __all__ = ["ClueText", "choices", "move_text", "parse_move"]
@@ -149,16 +149,8 @@ class ClueText:
         rules = self.rules
         lines = [f"You are {self.names[seat]}. Your hand: " + ", ".join(rules.card_names[c] for c in you.hand) + "."]
         said = [rules.describe(event, self.names, you=seat) for event in events if event.kind != "deal"]
-        if said:
-            lines.append("What has happened:")
-            lines += [f"{i}. {text}" for i, text in enumerate(said, 1)]
-        if note:
-            lines.append(f"Your last reply was not played: {note}")
-        if end:
-            lines.append(end)
-        elif mask is not None:
-            lines.append(choices(rules, you, mask)[0])
-        return "\n".join(lines).encode("ascii", "backslashreplace").decode()
+        last = end or (None if mask is None else choices(rules, you, mask)[0])
+        return seat_text(lines, said, note, last)
 
     def steps(self, reply: object, you: Any, mask: np.ndarray) -> list[int]:
         """:meth:`parse` as the list of actions a move is (one, in Clue)."""

@@ -21,7 +21,7 @@ from deduction_envs.games.generalized_clue import (
     GeneralizedCluePhase,
     GeneralizedClueRules,
 )
-from deduction_envs.text.reply import ReplyError, answer_of, quoted
+from deduction_envs.text.reply import ReplyError, answer_of, quoted, seat_text
 from deduction_envs.text.single import plain_text
 
 __all__ = ["GeneralizedClueText", "parse_move"]
@@ -89,16 +89,8 @@ class GeneralizedClueText:
         rules = self.rules
         lines = [f"You are {self.names[seat]}. Your hand: cards " + ", ".join(map(str, you.hand)) + "."]
         said = [rules.describe(event, self.names) for event in events if event.kind not in ("deal", "step")]
-        if said:
-            lines.append("What has happened:")
-            lines += [f"{i}. {text}" for i, text in enumerate(said, 1)]
-        if note:
-            lines.append(f"Your last reply was not played: {note}")
-        if end:
-            lines.append(end)
-        elif mask is not None:
-            lines.append(self._asked_for(you, mask))
-        return "\n".join(lines).encode("ascii", "backslashreplace").decode()
+        last = end or (None if mask is None else self._asked_for(you, mask))
+        return seat_text(lines, said, note, last)
 
     def _asked_for(self, you: Any, mask: np.ndarray) -> str:
         rules = self.rules

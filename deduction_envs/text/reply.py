@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["MAX_ANSWER", "TAIL", "ReplyError", "answer_of", "quoted"]
+__all__ = ["MAX_ANSWER", "TAIL", "ReplyError", "answer_of", "quoted", "seat_text"]
 
 #: How many of a reply's last characters are read for its answer (a long reasoning before it is passed over).
 TAIL = 4000
@@ -63,3 +63,18 @@ def answer_of(reply: Any) -> str:
     if len(answer) > MAX_ANSWER:
         raise ReplyError(f"the answer is {len(answer)} characters long; a move is one short line")
     return answer
+
+
+def seat_text(head: list[str], said: list[str], note: str | None, last: str | None) -> str:
+    """A multiplayer seat's observation: ``head`` (its hand, its table), what has happened (``said``, numbered),
+    what was wrong with its last reply (``note``) and ``last`` (how the game ended, or what it must do now); in
+    ASCII, other characters escaped."""
+    lines = list(head)
+    if said:
+        lines.append("What has happened:")
+        lines += [f"{i}. {text}" for i, text in enumerate(said, 1)]
+    if note:
+        lines.append(f"Your last reply was not played: {note}")
+    if last:
+        lines.append(last)
+    return "\n".join(lines).encode("ascii", "backslashreplace").decode()

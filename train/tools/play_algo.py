@@ -22,45 +22,21 @@ import numpy as np
 from agents.algo_agents import attack_probabilities
 from agents.roster import seat_agent
 from deduction_envs import registry
-from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, Move, Phase, PlayerView, format_card
+from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, Move, PlayerView
 from deduction_envs.reasoning import AlgoKnowledge
+from deduction_envs.text.algo import AlgoText, table
+from deduction_envs.text.algo import describe as text_describe
 from train.tools.seat import Quit, play_in_seat_zero
 
 
 def show(rules: AlgoRules, view: PlayerView) -> str:
     """The table as seat ``view.player`` sees it: no number it does not know."""
-    lines = []
-    for seat, hand in enumerate(view.hands):
-        cards = []
-        for i, (colour, known, excluded) in enumerate(zip(hand.colours, hand.known, hand.excluded, strict=True)):
-            if seat == view.player:
-                text = format_card(view.own[i]) if known >= 0 else f"[{format_card(view.own[i])}]"
-            else:
-                text = format_card(known) if known >= 0 else f"{'BW'[colour]}?"
-                if known < 0 and excluded:
-                    text += f"(not {','.join(map(str, sorted(excluded)))})"
-            cards.append(f"{i}:{text}")
-        who = "you" if seat == view.player else f"player {seat}"
-        lines.append(f"{'*' if seat == view.mover else ' '} {who:>8}: {' '.join(cards)}")
-    drawn = f", you drew {format_card(view.drawn)}" if view.drawn >= 0 else ""
-    lines.append(f"  deck {view.deck}{drawn}")
-    return "\n".join(lines)
+    return table(view, [f"player {q}" for q in range(rules.players)])
 
 
 def describe(rules: AlgoRules, event: AlgoEvent) -> str:
-    """One event in words, as everyone saw it."""
-    who = "You" if event.mover == 0 else f"Player {event.mover}"
-    move = event.move
-    if move.kind == "stop":
-        return f"{who} stopped."
-    if move.kind == "reveal":
-        return f"{who} revealed {format_card(event.card)}."
-    target = "your" if event.target_player == 0 else f"player {event.target_player}'s"
-    said = f"{who} named {move.number} for {target} card {move.position}"
-    if event.hit:
-        return f"{said}: hit, {format_card(event.card)}."
-    placed = f"; {format_card(event.placed_card)} goes face up" if event.placed_card >= 0 else ""
-    return f"{said}: miss{placed}."
+    """One event in words, as seat 0 saw it."""
+    return text_describe(event, 0, [f"player {q}" for q in range(rules.players)])
 
 
 def parse_move(rules: AlgoRules, text: str) -> Move:
@@ -144,15 +120,4 @@ def _ask(rules: AlgoRules, you: AlgoKnowledge, mask: np.ndarray, read: Callable[
 
 def _why_not(rules: AlgoRules, view: PlayerView, move: Move) -> str:
     """Why ``move`` is not legal in ``view`` (seat 0's), in words."""
-    if move.kind == "attack" and view.phase in (Phase.ATTACK, Phase.CONTINUE):
-        seat = rules.target_player(0, move.target)
-        hand = view.hands[seat]
-        if move.position >= len(hand.known):
-            return f"player {seat} has no card {move.position} (their cards are 0 to {len(hand.known) - 1})"
-        if hand.known[move.position] >= 0:
-            return f"player {seat}'s card {move.position} is face up already"
-        return f"player {seat} is out"
-    if move.kind == "reveal" and view.phase == Phase.REVEAL:
-        return f"your card {move.position} is not one of your face-down cards"
-    why = {Phase.ATTACK: "attack a face-down card", Phase.CONTINUE: "attack a face-down card or stop"}
-    return why.get(view.phase, "reveal one of your face-down cards")
+    return AlgoText(rules, [f"player {q}" for q in range(rules.players)]).why_not(view, move)

@@ -1,9 +1,11 @@
-"""Clue in text (issue 66, item 1, the first multiplayer game): a seat sees only what it has seen, a game played
-through the text is the game played on the env, and bad replies are explained, never played and bounded."""
+"""The multiplayer games in text (issue 66, item 1): Clue, Generalized Clue and Algo. A seat sees only what it has
+seen, a game played through the text is the game played on the env, and bad replies are explained, never played
+and bounded."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,9 +17,9 @@ from deduction_envs.text import ClueText, TextAECEnv
 from deduction_envs.text.clue import move_text
 
 
-def play(env, seed: int, text: bool) -> tuple[list, dict]:
-    """A game of seeded random legal moves, through the text (``text``) or as actions: every seat's projected
-    events and the rewards."""
+def play(env, seed: int, text: bool, words=lambda raw, action: move_text(raw.rules, action)) -> Any:
+    """A game of seeded random legal actions, through the text (``text``: each action as ``words(raw, action)``
+    says it) or as actions; returns the raw env at the end."""
     env.reset(seed=seed)
     raw, rng = env.unwrapped, np.random.default_rng(seed)
     for agent in env.agent_iter():
@@ -26,14 +28,20 @@ def play(env, seed: int, text: bool) -> tuple[list, dict]:
             env.step(None)
             continue
         action = int(rng.choice(np.flatnonzero(raw.table.legal_mask())))
-        env.step(f"I will play\n<answer>{move_text(raw.rules, action)}</answer>" if text else action)
-        assert not text or "invalid" not in raw.infos.get(agent, {})
+        env.step(f"I will play\n<answer>{words(raw, action)}</answer>" if text else action)
+        assert not text or "invalid" not in raw.infos.get(agent, {}), raw.infos[agent]
+    return raw
+
+
+def outcome(raw: Any) -> tuple[list, dict]:
+    """Every seat's projected events and the rewards."""
     return [list(knowledge.events) for knowledge in raw.knowledge], dict(raw._cumulative_rewards)
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_a_game_through_the_text_is_the_game_played_with_actions(seed):
-    assert play(TextAECEnv(clue_v0.env(players=4)), seed, True) == play(clue_v0.env(players=4), seed, False)
+    assert outcome(play(TextAECEnv(clue_v0.env(players=4)), seed, True)) == outcome(
+        play(clue_v0.env(players=4), seed, False))  # fmt: skip
 
 
 def test_a_seat_sees_its_hand_and_only_the_cards_shown_to_it():
@@ -206,3 +214,39 @@ def test_generalized_clue_bad_replies_and_what_a_seat_sees():
         shown = f"P{target} shows card {hand[0]} to P{seat}."
         assert (shown in text) == (q in (seat, target)) and (f"P{target} shows a card to P{seat}." in text) == (
             q not in (seat, target))  # fmt: skip
+
+
+def algo_move_text(rules, seat: int, action: int) -> str:
+    move = rules.decode(action)
+    if move.kind == "attack":
+        return f"P{rules.target_player(seat, move.target)} {move.position} {move.number}"
+    return "stop" if move.kind == "stop" else f"reveal {move.position}"
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 0), (3, 1), (4, 2)])
+def test_an_algo_game_through_the_text_is_the_game_played_with_actions(players, seed):
+    from deduction_envs.envs import algo_v0
+
+    def game(text: bool) -> tuple[list, dict]:
+        env = TextAECEnv(algo_v0.env(players=players)) if text else algo_v0.env(players=players)
+        raw = play(env, seed, text, lambda raw, action: algo_move_text(raw.rules, raw.table.mover, action))
+        return [knowledge.view for knowledge in raw.knowledge], dict(raw._cumulative_rewards)  # every seat's view
+
+    assert game(True) == game(False)
+
+
+def test_an_algo_seat_never_sees_another_seats_face_down_numbers_and_bad_replies_are_explained():
+    from deduction_envs.envs import algo_v0
+
+    env = TextAECEnv(algo_v0.env(players=2), max_invalid=9)
+    env.reset(seed=5)
+    raw = env.unwrapped
+    for reply, message in [("P0 0 3", "an attack names another player: P1"), ("P1 9 3", "P1 has no card 9"),
+                           ("stop", "'stop' is not legal now: attack a face-down card"), ("P1 0 12", "number must be"),
+                           ("guess", "type 'P1 2 7' (an attack), 'stop' or 'reveal 2'")]:  # fmt: skip
+        env.step(reply)
+        assert message in raw.infos["player_0"]["invalid"], (reply, raw.infos["player_0"]["invalid"])
+    other = env.observe("player_1")
+    line = next(line for line in other.splitlines() if re.search(r"\bP0: ", line)).split("P0: ")[1]
+    assert re.fullmatch(r"(\d+:[BW]\?(\(not [\d,]+\))? ?)+", line), line  # P0's cards: colours only, to P1
+    assert "you drew" in env.observe("player_0") and "you drew" not in other
