@@ -124,6 +124,19 @@ def test_the_prompt_names_the_seat_the_cards_and_the_moves_and_only_clue_without
         TextAECEnv(clue_v0.env(players=3, board=True))
     with pytest.raises(ValueError, match="max_invalid"):
         TextAECEnv(clue_v0.env(players=3), max_invalid=0)
+    fresh = TextAECEnv(clue_v0.env(players=3))
+    with pytest.raises(RuntimeError, match=r"reset\(\) needs to be called before step"):
+        fresh.step("end")
+    with pytest.raises(RuntimeError, match=r"reset\(\) needs to be called before observe"):
+        fresh.observe("player_0")
+    with pytest.raises(ValueError, match="unknown agent 'player_7'"):
+        env.observe("player_7")
+    for accusation in ["accuse scar, rope, hall", "accuse plum, knife, study", "accuse green, wrench, lounge"]:
+        env.step(accusation)
+    for _ in env.agent_iter():
+        env.step(None)
+    env.step("end")  # after the end: what the env does for an action then (nothing), not a crash
+    assert not env.unwrapped.agents and "The game is over" in env.observe("player_0")
 
 
 def test_the_language_model_pages_clue_example_runs(capsys):

@@ -80,6 +80,8 @@ class TextAECEnv(BaseWrapper):
 
     def observe(self, agent: str) -> str:
         raw, seat = self.env.unwrapped, self._seat(agent)
+        if raw.table is None:
+            raise RuntimeError("reset() needs to be called before observe.")
         acting = seat == raw.table.mover and not raw.table.over and self._ended is None
         mask = raw.table.legal_mask() if acting else None
         end = self._ended
@@ -90,6 +92,11 @@ class TextAECEnv(BaseWrapper):
 
     def step(self, action: Any) -> None:
         raw = self.env.unwrapped
+        if raw.table is None:
+            raise RuntimeError("reset() needs to be called before step.")
+        if not raw.agents:  # after the end: the env warns, as it does for an action
+            self.env.step(None)
+            return
         agent = raw.agent_selection
         if raw.terminations[agent] or raw.truncations[agent]:
             self.env.step(None)
@@ -114,4 +121,4 @@ class TextAECEnv(BaseWrapper):
             raw.infos[a]["invalid_replies"] = self._invalid
 
     def _seat(self, agent: str) -> int:
-        return self.env.unwrapped.possible_agents.index(agent)
+        return self.env.unwrapped._seat(agent)  # a clear error for an unknown agent
