@@ -194,3 +194,15 @@ def test_the_language_model_page_shows_the_prompt_as_it_is_and_its_example_runs(
     exec(compile(example, "docs/llm.md", "exec"), {})
     out = capsys.readouterr().out
     assert "1. AABB -> black" in out and "'ZZZZ' is not a query" in out
+
+
+@pytest.mark.parametrize("env_id", SINGLE)
+def test_every_prompt_spells_out_its_games_notation_and_its_example_query_reads(env_id):
+    import re
+
+    env = TextEnv(gym.make(env_id))
+    rules = env.unwrapped.rules
+    notation = rules.notation()
+    assert notation and notation in env.prompt
+    example = re.search(r"e\.g\. '([^']+)'", notation)[1]
+    rules.parse_action(example)  # the example of a query is one

@@ -356,6 +356,11 @@ class DeductionRules(abc.ABC):
     def parse_action(self, text: str) -> int:
         """The query index of a human-readable query; ValueError if malformed."""
 
+    def notation(self) -> str:
+        """How a query and its answer are written, in a sentence or two for a player (the text layer's prompt):
+        this game's sizes spelt out. Empty if the game does not say."""
+        return ""
+
     def format_secret(self, secret: int) -> str:
         """A secret in words: the query that names it where queries name secrets, else its components."""
         guesses = self.guess_actions(np.array([secret]))

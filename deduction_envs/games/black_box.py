@@ -295,6 +295,11 @@ class BlackBox(DeductionRules):
             return _EDGES.index(match[1].upper()) * self.size + int(match[2]) - 1
         raise ValueError(f"an edge position is T, R, B or L and a number in [1, {self.size}] (e.g. 'T3'), got {text!r}")
 
+    def notation(self) -> str:
+        return (f"A query fires a ray in from an edge position: T (top), R (right), B (bottom) or L (left) and a "
+                f"number from 1 to {self.size} (the column for T and B, the row for L and R), e.g. 'T3'. Its answer "
+                "is 'hit', 'reflection' or 'exit at' the edge position where the ray leaves, e.g. 'exit at R5'.")
+
     def format_feedback(self, feedback: int) -> str:
         feedback = int(feedback)
         if feedback == HIT:

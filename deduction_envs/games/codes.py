@@ -296,6 +296,15 @@ class CodeGame(DeductionRules):
     def format_action(self, action: int) -> str:
         return self.format_code(action)
 
+    def notation(self) -> str:
+        symbols = self.alphabet[: self.num_symbols]
+        distinct = ", all different" if self.distinct_symbols else " (repeats allowed)"
+        example = self.format_code(min(1, self.num_codes - 1))
+        answer = " and ".join(self.feedback_words) + (" counts" if len(self.feedback_words) > 1 else " count")
+        return (f"A query is a code of {self.code_length} symbols from {symbols!r}{distinct}, written together, "
+                f"e.g. {example!r}. Its answer gives the {answer}, e.g. "
+                f"{self.format_feedback(int(self.feedback(0, np.array([self.num_codes - 1]))[0]))!r}.")  # fmt: skip
+
     def parse_action(self, text: str) -> int:
         return self.parse_code(text)
 

@@ -369,6 +369,16 @@ class FakeCoin(DeductionRules):
     def format_feedback(self, feedback: int) -> str:
         return _ANSWER_TEXT[int(feedback)]
 
+    def notation(self) -> str:
+        answer = f"Its answer is {_ANSWER_TEXT[0]!r}, {_ANSWER_TEXT[1]!r} or {_ANSWER_TEXT[2]!r}."
+        if not self.canonical:
+            return (f"A query is a weighing: the coin numbers (1 to {self.coins}) on the left pan, 'v', those on the "
+                    f"right, as many on each, e.g. '1 2 3 v 4 5 6'. {answer}")  # fmt: skip
+        return ("A query is a weighing written by how many coins of each knowledge class go on each pan, left 'v' "
+                "right: U (could be heavy or light), H (could only be heavy), L (could only be light), G (known "
+                "genuine; they fill up the pan with fewer coins), e.g. '2U v 2U' or '2H+1L v 1H+2G'. At the start "
+                f"every coin is U; after a weighing tips, the coins are H, L and G. {answer}")
+
     # ---------------------------------------------------------------- boards
     def _replay(self, history: Sequence[Step]) -> list[tuple[list[int], list[int]]]:
         """The concrete pans of each weighing in ``history``, replayed from the start of the game."""

@@ -152,6 +152,11 @@ class LowMiddleHigh(DeductionRules):
     def format_feedback(self, feedback: int) -> str:
         return _ANSWERS[int(feedback)]
 
+    def notation(self) -> str:
+        return (f"The secret is a number from 1 to {self.n}. A query is a range 'a-b' with 1 <= a <= b <= {self.n}, "
+                "e.g. '28-54'; its answer is 'low' (the secret is below a), 'middle' (from a to b) or 'high' "
+                "(above b).")
+
     # ---------------------------------------------------------------- boards
     def render_text(self, history: Sequence[Step], information_set: InformationSet, max_steps: int) -> str:
         """The query log, then the interval of numbers still possible."""

@@ -165,6 +165,11 @@ class TreasureHunt(DeductionRules):
         key = (min(r0, r1), min(c0, c1), max(r0, r1), max(c0, c1))
         return int(np.flatnonzero((self.rectangles == key).all(axis=1))[0])
 
+    def notation(self) -> str:
+        last = self.cell_name(self.num_secrets - 1)
+        return (f"Cells are named by column letter and row number, A1 to {last}. A query is a rectangle written by "
+                "two opposite corners, e.g. 'A1:B2' (one cell: 'C3'); its answer is 'inside' or 'outside'.")
+
     def format_secret(self, secret: int) -> str:
         row, col = divmod(int(secret), self.width)
         return f"row {row + 1}, column {col + 1}"

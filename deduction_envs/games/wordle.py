@@ -255,6 +255,10 @@ class Wordle(DeductionRules):
         except KeyError:
             raise ValueError(f"{text!r} is not an allowed guess (a five-letter word of the guess list)") from None
 
+    def notation(self) -> str:
+        return ("A query is a five-letter word from the game's list of allowed guesses, e.g. 'crane' (case does not "
+                "matter). Its answer colours each letter, left to right: G green, Y yellow, - grey, e.g. '-Y--G'.")
+
     def format_feedback(self, feedback: int) -> str:
         return "".join(_MARKS[int(c)] for c in self.feedback_components(feedback))
 

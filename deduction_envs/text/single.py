@@ -81,7 +81,8 @@ class SingleText:
             f"possible. There are {rules.num_secrets:,} possible secrets, all equally likely, and at most "
             f"{self.max_steps} queries.",
             "Rules:\n\n" + rules_text(rules),
-            f"A query looks like {rules.format_action(self.example)!r}, and an answer like "
+            (rules.notation() + " " if rules.notation() else "")
+            + f"A query looks like {rules.format_action(self.example)!r}, and an answer like "
             f"{self.example_answer!r}. {HOW_TO_ANSWER}",
         ])  # fmt: skip
 
