@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, Move, Phase, PlayerView, format_card
-from deduction_envs.text.reply import ReplyError, answer_of, quoted, seat_text
+from deduction_envs.text.reply import ReplyError, quoted, read_reply, seat_text
 from deduction_envs.text.single import plain_text
 
 __all__ = ["AlgoText", "describe", "table"]
@@ -119,11 +119,8 @@ class AlgoText:
             ReplyError: why not, and what is expected.
         """
         rules, view = self.rules, you.view
-        try:
-            answer = answer_of(reply)
-        except ReplyError as error:
-            raise ReplyError(f"{error}. {self.notation}") from None
-        try:
+
+        def parse(answer: str) -> tuple[Move, int]:
             if answer.lower() == "stop":
                 move = Move("stop")
             elif (found := _REVEAL.fullmatch(answer)) is not None:
@@ -135,10 +132,9 @@ class AlgoText:
                 move = Move("attack", (player - view.player - 1) % rules.players, position, number)
             else:
                 raise ValueError("type 'P1 2 7' (an attack), 'stop' or 'reveal 2'")
-            action = rules.action_index(move)
-        except ValueError as error:
-            reason = str(error).encode("ascii", "backslashreplace").decode()
-            raise ReplyError(f"{quoted(answer)} is not a move: {reason}. {self.notation}") from None
+            return move, rules.action_index(move)
+
+        answer, (move, action) = read_reply(reply, parse, self.notation)
         if not mask[action]:
             raise ReplyError(f"{quoted(answer)} is not legal now: {self.why_not(view, move)}")
         return [action]

@@ -18,7 +18,7 @@ import numpy as np
 
 from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules, parse_card
 from deduction_envs.games.clue_board import ClueBoardRules
-from deduction_envs.text.reply import ReplyError, answer_of, quoted, seat_text
+from deduction_envs.text.reply import ReplyError, read_reply, seat_text
 from deduction_envs.text.single import plain_text
 
 __all__ = ["ClueText", "choices", "move_text", "parse_move"]
@@ -163,15 +163,7 @@ class ClueText:
             ReplyError: why not, and what is expected.
         """
         rules = self.rules
-        try:
-            answer = answer_of(reply)
-        except ReplyError as error:
-            raise ReplyError(f"{error}. {NOTATION}") from None
-        try:
-            action = rules.action_index(parse_move(rules, answer, you.phase))
-        except ValueError as error:
-            reason = str(error).encode("ascii", "backslashreplace").decode()
-            raise ReplyError(f"{quoted(answer)} is not a move: {reason}. {NOTATION}") from None
+        _, action = read_reply(reply, lambda answer: rules.action_index(parse_move(rules, answer, you.phase)), NOTATION)
         if not mask[action]:
             raise ReplyError(f"{move_text(rules, action)!r} is not legal now: {choices(rules, you, mask)[1]}")
         return action

@@ -21,7 +21,7 @@ from deduction_envs.games.generalized_clue import (
     GeneralizedCluePhase,
     GeneralizedClueRules,
 )
-from deduction_envs.text.reply import ReplyError, answer_of, quoted, seat_text
+from deduction_envs.text.reply import ReplyError, quoted, read_reply, seat_text
 from deduction_envs.text.single import plain_text
 
 __all__ = ["GeneralizedClueText", "parse_move"]
@@ -110,20 +110,16 @@ class GeneralizedClueText:
             ReplyError: why not, and what is expected.
         """
         rules = self.rules
-        try:
-            answer = answer_of(reply)
-        except ReplyError as error:
-            raise ReplyError(f"{error}. {self.notation}") from None
-        try:
+
+        def parse(answer: str) -> list[int]:
             move = parse_move(rules, answer, you.public.phase)
             if any(not 0 <= c < rules.cards for c in (*move.cards, *([move.card] if move.kind == "show" else []))):
                 raise ValueError(f"cards are numbered 0 to {rules.cards - 1}")
             if move.kind == "ask" and not 0 <= move.target < rules.players:
                 raise ValueError(f"players are P0 to P{rules.players - 1}")
-            steps = rules.steps(move)
-        except ValueError as error:
-            reason = str(error).encode("ascii", "backslashreplace").decode()
-            raise ReplyError(f"{quoted(answer)} is not a move: {reason}. {self.notation}") from None
+            return rules.steps(move)
+
+        answer, steps = read_reply(reply, parse, self.notation)
         if not mask[steps[0]]:
             raise ReplyError(f"{quoted(answer)} is not legal now: {self._asked_for(you, mask)}")
         return steps

@@ -11,9 +11,12 @@ A reply is free text (a language model's, a person's). The answer is looked for,
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-__all__ = ["MAX_ANSWER", "TAIL", "ReplyError", "answer_of", "quoted", "seat_text"]
+T = TypeVar("T")
+
+__all__ = ["MAX_ANSWER", "TAIL", "ReplyError", "answer_of", "ascii_text", "quoted", "read_reply", "seat_text"]
 
 #: How many of a reply's last characters are read for its answer (a long reasoning before it is passed over).
 TAIL = 4000
@@ -65,6 +68,30 @@ def answer_of(reply: Any) -> str:
     return answer
 
 
+def ascii_text(text: str) -> str:
+    """``text`` in ASCII, other characters escaped (every observation is ASCII)."""
+    return text.encode("ascii", "backslashreplace").decode()
+
+
+def read_reply(
+    reply: Any, parse: Callable[[str], T], expected: str, what: str = "a move", empty: str | None = None
+) -> tuple[str, T]:
+    """The answer in ``reply`` (:func:`answer_of`) and what ``parse`` makes of it.
+
+    Raises:
+        ReplyError: no answer (its reason, then ``empty``, default ``expected``), or one ``parse`` refuses with a
+            ValueError (the answer quoted, "is not ``what``", the reason in ASCII, then ``expected``).
+    """
+    try:
+        answer = answer_of(reply)
+    except ReplyError as error:
+        raise ReplyError(f"{error}. {expected if empty is None else empty}") from None
+    try:
+        return answer, parse(answer)
+    except ValueError as error:  # its message may repeat the answer
+        raise ReplyError(f"{quoted(answer)} is not {what}: {ascii_text(str(error))}. {expected}") from None
+
+
 def seat_text(head: list[str], said: list[str], note: str | None, last: str | None) -> str:
     """A multiplayer seat's observation: ``head`` (its hand, its table), what has happened (``said``, numbered),
     what was wrong with its last reply (``note``) and ``last`` (how the game ended, or what it must do now); in
@@ -77,4 +104,4 @@ def seat_text(head: list[str], said: list[str], note: str | None, last: str | No
         lines.append(f"Your last reply was not played: {note}")
     if last:
         lines.append(last)
-    return "\n".join(lines).encode("ascii", "backslashreplace").decode()
+    return ascii_text("\n".join(lines))

@@ -17,7 +17,7 @@ import numpy as np
 
 from deduction_envs.core.information_set import make_information_set
 from deduction_envs.core.rules import DeductionRules
-from deduction_envs.text.reply import ReplyError, answer_of, quoted
+from deduction_envs.text.reply import ReplyError, read_reply
 
 __all__ = ["SingleText", "plain_text", "rules_text"]
 
@@ -132,15 +132,7 @@ class SingleText:
         """
         rules = self.rules
         example = f"A query looks like {rules.format_action(self.example)!r}."
-        try:
-            answer = answer_of(reply)
-        except ReplyError as error:
-            raise ReplyError(f"{error}. {example} {HOW_TO_ANSWER}") from None
-        try:
-            action = rules.parse_action(answer)
-        except ValueError as error:  # its message may repeat the answer: in ASCII, as every observation is
-            reason = str(error).encode("ascii", "backslashreplace").decode()
-            raise ReplyError(f"{quoted(answer)} is not a query: {reason}. {example}") from None
+        _, action = read_reply(reply, rules.parse_action, example, "a query", f"{example} {HOW_TO_ANSWER}")
         text = rules.format_action(action)
         if action in asked:
             raise ReplyError(f"you asked {text!r} already (its answer was {rules.format_feedback(asked[action])!r}); "
