@@ -3,7 +3,9 @@ text; its action is a reply."""
 
 from __future__ import annotations
 
+import math
 import string
+from collections.abc import Iterable
 from typing import Any
 
 from gymnasium import spaces
@@ -17,8 +19,12 @@ from deduction_envs.text.algo import AlgoText
 from deduction_envs.text.clue import ClueText
 from deduction_envs.text.generalized_clue import GeneralizedClueText
 from deduction_envs.text.reply import TAIL, ReplyError
+from deduction_envs.text.scoring import EPSILON, Bits, efficiency
 
-__all__ = ["TextAECEnv"]
+__all__ = ["REWARDS", "TextAECEnv"]
+
+#: The rewards :class:`TextAECEnv` can give: the game's alone, or with each question's bits or efficiency added.
+REWARDS = ("game", "bits", "efficiency")
 
 CHARSET = string.printable
 
@@ -32,13 +38,30 @@ class TextAECEnv(BaseWrapper):
     asked again with what was wrong (``infos[agent]["invalid"]``), and after ``max_invalid`` such replies from any
     seat in a game, the game ends (every seat truncated). The rules, for a system prompt, are :meth:`prompt`.
 
+    **Scoring** (``score``: the seats to score, or True for all): each question a scored seat asks (a Clue
+    suggestion, a Generalized Clue ask, an Algo attack) is weighed, from that seat's knowledge when it asks,
+    against the best question it could have asked, as the reference agents weigh them (the text class's
+    ``question``): :meth:`bits` holds its ``(gained, expected, best)`` bits about what the seat plays to find out
+    (Clue and Generalized Clue: the case file; Algo: the opponents' face-down cards), ``gained`` taken once the
+    answer is in (after the card shown, if any); :meth:`efficiency` is the seat's information efficiency
+    (:mod:`deduction_envs.text.scoring`). Also ``infos[agent]["bits"]`` on the step that settles a question.
+    Unlike the single-player games' scores, Clue's and Generalized Clue's may be estimates from drawn deals when
+    counting is out of reach, and Generalized Clue's best is over the asks its exact agent weighs (see each
+    ``question``); in Algo an informative attack is not always a good one (a sure hit wins cards, not bits).
+
     Args:
         env: ``algo_v0.env()``, ``clue_v0.env()``, ``generalized_clue_v0.env()`` or their ``raw_env()`` (any
             wrappers around them).
         max_invalid: replies that are not a legal move a game allows before it ends.
+        score: the agents whose questions are scored (True: every seat; False: none). Scoring a question costs
+            what a reference agent's decision costs.
+        reward: ``"game"`` (the env's rewards), ``"bits"`` (plus, to a scored seat, each question's expected bits
+            when it is answered) or ``"efficiency"`` (plus its expected bits over the best's, 0 to 1; 1 where no
+            question gains).
     """
 
-    def __init__(self, env: Any, max_invalid: int = 5) -> None:
+    def __init__(self, env: Any, max_invalid: int = 5, score: bool | Iterable[str] = False,
+                 reward: str = "game") -> None:  # fmt: skip
         super().__init__(env)
         rules = getattr(env.unwrapped, "rules", None)
         self.text: ClueText | GeneralizedClueText | AlgoText
@@ -51,6 +74,26 @@ class TextAECEnv(BaseWrapper):
         else:
             raise TypeError(f"TextAECEnv plays Algo, Clue and Generalized Clue, got {type(env.unwrapped).__name__}")
         self.max_invalid = check_int("max_invalid", max_invalid, low=1)
+        agents = list(env.unwrapped.possible_agents)
+        if isinstance(score, bool):
+            scored = agents if score else []
+        elif isinstance(score, str) or not isinstance(score, Iterable):
+            raise ValueError(f"score must be True, False or a list of agents, got {score!r}")
+        else:
+            scored = list(score)
+            for agent in scored:
+                if agent not in agents:
+                    raise ValueError(f"score names an unknown agent {agent!r}; the agents are {', '.join(agents)}")
+        self._scored = frozenset(agents.index(agent) for agent in scored)
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+        if reward != "game" and not self._scored:
+            raise ValueError(f"reward={reward!r} is built from the scores: it needs score")
+        self.reward = reward
+        self._bits: list[list[Bits]] = [[] for _ in agents]
+        self._pending: dict[int, tuple[float, float, float]] = {}
+        self._move: list[int] = []  # a scored seat's move so far, when played a sub-step at a time
+        self._move_start: tuple[Any, float] = (None, 0.0)
         self._events: list[list[Any]] = [[] for _ in range(rules.players)]
         self._notes: dict[str, str] = {}
         self._invalid = 0
@@ -74,6 +117,7 @@ class TextAECEnv(BaseWrapper):
         self._events = [[] for _ in range(self.text.rules.players)]
         raw.seat_listeners = {seat: self._events[seat].append for seat in range(self.text.rules.players)}
         self._notes, self._invalid, self._ended = {}, 0, None
+        self._bits, self._pending, self._move = [[] for _ in self._bits], {}, []
         super().reset(seed=seed, options=options)
         for agent in raw.agents:
             raw.infos[agent]["invalid_replies"] = 0
@@ -115,10 +159,67 @@ class TextAECEnv(BaseWrapper):
                 raw.truncations = dict.fromkeys(raw.agents, True)
             return
         self._notes.pop(agent, None)
+        self._play(seat, steps)
+
+    def play_action(self, action: int) -> None:
+        """Play ``action`` (an int of the wrapped env's action space) for the acting seat, as the wrapped env's
+        ``step`` would, keeping the scores: for seats played by agents, not text (in Generalized Clue one
+        sub-step). An illegal action is the wrapped env's error."""
+        raw = self.env.unwrapped
+        if raw.table is None:
+            raise RuntimeError("reset() needs to be called before play_action.")
+        agent = raw.agent_selection if raw.agents else None
+        if agent is None or raw.terminations[agent] or raw.truncations[agent] or self._ended is not None:
+            raise RuntimeError("the game is over: nobody is to act (step(None) for the seats left, or reset())")
+        self._notes.pop(agent, None)
+        self._play(self._seat(agent), [action])
+
+    def _play(self, seat: int, steps: list[int]) -> None:
+        """Play the steps of ``seat``'s move, weighing it first if it is a scored question (a move played a
+        sub-step at a time is weighed at its last, from the mask and entropy at its first)."""
+        raw = self.env.unwrapped
+        if seat in self._scored:
+            you = raw.knowledge[seat]
+            if not self._move:
+                self._move_start = (raw.table.legal_mask(), you.entropy())
+            self._move += steps
+            if self.text.complete(self._move):
+                mask, before = self._move_start
+                question = self.text.question(seat, you, mask, self._move)
+                if question is not None:
+                    self._pending[seat] = (before, *question)
+                self._move = []
         for step in steps:
             self.env.step(step)
         for a in raw.agents:
             raw.infos[a]["invalid_replies"] = self._invalid
+        if self._pending and (raw.table.over or not self.text.answering(raw.table.state)):
+            self._settle()
+
+    def _settle(self) -> None:
+        """Score the questions whose answers are in: the bits each gained, its reward if the reward says so."""
+        raw = self.env.unwrapped
+        for seat, (before, expected, best) in self._pending.items():
+            bits = (before - raw.knowledge[seat].entropy(), expected, best)
+            self._bits[seat].append(bits)
+            agent = raw.possible_agents[seat]
+            extra = {"game": 0.0, "bits": expected, "efficiency": expected / best if best > EPSILON else 1.0}
+            if agent in raw.agents:
+                raw.infos[agent]["bits"] = bits
+                raw.rewards[agent] += extra[self.reward]
+                raw._cumulative_rewards[agent] += extra[self.reward]
+        self._pending = {}
+
+    def bits(self, agent: str) -> list[Bits]:
+        """The ``(gained, expected, best)`` bits of each question ``agent`` asked this game and had answered
+        (empty for a seat not scored)."""
+        return list(self._bits[self._seat(agent)])
+
+    def efficiency(self, agent: str) -> float:
+        """``agent``'s information efficiency this game (:func:`~deduction_envs.text.scoring.efficiency`); NaN for
+        a seat not scored."""
+        seat = self._seat(agent)
+        return efficiency(self._bits[seat]) if seat in self._scored else math.nan
 
     def _seat(self, agent: str) -> int:
         return self.env.unwrapped._seat(agent)  # a clear error for an unknown agent

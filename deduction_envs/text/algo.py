@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from deduction_envs.core.entropy import binary_entropy_bits
 from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, Move, Phase, PlayerView, format_card
+from deduction_envs.reasoning.algo_hands import attack_probabilities
 from deduction_envs.text.reply import ReplyError, quoted, read_reply, seat_text
 from deduction_envs.text.single import plain_text
 
@@ -111,6 +113,30 @@ class AlgoText:
         if view.phase == Phase.CONTINUE:
             return "A hit! Attack again ('P1 2 7') or 'stop'."
         return "Your turn: attack ('P1 2 7': P1's card 2 is a 7)."
+
+    def question(self, seat: int, you: Any, mask: np.ndarray, steps: Sequence[int]) -> tuple[float, float] | None:
+        """The bits about the opponents' face-down cards the move ``steps`` (an attack) is expected to gain from
+        ``seat``'s knowledge ``you``, and the most any legal attack is; None if the move is not an attack.
+
+        An attack's answer (hit or miss) is fixed by the hands, so the bits it is expected to gain are the answer's
+        entropy, ``H(p)`` for an attack that hits with probability ``p`` (:func:`~deduction_envs.reasoning.
+        algo_hands.attack_probabilities`, exact): 1 bit at even odds, none for an attack sure to hit or miss. An
+        attack's worth to win the game is another matter (a sure hit gains no bits)."""
+        rules = self.rules
+        if steps[0] >= rules.num_attacks:
+            return None
+        hits = attack_probabilities(rules, you.view, you.posterior)
+        bits = np.asarray(binary_entropy_bits(hits))
+        return float(bits[steps[0]]), float(bits[mask[: rules.num_attacks]].max())
+
+    def complete(self, steps: Sequence[int]) -> bool:
+        """Whether ``steps``, from the start of a move, are a whole move (one action)."""
+        return True
+
+    def answering(self, state: Any) -> bool:
+        """Whether a question is still being answered in ``state``: never in Algo (an attack's answer comes with
+        it)."""
+        return False
 
     def steps(self, reply: object, you: Any, mask: np.ndarray) -> list[int]:
         """The action ``reply`` names, if legal now for seat ``you``.

@@ -18,6 +18,7 @@ import numpy as np
 
 from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules, parse_card
 from deduction_envs.games.clue_board import ClueBoardRules
+from deduction_envs.reasoning.clue_suggestions import score_suggestions
 from deduction_envs.text.reply import ReplyError, read_reply, seat_text
 from deduction_envs.text.single import plain_text
 
@@ -151,6 +152,27 @@ class ClueText:
         said = [rules.describe(event, self.names, you=seat) for event in events if event.kind != "deal"]
         last = end or (None if mask is None else choices(rules, you, mask)[0])
         return seat_text(lines, said, note, last)
+
+    def question(self, seat: int, you: Any, mask: np.ndarray, steps: Sequence[int]) -> tuple[float, float] | None:
+        """The bits about the case file the move ``steps`` (a suggestion) is expected to gain from ``seat``'s
+        knowledge ``you``, and the most any legal suggestion is (the entropy agent's scores,
+        :func:`~deduction_envs.reasoning.clue_suggestions.score_suggestions`: exact over every consistent deal when
+        there are at most 500, else over 2,000 drawn; a refuter shows any of its matching cards alike); None if the
+        move is not a suggestion."""
+        rules = self.rules
+        if rules.decode(steps[0]).kind != "suggest":
+            return None
+        scores = score_suggestions(you.engine, seat, rng=len(you.events))
+        gain = np.maximum(scores.gain, 0.0)
+        return float(gain[steps[0]]), float(gain[mask[: rules.num_triples]].max())
+
+    def complete(self, steps: Sequence[int]) -> bool:
+        """Whether ``steps``, from the start of a move, are a whole move (one action)."""
+        return True
+
+    def answering(self, state: Any) -> bool:
+        """Whether a question is still being answered in ``state`` (a refuter must show a card)."""
+        return bool(state.phase == CluePhase.SHOW)
 
     def steps(self, reply: object, you: Any, mask: np.ndarray) -> list[int]:
         """:meth:`parse` as the list of actions a move is (one, in Clue)."""

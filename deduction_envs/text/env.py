@@ -14,15 +14,13 @@ from deduction_envs.core.information_set import InformationSet
 from deduction_envs.core.rules import check_int
 from deduction_envs.envs.deduction_env import DeductionEnv
 from deduction_envs.text.reply import TAIL, ReplyError
+from deduction_envs.text.scoring import EPSILON, Bits, efficiency
 from deduction_envs.text.single import SingleText
 
 __all__ = ["CHARSET", "REWARDS", "TextEnv"]
 
 #: The rewards :class:`TextEnv` can give a query.
 REWARDS = ("queries", "bits", "efficiency")
-#: Bits below which a query is taken to gain nothing (rounding of the entropies).
-EPSILON = 1e-9
-
 #: The characters of the observations (printable ASCII and whitespace) and of the replies the action space draws.
 CHARSET = string.printable
 
@@ -94,7 +92,7 @@ class TextEnv(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._asked: dict[int, int] = {}
         self._invalid = 0
         self._over = True
-        self._expected = self._best = 0.0
+        self._bits: list[Bits] = []
 
     def _weigh(self, knowledge: InformationSet, query: int) -> tuple[float, float]:
         """The bits ``query`` is expected to gain from ``knowledge``, and the most any legal query is."""
@@ -109,8 +107,7 @@ class TextEnv(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict]:
         """A new game (as the wrapped env's ``reset``); the observation is the empty game as text."""
         _, info = self.env.reset(seed=seed, options=options)
-        self._asked, self._invalid, self._over = {}, 0, False
-        self._expected = self._best = 0.0
+        self._asked, self._invalid, self._over, self._bits = {}, 0, False, []
         return self.text.observation(()), {**info, "prompt": self.prompt, "invalid_replies": 0}
 
     def step(self, action: Any) -> tuple[str, SupportsFloat, bool, bool, dict]:
@@ -142,9 +139,8 @@ class TextEnv(gym.Wrapper, gym.utils.RecordConstructorArgs):
         if bits is not None:
             expected, best = bits
             info["bits"] = (before.entropy() - game.information_set.entropy(), expected, best)
-            if best > EPSILON:
-                self._expected, self._best = self._expected + expected, self._best + best
-            info["efficiency"] = self._expected / self._best if self._best > 0 else 1.0
+            self._bits.append(info["bits"])
+            info["efficiency"] = efficiency(self._bits)
             if self.reward == "bits":
                 reward = expected
             elif self.reward == "efficiency":

@@ -21,6 +21,7 @@ from deduction_envs.games.generalized_clue import (
     GeneralizedCluePhase,
     GeneralizedClueRules,
 )
+from deduction_envs.reasoning.clue_suggestions import ask_candidates, score_asks
 from deduction_envs.text.reply import ReplyError, quoted, read_reply, seat_text
 from deduction_envs.text.single import plain_text
 
@@ -102,6 +103,38 @@ class GeneralizedClueText:
         if not players:
             return f"You must guess {rules.hidden} cards now."
         return f"Your turn: ask one of {', '.join(players)} about a list of cards, or guess {rules.hidden} cards."
+
+    def question(self, seat: int, you: Any, mask: np.ndarray, steps: Sequence[int]) -> tuple[float, float] | None:
+        """The bits about the case file the move ``steps`` (an ask) is expected to gain from ``seat``'s knowledge
+        ``you``, and the most that the exact agent's candidate asks or this one are; None if the move is not an ask.
+
+        There are too many asks to score them all (every list of cards, for each player): the best is taken over
+        the asks :class:`~agents.GeneralizedClueExact` weighs (:func:`~deduction_envs.reasoning.clue_suggestions.
+        ask_candidates`) and this one, each scored as that agent scores them (:func:`~deduction_envs.reasoning.
+        clue_suggestions.score_asks`, over 1,000 deals drawn from the knowledge: the case file's expected entropy
+        after the answer, or a bound of it, the sum of each card's, when the deals are too few to estimate it)."""
+        rules = self.rules
+        target = steps[0] - rules.cards
+        if not 0 <= target < rules.players:  # a guess or a show
+            return None
+        asked = (target, tuple(int(c) for c in steps[1:-1]))
+        sheet = you.sheet()
+        targets = [q for q in range(rules.players) if mask[rules.cards + q]]
+        rng = np.random.default_rng(sum(event.kind != "step" for event in you.events))  # the same at every sub-step
+        candidates = [asked, *(c for c in ask_candidates(sheet, targets, rules.hand_sizes, rng) if c != asked)]
+        scores = score_asks(you.engine, [(target, ()), *candidates], rng=rng, sheet=sheet)
+        gain = np.maximum(scores[0] - scores[1:], 0.0)
+        return float(gain[0]), float(gain.max())
+
+    def complete(self, steps: Sequence[int]) -> bool:
+        """Whether ``steps``, from the start of a move, are a whole move (a show, or the sub-steps of an ask or a
+        guess up to its submission)."""
+        rules = self.rules
+        return steps[0] < rules.cards or steps[-1] == rules.submit_action  # a show, or an ask or guess submitted
+
+    def answering(self, state: Any) -> bool:
+        """Whether a question is still being answered in ``state`` (the player asked must show a card)."""
+        return bool(state.phase == GeneralizedCluePhase.SHOW)
 
     def steps(self, reply: object, you: Any, mask: np.ndarray) -> list[int]:
         """The actions (sub-steps) of the move ``reply`` names, if it is legal now for seat ``you``.
