@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from deduction_envs import registry
-from deduction_envs.core.multiplayer import Knowledge, MultiplayerRules, Table, play
+from deduction_envs.core.multiplayer import Knowledge, MultiplayerRules, Table, both, play
 from deduction_envs.core.rules import check_int
 
 __all__ = [
@@ -148,14 +148,6 @@ class GameRecord:
     truncated: bool = False
 
 
-def _both(first: Callable[[Any], None], second: Callable[[Any], None]) -> Callable[[Any], None]:
-    def both(event: Any) -> None:
-        first(event)
-        second(event)
-
-    return both
-
-
 def play_game(
     rules: MultiplayerRules,
     agents: Sequence[SeatAgent],
@@ -192,7 +184,7 @@ def play_game(
         agent.reset(rules, seat, int(streams[seat + 1].generate_state(1)[0]))
     observers: list[Callable[[Any], None]] = [agent.observe for agent in agents]
     if listeners is not None:
-        observers = [_both(observe, listen) for observe, listen in zip(observers, listeners, strict=True)]
+        observers = [both(observe, listen) for observe, listen in zip(observers, listeners, strict=True)]
     table = Table(rules, np.random.default_rng(streams[0]), observers, first)
 
     def choose(seat: int, mask: np.ndarray) -> int:

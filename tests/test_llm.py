@@ -70,7 +70,6 @@ def test_a_finished_evaluation_is_kept_and_not_played_again(tmp_path):
     [
         (["--base-url", "ftp://x", "--model", "m"], "base_url must be an http:// or https:// URL"),
         (["--base-url", "http://x/v1", "--model", " "], "model must be a model's name"),
-        (["--base-url", "http://x/v1", "--model", "m", "--env", "algo_v0"], "--env is a single-player env id"),
         (["--base-url", "http://x/v1", "--model", "m", "--games", "0"], "--games"),
         (["--base-url", "http://x/v1", "--model", "m", "--games", "3", "--all-secrets"], "not allowed with"),
         (["--model", "m"], "--base-url"),
@@ -80,3 +79,74 @@ def test_bad_options_are_clear_errors(argv, message, capsys):
     with pytest.raises(SystemExit):
         main(argv)
     assert message in capsys.readouterr().err
+
+
+def test_a_model_in_one_seat_of_each_multiplayer_game_beside_the_references_on_the_same_deals(tmp_path, capsys):
+    from dataclasses import asdict
+
+    from train.llm.multiplayer import MODEL, TableSettings, play_seat
+
+    for env, sizes in [("algo_v0", {"players": 2}), ("generalized_clue_v0", {"cards": 8, "players": 3})]:
+        with serve(env, sizes) as url:
+            main(["--base-url", url, "--model", "random", "--env", env, *(f"--size={k}={v}" for k, v in sizes.items()),
+                  "--games", "4", "--references", "random,max_entropy" if env == "algo_v0" else "random,scoreboard",
+                  "--output", str(tmp_path / env), "--no-progress"])  # fmt: skip
+        table = capsys.readouterr().out
+        assert "| random (the model) | 4 | " in table and "| 0.00 | 0 |" in table  # legal replies only
+        saved = json.loads((tmp_path / env / "llm.json").read_text())
+        seats = {(game["player"], game["game"]): game["seat"] for game in saved["games"]}
+        assert {seats[MODEL, g] for g in range(4)} == {g % sizes["players"] for g in range(4)}  # rotated
+        assert all(seats[player, g] == seats[MODEL, g] for player, g in seats)  # the references in the same seats
+        assert all(game["bits"] and 0 <= game["efficiency"] <= 1 for game in saved["games"])
+    # the references' games do not depend on the model: the same deals and seeds played again are the same games
+    settings = TableSettings(LLMSettings("http://127.0.0.1:1/v1", "unused", "algo_v0"), (("players", 2),),
+                             ("epsilon_greedy",), ("max_entropy",))  # fmt: skip
+    again = [json.loads(json.dumps(asdict(play_seat((g, "max_entropy"), settings, 0)))) for g in range(4)]
+    first = json.loads((tmp_path / "algo_v0" / "llm.json").read_text())["games"]
+    assert again == [g for g in first if g["player"] == "max_entropy"] and again
+
+
+def test_bad_replies_in_a_seat_are_bounded_and_a_forfeit_scores_last_place(tmp_path):
+    from train.llm.multiplayer import MODEL, TableSettings, evaluate_table
+
+    with serve("clue_v0", {"players": 3}) as url:
+        settings = TableSettings(LLMSettings(url, "random_bad", "clue_v0", max_invalid=3), (("players", 3),),
+                                 ("deduction_sheet",), ())  # fmt: skip
+        records = evaluate_table(settings, 3, 0, 1, tmp_path, progress=False)
+    model = [r for r in records if r.player == MODEL]
+    assert len(model) == 3 and all(r.error is None and r.invalid <= 3 for r in model)
+    assert all(r.reward == -0.5 and not r.won for r in model if r.forfeit) and any(r.forfeit for r in model)
+
+
+def test_multiplayer_options_are_checked(capsys):
+    for argv, message in [
+        (["--env", "clue_v0", "--all-secrets"], "--all-secrets is for the single-player games"),
+        (["--env", "Mastermind-v0", "--opponents", "random"], "--opponents and --references are for the multiplayer"),
+        (["--env", "clue_v0", "--opponents", "knuth"], "clue_v0's agents are random, deduction_sheet"),
+        (["--env", "chess_v0"], "--env is one of Mastermind-v0"),
+    ]:
+        with pytest.raises(SystemExit):
+            main(["--base-url", "http://127.0.0.1:1/v1", "--model", "m", *argv])
+        assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("env", "sizes"), [("clue_v0", {"players": 3}), ("generalized_clue_v0", {}),
+                                            ("algo_v0", {"players": 3})])  # fmt: skip
+def test_the_endpoints_random_seat_reads_every_legal_move_from_the_text_alone(env, sizes):
+    from deduction_envs import registry
+    from deduction_envs.text import TextAECEnv
+    from train.llm.endpoint import RandomSeatText
+
+    player = RandomSeatText(seed=1)
+    for seed in range(2):
+        text = TextAECEnv(registry.game(env).make_env(**sizes), max_invalid=1)
+        text.reset(seed=seed)
+        raw, replies = text.unwrapped, 0
+        for agent in text.agent_iter():
+            _, _, terminated, truncated, _ = text.last(observe=False)
+            if terminated or truncated:
+                text.step(None)
+                continue
+            text.step(player.reply(text.prompt(agent), text.observe(agent)))
+            replies += 1
+        assert text.invalid_replies == 0 and raw.table.over and replies > 3  # one bad reply would have ended it

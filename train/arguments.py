@@ -26,6 +26,7 @@ __all__ = [
     "existing_file",
     "file_to_write",
     "model_zip",
+    "names",
     "number",
     "output_folder",
     "parse_size",
@@ -249,6 +250,11 @@ def space_item(text: str) -> str:
 
 
 space_item = _named(space_item, "space_item")
+
+
+def names(text: str) -> list[str]:
+    """A comma-separated list of names (``a,b``) as a list."""
+    return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def seeds(text: str) -> list[int]:

@@ -43,7 +43,7 @@ from train.config import DEFAULT_ENV, MARGINAL_WEIGHT, RunConfig
 from train.imitation import SINGLE_PLAYER_EXPERTS
 from train.training import run
 
-__all__ = ["build_parser", "main", "names", "parse_args"]
+__all__ = ["build_parser", "main", "parse_args"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -198,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     seats = parser.add_argument_group("multiplayer envs (algo_v0, clue_v0, generalized_clue_v0)")
     seats.add_argument(
         "--opponents",
-        type=names,
+        type=arguments.names,
         default=None,
         metavar="NAME[,NAME...]",
         help="reference agents drawn for the other seats (default: epsilon_greedy, deduction_sheet, scoreboard)",
@@ -214,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--league-window", type=arguments.count(1), default=None, help="games the mean is over (default 500)"
     )
     seats.add_argument(
-        "--eval-opponents", type=names, default=None, metavar="NAME[,NAME...]", help="agents met at the end"
+        "--eval-opponents", type=arguments.names, default=None, metavar="NAME[,NAME...]", help="agents met at the end"
     )
     seats.add_argument("--eval-games", type=arguments.count(1), default=None, help="games against each (default 400)")
     seats.add_argument(
@@ -277,11 +277,6 @@ def build_parser() -> argparse.ArgumentParser:
         "the evaluation then scores the policy on the seen and the never-seen secrets apart",
     )
     return parser
-
-
-def names(text: str) -> list[str]:
-    """A comma-separated list of names (``a,b``) as a list."""
-    return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def parse_args(argv: list[str] | None = None) -> RunConfig:

@@ -29,7 +29,7 @@ from agents.sb3_policy import ALGORITHMS
 from deduction_envs import registry
 from deduction_envs.envs.deduction_env import ACTION_MASKS
 from train import arguments
-from train.cli import names
+from train.arguments import names
 from train.config import run_settings
 
 

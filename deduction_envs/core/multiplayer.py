@@ -23,7 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Knowledge", "MultiplayerRules", "Table", "play", "ranks_from_rewards"]
+__all__ = ["Knowledge", "MultiplayerRules", "Table", "both", "play", "ranks_from_rewards"]
 
 
 @runtime_checkable
@@ -87,6 +87,19 @@ class MultiplayerRules(Protocol):
 
     def rewards(self, state: Any) -> list[float]:
         """Each seat's reward for a finished game."""
+
+
+def both(first: Callable[[Any], None], second: Callable[[Any], None] | None) -> Callable[[Any], None]:
+    """A listener telling each event to ``first``, then to ``second`` (just ``first`` if ``second`` is None): a
+    seat's knowledge and whoever else listens to that seat."""
+    if second is None:
+        return first
+
+    def told(event: Any) -> None:
+        first(event)
+        second(event)
+
+    return told
 
 
 def ranks_from_rewards(rewards: Sequence[float]) -> list[float]:

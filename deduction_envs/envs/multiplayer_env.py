@@ -33,7 +33,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from deduction_envs import registry
-from deduction_envs.core.multiplayer import Knowledge, MultiplayerRules, Table
+from deduction_envs.core.multiplayer import Knowledge, MultiplayerRules, Table, both
 from deduction_envs.core.rules import check_int, check_options, check_seed
 
 __all__ = ["ILLEGAL_ACTION_REWARD", "MultiplayerAECEnv", "ObservationPieces", "Observer", "wrap"]
@@ -286,15 +286,7 @@ class MultiplayerAECEnv(AECEnv):
         self.agent_selection = self.possible_agents[self.table.mover]
 
     def _listener(self, seat: int) -> Callable[[Any], None]:
-        update, extra = self.knowledge[seat].update, self.seat_listeners.get(seat)
-        if extra is None:
-            return update
-
-        def both(event: Any) -> None:
-            update(event)
-            extra(event)
-
-        return both
+        return both(self.knowledge[seat].update, self.seat_listeners.get(seat))
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if self.table is None:

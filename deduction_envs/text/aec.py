@@ -11,6 +11,7 @@ from typing import Any
 from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from deduction_envs.core.multiplayer import both
 from deduction_envs.core.rules import check_int
 from deduction_envs.games.algo import AlgoRules
 from deduction_envs.games.clue import ClueRules
@@ -94,6 +95,9 @@ class TextAECEnv(BaseWrapper):
         self._pending: dict[int, tuple[float, float, float]] = {}
         self._move: list[int] = []  # a scored seat's move so far, when played a sub-step at a time
         self._move_start: tuple[Any, float] = (None, 0.0)
+        #: Callables told every event projected for a seat (``{seat: observe}``), from the next reset on: for agents
+        #: that play seats through :meth:`play_action` and keep their own knowledge.
+        self.listeners: dict[int, Any] = {}
         self._events: list[list[Any]] = [[] for _ in range(rules.players)]
         self._notes: dict[str, str] = {}
         self._invalid = 0
@@ -101,6 +105,16 @@ class TextAECEnv(BaseWrapper):
         players = range(rules.players)
         self._observation_spaces = [spaces.Text(max_length=100_000, min_length=1, charset=CHARSET) for _ in players]
         self._action_spaces = [spaces.Text(max_length=TAIL, min_length=0, charset=CHARSET) for _ in players]
+
+    @property
+    def invalid_replies(self) -> int:
+        """Replies this game that were not a legal move (none was played)."""
+        return self._invalid
+
+    @property
+    def forfeited(self) -> bool:
+        """Whether this game was ended by ``max_invalid`` replies that were not a legal move."""
+        return self._ended is not None
 
     def prompt(self, agent: str) -> str:
         """The rules and how to answer, for ``agent``'s seat."""
@@ -115,7 +129,8 @@ class TextAECEnv(BaseWrapper):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         raw = self.env.unwrapped
         self._events = [[] for _ in range(self.text.rules.players)]
-        raw.seat_listeners = {seat: self._events[seat].append for seat in range(self.text.rules.players)}
+        raw.seat_listeners = {seat: both(self._events[seat].append, self.listeners.get(seat))
+                              for seat in range(self.text.rules.players)}  # fmt: skip
         self._notes, self._invalid, self._ended = {}, 0, None
         self._bits, self._pending, self._move = [[] for _ in self._bits], {}, []
         super().reset(seed=seed, options=options)

@@ -1,7 +1,11 @@
-"""Play a chat model on the single-player deduction games and score it exactly (``python -m train.llm``).
+"""Play a chat model on the deduction games and score it exactly (``python -m train.llm``).
 
     python -m train.llm --base-url https://api.openai.com/v1 --model gpt-4o-mini --env Mastermind-v0 --games 20
     python -m train.llm --base-url http://127.0.0.1:8000/v1 --model ises --env Mastermind-v0 --all-secrets --workers 4
+    python -m train.llm --base-url https://api.openai.com/v1 --model gpt-4o-mini --env clue_v0 --games 12
+
+On Algo, Clue and Generalized Clue (``--env algo_v0``...) the model plays one seat against the reference agents,
+as :mod:`train.llm.multiplayer` says. On a single-player game:
 
 Each game is a conversation: the rules as the system message, then the game so far (the text layer's
 observation) and the model's reply, in turn, until the game ends (solved, out of queries, or too many replies that
@@ -174,8 +178,6 @@ def write_table(settings: LLMSettings, records: list[GameRecord], references: li
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m train.llm``."""
-    import gymnasium as gym
-
     from agents import ISES, RandomAgent, evaluate
     from train import arguments
 
@@ -184,7 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-url", required=True, help="the API's base URL, up to /v1")
     parser.add_argument("--model", required=True, help="the model's name at that endpoint")
     parser.add_argument("--api-key-env", default="OPENAI_API_KEY", help="the variable holding the key")
-    parser.add_argument("--env", default="Mastermind-v0", help="a single-player env id (default Mastermind-v0)")
+    parser.add_argument("--env", default="Mastermind-v0",
+                        help="an env id: a single-player one (default Mastermind-v0), or algo_v0, clue_v0, "
+                             "generalized_clue_v0 (the model in one seat)")  # fmt: skip
     arguments.add_size_option(parser)
     games = parser.add_mutually_exclusive_group()
     games.add_argument("--games", type=arguments.count(1), default=20, help="games on sampled secrets (default 20)")
@@ -198,26 +202,54 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=arguments.output_folder, default=None,
                         help="where llm.md goes (default runs/llm/<model>-<env>)")  # fmt: skip
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    table = parser.add_argument_group("multiplayer games")
+    table.add_argument("--opponents", type=arguments.names, default=None, metavar="NAME[,NAME...]",
+                       help="roster agents in the other seats, cycled (default: the game's opponent)")  # fmt: skip
+    table.add_argument("--references", type=arguments.names, default=None, metavar="NAME[,NAME...]",
+                       help="roster agents played in the model's seats, to compare (default: the game's)")  # fmt: skip
     arguments.add_executor_options(parser)
     args = parser.parse_args(argv)
     from deduction_envs import registry
 
-    single = [game.env_id for game in registry.games(multiplayer=False)]
-    if args.env not in single:
-        parser.error(f"--env is a single-player env id ({', '.join(single)}), got {args.env!r}")
+    ids = [game.env_id for game in registry.games()]
+    if args.env not in ids:
+        parser.error(f"--env is one of {', '.join(ids)}, got {args.env!r}")
+    game = registry.game(args.env)
+    if game.multiplayer and args.all_secrets:
+        parser.error("--all-secrets is for the single-player games; a multiplayer game plays --games deals")
+    if not game.multiplayer and (args.opponents or args.references):
+        parser.error("--opponents and --references are for the multiplayer games (algo_v0, clue_v0, ...)")
+    sizes = tuple(sorted(dict(args.size).items()))
     try:
-        settings = LLMSettings(args.base_url, args.model, args.env, tuple(sorted(dict(args.size).items())),
-                               args.api_key_env, args.timeout, args.retries, max_invalid=args.max_invalid,
-                               temperature=args.temperature, max_tokens=args.max_tokens)  # fmt: skip
+        settings = LLMSettings(args.base_url, args.model, args.env, sizes, args.api_key_env, args.timeout,
+                               args.retries, max_invalid=args.max_invalid, temperature=args.temperature,
+                               max_tokens=args.max_tokens)  # fmt: skip
         from train.llm.chat import ChatClient
 
         ChatClient(settings.base_url, settings.model)  # its checks, before any game
-        env = gym.make(args.env, **dict(args.size))
+        env = game.make_env(**dict(args.size))
+        if game.multiplayer:
+            from agents.roster import agent_names
+            from train.llm.multiplayer import TableSettings
+
+            opponents, references = args.opponents or (game.opponent,), args.references or game.evaluation
+            for name in (*opponents, *references):
+                if name not in agent_names(args.env):
+                    raise ValueError(f"{args.env}'s agents are {', '.join(agent_names(args.env))}, got {name!r}")
+            table_settings = TableSettings(settings, sizes, tuple(opponents), tuple(references))
     except (ValueError, TypeError) as error:
         parser.error(str(error))
     executor = arguments.executor(args, parser)
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in args.model)
     output = Path(args.output or Path("runs", "llm", f"{safe}-{args.env}"))
+    command = sys.argv[1:] if argv is None else argv
+    if game.multiplayer:
+        from train.llm.multiplayer import evaluate_table
+        from train.llm.multiplayer import write_table as write_multiplayer
+
+        records = evaluate_table(table_settings, args.games, args.seed, executor, output, progress=args.progress)
+        print(write_multiplayer(table_settings, records, output, command))
+        return 0
     count = None if args.all_secrets else args.games
     records = evaluate_model(settings, count, args.seed, executor, output, progress=args.progress)
     max_steps = env.unwrapped.max_steps  # type: ignore[attr-defined]
@@ -225,5 +257,5 @@ def main(argv: list[str] | None = None) -> int:
                                                                       "seed": args.seed}  # fmt: skip
     references = [evaluate(agent, args.env, dict(args.size), progress=False, **plan)
                   for agent in (ISES(), RandomAgent(consistent=True))]  # fmt: skip
-    print(write_table(settings, records, references, max_steps, output, sys.argv[1:] if argv is None else argv))
+    print(write_table(settings, records, references, max_steps, output, command))
     return 0
