@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import random
 import re
 import threading
@@ -128,6 +129,9 @@ class RandomSeatText:
         raise ValueError("the observation asks for no move this agent knows")
 
 
+#: Token counts the endpoint reports (it counts none).
+USAGE = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+
 #: The text agents the endpoint can be, by model name: for a single-player game, and for a multiplayer one.
 AGENTS = ("ises", "random_consistent", "bad")
 TABLE_AGENTS = ("random", "random_bad")
@@ -160,7 +164,7 @@ def app(env_id: str, sizes: dict[str, Any] | None = None, fail_every: int = 0, d
     each reply (to try its timeout)."""
     from starlette.applications import Starlette
     from starlette.requests import Request
-    from starlette.responses import JSONResponse
+    from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
 
     from deduction_envs import registry
@@ -193,7 +197,17 @@ def app(env_id: str, sizes: dict[str, Any] | None = None, fail_every: int = 0, d
             agent = agents[model]
             content = agent.reply(system, observation) if multiplayer else agent.reply(observation)
         message = {"role": "assistant", "content": content}
-        return JSONResponse({"id": f"local-{call}", "object": "chat.completion", "model": model,
+        if body.get("stream"):  # server-sent events, as OpenAI streams: the whole reply in one chunk, then the end
+            head = {"id": f"local-{call}", "object": "chat.completion.chunk", "created": int(time.time()),
+                    "model": model}  # fmt: skip
+            chunks = [{**head, "choices": [{"index": 0, "delta": message, "finish_reason": None}]},
+                      {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]  # fmt: skip
+            if (body.get("stream_options") or {}).get("include_usage"):
+                chunks.append({**head, "choices": [], "usage": USAGE})
+            events = "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks) + "data: [DONE]\n\n"
+            return Response(events, media_type="text/event-stream")
+        return JSONResponse({"id": f"local-{call}", "object": "chat.completion", "created": int(time.time()),
+                             "model": model, "usage": USAGE,
                              "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})  # fmt: skip
 
     return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])

@@ -52,6 +52,13 @@ class LLMSettings:
     temperature: float | None = None
     max_tokens: int | None = None
 
+    def client(self) -> Any:
+        """A :class:`~train.llm.chat.ChatClient` for these settings."""
+        from train.llm.chat import ChatClient
+
+        return ChatClient(self.base_url, self.model, self.api_key_env, self.timeout, self.retries, self.backoff,
+                          self.temperature, self.max_tokens)  # fmt: skip
+
 
 @dataclass
 class GameRecord:
@@ -72,37 +79,26 @@ class GameRecord:
 def play_game(game: int, settings: LLMSettings, count: int, all_secrets: bool, seed: int) -> GameRecord:
     """Game ``game`` of ``count`` played by the model, on the secret the reference agents' evaluation plays in its
     episode ``game`` (:func:`agents.evaluation.episode_plan`: secret ``game`` with ``all_secrets``, else a draw
-    fixed by ``seed``): one job of :func:`evaluate_model`."""
-    import gymnasium as gym
-
-    import deduction_envs  # noqa: F401  (registers the envs in a fresh worker)
+    fixed by ``seed``): one job of :func:`evaluate_model`. The game is one conversation: the rules, then the game
+    so far after each reply."""
     from agents.evaluation import episode_plan
-    from deduction_envs.text import TextEnv
-    from train.llm.chat import ChatClient, ChatError
+    from train.llm.chat import ChatError
+    from train.llm.session import GameSession
 
-    client = ChatClient(settings.base_url, settings.model, settings.api_key_env, settings.timeout, settings.retries,
-                        settings.backoff, settings.temperature, settings.max_tokens)  # fmt: skip
-    env = TextEnv(gym.make(settings.env_id, **dict(settings.sizes)), max_invalid=settings.max_invalid)
+    client = settings.client()
     reset, _ = episode_plan(count, "all" if all_secrets else "sample", seed)[game]
-    observation, info = env.reset(**reset)
-    messages = [{"role": "system", "content": info["prompt"]}, {"role": "user", "content": observation}]
-    record = GameRecord(game)
-    while True:
+    play = GameSession(settings.env_id, dict(settings.sizes), reset, settings.max_invalid)
+    messages = [{"role": "system", "content": play.prompt}, {"role": "user", "content": play.observation}]
+    while not play.done:
         try:
             reply = client.reply(messages)
         except ChatError as error:
-            record.error, record.retried = str(error), client.retried
-            return record
-        observation, _, terminated, truncated, info = env.step(reply)
-        messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": observation}]
-        if "bits" in info:
-            record.bits.append(tuple(float(b) for b in info["bits"]))  # type: ignore[arg-type]
-            record.efficiency = float(info["efficiency"])
-        if terminated or truncated:
-            record.solved = bool(terminated and info.get("secret_known", True))
-            record.queries = len(env.unwrapped.history)  # type: ignore[attr-defined]
-            record.invalid, record.retried = int(info["invalid_replies"]), client.retried
-            return record
+            return GameRecord(game, retried=client.retried, error=str(error))
+        play.reply(reply)
+        messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": play.observation}]
+    outcome = play.outcome()
+    return GameRecord(game, outcome["solved"], outcome["queries"], outcome["invalid"], outcome["efficiency"],
+                      outcome["bits"], client.retried)  # fmt: skip
 
 
 def evaluate_model(settings: LLMSettings, games: int | None, seed: int, workers: Any, output: Path,

@@ -61,72 +61,27 @@ class SeatRecord:
     error: str | None = None
 
 
-def last_place(rules: Any) -> float:
-    """The lowest reward of ``rules``' game (Clue: a loss, -1/(players - 1); Algo and Generalized Clue: -1)."""
-    from deduction_envs.games.clue import ClueRules
-
-    return -1.0 / (rules.players - 1) if isinstance(rules, ClueRules) else -1.0
-
-
 def play_seat(job: tuple[int, str], settings: TableSettings, seed: int) -> SeatRecord:
-    """Game ``job[0]`` with ``job[1]`` (:data:`MODEL` or a reference agent's roster name) in the rotated seat:
-    one job of :func:`evaluate_table`."""
-    from agents.roster import seat_agent
-    from deduction_envs import registry
-    from deduction_envs.text import TextAECEnv
-    from train.llm.chat import ChatClient, ChatError
+    """Game ``job[0]`` with ``job[1]`` (:data:`MODEL` or a reference agent's roster name) in the rotated seat
+    (:class:`~train.llm.session.SeatSession`): one job of :func:`evaluate_table`. Each time the model must act it
+    is asked afresh: the rules, then what its seat has seen."""
+    from train.llm.chat import ChatError
+    from train.llm.session import SeatSession
 
     game, player = job
     chat = settings.chat
-    env_game = registry.game(chat.env_id)
-    env = TextAECEnv(env_game.make_env(**dict(settings.sizes)), max_invalid=chat.max_invalid, score=True)
-    raw = env.unwrapped
-    players = raw.rules.players
-    seat = game % players
-    streams = np.random.SeedSequence((seed, game)).spawn(players + 1)
-    agents: dict[int, Any] = {}
-    for other in range(players):
-        if other != seat or player != MODEL:
-            after = (other - seat) % players - 1  # the opponents in turn order after the seat: 0, 1, ...
-            agents[other] = seat_agent(chat.env_id, player if other == seat else
-                                       settings.opponents[after % len(settings.opponents)])  # fmt: skip
-            agents[other].reset(raw.rules, other, int(streams[other + 1].generate_state(1)[0]))
-    env.listeners = {other: agent.observe for other, agent in agents.items()}
-    env.reset(seed=int(streams[0].generate_state(1)[0]))
-    client = None
-    if player == MODEL:
-        client = ChatClient(chat.base_url, chat.model, chat.api_key_env, chat.timeout, chat.retries, chat.backoff,
-                            chat.temperature, chat.max_tokens)  # fmt: skip
-    name = raw.possible_agents[seat]
-    record = SeatRecord(game, player, seat)
-    total = 0.0
-    for agent in env.agent_iter():
-        _, reward, terminated, truncated, _ = env.last(observe=False)
-        if agent == name:
-            total += float(reward)
-        if terminated or truncated:
-            env.step(None)
-            continue
-        mover = raw.table.mover
-        if mover in agents:
-            env.play_action(agents[mover].act(raw.table.legal_mask()))
-            continue
+    play = SeatSession(chat.env_id, dict(settings.sizes), settings.opponents, game, seed,
+                       None if player == MODEL else player, chat.max_invalid)  # fmt: skip
+    client = chat.client() if player == MODEL else None
+    while not play.done:
         assert client is not None
         try:
-            reply = client.reply([{"role": "system", "content": env.prompt(name)},
-                                  {"role": "user", "content": env.observe(name)}])  # fmt: skip
+            reply = client.reply([{"role": "system", "content": play.prompt},
+                                  {"role": "user", "content": play.observation}])  # fmt: skip
         except ChatError as error:
-            record.error, record.retried = str(error), client.retried
-            return record
-        env.step(reply)
-    record.invalid, record.forfeit = env.invalid_replies, env.forfeited
-    record.truncated = not raw.table.over and not record.forfeit  # the env's max_cycles: nobody won, rewards 0
-    record.reward = last_place(raw.rules) if record.forfeit else total
-    record.won = raw.rules.winner(raw.table.state) == seat and not record.forfeit
-    record.bits = env.bits(name)
-    record.efficiency = env.efficiency(name) if record.bits else math.nan
-    record.retried = 0 if client is None else client.retried
-    return record
+            return SeatRecord(game, player, play.seat, retried=client.retried, error=str(error))
+        play.reply(reply)
+    return SeatRecord(game, player, **play.outcome(), retried=0 if client is None else client.retried)
 
 
 def evaluate_table(settings: TableSettings, games: int, seed: int, workers: Any, output: Path,
@@ -173,6 +128,7 @@ def write_table(settings: TableSettings, records: list[SeatRecord], output: Path
     import json
 
     from deduction_envs import registry
+    from train.llm.session import last_place
 
     chat = settings.chat
     rules = registry.game(chat.env_id).make_rules(**dict(settings.sizes))
