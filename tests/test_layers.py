@@ -21,6 +21,7 @@ LAYERS = [
     "deduction_envs.text",  # the games as text (DESIGN.md, "Language models"): over the envs, under the agents
     "agents",
     "train",
+    "deduction_verifiers",  # the verifiers environment's top-level name: train.llm.verifiers_env
 ]
 
 
@@ -44,7 +45,8 @@ def imports(path: Path) -> list[str]:
     return found
 
 
-SOURCES = [p for top in ("deduction_envs", "agents", "train") for p in sorted((ROOT / top).rglob("*.py"))]
+TOPS = ("deduction_envs", "agents", "train", "deduction_verifiers")
+SOURCES = [p for top in TOPS for p in sorted((ROOT / top).rglob("*.py"))]
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
