@@ -123,7 +123,8 @@ def single_player_page(game: registry.Game) -> str:
     env.close()
     module = importlib.import_module(type(rules).__module__)
     doc = "\n".join(literal_blocks(inspect.cleandoc(module.__doc__ or "").split("\n")))
-    return "\n".join([_title(game.env_id), _media(game.env_id), _table(rows), _title("The game", "-"), doc, ""])
+    return "\n".join([_title(game.env_id), _media(game.env_id), _table(rows), _title("The game", "-"), doc, "",
+                      _prompt(game), ""])  # fmt: skip
 
 
 def multiplayer_page(game: registry.Game) -> str:
@@ -143,7 +144,36 @@ def multiplayer_page(game: registry.Game) -> str:
     env.close()
     doc = inspect.cleandoc(module.__doc__ or "").split("\n", 1)[1].lstrip("\n")  # its first line is the title
     doc = "\n".join(literal_blocks(doc.split("\n")))
-    return "\n".join([_title(game.env_id), _media(game.env_id), _table(rows), doc, ""])
+    return "\n".join([_title(game.env_id), _media(game.env_id), _table(rows), doc, "", _prompt(game), ""])
+
+
+def _prompt(game: registry.Game) -> str:
+    """The section showing what a language model playing ``game`` is given: the system prompt and the first
+    observation of the text layer, at the default sizes (built from the code at each build)."""
+    from deduction_envs.text import TextAECEnv, TextEnv
+
+    if game.multiplayer:
+        env = TextAECEnv(game.make_env())
+        env.reset(seed=0)
+        prompt, first, whose = env.prompt("player_0"), env.observe("player_0"), "seat P0's, in a game seeded 0"
+    else:
+        text = TextEnv(gym.make(game.env_id))
+        first, info = text.reset(seed=0)
+        prompt, whose = info["prompt"], "the player's"
+    return "\n".join([
+        _title("For a language model", "-"),
+        f"What the text layer (:mod:`deduction_envs.text`, :doc:`../llm`) gives {whose} at the default sizes: the "
+        "rules as the system prompt, then the first observation (the user turn).",
+        "",
+        ".. code-block:: text",
+        "",
+        textwrap.indent(prompt, "   "),
+        "",
+        ".. code-block:: text",
+        "",
+        textwrap.indent(first, "   "),
+        "",
+    ])  # fmt: skip
 
 
 def single_player_env_page() -> str:
@@ -180,7 +210,10 @@ API_PACKAGES = {
     "agents": "Reference agents: ``agents``",
     "train": "Training, evaluation and experiments: ``train``",
 }
-API_SKIPPED = (".tools", ".experiments", "__main__", "train.models")  # the last: an old name kept for one version
+#: ``train.models``: an old name kept for one version. ``train.llm.verifiers_env``: importing verifiers inside a
+#: Sphinx build fails in its ``renderers`` dependency (a pydantic schema error it does not raise elsewhere); the
+#: module's docstring is shown in docs/llm.md instead.
+API_SKIPPED = (".tools", ".experiments", "__main__", "train.models", "train.llm.verifiers_env")
 
 
 def _package_modules(package: str) -> list[tuple[str, bool]]:

@@ -32,7 +32,7 @@ import agents.base
 from agents import ISES, RandomAgent
 from deduction_envs.text import SingleText
 
-__all__ = ["AGENTS", "TABLE_AGENTS", "BadTextAgent", "RandomSeatText", "TextAgent", "serve", "text_agent"]
+__all__ = ["AGENTS", "TABLE_AGENTS", "BadTextAgent", "RandomSeatText", "TextAgent", "running", "serve", "text_agent"]
 
 
 class TextAgent:
@@ -214,27 +214,34 @@ def app(env_id: str, sizes: dict[str, Any] | None = None, fail_every: int = 0, d
 
 
 @contextmanager
-def serve(env_id: str, sizes: dict[str, Any] | None = None, port: int = 0, **options: Any) -> Iterator[str]:
-    """Run the endpoint on 127.0.0.1 in a thread of this process while the ``with`` block runs; yields its base
-    URL (``http://127.0.0.1:PORT/v1``). ``port`` 0: a free one. ``options``: :func:`app`'s."""
+def running(asgi_app: Any, port: int = 0, host: str = "127.0.0.1") -> Iterator[str]:
+    """Serve ``asgi_app`` with uvicorn in a thread of this process while the ``with`` block runs; yields its
+    address (``http://HOST:PORT``). ``port`` 0: a free one."""
     import socket
 
     import uvicorn
 
     listener = socket.socket()
-    listener.bind(("127.0.0.1", port))
-    config = uvicorn.Config(app(env_id, sizes, **options), log_level="warning")
-    server = uvicorn.Server(config)
+    listener.bind((host, port))
+    server = uvicorn.Server(uvicorn.Config(asgi_app, log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
     while not server.started:
         time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+        yield f"http://{host}:{listener.getsockname()[1]}"
     finally:
         server.should_exit = True
         thread.join(timeout=10)
         listener.close()
+
+
+@contextmanager
+def serve(env_id: str, sizes: dict[str, Any] | None = None, port: int = 0, **options: Any) -> Iterator[str]:
+    """Run the endpoint on 127.0.0.1 in a thread of this process while the ``with`` block runs; yields its base
+    URL (``http://127.0.0.1:PORT/v1``). ``port`` 0: a free one. ``options``: :func:`app`'s."""
+    with running(app(env_id, sizes, **options), port) as address:
+        yield address + "/v1"
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -5,13 +5,15 @@ WebSocket, one game a session.
     python -m train.llm.openenv_server --env Mastermind-v0 --port 8001
     python -m train.llm.openenv_server --env clue_v0 --size players=4 --opponents deduction_sheet
 
-Then, with OpenEnv's client::
+Then any OpenEnv client connects to ``http://127.0.0.1:8001``; here with OpenEnv's own, the server in this
+process::
 
     from openenv import GenericEnvClient
+    from train.llm.openenv_server import serve
 
-    with GenericEnvClient(base_url="http://127.0.0.1:8001").sync() as env:
-        result = env.reset(game=0, seed=0)          # the rules: result.observation["prompt"]
-        result = env.step({"reply": "Answer: AABB"})
+    with serve("Mastermind-v0") as url, GenericEnvClient(base_url=url).sync() as env:
+        result = env.reset(game=0, seed=0)  # the rules: result.observation["prompt"]
+        result = env.step({"reply": "I will try <answer>AABB</answer>"})
         print(result.observation["text"], result.reward, result.done)
 
 An action is the player's reply (``{"reply": TEXT}``, any text, read as :mod:`deduction_envs.text` says); an
@@ -28,7 +30,6 @@ unless ``--host`` says otherwise.
 from __future__ import annotations
 
 import argparse
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -132,23 +133,10 @@ def serve(env_id: str = "Mastermind-v0", sizes: dict[str, Any] | None = None, po
           **options: Any) -> Iterator[str]:  # fmt: skip
     """Run the server in a thread of this process while the ``with`` block runs; yields its base URL.
     ``port`` 0: a free one. ``options``: :func:`app`'s."""
-    import socket
+    from train.llm.endpoint import running
 
-    import uvicorn
-
-    listener = socket.socket()
-    listener.bind((host, port))
-    server = uvicorn.Server(uvicorn.Config(app(env_id, sizes, **options), log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.01)
-    try:
-        yield f"http://{host}:{listener.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        listener.close()
+    with running(app(env_id, sizes, **options), port, host) as url:
+        yield url
 
 
 def main(argv: list[str] | None = None) -> None:
