@@ -96,19 +96,26 @@ def test_bad_replies_are_explained_not_played_and_end_the_game_when_too_many():
 MOVES = ["suggest scar, rope, hall", "accuse plum, knife, study", "show rope", "end"]
 
 
+GAMES = {"clue_v0": {"players": 3}, "generalized_clue_v0": {}, "algo_v0": {"players": 3}}
+MOVES = [*MOVES, "ask P1 about 3, 5", "ask P2 about 99", "guess 1, 4", "show 5", "P1 0 7", "P2 9 3", "stop", "reveal 1"]
+
+
 @settings(max_examples=100, deadline=None)
-@given(reply=st.one_of(st.text(max_size=200), st.binary(max_size=100), st.sampled_from(MOVES)))
-def test_any_reply_is_a_legal_move_or_explained(reply):
-    env = TextAECEnv(clue_v0.env(players=3))
+@given(reply=st.one_of(st.text(max_size=200), st.binary(max_size=100), st.sampled_from(MOVES)),
+       game=st.sampled_from(sorted(GAMES)))  # fmt: skip
+def test_any_reply_is_a_legal_move_or_explained(reply, game):
+    from deduction_envs import registry
+
+    env = TextAECEnv(registry.game(game).make_env(**GAMES[game]), score=True)
     env.reset(seed=2)
     raw = env.unwrapped
-    legal, before = raw.table.legal_mask(), len(raw.knowledge[0].events)
+    legal, before = raw.table.legal_mask(), len(raw.table.actions)
     mover = raw.agent_selection
     env.step(reply)
     if "invalid" in raw.infos.get(mover, {}):
-        assert len(raw.knowledge[0].events) == before
+        assert len(raw.table.actions) == before and env.invalid_replies == 1
     else:
-        assert len(raw.knowledge[0].events) > before and legal.any()
+        assert len(raw.table.actions) > before and all(legal[a] for a in raw.table.actions[before:][:1])
     assert all(env.observe(agent).isascii() for agent in raw.possible_agents)
 
 
