@@ -104,10 +104,11 @@ def test_ises_through_verifiers_own_eval_reaches_its_own_figures(tmp_path):
 
 
 def test_a_seat_of_generalized_clue_through_verifiers_own_eval(tmp_path):
-    traces = vf_eval(tmp_path, "generalized_clue_v0", {"cards": 8}, "random_bad", "--env.taskset.games", "2",
-                     "--env.taskset.max-invalid", "3")  # fmt: skip
+    traces = vf_eval(tmp_path, "generalized_clue_v0", {"cards": 8}, "random_bad", "--env.taskset.games", "1",
+                     "--env.taskset.max-invalid", "2")  # fmt: skip
+    assert len(traces) == 1
     for trace in traces:
         reward, metrics = trace["rewards"]["game"]["score"], trace["metrics"]
-        assert -1.0 <= reward <= 1.0 and 0 < metrics["invalid_replies"] <= 3
-        assert (reward == -1.0) if metrics["forfeit"] else True
+        assert -1.0 <= reward <= 1.0 and 0 < metrics["invalid_replies"] <= 2
+        assert (reward == -1.0) if metrics["forfeit"] else metrics["invalid_replies"] < 2  # a forfeit: last place
         assert metrics["bits_expected"] <= metrics["bits_best"] + 1e-9
