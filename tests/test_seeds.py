@@ -28,6 +28,10 @@ def test_aggregate_is_the_mean_with_a_t_interval_the_range_and_the_iqm():
     assert three.mean_ci[0] < 4.560 and three.mean_ci[1] > 4.578 and three.iqm == pytest.approx(three.mean)
     assert aggregate("x", [1.0, 1.0, 1.0]).mean_ci == (1.0, 1.0)  # every seed agrees: no width
     assert np.isnan(aggregate("x", [2.0]).mean_ci).all()  # one seed: no interval to speak of
+    # a share's interval stays within [0, 1]: two seeds solving 0.1 and 0.99 give a t interval of [-5.1, 6.2]
+    assert aggregate("solved", [0.1, 0.99]).mean_ci[0] < -5
+    assert aggregate("solved", [0.1, 0.99], share=True).mean_ci == (0.0, 1.0)
+    assert aggregate("solved", [0.5, 0.6, 0.55], share=True).mean_ci == aggregate("x", [0.5, 0.6, 0.55]).mean_ci
     with pytest.raises(ValueError, match="one finite value per seed"):
         aggregate("x", [1.0, float("nan")])
 

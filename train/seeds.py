@@ -63,12 +63,17 @@ def _iqm(values: np.ndarray, axis: int = -1) -> np.ndarray:
     return trim_mean(values, 0.25, axis=axis)
 
 
-def aggregate(name: str, values: Sequence[float]) -> Aggregate:
-    """The mean of ``values`` (one a seed) with its 95% Student t interval, their range and their IQM."""
+def aggregate(name: str, values: Sequence[float], share: bool = False) -> Aggregate:
+    """The mean of ``values`` (one a seed) with its 95% Student t interval, their range and their IQM. ``share``:
+    the values are shares (a solve rate, a win rate), and the interval is cut to [0, 1], where a share can be
+    (with few seeds a t interval reaches past it)."""
     x = np.asarray(values, dtype=float)
     if x.size == 0 or not np.isfinite(x).all():
         raise ValueError(f"{name}: need one finite value per seed, got {list(values)}")
-    return Aggregate(name, tuple(x.tolist()), float(x.mean()), t_interval(x), (float(x.min()), float(x.max())),
+    low, high = t_interval(x)
+    if share and np.isfinite(low):
+        low, high = max(low, 0.0), min(high, 1.0)
+    return Aggregate(name, tuple(x.tolist()), float(x.mean()), (low, high), (float(x.min()), float(x.max())),
                      float(_iqm(x)))  # fmt: skip
 
 
@@ -130,7 +135,8 @@ def from_last_checkpoint(config: RunConfig, timesteps: int, label: str) -> RunCo
 
 
 def figures(run_: TrainingRun) -> dict[str, float]:
-    """A run's figures: the policy's mean steps and solve rate, or its win rate against each opponent."""
+    """A run's figures: the policy's mean steps and solve rate, or its win rate against each opponent (all but
+    the mean steps are shares)."""
     first = run_.results[0]
     if hasattr(first, "mean_steps"):
         return {"mean steps": first.mean_steps, "solved": first.solve_rate}
@@ -149,7 +155,8 @@ def run_seeds(config: RunConfig, seeds: Sequence[int], workers: int | Executor =
     store = output / ".jobs" / "seeds"
     runs = run_jobs(_train_seed, list(seeds), workers, "seeds", config, store=store)
     names = list(figures(runs[seeds[0]]))
-    aggregates = tuple(aggregate(name, [figures(runs[s])[name] for s in seeds]) for name in names)
+    aggregates = tuple(aggregate(name, [figures(runs[s])[name] for s in seeds], share=name != "mean steps")
+                       for name in names)  # fmt: skip
     result = SeedsResult(seeds, runs, aggregates, reference_results(config))
     print(write_seeds(result, config, output / "seeds.md"))
     plot_seeds(result, config, output / "seeds.png")
