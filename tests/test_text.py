@@ -206,3 +206,17 @@ def test_every_prompt_spells_out_its_games_notation_and_its_example_query_reads(
     assert notation and notation in env.prompt
     example = re.search(r"e\.g\. '([^']+)'", notation)[1]
     rules.parse_action(example)  # the example of a query is one
+
+
+def test_the_rules_text_writes_this_games_sizes_where_they_count_something():
+    from deduction_envs.envs import algo_v0, generalized_clue_v0
+    from deduction_envs.text import TextAECEnv
+    from deduction_envs.text.single import plain_text
+
+    assert "There are 9 coins, numbered from 1." in TextEnv(gym.make("FakeCoin-v0", coins=9)).prompt
+    assert "BullsAndCows (4 distinct symbols out of 10)" in TextEnv(gym.make("BullsAndCows-v0")).prompt
+    assert "Mastermind (pegs x colors, repeats allowed)" in TextEnv(gym.make("Mastermind-v0")).prompt
+    gc = TextAECEnv(generalized_clue_v0.env(cards=10, hidden=3))
+    assert "Deal. 10 cards of one kind; 3 of them go to the case" in gc.prompt("player_0")
+    assert "(numbers is a\n  size parameter, default 12)" in TextAECEnv(algo_v0.env()).prompt("player_0")
+    assert plain_text("``n`` = 3 and ``n`` cards", {"n": 5}) == "n = 3 and 5 cards"

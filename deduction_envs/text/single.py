@@ -29,23 +29,38 @@ HOW_TO_ANSWER = (
 )
 
 
-def plain_text(rst: str) -> str:
+def plain_text(rst: str, values: dict[str, int] | None = None) -> str:
     """reStructuredText as a player reads it: literals (````3**k````) kept as they are, roles
-    (``:class:`~agents.ClueEntropyAgent```) as their last name, emphasis marks and single backquotes removed."""
+    (``:class:`~agents.ClueEntropyAgent```) as their last name, emphasis marks and single backquotes removed.
+    ``values``: a literal that names one of them (a size, ````cards````) is written as its value where it counts
+    something (not where the text says what it is: ````numbers```` is a size parameter)."""
     parts = re.split(r"``(.+?)``", rst, flags=re.S)
     for i in range(0, len(parts), 2):  # the text between literals; the odd parts are the literals' insides
         text = re.sub(r":\w+:`~?(?:[\w.]*\.)?([^`]+)`", r"\1", parts[i])
         text = re.sub(r"\*\*(\S(?:.*?\S)?)\*\*", r"\1", text)
         parts[i] = re.sub(r"(?<!\w)\*(\S(?:.*?\S)?)\*(?!\w)|`([^`]+)`", lambda m: m[1] or m[2], text)
+    for i in range(1, len(parts), 2):  # a size used as a count ("``cards`` cards"), not one being defined
+        naming = re.match(r"\s+(?:is|are|=|x)\W", parts[i + 1] + " ") or re.search(r"\sx\s+$", parts[i - 1])
+        if values and parts[i] in values and not naming:  # "pegs x colors" names the sizes too
+            parts[i] = str(values[parts[i]])
     return "".join(parts)
 
 
+def sizes_of(rules: object) -> dict[str, int]:
+    """The whole-number sizes of ``rules`` (its dataclass fields), by name: what a rules text's literals name."""
+    import dataclasses
+
+    fields = dataclasses.fields(rules) if dataclasses.is_dataclass(rules) else ()  # type: ignore[arg-type]
+    found = {f.name: getattr(rules, f.name) for f in fields}
+    return {name: value for name, value in found.items() if isinstance(value, int) and not isinstance(value, bool)}
+
+
 def rules_text(rules: object) -> str:
-    """The "Rules" section of the game module's documentation, as plain text."""
+    """The "Rules" section of the game module's documentation, as plain text, its sizes written as this game's."""
     text = sys.modules[type(rules).__module__].__doc__ or ""
     section = text.split("Rules\n-----\n", 1)[-1]
     section = re.split(r"\n[^\n]+\n-{3,}\n", section, maxsplit=1)[0]  # up to the next section's title
-    return plain_text(section).strip()
+    return plain_text(section, sizes_of(rules)).strip()
 
 
 class SingleText:
