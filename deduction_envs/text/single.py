@@ -50,7 +50,7 @@ def sizes_of(rules: object) -> dict[str, int]:
     """The whole-number sizes of ``rules`` (its dataclass fields), by name: what a rules text's literals name."""
     import dataclasses
 
-    fields = dataclasses.fields(rules) if dataclasses.is_dataclass(rules) else ()  # type: ignore[arg-type]
+    fields = dataclasses.fields(rules) if dataclasses.is_dataclass(rules) else ()
     found = {f.name: getattr(rules, f.name) for f in fields}
     return {name: value for name, value in found.items() if isinstance(value, int) and not isinstance(value, bool)}
 
