@@ -38,16 +38,13 @@ __all__ = [
 ]
 
 
-#: Sphinx markup in the docstrings that the command lines print as their help: a role (``:class:`~a.b.C```,
-#: ``:func:`name <target>```) and literal text (````--output````).
-_ROLE = re.compile(r":[a-z]+(?::[a-z]+)?:`(?:~[\w.]*\.)?([^`<]+?)(?:\s*<[^>]*>)?`")
-_LITERAL = re.compile(r"``([^`]+)``")
-
-
 def plain_text(text: str) -> str:
-    """``text`` without the Sphinx markup of the docstrings it comes from (roles, literals), as a terminal shows
-    it: ``:class:`~train.config.RunConfig``` -> ``RunConfig``, ````--output```` -> ``--output``."""
-    return _LITERAL.sub(r"\1", _ROLE.sub(r"\1", text))
+    """``text`` without the Sphinx markup of the docstrings it comes from, as a terminal shows it
+    (:func:`deduction_envs.text.plain_text`): ``:class:`~train.config.RunConfig``` -> ``RunConfig``,
+    ````--output```` -> ``--output``."""
+    from deduction_envs.text import plain_text as plain
+
+    return plain(text)
 
 
 class Parser(argparse.ArgumentParser):
@@ -135,7 +132,6 @@ port = _named(count(1, 65535), "port")
 def host(text: str) -> str:
     """An address to listen on: an IP address (``127.0.0.1``, ``0.0.0.0``, ``::1``) or a host name."""
     import ipaddress
-    import re
 
     try:
         return str(ipaddress.ip_address(text))

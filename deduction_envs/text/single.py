@@ -29,14 +29,20 @@ HOW_TO_ANSWER = (
 )
 
 
+#: A Sphinx role: ``:class:`~a.b.C``` (shown as its last name), ``:func:`a.b``` (as written), ``:py:meth:`title
+#: <target>``` (its title).
+_ROLE = re.compile(r":[a-z]+(?::[a-z]+)?:`(~)?([^`<]+?)(?:\s*<[^>]*>)?`")
+
+
 def plain_text(rst: str, values: dict[str, int] | None = None) -> str:
-    """reStructuredText as a player reads it: literals (````3**k````) kept as they are, roles
-    (``:class:`~agents.ClueEntropyAgent```) as their last name, emphasis marks and single backquotes removed.
+    """reStructuredText as a person or a model reads it: literals (````3**k````) kept as they are, roles as Sphinx
+    shows them (``:class:`~agents.ClueEntropyAgent``` as its last name), emphasis marks and single backquotes
+    removed. The one reader of the docstrings' markup: the rules in the prompts and the command lines' help.
     ``values``: a literal that names one of them (a size, ````cards````) is written as its value where it counts
     something (not where the text says what it is: ````numbers```` is a size parameter)."""
     parts = re.split(r"``(.+?)``", rst, flags=re.S)
     for i in range(0, len(parts), 2):  # the text between literals; the odd parts are the literals' insides
-        text = re.sub(r":\w+:`~?(?:[\w.]*\.)?([^`]+)`", r"\1", parts[i])
+        text = _ROLE.sub(lambda m: m[2].rsplit(".", 1)[-1] if m[1] else m[2], parts[i])
         text = re.sub(r"\*\*(\S(?:.*?\S)?)\*\*", r"\1", text)
         parts[i] = re.sub(r"(?<!\w)\*(\S(?:.*?\S)?)\*(?!\w)|`([^`]+)`", lambda m: m[1] or m[2], text)
     for i in range(1, len(parts), 2):  # a size used as a count ("``cards`` cards"), not one being defined
