@@ -153,7 +153,10 @@ def _prompt(game: registry.Game) -> str:
     from deduction_envs.text import TextAECEnv, TextEnv
 
     if game.multiplayer:
-        env = TextAECEnv(game.make_env())
+        try:
+            env = TextAECEnv(game.make_env())
+        except TypeError:  # a game the text layer does not play (one registered elsewhere: a test's toy game)
+            return ""
         env.reset(seed=0)
         prompt, first, whose = env.prompt("player_0"), env.observe("player_0"), "seat P0's, in a game seeded 0"
     else:
