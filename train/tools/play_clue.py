@@ -26,8 +26,8 @@ with ``roll`` (or ``passage`` in a corner room); then ``go ROOM`` or
 ``board`` draws the board again; ``hint`` also says where Velma would go.
 
 Opponents: ``random``, ``deduction_sheet`` (certain facts only), ``entropy``
-(:class:`agents.ClueEntropyAgent`), ``velma`` and ``velma_rate``
-(:class:`agents.clue_velma.ClueVelma`, its two scores: on the board they weigh
+(:class:`~agents.ClueEntropyAgent`), ``velma`` and ``velma_rate``
+(:class:`~agents.clue_velma.ClueVelma`, its two scores: on the board they weigh
 how far the rooms are) and ``ismcts`` (SO-ISMCTS, a quarter of a second a
 decision; on the board its play-outs roll and move at random, into a room when
 the roll reaches one).
