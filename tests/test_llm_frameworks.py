@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,7 +65,8 @@ def test_a_seat_of_clue_through_openenv_against_the_reference_agents():
 
 
 def test_the_openenv_server_refuses_bad_settings_clearly():
-    from train.llm.openenv_server import DeductionEnvironment, app
+    from train.llm.openenv_env import DeductionEnvironment
+    from train.llm.openenv_server import app
 
     with pytest.raises(ValueError, match="unknown game 'chess_v0'; the games are Mastermind-v0"):
         app("chess_v0")
@@ -77,38 +79,47 @@ def test_the_openenv_server_refuses_bad_settings_clearly():
         DeductionEnvironment("clue_v0").step(None)  # type: ignore[arg-type]
 
 
-def vf_eval(tmp_path: Path, env_id: str, sizes: dict, model: str, *options: str) -> list[dict]:
-    """``vf-eval deduction-verifiers`` on ``env_id`` against a local endpoint answering as ``model``; each
-    episode's first trace (its task's name, rewards, metrics)."""
-    with serve(env_id, sizes) as url:
-        run = subprocess.run(
-            [sys.executable, "-c", "from verifiers.v1.cli.eval.main import main; main()", "deduction-verifiers",
-             "-m", model, "--client.base-url", url, "--no-push", "--no-rich", "--env.player.runtime.type", "subprocess",
-             "-o", str(tmp_path), "--env.taskset.game", env_id, "--env.taskset.sizes", json.dumps(sizes), *options],
-            capture_output=True, text=True, timeout=600, env={**os.environ, "OPENAI_API_KEY": "unused"},
-        )  # fmt: skip
-    assert run.returncode == 0, run.stderr[-3000:]
+def vf_eval(tmp_path: Path, env_id: str, sizes: dict, model: str, *options: str) -> tuple[subprocess.Popen, Any]:
+    """``vf-eval deduction-verifiers`` on ``env_id`` against a local endpoint answering as ``model``, started;
+    the process and the endpoint (a context to leave once it is done)."""
+    endpoint = serve(env_id, sizes)
+    url = endpoint.__enter__()
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from verifiers.v1.cli.eval.main import main; main()", "deduction-verifiers",
+         "-m", model, "--client.base-url", url, "--no-push", "--no-rich", "--env.player.runtime.type", "subprocess",
+         "-o", str(tmp_path), "--env.taskset.game", env_id, "--env.taskset.sizes", json.dumps(sizes), *options],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env={**os.environ, "OPENAI_API_KEY": "unused"},
+    )  # fmt: skip
+    return process, endpoint
+
+
+def traces_of(tmp_path: Path, process: subprocess.Popen, endpoint: Any) -> list[dict]:
+    """Each episode's first trace (its task's name, rewards, metrics) once ``process`` has ended."""
+    try:
+        _, err = process.communicate(timeout=600)
+    finally:
+        endpoint.__exit__(None, None, None)
+    assert process.returncode == 0, err[-3000:]
     (traces,) = tmp_path.glob("*/traces.jsonl")
     episodes = [json.loads(line) for line in traces.read_text().splitlines()]
     assert all(not e["errors"] for e in episodes)
     return sorted(({"name": e["task"]["data"]["name"], **e["traces"][0]} for e in episodes), key=lambda t: t["name"])
 
 
-def test_ises_through_verifiers_own_eval_reaches_its_own_figures(tmp_path):
-    traces = vf_eval(tmp_path, "Mastermind-v0", {}, "ises", "--env.taskset.games", "3")
+def test_verifiers_own_eval_plays_ises_to_its_own_figures_and_a_seat_to_a_forfeit(tmp_path):
+    """Two ``vf-eval`` runs at once (verifiers relaunches its chat harness every turn, about a second each): ISES
+    on three Mastermind games, and a Generalized Clue seat answering badly now and then (two bad replies end it)."""
+    ises = vf_eval(tmp_path / "ises", "Mastermind-v0", {}, "ises", "--env.taskset.games", "3")
+    seat = vf_eval(tmp_path / "seat", "generalized_clue_v0", {"cards": 8}, "random_bad", "--env.taskset.games", "1",
+                   "--env.taskset.max-invalid", "2")  # fmt: skip
+    traces = traces_of(tmp_path / "ises", *ises)
     assert [t["name"] for t in traces] == [f"Mastermind-v0#{i}" for i in range(3)]
     assert [t["rewards"]["solved"]["score"] for t in traces] == [1.0] * 3
     assert [t["metrics"]["queries"] for t in traces] == ISES_QUERIES
     assert all(t["rewards"]["efficiency"]["score"] == pytest.approx(1) for t in traces)
     assert all(t["metrics"]["invalid_replies"] == 0 for t in traces)
-
-
-def test_a_seat_of_generalized_clue_through_verifiers_own_eval(tmp_path):
-    traces = vf_eval(tmp_path, "generalized_clue_v0", {"cards": 8}, "random_bad", "--env.taskset.games", "1",
-                     "--env.taskset.max-invalid", "2")  # fmt: skip
-    assert len(traces) == 1
-    for trace in traces:
-        reward, metrics = trace["rewards"]["game"]["score"], trace["metrics"]
-        assert -1.0 <= reward <= 1.0 and 0 < metrics["invalid_replies"] <= 2
-        assert (reward == -1.0) if metrics["forfeit"] else metrics["invalid_replies"] < 2  # a forfeit: last place
-        assert metrics["bits_expected"] <= metrics["bits_best"] + 1e-9
+    (trace,) = traces_of(tmp_path / "seat", *seat)
+    reward, metrics = trace["rewards"]["game"]["score"], trace["metrics"]
+    assert -1.0 <= reward <= 1.0 and 0 < metrics["invalid_replies"] <= 2
+    assert (reward == -1.0) if metrics["forfeit"] else metrics["invalid_replies"] < 2  # a forfeit: last place
+    assert metrics["bits_expected"] <= metrics["bits_best"] + 1e-9
