@@ -180,9 +180,15 @@ def test_bad_scoring_options_are_refused_with_the_agents_named():
         TextAECEnv(clue_v0.env(players=3), score=True, reward="points")
     with pytest.raises(ValueError, match="needs score"):
         TextAECEnv(clue_v0.env(players=3), reward="bits")
-    env = TextAECEnv(clue_v0.env(players=3))
+    env = TextAECEnv(clue_v0.env(players=3), score=True)
     with pytest.raises(RuntimeError, match="reset"):
         env.play_action(0)
+    env.reset(seed=0)
+    show = env.unwrapped.rules.end_action + 1  # a card shown: not legal at the start of a turn
+    for action in (show, -1, 10**6, 1.5, "0"):
+        with pytest.raises(ValueError, match=r"player_0 may not play .* now; its legal actions: 0, 1, 2"):
+            env.play_action(action)
+    assert env.unwrapped.table.actions == [] and env.bits("player_0") == []
 
 
 def test_the_clue_entropy_agent_asks_nearly_the_best_and_random_suggestions_do_not():

@@ -8,6 +8,7 @@ import string
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseWrapper
 
@@ -179,15 +180,20 @@ class TextAECEnv(BaseWrapper):
     def play_action(self, action: int) -> None:
         """Play ``action`` (an int of the wrapped env's action space) for the acting seat, as the wrapped env's
         ``step`` would, keeping the scores: for seats played by agents, not text (in Generalized Clue one
-        sub-step). An illegal action is the wrapped env's error."""
+        sub-step). An action that is not legal now is a ValueError naming the legal ones, and is not played."""
         raw = self.env.unwrapped
         if raw.table is None:
             raise RuntimeError("reset() needs to be called before play_action.")
         agent = raw.agent_selection if raw.agents else None
         if agent is None or raw.terminations[agent] or raw.truncations[agent] or self._ended is not None:
             raise RuntimeError("the game is over: nobody is to act (step(None) for the seats left, or reset())")
+        mask = raw.table.legal_mask()
+        whole = isinstance(action, int | np.integer) and not isinstance(action, bool)
+        if not whole or not 0 <= action < mask.size or not mask[action]:
+            legal = ", ".join(str(a) for a in mask.nonzero()[0][:20])
+            raise ValueError(f"{agent} may not play {action!r} now; its legal actions: {legal}")
         self._notes.pop(agent, None)
-        self._play(self._seat(agent), [action])
+        self._play(self._seat(agent), [int(action)])
 
     def _play(self, seat: int, steps: list[int]) -> None:
         """Play the steps of ``seat``'s move, weighing it first if it is a scored question (a move played a
