@@ -99,7 +99,7 @@ def evaluate_table(settings: TableSettings, games: int, seed: int, workers: Any,
 def _row(name: str, records: list[SeatRecord], model: dict[int, SeatRecord]) -> str:
     from scipy import stats
 
-    from train.stats import format_p, interval
+    from train.stats import format_p, interval, t_interval
 
     scored = [r for r in records if r.error is None]
     if not scored:
@@ -107,7 +107,8 @@ def _row(name: str, records: list[SeatRecord], model: dict[int, SeatRecord]) -> 
     rewards = np.array([r.reward for r in scored])
     wins = sum(r.won for r in scored)
     low, high = interval(wins, len(scored))
-    half = stats.t.ppf(0.975, len(scored) - 1) * rewards.std(ddof=1) / math.sqrt(len(scored)) if len(scored) > 1 else 0
+    bottom, top = t_interval(rewards)
+    half = (top - bottom) / 2 if len(scored) > 1 else 0.0
     pairs = [(r.reward, model[r.game].reward) for r in scored if r.game in model and r.player != MODEL]
     versus = "-"
     if pairs:

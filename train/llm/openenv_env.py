@@ -47,24 +47,19 @@ class DeductionEnvironment(Environment[DeductionAction, DeductionObservation, St
         self.env_id, self.sizes, self.opponents, self.max_invalid = env_id, dict(sizes or {}), opponents, max_invalid
         self._session: Any = None
         self._state = State()
-        self._reward = 0.0
 
     def reset(self, seed: int | None = None, episode_id: str | None = None, game: int = 0,
               secret: int | None = None, **kwargs: Any) -> DeductionObservation:  # fmt: skip
         """A new game: game ``game`` of the evaluation seeded ``seed`` (default 0), or single-player ``secret``."""
         from deduction_envs.core.rules import check_int
-        from train.llm.session import GameSession, session
+        from train.llm.session import session
 
         if kwargs:
             raise ValueError(f"reset takes seed, episode_id, game and secret, got {', '.join(kwargs)}")
         game = check_int("game", game, low=0)
         seed = 0 if seed is None else check_int("seed", seed, low=0)
-        if secret is not None:
-            self._session = GameSession(self.env_id, self.sizes, {"options": {"secret": secret}}, self.max_invalid)
-        else:
-            self._session = session(self.env_id, self.sizes, game, seed, self.opponents, self.max_invalid)
+        self._session = session(self.env_id, self.sizes, game, seed, self.opponents, self.max_invalid, secret)
         self._state = State(episode_id=episode_id or str(uuid.uuid4()), step_count=0)
-        self._reward = 0.0
         return self._observe(prompt=self._session.prompt)
 
     def step(self, action: DeductionAction, timeout_s: float | None = None, **kwargs: Any) -> DeductionObservation:

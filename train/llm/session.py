@@ -168,15 +168,20 @@ class SeatSession:
 
 
 def session(env_id: str, sizes: dict[str, Any] | None = None, game: int = 0, seed: int = 0,
-            opponents: Sequence[str] | None = None, max_invalid: int = 5) -> GameSession | SeatSession:  # fmt: skip
+            opponents: Sequence[str] | None = None, max_invalid: int = 5,
+            secret: int | None = None) -> GameSession | SeatSession:  # fmt: skip
     """A session of ``env_id``'s game ``game`` for a text player: a single-player game on the secret the reference
-    agents' evaluation draws for its episode ``game`` (seed ``seed``), or a seat of a multiplayer game against
-    ``opponents`` (default: the game's usual opponent)."""
+    agents' evaluation draws for its episode ``game`` (seed ``seed``; or secret number ``secret``), or a seat of a
+    multiplayer game against ``opponents`` (default: the game's usual opponent)."""
     from deduction_envs import registry
 
     known = registry.game(env_id)
     if known.multiplayer:
+        if secret is not None:
+            raise ValueError(f"secret is for the single-player games; {env_id} deals from game and seed")
         return SeatSession(env_id, sizes, opponents or (known.opponent,), game, seed, max_invalid=max_invalid)
+    if secret is not None:
+        return GameSession(env_id, sizes, {"options": {"secret": secret}}, max_invalid)
     from agents.evaluation import episode_plan
 
     reset, _ = episode_plan(game + 1, "sample", seed)[game]

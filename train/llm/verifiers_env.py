@@ -69,12 +69,8 @@ class DeductionEnvConfig(vf.EnvConfig):
 
 
 def _session(info: dict[str, Any]) -> Any:
-    if info.get("secret") is not None:
-        from train.llm.session import GameSession
-
-        return GameSession(info["env"], info["sizes"], {"options": {"secret": info["secret"]}}, info["max_invalid"])
     return session(info["env"], info["sizes"], info["game"], info["seed"], info["opponents"] or None,
-                   info["max_invalid"])  # fmt: skip
+                   info["max_invalid"], info["secret"])  # fmt: skip
 
 
 class DeductionEnv(vf.Env[DeductionEnvConfig]):
