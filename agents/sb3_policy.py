@@ -11,21 +11,28 @@ A2C) or highest-valued (DQN) legal query is taken.
 
 from __future__ import annotations
 
-import json
-import pickle
-import zipfile
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
 from agents.base import Agent
+from agents.model_files import ALGORITHMS, algorithm_class, check_saved_model, load_model
 from agents.multiplayer import SeatAgent
 from deduction_envs.core.rules import DeductionRules
 from deduction_envs.envs.deduction_env import ACTION_MASKS, unasked
 from deduction_envs.envs.observation import QUERY_KEY, ObservationEncoder
 
-__all__ = ["SB3Policy", "SB3SeatPolicy", "check_saved_model", "load_model", "masked_probabilities", "sample_actions"]
+__all__ = [
+    "ALGORITHMS",
+    "SB3Policy",
+    "SB3SeatPolicy",
+    "algorithm_class",
+    "check_saved_model",
+    "load_model",
+    "masked_probabilities",
+    "sample_actions",
+]
 
 
 class SB3Policy(Agent):
@@ -61,9 +68,19 @@ class SB3Policy(Agent):
         self._asked: np.ndarray | None = None
 
     @classmethod
-    def load(cls, path: str | Path, algo: str = "maskable_ppo", **kwargs: Any) -> SB3Policy:
-        """The policy of a model saved with ``model.save(path)`` by algorithm ``algo`` (see ``ALGORITHMS``)."""
-        return cls(load_model(path, algo), **kwargs)
+    def load(
+        cls,
+        path: str | Path,
+        algo: str = "maskable_ppo",
+        trust_model: bool = False,
+        sha256: str | None = None,
+        **kwargs: Any,
+    ) -> SB3Policy:
+        """The policy of a model saved with ``model.save(path)`` by algorithm ``algo`` (see ``ALGORITHMS``), read
+        without running code from the file (:func:`~agents.model_files.load_model`; ``trust_model``: SB3's own
+        load, which runs whatever the file holds, for a file you trust; ``sha256``: the digest the file must
+        have, checked first)."""
+        return cls(load_model(path, algo, trust_model=trust_model, sha256=sha256), **kwargs)
 
     def reset(self, rules: DeductionRules, seed: int | None = None) -> None:
         super().reset(rules, seed)
@@ -161,9 +178,18 @@ class SB3SeatPolicy(SeatAgent):
         self.model, self.observer, self.deterministic = model, observer, deterministic
 
     @classmethod
-    def load(cls, path: str | Path, env: Any, algo: str = "maskable_ppo", **kwargs: Any) -> SB3SeatPolicy:
-        """The seat policy of a model saved with ``model.save(path)`` by algorithm ``algo``."""
-        return cls(load_model(path, algo), env, **kwargs)
+    def load(
+        cls,
+        path: str | Path,
+        env: Any,
+        algo: str = "maskable_ppo",
+        trust_model: bool = False,
+        sha256: str | None = None,
+        **kwargs: Any,
+    ) -> SB3SeatPolicy:
+        """The seat policy of a model saved with ``model.save(path)`` by algorithm ``algo``, read without running
+        code from the file (``trust_model``, ``sha256``: as :meth:`SB3Policy.load`)."""
+        return cls(load_model(path, algo, trust_model=trust_model, sha256=sha256), env, **kwargs)
 
     def reset(self, rules: Any, seat: int, seed: int | None = None) -> None:
         mine = self.observer.rules
@@ -243,67 +269,3 @@ def sample_actions(probabilities: np.ndarray, uniforms: np.ndarray) -> np.ndarra
     cumulative /= cumulative[:, -1:]
     actions = (cumulative <= np.asarray(uniforms)[:, None]).sum(axis=1)
     return np.minimum(actions, probabilities.shape[1] - 1)
-
-
-ALGORITHMS = ("maskable_ppo", "ppo", "a2c", "dqn")
-
-
-def check_saved_model(path: str | Path) -> Path:
-    """``path`` (or ``path.zip``, as ``model.save`` names it) if it holds a model as stable-baselines3 saves one:
-    a zip with its settings (``data``, JSON) and its weights (``policy.pth``).
-
-    Raises:
-        FileNotFoundError: no such file. ValueError: anything else; the message names the file and what is wrong.
-    """
-    path = Path(path)
-    if not path.is_file() and path.with_suffix(".zip").is_file():
-        path = path.with_suffix(".zip")
-    if not path.is_file():
-        raise FileNotFoundError(f"no saved model at {path}")
-    what = "a model as stable-baselines3's model.save() writes it"
-    try:
-        with zipfile.ZipFile(path) as archive:
-            members = archive.namelist()
-            missing = [name for name in ("data", "policy.pth") if name not in members]
-            if missing:
-                raise ValueError(f"{path} is not {what}: it has no {' or '.join(map(repr, missing))} member "
-                                 f"(it holds {', '.join(members[:8]) or 'nothing'})")  # fmt: skip
-            data = json.loads(archive.read("data").decode("utf-8"))
-    except zipfile.BadZipFile:
-        raise ValueError(f"{path} is not {what}: it is not a zip file") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{path} is damaged: its settings ('data', JSON) do not parse: {error}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path} is damaged: its settings ('data') are not a JSON object")
-    return path
-
-
-def load_model(path: str | Path, algo: str = "maskable_ppo", algorithm: Any = None, **kwargs: Any) -> Any:
-    """The model saved at ``path`` by algorithm ``algo`` (see :data:`ALGORITHMS`), on the CPU unless ``kwargs``
-    (passed to the algorithm's ``load``: ``env``, ``device``, ...) say otherwise; ``algorithm``: the class to
-    load it as (a subclass of ``algo``'s, such as self-play's collector), if not ``algo``'s own.
-
-    Raises:
-        FileNotFoundError: no such file. ValueError: the file is no such model, or is damaged, or was saved by
-            another algorithm; the message names the file.
-    """
-    algorithm = algorithm or algorithm_class(algo)
-    path = check_saved_model(path)
-    try:
-        return algorithm.load(path, **{"device": "cpu", **kwargs})
-    except (AssertionError, ValueError, RuntimeError, KeyError, TypeError, EOFError, zipfile.BadZipFile,
-            pickle.UnpicklingError) as error:  # SB3 checks a file against the algorithm with asserts  # fmt: skip
-        raise ValueError(f"{path} could not be loaded as a {algo} model: {type(error).__name__}: {error}") from None
-
-
-def algorithm_class(name: str) -> Any:
-    """The SB3 / sb3-contrib class of an algorithm name in :data:`ALGORITHMS`."""
-    if name == "maskable_ppo":
-        from sb3_contrib import MaskablePPO
-
-        return MaskablePPO
-    if name in ("ppo", "a2c", "dqn"):
-        import stable_baselines3
-
-        return getattr(stable_baselines3, name.upper())
-    raise ValueError(f"algo must be one of {ALGORITHMS}, got {name!r}")

@@ -225,6 +225,17 @@ def add_size_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup, n
     )
 
 
+def add_trust_model_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--trust-model``: load a saved model with stable-baselines3's own load (:func:`~agents.model_files.load_model`),
+    which runs code the file may hold."""
+    parser.add_argument(
+        "--trust-model",
+        action="store_true",
+        help="DANGEROUS: load the model with stable-baselines3's own load, which runs any code the file holds. "
+        "Without it a model is read as plain data and one that holds more is refused. Only for a file you trust",
+    )
+
+
 host = _named(host, "host")
 existing_file = _named(existing_file, "existing_file")
 file_to_write = _named(file_to_write, "file_to_write")

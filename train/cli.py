@@ -146,6 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--output", type=arguments.output_folder, default=None, help="output folder (default runs/<env id>)"
     )
     parser.add_argument("--resume", type=arguments.model_zip, default=None, help="a saved model to continue training")
+    arguments.add_trust_model_option(parser)
     parser.add_argument(
         "--checkpoint-every", type=arguments.count(1), default=10_000, help="timesteps between checkpoints"
     )

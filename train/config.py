@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agents.model_files import LinearSchedule
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
@@ -71,16 +73,6 @@ def hyperparameters(algo: str, env_id: str, path: Path = CONFIG) -> dict[str, An
                 raise ValueError(f"{path}: {key} must start above 0, got {value!r}")
             found[key] = LinearSchedule(start)
     return found
-
-
-@dataclass(frozen=True)
-class LinearSchedule:
-    """``start`` times the share of training still to come (SB3 calls it with ``progress_remaining``, 1 to 0)."""
-
-    start: float
-
-    def __call__(self, progress_remaining: float) -> float:
-        return self.start * progress_remaining
 
 
 def code_commit() -> str:
@@ -148,6 +140,8 @@ class RunConfig:
     config: Path | None = None
     output: Path | None = None
     resume: Path | None = None
+    #: load ``resume`` with SB3's own load, which runs code the file may hold (``--trust-model``; dangerous)
+    trust_model: bool = False
     checkpoint_every: int = 10_000
     eval_secrets: int | None = None
     eval_time_limit: float | None = None
@@ -253,6 +247,8 @@ class RunConfig:
             self.executor_for(1)
         except ImportError as error:
             raise ValueError(str(error)) from None
+        if self.trust_model and self.resume is None:
+            raise ValueError("--trust-model is for the model of --resume")
         if self.resume is not None and self.config is not None:
             # SB3 loads a saved model with its own hyperparameters: a config given here would be silently ignored.
             raise ValueError("--config is for a new run: a resumed one keeps the hyperparameters it was saved with")
@@ -369,7 +365,7 @@ class RunConfig:
             was, given = saved.get(name, defaults.get(name)), getattr(self, name)
             if was != given:
                 raise ValueError(f"--resume: the model was trained with {name} {was!r}, not {given!r}")
-        if self.entropy_reward is None and saved["entropy_reward"] is not None:
+        if self.entropy_reward is None and saved.get("entropy_reward") is not None:
             self.entropy_reward = saved["entropy_reward"]
             print(f"resuming with the run's --entropy-reward {self.entropy_reward:g}")
         if self.entropy_reward_end is None and saved.get("entropy_reward_end") not in (None, "potential"):

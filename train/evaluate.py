@@ -48,6 +48,7 @@ def evaluate_model(
     games: int | None = None,
     workers: int = 1,
     output: str | Path | None = None,
+    trust_model: bool = False,
 ) -> list[Any]:
     """``python -m train.evaluate`` from Python: the saved ``model`` measured as the command line measures it,
     with its defaults and checks (``env`` None: the run's, from the ``run.json`` beside the model). Returns the
@@ -66,6 +67,7 @@ def evaluate_model(
                           ("--games", games), ("--output", output)):  # fmt: skip
         argv += [] if value is None else [option, str(value)]
     argv += [] if references else ["--no-references"]
+    argv += ["--trust-model"] if trust_model else []
     argv += [] if opponents is None else ["--opponents", ",".join(opponents)]
     return main(argv, raise_errors=True)
 
@@ -82,6 +84,7 @@ def main(argv: list[str] | None = None, raise_errors: bool = False) -> list[Eval
         "--model", type=arguments.model_zip, required=True, help="a model saved by python -m train (model.zip)"
     )
     parser.add_argument("--algo", default="maskable_ppo", choices=ALGORITHMS, help="its algorithm")
+    arguments.add_trust_model_option(parser)
     parser.add_argument(
         "--env",
         default=None,
@@ -113,6 +116,7 @@ def main(argv: list[str] | None = None, raise_errors: bool = False) -> list[Eval
     )
     arguments.add_executor_options(parser.add_argument_group("where the games run"))
     args = parser.parse_args(argv)
+    _check_if_kept(args.model, parser)
     workers = arguments.executor(args, parser)
     if args.env is None:
         _settings_of_run(args, parser)
@@ -133,6 +137,17 @@ def _settings_of_run(args: argparse.Namespace, parser: argparse.ArgumentParser) 
         args.algo = saved.get("algo", args.algo)
     if args.action_mask == parser.get_default("action_mask"):
         args.action_mask = saved.get("action_mask", args.action_mask)
+
+
+def _check_if_kept(model: Path, parser: argparse.ArgumentParser) -> None:
+    """A kept model's file (``models/NAME/model.zip``) must be the one its manifest records."""
+    from agents.model_files import file_sha256
+    from train.kept_models import kept_digest
+
+    digest = kept_digest(model)
+    if digest is not None and file_sha256(model) != digest:
+        parser.error(f"{model} has changed since it was kept: its SHA-256 is not the one models/manifest.json "
+                     "records (a damaged or replaced file)")  # fmt: skip
 
 
 def refuse(parser: argparse.ArgumentParser, model: Path, error: Exception) -> NoReturn:

@@ -36,6 +36,7 @@ import math
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -313,6 +314,43 @@ def _play_for_data(network: SetNetwork, rules: DeductionRules, table: np.ndarray
     return list(searched.values())
 
 
+def _packed(part: list[tuple[np.ndarray, int, float]]) -> dict[str, torch.Tensor]:
+    """An iteration's searched states as tensors (a checkpoint holds tensors and plain values only)."""
+    return {
+        "members": torch.from_numpy(np.concatenate([m for m, _, _ in part]).astype(np.int64, copy=False)),
+        "sizes": torch.tensor([m.size for m, _, _ in part], dtype=torch.int64),
+        "queries": torch.tensor([q for _, q, _ in part], dtype=torch.int64),
+        "costs": torch.tensor([c for _, _, c in part], dtype=torch.float64),
+    }
+
+
+def _unpacked(part: dict[str, torch.Tensor]) -> list[tuple[np.ndarray, int, float]]:
+    """:func:`_packed` undone."""
+    members = np.split(part["members"].numpy(), np.cumsum(part["sizes"].numpy())[:-1])
+    return [(m, int(q), float(c)) for m, q, c in zip(members, part["queries"].tolist(), part["costs"].tolist(),
+                                                     strict=True)]  # fmt: skip
+
+
+def _read_checkpoint(path: Path, settings: Settings) -> dict[str, Any]:
+    """The checkpoint at ``path`` of a run of ``settings``, read as tensors and plain values only (``weights_only``:
+    a planted pickle is refused, never run).
+
+    Raises:
+        ValueError: the file does not read as such a checkpoint, or was written with other settings.
+    """
+    try:
+        saved = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # torch raises many kinds for a file it cannot read
+        first = (str(error).splitlines() or [type(error).__name__])[0]
+        raise ValueError(f"{path} is not a checkpoint of python -m train.expert_iteration: {first}") from None
+    keys = {"settings", "network", "optimiser", "rng", "torch_rng", "buffer", "iteration", "seconds"}
+    if not isinstance(saved, dict) or set(saved) != keys:
+        raise ValueError(f"{path} is not a checkpoint of python -m train.expert_iteration: it lacks its parts")
+    if saved["settings"] != {k: v for k, v in asdict(settings).items() if k != "commit"}:
+        raise ValueError(f"{path} was written with other settings: {saved['settings']}")
+    return saved
+
+
 def _fit(network: SetNetwork, optimiser: torch.optim.Optimizer, data: list[tuple[np.ndarray, int, float]],
          settings: Settings, rng: np.random.Generator) -> tuple[float, float]:  # fmt: skip
     """Fit the policy to the searched queries and the value to their costs: mean losses of the last epoch."""
@@ -357,14 +395,16 @@ def train(settings: Settings, output: Path, progress: bool = True, until: int | 
     start_iteration, seconds = 0, 0.0
     checkpoint = output / "checkpoint.pt"
     if checkpoint.exists():
-        saved = torch.load(checkpoint, map_location="cpu", weights_only=False)
-        if saved["settings"] != {k: v for k, v in asdict(settings).items() if k != "commit"}:
-            raise ValueError(f"{checkpoint} was written with other settings: {saved['settings']}")
-        network.load_state_dict(saved["network"])
-        optimiser.load_state_dict(saved["optimiser"])
-        rng.bit_generator.state = saved["rng"]
-        torch.set_rng_state(saved["torch_rng"])
-        buffer, start_iteration, seconds = saved["buffer"], saved["iteration"], saved["seconds"]
+        saved = _read_checkpoint(checkpoint, settings)
+        try:
+            network.load_state_dict(saved["network"])
+            optimiser.load_state_dict(saved["optimiser"])
+            rng.bit_generator.state = saved["rng"]
+            torch.set_rng_state(saved["torch_rng"])
+            buffer = [_unpacked(part) for part in saved["buffer"]]
+            start_iteration, seconds = int(saved["iteration"]), float(saved["seconds"])
+        except (RuntimeError, ValueError, TypeError, KeyError, IndexError) as error:
+            raise ValueError(f"{checkpoint} is damaged: {type(error).__name__}: {error}") from None
     else:
         (output / "curve.csv").write_text("iteration,mean,solved,decisions,policy_loss,value_loss,states,seconds\n")
     (output / "run.json").write_text(json.dumps(asdict(settings), indent=1) + "\n")
@@ -388,7 +428,8 @@ def train(settings: Settings, output: Path, progress: bool = True, until: int | 
         bar.set_postfix(mean=f"{result['mean']:.4f}", solved=f"{result['solved']:.3f}")
         state = {"settings": {k: v for k, v in asdict(settings).items() if k != "commit"},
                  "network": network.state_dict(), "optimiser": optimiser.state_dict(),
-                 "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(), "buffer": buffer,
+                 "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
+                 "buffer": [_packed(part) for part in buffer],
                  "iteration": iteration + 1, "seconds": seconds}  # fmt: skip
         torch.save(state, output / "checkpoint.tmp")
         (output / "checkpoint.tmp").replace(checkpoint)

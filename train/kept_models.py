@@ -137,7 +137,7 @@ def seat_policy(name: str, folder: Path = MODELS) -> Any:
         raise ValueError(f"the kept model {name!r} plays {entry.env}, a single-player game: it takes no seat")
     settings = run_settings(Path(folder, name, "model.zip")) or {}
     return SB3SeatPolicy.load(Path(folder, name, "model.zip"), raw_env(entry.env, **entry.sizes),
-                              settings.get("algo", "maskable_ppo"))  # fmt: skip
+                              settings.get("algo", "maskable_ppo"), sha256=entry.sha256)  # fmt: skip
 
 
 def seat_names(env: str, rules: Any = None, folder: Path = MODELS) -> tuple[str, ...]:
@@ -163,6 +163,16 @@ def kept_seat_agent(seat_name: str, folder: Path = MODELS) -> Any:
     agent = seat_policy(seat_name.removeprefix(SEAT_PREFIX), folder)
     agent.name = seat_name
     return agent
+
+
+def kept_digest(path: str | Path) -> str | None:
+    """The SHA-256 the manifest records for the file at ``path`` if it is a kept model's file (in the repository's
+    ``models/`` or another folder with a manifest), else None: a load of a kept model checks it."""
+    path = Path(path).resolve()
+    for entry in load_manifest(path.parent.parent):
+        if entry.name == path.parent.name and entry.file == path.name:
+            return entry.sha256
+    return None
 
 
 def _write_manifest(models: list[KeptModel], folder: Path) -> None:
@@ -263,7 +273,25 @@ def keep(
         raise ValueError(f"{run} is the kept model {name!r} itself: keep a run's output folder (python -m train's)")
     if not replace and (target.exists() or any(m.name == name for m in load_manifest(folder))):
         raise ValueError(f"{target} is kept already: give another name, or --replace to replace it")
-    target.mkdir(parents=True, exist_ok=True)
+    # Made in a scratch folder beside it and moved in place once evaluated: a failed keep leaves nothing behind.
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=folder))
+    try:
+        entry = _keep_into(scratch, run, name, file, settings, kind, command, commit, evaluation, notes)
+        if target.exists():
+            shutil.rmtree(target)
+        scratch.rename(target)
+        target.chmod(0o755)  # mkdtemp's folder is the owner's alone
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    models = [m for m in load_manifest(folder) if m.name != name]
+    _write_manifest([*models, entry], folder)
+    return entry
+
+
+def _keep_into(target: Path, run: Path, name: str, file: str, settings: dict[str, Any], kind: str, command: str,
+               commit: str | None, evaluation: list[str] | None, notes: str) -> KeptModel:  # fmt: skip
+    """:func:`keep`'s copy of ``run`` into ``target``, evaluated there; its manifest entry."""
     for kept in KEPT_FILES[1:]:
         if (run / kept).exists():
             shutil.copy2(run / kept, target / kept)
@@ -291,8 +319,6 @@ def keep(
         notes=notes,
         file=file,
     )
-    models = [m for m in load_manifest(folder) if m.name != name]
-    _write_manifest([*models, entry], folder)
     return entry
 
 

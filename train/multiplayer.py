@@ -261,14 +261,16 @@ class SeatEvaluation:
         return self.wins / self.games
 
 
-def _play_part(job: tuple[str, int, int], env: str, env_kwargs: dict, model: str, algo: str, seed: int) -> list:
+def _play_part(
+    job: tuple[str, int, int], env: str, env_kwargs: dict, model: str, algo: str, seed: int, trust_model: bool = False
+) -> list:
     """Games ``[start, start + games)`` against ``opponent``: each game's policy seat and rewards."""
     import torch
 
     torch.set_num_threads(1)
     opponent, start, games = job
     encoder = raw_env(env, **env_kwargs)
-    policy = SB3SeatPolicy.load(model, encoder, algo)
+    policy = SB3SeatPolicy.load(model, encoder, algo, trust_model=trust_model)
     others = [seat_agent(env, opponent) for _ in range(encoder.rules.players - 1)]
     return seat_games(encoder.rules, policy, others, games, seed, start)
 
@@ -324,6 +326,7 @@ def evaluate_seat_policy(
     algo: str = "maskable_ppo",
     workers: int | Executor = 1,
     store: str | Path | None = None,
+    trust_model: bool = False,
 ) -> list[SeatEvaluation]:
     """The saved model at ``model`` against each of ``opponents`` (reference-agent names of ``env``).
 
@@ -335,7 +338,8 @@ def evaluate_seat_policy(
     never ends it, such as a Clue policy that never accuses) is stopped there as
     nobody's win and counted in ``truncated``. ``store``: a folder keeping each finished
     part, so that the same call after an interruption plays only the rest (the
-    caller names it after the model's contents).
+    caller names it after the model's contents). ``trust_model``: load the model with SB3's own load, which runs
+    code the file may hold (:func:`~agents.model_files.load_model`); only for a file you trust.
     """
     from train.stats import chunks
 
@@ -345,7 +349,8 @@ def evaluate_seat_policy(
     workers = as_executor(workers)
     size = max(players, min(-(-games // (4 * workers.workers)), 100) // players * players)
     jobs = [(name, start, n) for name in opponents for start, n in chunks(games, size)]
-    parts = run_jobs(_play_part, jobs, workers, "evaluating", env, env_kwargs, str(model), algo, seed, store=store)
+    parts = run_jobs(_play_part, jobs, workers, "evaluating", env, env_kwargs, str(model), algo, seed,
+                     trust_model, store=store)  # fmt: skip
     results = [
         seat_evaluation(name, [game for job in jobs if job[0] == name for game in parts[job]], players)
         for name in opponents

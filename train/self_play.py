@@ -196,6 +196,9 @@ class SelfPlayMaskablePPO(MaskablePPO):
     as a trajectory of its own (see the module docstring); on any other env it is MaskablePPO. Saved models load as
     MaskablePPO (the policy is the same)."""
 
+    def _excluded_save_params(self) -> list[str]:
+        return [*super()._excluded_save_params(), "_transitions"]  # a rollout's scratch, not the model
+
     def collect_rollouts(self, env: Any, callback: Any, rollout_buffer: Any, n_rollout_steps: int,
                          use_masking: bool = True) -> bool:  # fmt: skip
         venv = env.unwrapped if hasattr(env, "unwrapped") else env

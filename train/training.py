@@ -122,7 +122,8 @@ def _set_up(config: RunConfig, task: Task) -> tuple[Any, Any, dict[str, Any] | N
     envs = task.make_envs(config.vec_env, settings.get("gamma", 0.99), append)
     if config.resume is not None:
         return envs, load_model(config.resume, config.algo, algorithm=task.algorithm(), env=envs,
-                                device=config.device, tensorboard_log=tensorboard), None  # fmt: skip
+                                device=config.device, tensorboard_log=tensorboard,
+                                trust_model=config.trust_model), None  # fmt: skip
     policy, extra = task.policy()
     policy_kwargs = {**settings.pop("policy_kwargs", {}), **extra}
     if policy_kwargs:

@@ -253,13 +253,15 @@ class SeatsTask:
         opponents = args.opponents or list(registry.game(args.env).evaluation)
         try:
             check_opponents(args.env, opponents)
-            SB3SeatPolicy.load(args.model, raw_env(args.env, **sizes), args.algo)  # a mismatch is refused first
+            # a mismatch (or a file that holds code) is refused first
+            SB3SeatPolicy.load(args.model, raw_env(args.env, **sizes), args.algo, trust_model=args.trust_model)
             path = output_file(args)
             # Finished parts are kept beside the table until it is written: a killed evaluation resumes.
             digest = hashlib.sha256(args.model.read_bytes()).hexdigest()[:16]
             store = path.parent / ".jobs" / f"evaluation-{digest}"
             results = evaluate_seat_policy(
-                args.model, args.env, sizes, opponents, games, args.seed, args.algo, workers, store=store
+                args.model, args.env, sizes, opponents, games, args.seed, args.algo, workers, store=store,
+                trust_model=args.trust_model,
             )
         except (TypeError, ValueError, FileNotFoundError) as error:
             refuse(parser, args.model, error)

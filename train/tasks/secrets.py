@@ -228,7 +228,8 @@ class SecretsTask:
 
                 policy = SetPolicyAgent(load_network(args.model)[0])
             else:
-                policy = SB3Policy.load(args.model, args.algo, action_mask=args.action_mask)
+                policy = SB3Policy.load(args.model, args.algo, action_mask=args.action_mask,
+                                        trust_model=args.trust_model)  # fmt: skip
             results = compare(policy, args.env, sizes, args.eval_secrets, args.eval_time_limit, args.seed,
                               references=not args.no_references, workers=workers)  # fmt: skip
         except (TypeError, ValueError, FileNotFoundError) as error:
