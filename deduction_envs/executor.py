@@ -77,9 +77,11 @@ def _start_worker(parent: int) -> None:
     """A worker process computes with one thread (torch and BLAS read these when first imported): as many
     workers as cores, not workers times cores threads fighting over them. Ray does the same for its tasks.
 
-    On Linux it also asks to be sent SIGTERM when the process that started it dies: a run killed from outside
-    (SIGTERM, SIGKILL) takes its workers with it instead of leaving them computing as orphans. ``parent``: the
-    process id of that process, to tell whether it died before the request was made.
+    On Linux it also asks to be killed (SIGKILL) when the process that started it dies: a run killed from outside
+    (SIGTERM, SIGKILL) takes its workers with it at once, instead of leaving them computing as orphans (a training
+    job catches SIGTERM to save and stop, and would then take the next job from the pool's queue). What a killed
+    job had done is on disk as its checkpoints, which the same command resumes from. ``parent``: the process id of
+    that process, to tell whether it died before the request was made.
     """
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(name, "1")
@@ -89,7 +91,7 @@ def _start_worker(parent: int) -> None:
 
         PR_SET_PDEATHSIG = 1
         try:
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))
         except (OSError, AttributeError):  # no prctl in this libc: the workers simply lack the guard
             return
         if os.getppid() != parent:  # the parent died before the request was made (the worker was adopted)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -170,6 +172,46 @@ def test_a_node_started_by_the_command_is_private_and_the_executor_joins_it_with
         assert latest_checkpoint(checkpoints)[1] > max(int(name.split("_")[1]) for name in kept)
     finally:
         subprocess.run([sys.executable, "-m", "train.cluster", "stop"], cwd=ROOT, capture_output=True)
+
+
+def test_stop_stops_the_node_start_started_and_no_other_ray_and_the_token_is_the_users_alone(tmp_path):
+    """``stop`` was a bare ``ray stop``: every Ray of the machine went, whoever started it. Here a Ray started
+    otherwise (Ray's own ``ray start``, in its own session, as another user's or another tool's) outlives it; the
+    node ``start`` started does not. A token ``start`` makes is readable by its user alone (Ray writes it 0644)."""
+    ours, theirs = free_port(), free_port()
+    ray = str(Path(sys.executable).with_name("ray"))
+    environment = dict(os.environ, RAY_AUTH_MODE="token", RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0",
+                       RAY_USAGE_STATS_ENABLED="0", HOME=str(tmp_path))  # fmt: skip
+    environment.pop("RAY_AUTH_TOKEN", None)
+    without_token = {k: v for k, v in environment.items() if k not in ("RAY_AUTH_MODE", "HOME")}
+    folder = tempfile.mkdtemp(prefix="ray-", dir="/tmp")  # short: Ray's socket paths must be
+    foreign = subprocess.run([ray, "start", "--head", f"--port={theirs}", "--node-ip-address=127.0.0.1",
+                              "--include-dashboard=false", "--num-cpus=1", f"--temp-dir={folder}"],
+                             env=without_token, capture_output=True, text=True, start_new_session=True)  # fmt: skip
+    assert foreign.returncode == 0, foreign.stderr[-2000:]
+    theirs_group = None
+    try:
+        theirs_group = next(os.getpgid(int(p.parent.name)) for p in Path("/proc").glob("[0-9]*/cmdline")
+                            if folder in p.read_bytes().decode(errors="replace"))  # fmt: skip
+        started = subprocess.run([sys.executable, "-m", "train.cluster", "start", "--port", str(ours), "--cpus", "1"],
+                                 cwd=ROOT, capture_output=True, text=True, env=environment)  # fmt: skip
+        assert started.returncode == 0, started.stderr[-2000:]
+        assert "python -m train.cluster stop" in started.stdout
+        assert (tmp_path / ".ray" / "auth_token").stat().st_mode & 0o777 == 0o600
+        assert {ours, theirs} <= {port for _, port in listening()}
+        stopped = subprocess.run([sys.executable, "-m", "train.cluster", "stop"], cwd=ROOT, capture_output=True,
+                                 text=True, env=environment, timeout=120)  # fmt: skip
+        assert stopped.returncode == 0 and "stopped 1 node(s)" in stopped.stdout, stopped.stderr[-2000:]
+        ports = {port for _, port in listening()}
+        assert ours not in ports and theirs in ports
+        again = subprocess.run([sys.executable, "-m", "train.cluster", "stop"], cwd=ROOT, capture_output=True,
+                               text=True, env=environment, timeout=60)  # fmt: skip
+        assert again.returncode == 0 and "no node started by" in again.stdout
+    finally:
+        if theirs_group is not None:
+            os.killpg(theirs_group, 9)
+        subprocess.run([sys.executable, "-m", "train.cluster", "stop"], cwd=ROOT, capture_output=True, env=environment)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_a_niced_worker_is_raised_back_and_works_in_the_drivers_folder_where_the_node_has_it(tmp_path):

@@ -170,7 +170,8 @@ def test_a_sweep_runs_its_trials_on_the_two_node_cluster(cluster, tmp_path):
     from train import cli
     from train.sweep import run_sweep
 
-    config = cli.parse_args(["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--n-envs", "2",
+    # One env: rollouts of 128 steps, so a report at each (a report follows the rollout that passed its step).
+    config = cli.parse_args(["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--n-envs", "1",
                              "--timesteps", "256", "--checkpoint-every", "128", "--sweep", "2", "--pruner", "none",
                              "--space", "learning_rate=1e-4..1e-2:log", "--no-progress", "--output",
                              str(tmp_path / "sweep")])  # fmt: skip

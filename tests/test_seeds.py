@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +16,7 @@ from scipy.stats import trim_mean
 from train import cli
 from train.seeds import aggregate
 
+ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--timesteps", "128", "--n-envs", "2"]
 
 
@@ -119,3 +125,45 @@ def test_a_seed_stopped_after_a_checkpoint_resumes_from_it_for_the_steps_it_had_
     with zipfile.ZipFile(seed / "model.zip") as saved:
         assert json.loads(saved.read("data"))["num_timesteps"] == 512
     assert (out / "seeds.md").exists()
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux's /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the workers' guard is Linux's (prctl)")
+def test_a_killed_seeds_driver_takes_its_workers_with_it(tmp_path):
+    """SIGTERM to the driver of ``--seeds 0,1,2 --workers 2`` on the local pool: its workers end with it (they
+    caught SIGTERM to save and stop, then took the queued seed and trained it into the output)."""
+    out = tmp_path / "seeds"
+    argv = [*TINY, "--timesteps", "100000", "--checkpoint-every", "256", "--seeds", "0,1,2", "--workers", "2",
+            "--no-progress", "--output", str(out)]  # fmt: skip
+    driver = subprocess.Popen([sys.executable, "-m", "train", *argv], cwd=ROOT, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 180
+        while not all(any((out / f"seed-{s}" / "checkpoints").glob("*.zip")) for s in (0, 1)):
+            assert driver.poll() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+        workers = _children(driver.pid)
+        assert workers
+        driver.send_signal(signal.SIGTERM)
+        driver.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while any(Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text()
+                  for pid in workers):  # fmt: skip
+            assert time.monotonic() < deadline, "a worker outlived its driver"
+            time.sleep(0.1)
+        time.sleep(2)
+        assert not (out / "seed-2").exists()  # the queued seed was never taken
+    finally:
+        driver.kill()

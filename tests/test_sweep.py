@@ -184,3 +184,39 @@ def test_a_sweep_whose_driver_was_killed_resumes_its_running_trial_from_the_last
     (after,) = optuna.load_study(study_name="sweep", storage=_storage(out)).trials
     assert after.intermediate_values.items() >= killed.intermediate_values.items()  # the first run's, kept
     assert after.intermediate_values.items() >= dict(trial.reports).items()
+
+
+def test_a_resumed_sweep_asks_exactly_the_trials_an_uninterrupted_one_asks(tmp_path, monkeypatch):
+    """Killed during trial 1 of 12 and started again, a sweep goes on with trial 1 and then draws for trials 2 to 11
+    what the uninterrupted sweep draws, at random (the first ten) and by TPE. Each start made a new sampler seeded
+    by --seed, so trials 2 and 3 drew trials 0 and 1's values again. The trials here are a stand-in whose figure
+    is its learning rate (the search, not the training, is under test)."""
+    from train import sweep
+    from train.sweep import TrialResult
+
+    class Killed(BaseException):
+        pass
+
+    kill = {"at": None}
+
+    def trial(job, config, pruner_name, pruner):
+        number, params = job
+        if number == kill["at"]:
+            kill["at"] = None
+            raise Killed
+        sweep.trial_config(config, number, params)  # its folder and hyperparameters.toml, as a trial writes them
+        return TrialResult(number, params, "complete", 256, float(params["learning_rate"]), (), 0.0)
+
+    monkeypatch.setattr(sweep, "_train_trial", trial)
+    argv = [*TINY, "--timesteps", "256", "--sweep", "12", "--space", "learning_rate=1e-4..1e-2:log"]
+
+    def drawn(output) -> list[tuple[int, float]]:
+        return [(t.number, t.params["learning_rate"]) for t in run_sweep(cli.parse_args(
+            [*argv, "--output", str(output)])).trials]  # fmt: skip
+
+    straight = drawn(tmp_path / "straight")
+    assert len({value for _, value in straight}) == 12
+    kill["at"] = 1
+    with pytest.raises(Killed):
+        drawn(tmp_path / "killed")
+    assert drawn(tmp_path / "killed") == straight

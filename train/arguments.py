@@ -187,7 +187,10 @@ def output_folder(text: str) -> Path:
     except OSError as error:
         raise argparse.ArgumentTypeError(f"cannot make the folder {text}: {error.strerror or error}") from None
     for folder in missing:  # deepest first: leave the disk as it was; the run makes it again
-        folder.rmdir()
+        try:
+            folder.rmdir()
+        except OSError:  # another process has put something there meanwhile: its folder now too
+            break
     return path
 
 

@@ -6,7 +6,7 @@
     python -m train.cluster start --host 10.0.0.6 --address 10.0.0.5:6379    # on each of them
     python -m train.cluster start --jobs                    # and Ray's job server, on 127.0.0.1:8265
     python -m train.cluster submit -- python -m train --seeds 0,1,2 --executor ray   # a run that outlives this shell
-    python -m train.cluster stop
+    python -m train.cluster stop                            # the nodes this command started, no other Ray
 
 ``ray start`` as this project needs it. On Linux, Ray replaces ``--node-ip-address=127.0.0.1`` by the machine's
 routable address and its servers listen on every interface; without ``--host`` this command turns that off
@@ -15,8 +15,8 @@ With ``--host`` (this machine's address on the cluster's network) the node liste
 interface, as Ray does): keep such a cluster on a private network behind a firewall. Either way every call must
 carry the cluster's token (Ray's token authentication, ``RAY_AUTH_MODE=token``, set here when unset): a head
 started here makes one if the machine has none (``~/.ray/auth_token``, as ``ray get-auth-token --generate``
-does); copy it to every machine of the cluster (or give it as ``RAY_AUTH_TOKEN``). The executor carries it when
-it joins a cluster. Ray's workers run at niceness 15
+does, readable by you alone); copy it to every machine of the cluster (or give it as ``RAY_AUTH_TOKEN``). The
+executor carries it when it joins a cluster. Ray's workers run at niceness 15
 to 19 by default, which starves them beside anything else; here they run at 0 (and the executor's tasks raise a
 niced worker back to 0 where they may, on a cluster started any other way too). A node of a cluster on one
 machine needs no second node: a head has the CPUs it is given (``--cpus``).
@@ -27,6 +27,12 @@ job's driver runs on the head, in this folder (``--folder``), joins the cluster 
 so ``--executor ray`` needs no address), and goes on when the shell that submitted it ends. A job stopped or
 lost part-way is resumed by submitting the same command again (``--seeds`` and ``--sweep`` resume by
 themselves, the experiments with ``--resume``).
+
+``stop`` stops the nodes that ``start`` started on this machine, and nothing else: not another user's Ray, not a Ray
+of yours started otherwise (Ray's own ``ray stop`` stops every Ray process it may signal). Each node ``start``
+starts keeps its files in a folder of yours alone (:func:`nodes_folder`; Ray's ``--temp-dir`` is its ``ray``
+folder) and runs in a process group of its own, which ``start`` records there and ``stop`` signals (``SIGTERM``,
+then ``SIGKILL`` after :data:`STOP_GRACE` seconds).
 """
 
 from __future__ import annotations
@@ -34,16 +40,20 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import ipaddress
+import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from deduction_envs.executor import LOOPBACK_ONLY, carry_token, has_token
 from train import arguments
 
-__all__ = ["JOBS_PORT", "main", "ray_start_command", "submit"]
+__all__ = ["JOBS_PORT", "main", "nodes_folder", "ray_start_command", "stop", "submit"]
 
 #: Seconds :func:`submit` waits for the job agent of a head that has just started.
 AGENT_WAIT = 60
@@ -51,6 +61,76 @@ AGENT_WAIT = 60
 #: The port of the job server a head started with ``--jobs`` serves (Ray's default, which its ``ray job`` commands
 #: assume).
 JOBS_PORT = 8265
+
+#: Seconds :func:`stop` gives a node's processes to end after ``SIGTERM`` before it kills them.
+STOP_GRACE = 5
+#: The file of :func:`nodes_folder` listing the process groups of the nodes ``start`` started.
+NODES_FILE = "nodes.json"
+
+
+def nodes_folder() -> Path:
+    """The folder of this user's nodes started by ``python -m train.cluster start`` (Ray's ``--temp-dir`` for
+    them is its ``ray`` folder, which Ray opens to everyone; and :data:`NODES_FILE`): ``deduction-envs-ray-<uid>``
+    in the system's temporary folder (short, as Ray's socket paths must be), readable by this user alone.
+
+    Raises:
+        PermissionError: the folder exists and is not this user's alone (another user made it first).
+    """
+    folder = Path(tempfile.gettempdir(), f"deduction-envs-ray-{os.getuid()}")
+    folder.mkdir(mode=0o700, exist_ok=True)
+    status = folder.lstat()
+    if folder.is_symlink() or status.st_uid != os.getuid() or status.st_mode & 0o077:
+        raise PermissionError(f"{folder} is not a folder of yours alone: remove it, or have its owner remove it")
+    return folder
+
+
+def _recorded_groups(folder: Path) -> list[int]:
+    try:
+        groups = json.loads((folder / NODES_FILE).read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        return []
+    return [int(group) for group in groups if isinstance(group, int)]
+
+
+def _record_groups(folder: Path, groups: list[int]) -> None:
+    (folder / NODES_FILE).write_text(json.dumps(sorted(set(groups))) + "\n")
+
+
+def _group_alive(group: int) -> bool:
+    """Whether a process of ``group`` still runs (an ended one its parent has not reaped yet does not count)."""
+    proc = Path("/proc")
+    if not proc.is_dir():  # no /proc: any member, ended or not
+        try:
+            os.killpg(group, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+    for stat in proc.glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # ended meanwhile
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            return True
+    return False
+
+
+def stop(grace: float = STOP_GRACE) -> list[int]:
+    """Stop the nodes that ``start`` started on this machine (their process groups, recorded in
+    :func:`nodes_folder`): ``SIGTERM``, then ``SIGKILL`` for what is left after ``grace`` seconds. Returns the
+    groups that were running."""
+    folder = nodes_folder()
+    running = [group for group in _recorded_groups(folder) if _group_alive(group)]
+    for group in running:
+        os.killpg(group, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while any(_group_alive(group) for group in running) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for group in running:
+        if _group_alive(group):
+            os.killpg(group, signal.SIGKILL)
+    _record_groups(folder, [])
+    return running
 
 
 def ray_start_command(
@@ -108,13 +188,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     send.add_argument("--folder", help="where the command runs on the head (default: this folder)")
     send.add_argument("job", nargs=argparse.REMAINDER, metavar="-- COMMAND", help="the command to run")
-    commands.add_parser("stop", help="stop every Ray node of this machine")
+    commands.add_parser("stop", help="stop the Ray nodes this command started on this machine (no other Ray)")
     args = parser.parse_args(argv)
     ray = shutil.which("ray") or os.path.join(os.path.dirname(sys.executable), "ray")
     if not os.path.exists(ray):
         parser.error('no ray command: pip install "deduction-envs[ray]"')
+    try:
+        nodes_folder()
+    except PermissionError as error:
+        parser.error(str(error))
     if args.command == "stop":
-        return subprocess.run([ray, "stop"], check=False).returncode
+        stopped = stop()
+        print(f"stopped {len(stopped)} node(s) started by {parser.prog} start" if stopped
+              else f"no node started by {parser.prog} start is running here")  # fmt: skip
+        return 0
     if args.command == "submit":
         job = args.job[1:] if args.job[:1] == ["--"] else args.job
         if not job:
@@ -143,10 +230,21 @@ def main(argv: list[str] | None = None) -> int:
             )
     if args.jobs is not None and importlib.util.find_spec("aiohttp") is None:
         parser.error('--jobs needs Ray\'s job server, which its minimal install lacks: pip install "ray[default]"')
+    folder = nodes_folder()
     command, environment = ray_start_command(args.host, args.port, args.cpus, args.address, args.jobs)
+    command.append(f"--temp-dir={folder / 'ray'}")
     if args.address is None and environment["RAY_AUTH_MODE"] == "token" and not has_token():
         subprocess.run([ray, "get-auth-token", "--generate"], env=environment, check=True, capture_output=True)
-    return subprocess.run(command, env=environment, check=False).returncode
+        token = Path.home() / ".ray" / "auth_token"
+        if token.exists():
+            token.chmod(0o600)  # Ray writes it readable by every user of the machine
+    # A group of its own: every process of the node (its daemons, their workers) is in it, and stop signals it.
+    process = subprocess.Popen(command, env=environment, start_new_session=True)
+    returncode = process.wait()
+    if returncode == 0:
+        _record_groups(folder, [*_recorded_groups(folder), process.pid])
+        print(f"stop it (and no other Ray): {parser.prog} stop")
+    return returncode
 
 
 

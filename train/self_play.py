@@ -217,6 +217,9 @@ class SelfPlayMaskablePPO(MaskablePPO):
         store.start()
         open_rows = np.full(n * players, -1, dtype=np.int64)  # each chain's open decision (-1: none)
         callback.on_rollout_start()
+        # A step is a learner's decision the rollout keeps: exactly ``wanted`` a rollout (the games go on past the
+        # last kept decision), so a run's steps, its checkpoints' and its updates do not depend on the games.
+        start = self.num_timesteps
         while store.completed < wanted:
             masks = venv.action_masks()
             with torch.no_grad():
@@ -229,8 +232,8 @@ class SelfPlayMaskablePPO(MaskablePPO):
             store.close(before[had], values[had], done=False)
             open_rows[chains] = store.add(self._last_obs, masks, actions, values, log_probs, chains)
             new_obs, _, dones, infos = env.step(actions)
-            self.num_timesteps += n
             infos = self._credit(venv, store, open_rows)
+            self.num_timesteps = start + min(store.completed, wanted)
             callback.update_locals(locals())
             if not callback.on_step():
                 return False

@@ -2,7 +2,8 @@
 
 Each trial is the command's run with some of its algorithm's hyperparameters drawn from a search space, trained
 into ``OUTPUT/trial-<n>/`` as ``python -m train`` would (its model, checkpoints, episode log, curve and
-``comparison.md``). The search is Optuna's (a TPE sampler seeded by ``--seed``; the first trials at random),
+``comparison.md``). The search is Optuna's (a TPE sampler; the first trials at random; trial n drawn with the seed
+``(--seed, n)``, so that a resumed sweep draws what an uninterrupted one would),
 kept in ``OUTPUT/sweep.journal``; the trials are jobs of the executor seam, as many at once as ``--workers`` (local
 processes, or Ray tasks with ``--executor ray``), each drawn when a worker is free so that it learns from every
 trial finished before it.
@@ -224,9 +225,8 @@ def _study(output: Path, direction: str, pruner: Any, seed: int, settings: str) 
     """The sweep's study in ``output`` (made, or loaded to resume), refusing one of other settings."""
     import optuna
 
-    sampler = optuna.samplers.TPESampler(seed=seed, constant_liar=True)
-    study = optuna.create_study(storage=_storage(output), study_name=STUDY, direction=direction, sampler=sampler,
-                                pruner=pruner, load_if_exists=True)  # fmt: skip
+    study = optuna.create_study(storage=_storage(output), study_name=STUDY, direction=direction,
+                                sampler=_sampler(seed, 0), pruner=pruner, load_if_exists=True)  # fmt: skip
     kept = study.user_attrs.get("settings")
     if kept is None:
         study.set_user_attr("settings", settings)
@@ -234,6 +234,16 @@ def _study(output: Path, direction: str, pruner: Any, seed: int, settings: str) 
         raise ValueError(f"{output} holds a sweep of other settings: give a new --output, or the command that "
                          f"started it:\n  {kept}")  # fmt: skip
     return study
+
+
+def _sampler(seed: int, number: int) -> Any:
+    """The sampler that draws trial ``number``: TPE seeded by ``(seed, number)``. One sampler for the whole sweep
+    would draw trial n from where its generator stands, which a resumed sweep (a new sampler, seeded afresh)
+    does not know: it drew the first trials' values again and never the ones an uninterrupted sweep tries."""
+    import optuna
+
+    return optuna.samplers.TPESampler(seed=int(np.random.SeedSequence([seed, number]).generate_state(1)[0]),
+                                      constant_liar=True)  # fmt: skip
 
 
 def _settings(config: RunConfig, space: dict[str, Any]) -> str:
@@ -351,6 +361,7 @@ def run_sweep(
     def jobs() -> Iterator[tuple[int, dict[str, Any]]]:
         yield from running
         for _ in range(left):
+            study.sampler = _sampler(config.seed, len(study.get_trials(deepcopy=False)))  # the next trial's number
             trial = study.ask(space)
             yield trial.number, trial.params
 

@@ -6,16 +6,22 @@
 
 :func:`train` trains (or resumes) the run a :class:`~train.config.RunConfig` describes and saves it in its
 ``output``: TensorBoard logs, periodic checkpoints, the final model (``model.zip``, also on Ctrl-C or SIGTERM),
-the episode log of the env monitors and ``run.json``. :func:`run` adds the learning-curve PNG and
-``comparison.md``: the trained policy against exhaustive ISES, SO-ISMCTS and random play on the same secrets
-(:mod:`train.comparison`), or for a multiplayer game its win rate and mean rank against each evaluation
-opponent, seats rotated (:mod:`train.multiplayer`). The command line is :mod:`train.cli`.
+the episode log of the env monitors and ``run.json``. A checkpoint (``checkpoints/model_<steps>_steps.zip``) is the
+policy after it learned from the steps its name says (written between rollouts, once the last one was learned
+from), with the seconds trained so far beside it (``model_<steps>_steps.json``): a run resumed from it
+(:func:`train.seeds.from_last_checkpoint`) ends with the same steps and updates as one never stopped. While it
+trains, a run holds its output folder (``.lock``): a second process training into it is refused. :func:`run` adds
+the learning-curve PNG and ``comparison.md``: the trained policy against exhaustive ISES, SO-ISMCTS and random
+play on the same secrets (:mod:`train.comparison`), or for a multiplayer game its win rate and mean rank against
+each evaluation opponent, seats rotated (:mod:`train.multiplayer`). The command line is :mod:`train.cli`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
+import os
 import signal
 import threading
 import time
@@ -31,7 +37,7 @@ from train.config import RUN_FILE, RunConfig, code_commit, hyperparameters
 from train.tasks import Task, TrainingRun
 from train.tasks.secrets import make_envs
 
-__all__ = ["TrainingRun", "make_envs", "run", "train"]
+__all__ = ["TrainingRun", "after_learning", "checkpoint_seconds", "make_envs", "run", "save_model", "train"]
 
 
 def stop_when(done: Callable[[], bool]) -> Any:
@@ -45,22 +51,43 @@ def stop_when(done: Callable[[], bool]) -> Any:
     return StopWhen()
 
 
-def every_steps(steps: int, function: Callable[[Any], bool]) -> Any:
-    """An SB3 callback that calls ``function(model)`` each time the timesteps pass a multiple of ``steps``, and
-    stops training if it returns False."""
+def after_learning(steps: int, function: Callable[[Any], bool]) -> Any:
+    """An SB3 callback that calls ``function(model)`` each time the steps the model has learned from pass a multiple
+    of ``steps``: between rollouts, once the rollout that passed it was learned from (at the start of the next
+    rollout, or at the end of training), so that the model it is given is the policy after those steps. If
+    ``function`` returns False, training stops at the next step (that rollout is not learned from). The callback's
+    ``trained`` is the steps learned from so far (a run stopped within a rollout has collected more)."""
     from stable_baselines3.common.callbacks import BaseCallback
 
-    class EverySteps(BaseCallback):
+    class AfterLearning(BaseCallback):
+        trained: int | None = None
+
         def _on_training_start(self) -> None:
+            self.trained = self.model.num_timesteps
             self.next = (self.model.num_timesteps // steps + 1) * steps
+            self.collected = self.stop = False
+
+        def _on_rollout_start(self) -> None:
+            self._learned()
+
+        def _on_rollout_end(self) -> None:
+            self.collected = True  # whole, so learned from next (a rollout stopped part-way never ends)
+
+        def _on_training_end(self) -> None:
+            if self.collected:  # training ended after learning from its last rollout, not within one
+                self._learned()
+
+        def _learned(self) -> None:
+            self.collected = False
+            self.trained = int(self.model.num_timesteps)
+            if self.trained >= self.next:
+                self.next = (self.trained // steps + 1) * steps
+                self.stop = not function(self.model)
 
         def _on_step(self) -> bool:
-            if self.model.num_timesteps < self.next:
-                return True
-            self.next = (self.model.num_timesteps // steps + 1) * steps
-            return bool(function(self.model))
+            return not self.stop
 
-    return EverySteps()
+    return AfterLearning()
 
 
 def wall_clock_limit(deadline: float) -> Any:
@@ -68,26 +95,98 @@ def wall_clock_limit(deadline: float) -> Any:
     return stop_when(lambda: time.perf_counter() >= deadline)
 
 
+def save_model(model: Any, path: Path) -> None:
+    """``model.save(path)`` (``path`` ends in ``.zip``) written whole or not at all: to a scratch file first,
+    then renamed (a process killed while saving leaves no cut-off model under the name)."""
+    scratch = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    model.save(scratch)
+    os.replace(scratch, path)
+
+
+def checkpoint_seconds(path: Path) -> float:
+    """The seconds of training behind the model at ``path``: a checkpoint's (the ``.json`` beside it) or a run's
+    (``run.json``'s ``seconds``); 0 if neither says."""
+    path = Path(path)
+    for settings in (path.with_suffix(".json"), path.parent / RUN_FILE):
+        try:
+            seconds = json.loads(settings.read_text()).get("seconds")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(seconds, int | float) and seconds >= 0:
+            return float(seconds)
+    return 0.0
+
+
+def save_checkpoint(model: Any, folder: Path, seconds: float) -> None:
+    """The model as ``folder/model_<steps>_steps.zip`` and the ``seconds`` trained so far beside it
+    (``model_<steps>_steps.json``)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"model_{model.num_timesteps}_steps.zip"
+    path.with_suffix(".json").write_text(json.dumps({"timesteps": model.num_timesteps, "seconds": round(seconds, 3)})
+                                         + "\n")  # fmt: skip
+    save_model(model, path)
+
+
+@contextlib.contextmanager
+def holding(folder: Path) -> Iterator[None]:
+    """Within: this process holds ``folder/.lock`` (an exclusive ``flock``, let go when the process ends however
+    it ends).
+
+    Raises:
+        RuntimeError: another process holds it (it trains into the same folder)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".lock", "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            holder = lock.read().strip() or "another process"
+            raise RuntimeError(f"{folder} is being trained into by {holder}: two runs never write one folder; "
+                               "wait for it to end, or give another --output") from None  # fmt: skip
+        lock.seek(0)
+        lock.truncate()
+        lock.write(f"process {os.getpid()}\n")
+        lock.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def train(config: RunConfig, every: tuple[int, Callable[[Any], bool]] | None = None) -> tuple[Any, float]:
     """Train (or resume) the run ``config`` describes (checked first) and save it in ``config.output``; returns
     the model and the seconds trained. Ctrl-C (or SIGTERM) stops training and still saves.
 
-    ``every``: ``(steps, function)``: ``function(model)`` is called every ``steps`` timesteps while training, and
-    training stops there (and saves) if it returns False (a sweep's report to its pruner).
+    ``every``: ``(steps, function)``: ``function(model)`` is called every ``steps`` timesteps while training (after
+    the rollout that passed them was learned from: :func:`after_learning`), and training stops there (and saves) if
+    it returns False (a sweep's report to its pruner).
     """
     import torch
 
     config.check()
-    config.output.mkdir(parents=True, exist_ok=True)
+    with holding(config.output):
+        return _train(config, every, torch)
+
+
+def _train(config: RunConfig, every: tuple[int, Callable[[Any], bool]] | None, torch: Any) -> tuple[Any, float]:
     torch.set_num_threads(config.torch_threads)
     task = config.task()
     envs, model, imitation = _set_up(config, task)
     start = time.perf_counter()
-    callbacks = task.callbacks(envs, model)
+    before = 0.0 if config.resume is None else checkpoint_seconds(config.resume)
+    folder = config.output / "checkpoints"
+    # SB3's CheckpointCallback saves within a rollout, before it is learned from: resumed from there, a run learned
+    # less than its checkpoint's name says. These are saved once the rollout is learned from.
+    checkpoints = after_learning(config.checkpoint_every, lambda model: save_checkpoint(
+        model, folder, before + time.perf_counter() - start) or True)  # fmt: skip
+    callbacks = [checkpoints, *task.callbacks(envs, model)]
     if every is not None:
-        callbacks.append(every_steps(*every))
+        callbacks.append(after_learning(*every))
     _learn(config, model, callbacks, start)
-    model.save(config.output / "model")
+    if checkpoints.trained is not None and checkpoints.trained < model.num_timesteps:
+        model.num_timesteps = checkpoints.trained  # stopped within a rollout: its steps were not learned from
+    seconds = before + time.perf_counter() - start
+    save_model(model, config.output / "model.zip")
     settings = {
         "env": config.env,
         "sizes": config.sizes,
@@ -98,6 +197,7 @@ def train(config: RunConfig, every: tuple[int, Callable[[Any], bool]] | None = N
         "query_features": config.query_features,
         "entropy_reward": config.entropy_reward,
         "timesteps": int(model.num_timesteps),
+        "seconds": round(seconds, 3),
         "seed": config.seed,
         "eval_seed": config.evaluation_seed,
         "commit": code_commit(),
@@ -106,7 +206,6 @@ def train(config: RunConfig, every: tuple[int, Callable[[Any], bool]] | None = N
     }
     (config.output / RUN_FILE).write_text(json.dumps(settings, indent=1) + "\n")
     envs.close()
-    seconds = time.perf_counter() - start
     saved = config.output / "model.zip"
     print(f"trained {model.num_timesteps} timesteps in {seconds:.1f} s; saved {saved}", flush=True)
     return model, seconds
@@ -154,19 +253,15 @@ def unchecked_distributions() -> Iterator[None]:
 
 
 def _learn(config: RunConfig, model: Any, callbacks: list[Any], start: float) -> None:
-    """Learn for the run's steps (whole rollouts), with checkpoints, the clock's limit and the game's callbacks;
-    Ctrl-C or SIGTERM stops at the next step."""
-    from stable_baselines3.common.callbacks import CheckpointCallback
-
+    """Learn for the run's steps (whole rollouts) with ``callbacks`` and the clock's limit; Ctrl-C or SIGTERM stops
+    at the next step."""
     # On-policy algorithms train in whole rollouts: ask for whole ones, so the bar ends at 100%, not past it.
     rollout = getattr(model, "n_steps", 1) * config.n_envs
     timesteps = -(-config.timesteps // rollout) * rollout
     if timesteps != config.timesteps:
         asked = f"({config.timesteps:,} asked)"
         print(f"training {timesteps:,} timesteps: whole rollouts of {rollout:,} {asked}", flush=True)
-    every = max(1, config.checkpoint_every // config.n_envs)  # counted in calls, one per step of all the envs
-    checkpoints = CheckpointCallback(save_freq=every, save_path=str(config.output / "checkpoints"), name_prefix="model")
-    callbacks = [checkpoints, *callbacks]
+    callbacks = list(callbacks)
     if config.max_minutes is not None:
         callbacks.append(wall_clock_limit(start + 60 * config.max_minutes))
     # A scheduler's SIGTERM stops training at the next step and saves, as Ctrl-C does. A flag, not an exception
