@@ -438,13 +438,15 @@ def run_jobs(
     *args: Any,
     store: str | Path | None = None,
     progress: bool | None = True,
+    keep: Callable[[R], bool] | None = None,
 ) -> dict[J, R]:
     """``function(job, *args)`` for every job, through ``workers`` (an :class:`Executor`, or a number of local
     processes), with one progress bar named ``desc``: finished / total jobs, rate and time left (``progress``
     None: on a terminal only). Returns the results by job, in the order of ``jobs``.
 
     With ``store``, each result is kept there (one pickle a job) as it arrives, and jobs whose results are
-    kept already are not run again.
+    kept already are not run again; ``keep``: which results are kept (the others, such as a job that failed for a
+    reason the next run may not meet, are returned but run again next time).
     """
     from tqdm.auto import tqdm
 
@@ -461,7 +463,7 @@ def run_jobs(
     todo = [job for job in jobs if job not in kept]
     with tqdm(total=len(jobs), initial=len(kept), desc=desc, disable=None if progress is None else not progress) as bar:
         for job, result in executor.run(function, todo, args):
-            if folder is not None:
+            if folder is not None and (keep is None or keep(result)):
                 path = folder / f"{keys[job]}.pickle"
                 partial = path.with_suffix(".partial")
                 partial.write_bytes(pickle.dumps(result))

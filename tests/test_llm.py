@@ -51,7 +51,7 @@ def test_endpoint_failures_are_retried_a_bounded_number_of_times_and_reported(tm
         with pytest.raises(ChatError, match=r"answered HTTP 404: .*no model 'gpt-9'"):
             ChatClient(url, "gpt-9", retries=0).reply([{"role": "user", "content": "hi"}])
     with serve("Mastermind-v0", delay=1.0) as url:
-        with pytest.raises(ChatError, match=r"no reply within 0.2 s"):
+        with pytest.raises(ChatError, match=r"no whole reply within 0\.2 s"):
             ChatClient(url, "ises", timeout=0.2, retries=1, backoff=0).reply([{"role": "user", "content": "x"}])
     with pytest.raises(ChatError, match="ConnectionError"):
         ChatClient("http://127.0.0.1:1/v1", "ises", retries=0).reply([])
@@ -150,3 +150,56 @@ def test_the_endpoints_random_seat_reads_every_legal_move_from_the_text_alone(en
             text.step(player.reply(text.prompt(agent), text.observe(agent)))
             replies += 1
         assert text.invalid_replies == 0 and raw.table.over and replies > 3  # one bad reply would have ended it
+
+
+def test_a_reply_that_trickles_in_is_cut_off_at_the_timeout():
+    """``--timeout`` bounds the whole reply: a server that sends a byte every 0.1 s (each wait far below the
+    timeout) used to hold a call for as long as it kept dripping."""
+    import threading
+    import time
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Dripping(BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(200)
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            for _ in range(1000):
+                try:
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                except OSError:
+                    return
+                time.sleep(0.1)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Dripping)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        began = time.monotonic()
+        with pytest.raises(ChatError, match=r"no whole reply within 1 s"):
+            ChatClient(f"http://127.0.0.1:{server.server_port}/v1", "m", timeout=1.0, retries=0).reply([])
+        assert time.monotonic() - began < 10  # the reply would have taken 100 s
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_failed_games_are_played_again_by_the_same_command_which_says_they_failed(tmp_path, capsys):
+    """Games stopped by the endpoint's errors were kept as done: the same command made no call again, exited 0, and
+    wrote NaN into llm.json."""
+    argv = ["--model", "ises", "--games", "2", "--retries", "0", "--output", str(tmp_path), "--no-progress"]
+    with serve("Mastermind-v0", fail_every=1) as url:
+        assert main(["--base-url", url, *argv]) == 1
+    failed = json.loads((tmp_path / "llm.json").read_text(), parse_constant=lambda name: pytest.fail(name))
+    assert failed["summary"]["errors"] == 2 and failed["summary"]["solved"] is None
+    assert "run the same command again" in capsys.readouterr().err
+    with serve("Mastermind-v0") as url:
+        assert main(["--base-url", url, *argv]) == 0
+    out = capsys.readouterr().out
+    assert f"written to {tmp_path / 'llm.md'}" in out
+    assert json.loads((tmp_path / "llm.json").read_text())["summary"]["errors"] == 0

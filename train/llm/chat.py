@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -27,7 +29,8 @@ class ChatClient:
         model: the model's name, as the endpoint knows it.
         api_key_env: the environment variable that holds the key (sent as a bearer token; none if unset). The key
             itself is never stored, logged or written to a result.
-        timeout: seconds to wait for one reply.
+        timeout: seconds one reply may take, whole: from the request to the reply's last byte (a reply that trickles
+            in is cut off there, where a timeout between two bytes would wait for ever).
         retries: how many times a failed call (no connection, a timeout, HTTP 408/409/429/5xx) is made again,
             ``backoff`` seconds doubling between them, before :class:`ChatError`.
         temperature, max_tokens: sent when given.
@@ -78,21 +81,58 @@ class ChatClient:
                 self.retried += 1
                 time.sleep(self.backoff * 2 ** (attempt - 1))
             try:
-                response = requests.post(url, json=body, headers=headers, timeout=self.timeout)
+                status, text = self._post(url, body, headers)
             except requests.Timeout:
-                last = f"no reply within {self.timeout:g} s"
+                last = f"no whole reply within {self.timeout:g} s"
                 continue
             except requests.RequestException as error:
                 last = f"{type(error).__name__}: {error}"
                 continue
-            if response.status_code in RETRIED:
-                last = f"HTTP {response.status_code}: {response.text[:200]}"
+            if status in RETRIED:
+                last = f"HTTP {status}: {text[:200]}"
                 continue
-            if response.status_code != 200:
-                raise ChatError(f"{url} answered HTTP {response.status_code}: {response.text[:300]}")
+            if status != 200:
+                raise ChatError(f"{url} answered HTTP {status}: {text[:300]}")
             try:
-                content = response.json()["choices"][0]["message"]["content"]
+                content = json.loads(text)["choices"][0]["message"]["content"]
             except (ValueError, KeyError, IndexError, TypeError):
-                raise ChatError(f"{url} answered with no chat completion: {response.text[:300]}") from None
+                raise ChatError(f"{url} answered with no chat completion: {text[:300]}") from None
             return content if isinstance(content, str) else ""
         raise ChatError(f"{url} gave no reply in {self.retries + 1} tries; the last: {last}")
+
+    def _post(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, str]:
+        """The status and text of one POST, whole within :attr:`timeout` seconds of its start.
+
+        requests' own timeout bounds each wait for the next bytes, not the reply: one that trickles in a byte a
+        second is never cut off. Here the call runs in a thread the caller waits for until the deadline, and the
+        thread reads the body a little at a time, giving up at the deadline too.
+
+        Raises:
+            requests.Timeout: no whole reply by the deadline. requests.RequestException: the call failed.
+        """
+        import requests
+
+        deadline = time.monotonic() + self.timeout
+        outcome: dict[str, Any] = {}
+
+        def call() -> None:
+            try:
+                with requests.post(url, json=body, headers=headers, timeout=self.timeout, stream=True) as response:
+                    chunks = []
+                    for chunk in response.iter_content(chunk_size=64):
+                        chunks.append(chunk)
+                        if time.monotonic() > deadline:
+                            raise requests.Timeout(f"no whole reply within {self.timeout:g} s")
+                    outcome["reply"] = (response.status_code, b"".join(chunks).decode(response.encoding or "utf-8",
+                                                                                      errors="replace"))  # fmt: skip
+            except Exception as error:  # handed to the caller as it is
+                outcome["error"] = error
+
+        thread = threading.Thread(target=call, daemon=True)  # a thread left waiting ends with its next byte
+        thread.start()
+        thread.join(max(0.0, deadline - time.monotonic()))
+        if "reply" in outcome:
+            return outcome["reply"]
+        if "error" in outcome:
+            raise outcome["error"]
+        raise requests.Timeout(f"no whole reply within {self.timeout:g} s")

@@ -14,7 +14,8 @@ were not a legal new query). Every query is scored against the best from the sam
 never written anywhere. Games run ``--workers`` at a time (the executor seam: ``--executor ray`` too), each kept as
 it finishes in ``OUTPUT/.jobs/``: the same command after an interruption plays only the games left. A call that
 fails (no connection, a timeout, HTTP 429 or 5xx) is made again up to ``--retries`` times; a game whose call still
-fails is reported as an error, not scored.
+fails is reported as an error, not scored, and played again when the command is run again; the command then exits
+with status 1. ``--timeout`` bounds each reply as a whole (a reply that trickles in counts from its first byte).
 
 Writes ``OUTPUT/llm.md`` (and ``llm.json``): per game, solved, mean queries (an unsolved game counts the game's
 query limit, as the reference agents' evaluation does), invalid replies, information efficiency, errors, beside
@@ -112,8 +113,37 @@ def evaluate_model(settings: LLMSettings, games: int | None, seed: int, workers:
     rules = gym.make(settings.env_id, **dict(settings.sizes)).unwrapped.rules  # type: ignore[attr-defined]
     count = rules.num_secrets if games is None else games
     done = run_jobs(play_game, list(range(count)), workers, f"{settings.model} on {settings.env_id}", settings,
-                    count, games is None, seed, store=Path(output, ".jobs", "llm"), progress=progress)  # fmt: skip
+                    count, games is None, seed, store=Path(output, ".jobs", "llm"), progress=progress,
+                    keep=scored)  # fmt: skip
     return list(done.values())
+
+
+def scored(record: Any) -> bool:
+    """A game that ended (not stopped by the endpoint's errors): kept, while a stopped one is played again when the
+    command is run again."""
+    return record.error is None
+
+
+def strict_json(value: Any) -> Any:
+    """``value`` with every float that JSON cannot hold (NaN, infinities) as None, so that ``json.dumps(...,
+    allow_nan=False)`` writes strict JSON."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: strict_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [strict_json(item) for item in value]
+    return value
+
+
+def finished(text: str, output: Path, errors: int) -> int:
+    """Print the table and where it was written; the command's exit status: 1 if games were stopped by the
+    endpoint's errors (they are played again by the same command), else 0."""
+    print(f"{text}\nwritten to {output / 'llm.md'} and {output / 'llm.json'}")
+    if errors:
+        print(f"{errors} games were stopped by the endpoint's errors: run the same command again to play them",
+              file=sys.stderr)  # fmt: skip
+    return 1 if errors else 0
 
 
 def summary(records: list[GameRecord], max_steps: int) -> dict[str, Any]:
@@ -167,8 +197,8 @@ def write_table(settings: LLMSettings, records: list[GameRecord], references: li
     text = "\n".join(lines) + "\n"
     output.mkdir(parents=True, exist_ok=True)
     (output / "llm.md").write_text(text)
-    (output / "llm.json").write_text(json.dumps({"settings": asdict(settings), "summary": figures,
-                                                 "games": [asdict(r) for r in records]}, indent=1))  # fmt: skip
+    document = {"settings": asdict(settings), "summary": figures, "games": [asdict(r) for r in records]}
+    (output / "llm.json").write_text(json.dumps(strict_json(document), indent=1, allow_nan=False))
     return text
 
 
@@ -243,9 +273,9 @@ def main(argv: list[str] | None = None) -> int:
         from train.llm.multiplayer import evaluate_table
         from train.llm.multiplayer import write_table as write_multiplayer
 
-        records = evaluate_table(table_settings, args.games, args.seed, executor, output, progress=args.progress)
-        print(write_multiplayer(table_settings, records, output, command))
-        return 0
+        seats = evaluate_table(table_settings, args.games, args.seed, executor, output, progress=args.progress)
+        text = write_multiplayer(table_settings, seats, output, command)
+        return finished(text, output, sum(r.error is not None for r in seats))
     count = None if args.all_secrets else args.games
     records = evaluate_model(settings, count, args.seed, executor, output, progress=args.progress)
     max_steps = env.unwrapped.max_steps  # type: ignore[attr-defined]
@@ -253,5 +283,5 @@ def main(argv: list[str] | None = None) -> int:
                                                                       "seed": args.seed}  # fmt: skip
     references = [evaluate(agent, args.env, dict(args.size), progress=False, **plan)
                   for agent in (ISES(), RandomAgent(consistent=True))]  # fmt: skip
-    print(write_table(settings, records, references, max_steps, output, command))
-    return 0
+    text = write_table(settings, records, references, max_steps, output, command)
+    return finished(text, output, sum(r.error is not None for r in records))
