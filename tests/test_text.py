@@ -156,6 +156,21 @@ def test_every_single_player_game_reads_back_its_own_notation_and_passes_gymnasi
         env.text.history_of("1. " + env.text.action_text(0) + " -> no such answer")
 
 
+@pytest.mark.parametrize("env_id", SINGLE)
+def test_an_observation_stays_in_its_space_whatever_the_replies(env_id):
+    """A reply of 200 emoji left the declared Text space in 7 of the 8 games (each escaped to ten characters, quoted
+    twice in the message), and a control character left its charset."""
+    env = TextEnv(gym.make(env_id), max_invalid=100)
+    env.reset(seed=0)
+    query = env.text.action_text(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+    emoji = "\U0001f600"
+    for reply in (emoji * 200, "Answer: " + emoji * 150, f"Answer: {query}\x00\x07",
+                  "Answer: " + "\x1b[31m" * 20, f"<answer>{query}</answer>", f"Answer: {query}\u2603" * 40,
+                  "Answer: " + "Z" * 199):  # fmt: skip
+        observation, *_ = env.step(reply)
+        assert observation in env.observation_space, (reply[:20], len(observation))
+
+
 @settings(max_examples=150, deadline=None)
 @given(reply=st.one_of(st.text(max_size=300), st.binary(max_size=300),
                        st.text(alphabet="ABCDEFG <>/answer:\n", max_size=40)))  # fmt: skip

@@ -35,9 +35,15 @@ class ReplyError(ValueError):
 
 
 def quoted(text: str, most: int = 60) -> str:
-    """``text`` quoted for a message, in ASCII (other characters escaped), shortened to ``most`` characters."""
-    text = " ".join(text.split())
-    return ascii(text if len(text) <= most else text[: most - 3] + "...")
+    """``text`` quoted for a message, in ASCII (other characters escaped), at most ``most`` characters of it: cut
+    after escaping, since an escape is up to ten characters for one (an emoji's ``\\U0001f600``)."""
+    escaped = ascii(" ".join(text.split()))
+    return escaped if len(escaped) <= most else escaped[: most - 4] + "...'"
+
+
+def shortened(text: str, most: int) -> str:
+    """``text`` cut to at most ``most`` characters, ``...`` marking a cut."""
+    return text if len(text) <= most else text[: most - 3] + "..."
 
 
 def answer_of(reply: Any) -> str:
@@ -69,8 +75,10 @@ def answer_of(reply: Any) -> str:
 
 
 def ascii_text(text: str) -> str:
-    """``text`` in ASCII, other characters escaped (every observation is ASCII)."""
-    return text.encode("ascii", "backslashreplace").decode()
+    """``text`` in printable ASCII (``string.printable``, the text spaces' charset): other characters, and control
+    characters but for the line and tab, escaped."""
+    text = text.encode("ascii", "backslashreplace").decode()
+    return _CONTROL.sub(lambda found: f"\\x{ord(found[0]):02x}", text)
 
 
 def read_reply(
@@ -89,7 +97,8 @@ def read_reply(
     try:
         return answer, parse(answer)
     except ValueError as error:  # its message may repeat the answer
-        raise ReplyError(f"{quoted(answer)} is not {what}: {ascii_text(str(error))}. {expected}") from None
+        why = shortened(ascii_text(str(error)), 200)  # a parser's message may repeat the answer
+        raise ReplyError(f"{quoted(answer)} is not {what}: {why}. {expected}") from None
 
 
 def seat_text(head: list[str], said: list[str], note: str | None, last: str | None) -> str:
