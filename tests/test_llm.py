@@ -203,3 +203,65 @@ def test_failed_games_are_played_again_by_the_same_command_which_says_they_faile
     out = capsys.readouterr().out
     assert f"written to {tmp_path / 'llm.md'}" in out
     assert json.loads((tmp_path / "llm.json").read_text())["summary"]["errors"] == 0
+
+
+def test_the_endpoint_answers_bad_requests_as_openai_does_never_with_a_500():
+    """Each of these was a 500 and a traceback (or read a 200 MB body whole): now a 4xx with a message. And GET
+    /v1/models lists its agents, ``n`` gives that many choices, ``usage`` counts (words)."""
+    import requests
+
+    from train.llm.endpoint import MAX_BODY
+
+    ask = {"model": "ises", "messages": [{"role": "user", "content": "Mastermind: 0 of at most 12 queries asked."}]}
+    with serve("Mastermind-v0") as url:
+        post = f"{url}/chat/completions"
+        cases = [
+            ({**ask, "stream": True, "stream_options": "yes"}, 400, "'stream_options' must be an object"),
+            ({**ask, "model": ["ises"]}, 400, "'model' must be a model's name"),
+            ({**ask, "messages": []}, 400, "'messages' must be a non-empty list"),
+            ({**ask, "messages": [{"role": "user", "content": 7}]}, 400, "messages[0] must have"),
+            ({**ask, "n": 0}, 400, "'n' must be an integer from 1 to 8"),
+            ({**ask, "model": "gpt-9"}, 404, "no model 'gpt-9'"),
+        ]
+        for body, status, message in cases:
+            response = requests.post(post, json=body, timeout=30)
+            assert response.status_code == status and message in response.json()["error"]["message"], body
+        for raw, message in ((b"[" * 100_000, "nests too deeply"), (b"{", "not JSON")):
+            response = requests.post(post, data=raw, headers={"Content-Type": "application/json"}, timeout=30)
+            assert response.status_code == 400 and message in response.json()["error"]["message"]
+        response = requests.post(post, data=b" " * (MAX_BODY + 1), timeout=30)
+        assert response.status_code == 413 and "larger than" in response.json()["error"]["message"]
+        listed = requests.get(f"{url}/models", timeout=30).json()
+        assert [model["id"] for model in listed["data"]] == ["ises", "random_consistent", "bad"]
+        answered = requests.post(post, json={**ask, "n": 2}, timeout=30).json()
+        assert [choice["index"] for choice in answered["choices"]] == [0, 1]
+        assert answered["usage"]["prompt_tokens"] == 8 and answered["usage"]["completion_tokens"] > 0
+    with serve("algo_v0") as url:
+        chat = [{"role": "system", "content": "no rules"}, {"role": "user", "content": "hi"}]
+        response = requests.post(f"{url}/chat/completions", json={"model": "random", "messages": chat}, timeout=30)
+        assert response.status_code == 400 and "is not this endpoint's game" in response.json()["error"]["message"]
+
+
+def test_the_random_seat_never_stops_where_the_refusal_of_its_last_reply_names_stop():
+    """After a refused reply the note lists every kind of move, 'stop' too; the random seat read it as allowed and
+    answered 'stop' where it was not (12 of 20)."""
+    from deduction_envs import registry
+    from deduction_envs.text import TextAECEnv
+    from train.llm.endpoint import RandomSeatText
+
+    text = TextAECEnv(registry.game("algo_v0").make_env(players=2), max_invalid=100)
+    text.reset(seed=0)
+    agent = text.agent_selection
+    text.step("Answer: nonsense")  # refused: the note names 'stop'
+    observation = text.observe(agent)
+    assert "'stop'" in observation and "'stop'" not in observation.strip().splitlines()[-1]
+    player = RandomSeatText(seed=0)
+    assert all(player.move(text.prompt(agent), observation) != "stop" for _ in range(40))
+
+
+def test_a_game_the_text_layer_does_not_play_is_refused_before_any_game(capsys):
+    """``--env clue_v0 --size board=true`` ended in a traceback from a worker."""
+    with pytest.raises(SystemExit):
+        main(["--base-url", "http://127.0.0.1:9/v1", "--model", "random", "--env", "clue_v0", "--size", "board=true"])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "ClueText plays Clue without the board" in err

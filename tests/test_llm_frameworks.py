@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -75,8 +76,37 @@ def test_the_openenv_server_refuses_bad_settings_clearly():
         env.reset(colour=3)
     with pytest.raises(ValueError, match="game"):
         env.reset(game=-1)
-    with pytest.raises(RuntimeError, match="reset"):
+    with pytest.raises(ValueError, match="no game in progress: reset"):
         DeductionEnvironment("clue_v0").step(None)  # type: ignore[arg-type]
+    # Checked at start: it served, then failed every reset.
+    with pytest.raises(ValueError, match=r"clue_v0's agents are .*, got nobody"):
+        app("clue_v0", opponents=["nobody"])
+    with pytest.raises(ValueError, match="ClueText plays Clue without the board"):
+        app("clue_v0", {"board": True})
+
+
+def test_the_openenv_server_answers_a_refused_request_with_a_4xx_and_a_closed_session_quietly(caplog):
+    """A refused reset was a 500 with a traceback; each client that hung up logged two tracebacks."""
+    import logging
+
+    import requests
+    from openenv import GenericEnvClient
+
+    from train.llm.openenv_server import serve as serve_openenv
+
+    with caplog.at_level(logging.WARNING), serve_openenv("Mastermind-v0", {"pegs": 2, "colors": 3}) as url:
+        for path, body, status, message in (
+            ("reset", {"game": -1}, 400, "game must be an integer >= 0"),
+            ("reset", {"colour": 3}, 400, "reset takes seed, episode_id, game and secret"),
+            ("step", {"action": {"reply": "AB"}}, 409, "no game in progress"),
+        ):
+            response = requests.post(f"{url}/{path}", json=body, timeout=30)
+            assert response.status_code == status and message in response.json()["detail"], path
+        for _ in range(2):
+            with GenericEnvClient(base_url=url).sync() as env:
+                env.reset(game=0, seed=0)
+        time.sleep(0.5)  # the server's side of the closed sessions
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
 
 
 def vf_eval(tmp_path: Path, env_id: str, sizes: dict, model: str, *options: str) -> tuple[subprocess.Popen, Any]:

@@ -32,7 +32,19 @@ import agents.base
 from agents import ISES, RandomAgent
 from deduction_envs.text import SingleText
 
-__all__ = ["AGENTS", "TABLE_AGENTS", "BadTextAgent", "RandomSeatText", "TextAgent", "running", "serve", "text_agent"]
+__all__ = [
+    "AGENTS",
+    "MAX_BODY",
+    "TABLE_AGENTS",
+    "BadRequest",
+    "BadTextAgent",
+    "RandomSeatText",
+    "TextAgent",
+    "read_request",
+    "running",
+    "serve",
+    "text_agent",
+]
 
 
 class TextAgent:
@@ -116,11 +128,12 @@ class RandomSeatText:
             count = self.rng.randint(1, min(3, cards))
             return f"ask {pick(asked[1].split(', '))} about {', '.join(map(str, self.rng.sample(range(cards), count)))}"
         if found := re.search(r"Cards are black \(B\) or white \(W\), numbered 0 to (\d+)", system):  # Algo
-            if "reveal one of your face-down cards" in observation:
+            request = observation.strip().splitlines()[-1]  # what it is asked now (a refused reply's note names
+            if "reveal one of your face-down cards" in request:  # every move, 'stop' too)
                 own = re.search(r"you: (.+)$", observation, re.M)
                 assert own is not None, "the Algo table shows the seat's hand"
                 return "reveal " + pick(re.findall(r"(\d+):\[", own[1]))
-            if "'stop'" in observation and self.rng.random() < 0.5:
+            if "'stop'" in request and self.rng.random() < 0.5:
                 return "stop"
             targets = [(player, position) for player, line in re.findall(r"^\s+(P\d+): (.+)$", observation, re.M)
                        for position in re.findall(r"(\d+):[BW]\?", line)]  # fmt: skip
@@ -129,8 +142,67 @@ class RandomSeatText:
         raise ValueError("the observation asks for no move this agent knows")
 
 
-#: Token counts the endpoint reports (it counts none).
-USAGE = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+#: The largest request body the endpoint reads (bytes); a larger one is refused with HTTP 413.
+MAX_BODY = 4 * 1024 * 1024
+#: The most choices a request may ask for (``n``).
+MAX_CHOICES = 8
+
+
+class BadRequest(ValueError):
+    """A request the endpoint refuses: its HTTP status and message, as OpenAI words them."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def usage(messages: list[dict[str, str]], replies: list[str]) -> dict[str, int]:
+    """What the endpoint reports as token counts: whitespace-separated words (it has no model's tokenizer)."""
+    prompt = sum(len(message["content"].split()) for message in messages)
+    completion = sum(len(reply.split()) for reply in replies)
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+def read_request(raw: bytes) -> dict[str, Any]:
+    """A chat completion request's fields, checked: ``model`` (a name), ``messages`` (each a role and its text,
+    or a list of text parts), ``n``, ``stream``, ``stream_options``.
+
+    Raises:
+        BadRequest: what is wrong, named.
+    """
+    try:
+        body = json.loads(raw)
+    except RecursionError:
+        raise BadRequest("the body nests too deeply to be a chat completion request") from None
+    except ValueError:
+        raise BadRequest("the body is not JSON") from None
+    if not isinstance(body, dict):
+        raise BadRequest("a chat completion request is a JSON object with a model and messages")
+    model, messages = body.get("model"), body.get("messages")
+    if not isinstance(model, str):
+        raise BadRequest(f"'model' must be a model's name (a string), got {type(model).__name__}")
+    if not isinstance(messages, list) or not messages:
+        raise BadRequest("'messages' must be a non-empty list of messages")
+    texts = []
+    for i, message in enumerate(messages):
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):  # text parts, as OpenAI also takes them
+            parts = [part.get("text") for part in content if isinstance(part, dict)]
+            content = "".join(part for part in parts if isinstance(part, str)) if len(parts) == len(content) else None
+        if not isinstance(content, str) or not isinstance(message.get("role"), str):
+            raise BadRequest(f"messages[{i}] must have a 'role' and a 'content' (text)")
+        texts.append({"role": message["role"], "content": content})
+    n = body.get("n", 1)
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_CHOICES:
+        raise BadRequest(f"'n' must be an integer from 1 to {MAX_CHOICES}, got {n!r}")
+    stream, options = body.get("stream", False), body.get("stream_options")
+    if not isinstance(stream, bool):
+        raise BadRequest(f"'stream' must be true or false, got {stream!r}")
+    if options is not None and not isinstance(options, dict):
+        raise BadRequest(f"'stream_options' must be an object, got {type(options).__name__}")
+    return {"model": model, "messages": texts, "n": n, "stream": stream, "usage": bool((options or {}).get(
+        "include_usage"))}  # fmt: skip
+
 
 #: The text agents the endpoint can be, by model name: for a single-player game, and for a multiplayer one.
 AGENTS = ("ises", "random_consistent", "bad")
@@ -175,42 +247,67 @@ def app(env_id: str, sizes: dict[str, Any] | None = None, fail_every: int = 0, d
     calls = itertools.count(1)
     lock = threading.Lock()
 
-    async def completions(request: Request) -> JSONResponse:
+    def refused(message: str, status: int) -> JSONResponse:
+        kind = "invalid_request_error" if status < 500 else "server_error"
+        return JSONResponse({"error": {"message": message, "type": kind}}, status)
+
+    async def completions(request: Request) -> Response:
         try:
-            body = await request.json()
-            model, messages = body["model"], body["messages"]
-            observation = str(messages[-1]["content"])
-            system = str(messages[0]["content"]) if messages[0].get("role") == "system" else ""
-        except (ValueError, KeyError, IndexError, TypeError):
-            return JSONResponse({"error": {"message": "a chat completion request has a model and messages"}}, 400)
+            declared = request.headers.get("content-length")
+            if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+                raise BadRequest(f"the body is larger than {MAX_BODY:,} bytes", 413)
+            raw = bytearray()
+            async for chunk in request.stream():
+                raw += chunk
+                if len(raw) > MAX_BODY:
+                    raise BadRequest(f"the body is larger than {MAX_BODY:,} bytes", 413)
+            asked = read_request(bytes(raw))
+        except BadRequest as error:
+            return refused(str(error), error.status)
+        model, messages = asked["model"], asked["messages"]
+        observation = messages[-1]["content"]
+        system = messages[0]["content"] if messages[0]["role"] == "system" else ""
         with lock:
             call = next(calls)
             if model not in agents and model in names:
                 agents[model] = text_agent(model, env_id, sizes)
         if model not in agents:
-            return JSONResponse({"error": {"message": f"no model {model!r}; this endpoint has {names}"}}, 404)
+            return refused(f"no model {model!r}; this endpoint has {names}", 404)
         if fail_every and call % fail_every == 0:
-            return JSONResponse({"error": {"message": "overloaded, try again"}}, 503)
+            return refused("overloaded, try again", 503)
         if delay:
             time.sleep(delay)
-        with lock:  # one agent object serves every game: one reply at a time
-            agent = agents[model]
-            content = agent.reply(system, observation) if multiplayer else agent.reply(observation)
-        message = {"role": "assistant", "content": content}
-        if body.get("stream"):  # server-sent events, as OpenAI streams: the whole reply in one chunk, then the end
-            head = {"id": f"local-{call}", "object": "chat.completion.chunk", "created": int(time.time()),
-                    "model": model}  # fmt: skip
-            chunks = [{**head, "choices": [{"index": 0, "delta": message, "finish_reason": None}]},
-                      {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]  # fmt: skip
-            if (body.get("stream_options") or {}).get("include_usage"):
-                chunks.append({**head, "choices": [], "usage": USAGE})
+        try:
+            with lock:  # one agent object serves every game: one reply at a time
+                agent = agents[model]
+                replies = [agent.reply(system, observation) if multiplayer else agent.reply(observation)
+                           for _ in range(asked["n"])]  # fmt: skip
+        except ValueError as error:  # the last message is no game's observation this agent can read
+            return refused(f"the last message is not this endpoint's game ({env_id}) as its text layer writes it: "
+                           f"{error}", 400)  # fmt: skip
+        counted = usage(messages, replies)
+        head = {"id": f"local-{call}", "created": int(time.time()), "model": model}
+        if asked["stream"]:  # server-sent events, as OpenAI streams: each whole reply in one chunk, then the end
+            chunks = [{**head, "object": "chat.completion.chunk", "choices": [
+                {"index": i, "delta": {"role": "assistant", "content": reply}, "finish_reason": None}]}
+                for i, reply in enumerate(replies)]  # fmt: skip
+            chunks += [{**head, "object": "chat.completion.chunk",
+                        "choices": [{"index": i, "delta": {}, "finish_reason": "stop"}]}
+                       for i in range(len(replies))]  # fmt: skip
+            if asked["usage"]:
+                chunks.append({**head, "object": "chat.completion.chunk", "choices": [], "usage": counted})
             events = "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks) + "data: [DONE]\n\n"
             return Response(events, media_type="text/event-stream")
-        return JSONResponse({"id": f"local-{call}", "object": "chat.completion", "created": int(time.time()),
-                             "model": model, "usage": USAGE,
-                             "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})  # fmt: skip
+        choices = [{"index": i, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}
+                   for i, reply in enumerate(replies)]  # fmt: skip
+        return JSONResponse({**head, "object": "chat.completion", "usage": counted, "choices": choices})
 
-    return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
+    async def models(request: Request) -> JSONResponse:
+        return JSONResponse({"object": "list", "data": [{"id": name, "object": "model", "created": 0,
+                                                         "owned_by": "deduction-envs"} for name in names]})  # fmt: skip
+
+    return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"]),
+                             Route("/v1/models", models, methods=["GET"])])  # fmt: skip
 
 
 @contextmanager
@@ -222,8 +319,13 @@ def running(asgi_app: Any, port: int = 0, host: str = "127.0.0.1") -> Iterator[s
     import uvicorn
 
     listener = socket.socket()
+    # Accepted connections inherit it: without it each reply on a kept-alive connection waited ~40 ms on Nagle's
+    # algorithm and the client's delayed acknowledgement (20 requests a second; about 480 with it).
+    listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # started again at once on the same port
     listener.bind((host, port))
-    server = uvicorn.Server(uvicorn.Config(asgi_app, log_level="warning"))
+    # A second to finish what is in flight on shutdown, not the time a kept-alive client takes to hang up.
+    server = uvicorn.Server(uvicorn.Config(asgi_app, log_level="warning", timeout_graceful_shutdown=1))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
     while not server.started:

@@ -10,7 +10,16 @@ from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import Action, Observation, State
 from pydantic import Field
 
-__all__ = ["DeductionAction", "DeductionEnvironment", "DeductionObservation"]
+__all__ = ["DeductionAction", "DeductionEnvironment", "DeductionObservation", "RefusedRequest"]
+
+
+class RefusedRequest(ValueError):
+    """A reset or step the environment refuses (bad arguments, no game in progress): the server answers it with
+    ``status`` and the message, not a 500 and a traceback."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class DeductionAction(Action):
@@ -41,9 +50,9 @@ class DeductionEnvironment(Environment[DeductionAction, DeductionObservation, St
     def __init__(self, env_id: str = "Mastermind-v0", sizes: dict[str, Any] | None = None,
                  opponents: list[str] | None = None, max_invalid: int = 5) -> None:  # fmt: skip
         super().__init__()
-        from deduction_envs import registry
+        from train.llm.session import check_session
 
-        registry.game(env_id)  # a clear error for an unknown id
+        check_session(env_id, sizes, opponents)  # at start, not at every reset
         self.env_id, self.sizes, self.opponents, self.max_invalid = env_id, dict(sizes or {}), opponents, max_invalid
         self._session: Any = None
         self._state = State()
@@ -55,17 +64,22 @@ class DeductionEnvironment(Environment[DeductionAction, DeductionObservation, St
         from train.llm.session import session
 
         if kwargs:
-            raise ValueError(f"reset takes seed, episode_id, game and secret, got {', '.join(kwargs)}")
-        game = check_int("game", game, low=0)
-        seed = 0 if seed is None else check_int("seed", seed, low=0)
-        self._session = session(self.env_id, self.sizes, game, seed, self.opponents, self.max_invalid, secret)
+            raise RefusedRequest(f"reset takes seed, episode_id, game and secret, got {', '.join(kwargs)}")
+        try:
+            game = check_int("game", game, low=0)
+            seed = 0 if seed is None else check_int("seed", seed, low=0)
+            self._session = session(self.env_id, self.sizes, game, seed, self.opponents, self.max_invalid, secret)
+        except (ValueError, TypeError) as error:
+            raise RefusedRequest(str(error)) from None
         self._state = State(episode_id=episode_id or str(uuid.uuid4()), step_count=0)
         return self._observe(prompt=self._session.prompt)
 
     def step(self, action: DeductionAction, timeout_s: float | None = None, **kwargs: Any) -> DeductionObservation:
         """Play the player's reply."""
         if self._session is None or self._session.done:
-            raise RuntimeError("no game in progress: reset() first")
+            raise RefusedRequest("no game in progress: reset() first", 409)
+        if not isinstance(getattr(action, "reply", None), str):
+            raise RefusedRequest("an action is the player's reply: {'reply': TEXT}")
         before = self._session.reward
         self._session.reply(action.reply)
         self._state.step_count += 1

@@ -35,19 +35,42 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["app", "serve"]
+__all__ = ["app", "quiet_disconnects", "serve"]
 
 
 def app(env_id: str = "Mastermind-v0", sizes: dict[str, Any] | None = None, opponents: list[str] | None = None,
         max_invalid: int = 5, sessions: int = 8) -> Any:  # fmt: skip
     """The OpenEnv FastAPI app serving ``env_id`` (up to ``sessions`` games at once)."""
+    from fastapi.responses import JSONResponse
     from openenv.core.env_server.http_server import create_fastapi_app
 
-    from train.llm.openenv_env import DeductionAction, DeductionEnvironment, DeductionObservation
+    from train.llm.openenv_env import DeductionAction, DeductionEnvironment, DeductionObservation, RefusedRequest
 
-    DeductionEnvironment(env_id, sizes, opponents, max_invalid)  # its checks, before serving
-    return create_fastapi_app(lambda: DeductionEnvironment(env_id, sizes, opponents, max_invalid), DeductionAction,
-                              DeductionObservation, max_concurrent_envs=sessions)  # fmt: skip
+    DeductionEnvironment(env_id, sizes, opponents, max_invalid)  # its checks (sizes, opponents), before serving
+    served = create_fastapi_app(lambda: DeductionEnvironment(env_id, sizes, opponents, max_invalid), DeductionAction,
+                                DeductionObservation, max_concurrent_envs=sessions)  # fmt: skip
+
+    async def refused(request: Any, error: Exception) -> JSONResponse:
+        status = getattr(error, "status", 400)
+        return JSONResponse({"detail": str(error)}, status_code=status)
+
+    served.add_exception_handler(RefusedRequest, refused)
+    return served
+
+
+def quiet_disconnects(asgi_app: Any) -> Any:
+    """``asgi_app``, with a WebSocket session its client closed ending quietly: OpenEnv's session handler raises
+    on the closed socket, and uvicorn logged two tracebacks for every client that hung up."""
+    from starlette.websockets import WebSocketDisconnect
+
+    async def served(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        try:
+            await asgi_app(scope, receive, send)
+        except WebSocketDisconnect:
+            if scope.get("type") != "websocket":
+                raise
+
+    return served
 
 
 @contextmanager
@@ -57,7 +80,7 @@ def serve(env_id: str = "Mastermind-v0", sizes: dict[str, Any] | None = None, po
     ``port`` 0: a free one. ``options``: :func:`app`'s."""
     from train.llm.endpoint import running
 
-    with running(app(env_id, sizes, **options), port, host) as url:
+    with running(quiet_disconnects(app(env_id, sizes, **options)), port, host) as url:
         yield url
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["GameSession", "SeatSession", "last_place", "session"]
+__all__ = ["GameSession", "SeatSession", "check_session", "last_place", "session"]
 
 
 class GameSession:
@@ -165,6 +165,38 @@ class SeatSession:
             "efficiency": env.efficiency(self.name) if bits else math.nan,
             "bits": bits,
         }
+
+
+def check_session(env_id: str, sizes: dict[str, Any] | None = None, opponents: Sequence[str] | None = None) -> None:
+    """Refuse, before any game, what :func:`session` would refuse in every game: an unknown game, sizes it does not
+    take, a game the text layer does not play (Clue on its board), opponents that are not its roster's agents.
+
+    Raises:
+        ValueError: what is wrong, named.
+    """
+    from agents.roster import agent_names
+    from deduction_envs import registry
+
+    known = registry.game(env_id)
+    try:
+        env = known.make_env(**(sizes or {}))
+        if known.multiplayer:
+            from deduction_envs.text import TextAECEnv
+
+            TextAECEnv(env)
+        else:
+            from deduction_envs.text import TextEnv
+
+            TextEnv(env)
+    except TypeError as error:
+        raise ValueError(str(error)) from None
+    if opponents is not None:
+        if not known.multiplayer:
+            raise ValueError(f"opponents are for the multiplayer games; {env_id} is played alone")
+        names = agent_names(env_id)
+        if not opponents or any(name not in names for name in opponents):
+            given = ", ".join(map(str, opponents)) or "none"
+            raise ValueError(f"{env_id}'s agents are {', '.join(names)}, got {given}")
 
 
 def session(env_id: str, sizes: dict[str, Any] | None = None, game: int = 0, seed: int = 0,
