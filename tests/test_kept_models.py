@@ -112,7 +112,7 @@ def test_keep_never_replaces_unasked_and_the_command_line_says_where_and_what(ti
           "--replace", "--", "--no-references", "--eval-secrets", "5"])  # fmt: skip
     assert [m.command for m in load_manifest(folder)] == ["python -m train B"]
     capsys.readouterr()
-    main(["list", "--folder", str(folder)])
+    main(["list", "--markdown", "--folder", str(folder)])
     table = capsys.readouterr().out
     assert "| model | what it is | env | figures | command | size |" in table
     assert "| tiny | second | Mastermind-v0 pegs=3 colors=3 | " in table and "`python -m train B`" in table
@@ -175,3 +175,14 @@ def test_a_kept_clue_model_takes_a_seat_in_the_tournament_and_wins_there_what_it
         seat_policy("nothing")
     with pytest.raises(ValueError, match="single-player game"):
         seat_policy("wordle-ises")
+
+
+def test_list_fits_a_terminal_and_the_full_table_is_asked_for(capsys):
+    """``list`` printed 45 markdown rows over 1,000 characters wide."""
+    main(["list"])
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(load_manifest()) + 2 and max(map(len, lines)) <= 120
+    assert lines[-1].startswith(f"{len(load_manifest())} models") and "--markdown" in lines[-1]
+    main(["list", "--markdown"])
+    table = capsys.readouterr().out
+    assert table.startswith("| model | what it is |") and all(m.command in table for m in load_manifest())

@@ -127,3 +127,18 @@ def test_files_that_are_not_whole_models_are_refused_naming_the_file_and_the_fau
     assert load_model(tmp_path / "good", "maskable_ppo").action_space.n == model.action_space.n  # .zip is optional
     with pytest.raises(ValueError, match="could not be loaded as a dqn model"):
         load_model(tmp_path / "good.zip", "dqn")
+
+
+def test_evaluate_plays_the_reference_agents_asked_for_beside_a_model(tmp_path, capsys):
+    """The kept-model example ran with --no-references and so never showed ISES beside the model; --references
+    picks which (SO-ISMCTS, at 0.1 s a decision, is the slow one)."""
+    from train import evaluate as evaluate_command
+
+    model = untrained(MaskablePPO)
+    model.save(tmp_path / "model.zip")
+    argv = ["--model", str(tmp_path / "model.zip"), "--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3"]
+    results = evaluate_command.main([*argv, "--references", "ises,random_consistent"])
+    assert [r.agent for r in results] == ["MaskablePPO policy", "ISES", "random (consistent)"]
+    with pytest.raises(SystemExit):
+        evaluate_command.main([*argv, "--references", "knuth"])
+    assert "the reference agents are ises, ismcts, random, random_consistent, got knuth" in capsys.readouterr().err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,15 +14,27 @@ from deduction_envs.core.rules import DeductionRules
 from deduction_envs.envs import env_rules
 from deduction_envs.executor import Executor
 
-__all__ = ["compare", "held_out_table", "reference_agents", "seen_by_imitation", "write_comparison"]
+__all__ = ["REFERENCES", "compare", "held_out_table", "reference_agents", "seen_by_imitation", "write_comparison"]
 
 
-def reference_agents(rules: DeductionRules, time_limit: float) -> list[Agent]:
-    """Exhaustive ISES, SO-ISMCTS, random play and, where queries name secrets, consistent random play."""
-    agents: list[Agent] = [ISES(), ISMCTS(time_limit=time_limit), RandomAgent()]
-    if rules.queries_name_secrets:
-        agents.append(RandomAgent(consistent=True))
-    return agents
+#: The reference agents of a comparison, by the names ``--references`` takes.
+REFERENCES = ("ises", "ismcts", "random", "random_consistent")
+
+
+def reference_agents(rules: DeductionRules, time_limit: float, names: Sequence[str] = REFERENCES) -> list[Agent]:
+    """Exhaustive ISES, SO-ISMCTS, random play and, where queries name secrets, consistent random play (those of
+    ``names``, in that order).
+
+    Raises:
+        ValueError: a name not in :data:`REFERENCES`.
+    """
+    unknown = [name for name in names if name not in REFERENCES]
+    if unknown:
+        raise ValueError(f"the reference agents are {', '.join(REFERENCES)}, got {', '.join(unknown)}")
+    made = {"ises": ISES, "ismcts": lambda: ISMCTS(time_limit=time_limit), "random": RandomAgent,
+            "random_consistent": lambda: RandomAgent(consistent=True)}  # fmt: skip
+    return [made[name]() for name in REFERENCES
+            if name in names and (name != "random_consistent" or rules.queries_name_secrets)]  # fmt: skip
 
 
 def compare(
@@ -32,7 +45,7 @@ def compare(
     time_limit: float,
     seed: int,
     action_mask: str = "all",
-    references: bool = True,
+    references: bool | Sequence[str] = True,
     progress: bool | None = None,
     workers: int | Executor = 1,
 ) -> list[EvaluationResult]:
@@ -41,8 +54,8 @@ def compare(
     ``env_kwargs`` are the env's sizes (the reference agents play with the
     env's default options); ``action_mask`` is the mask a model was trained
     with (an SB3Policy brings its own). Without ``references``, the policy
-    alone. ``progress``: a bar per agent (None: on a terminal only). ``workers``: local processes or an
-    executor (a Ray cluster) for the episodes.
+    alone; a list of names: those of :data:`REFERENCES`. ``progress``: a bar per agent (None: on a terminal only).
+    ``workers``: local processes or an executor (a Ray cluster) for the episodes.
     """
     rules = env_rules(env_id, **env_kwargs)
     agents: list[Agent] = (
@@ -51,7 +64,7 @@ def compare(
         else [policy if isinstance(policy, Agent) else SB3Policy(policy, action_mask=action_mask)]
     )
     if references:
-        agents += reference_agents(rules, time_limit)
+        agents += reference_agents(rules, time_limit, *([] if references is True else [references]))
     if rules.num_secrets <= eval_secrets:
         plan: dict[str, Any] = {"secrets": "all"}
     else:

@@ -104,6 +104,14 @@ def main(argv: list[str] | None = None, raise_errors: bool = False) -> list[Eval
         "--no-references", action="store_true", help="single-player games: the policy alone, not the reference agents"
     )
     parser.add_argument(
+        "--references",
+        type=names,
+        default=None,
+        metavar="NAME[,NAME...]",
+        help="single-player games: the reference agents beside it (default all: ises, ismcts, random, "
+        "random_consistent; SO-ISMCTS thinks --eval-time-limit a decision, the slow one)",
+    )
+    parser.add_argument(
         "--output",
         type=arguments.output_folder,
         default=None,

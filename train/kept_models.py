@@ -2,7 +2,7 @@
 
 Its command line::
 
-    python -m train.kept_models list                          # the manifest as a table: what, figures, command
+    python -m train.kept_models list [--markdown]             # the kept models, a line each (--markdown: all)
     python -m train.kept_models check [NAME ...]              # re-evaluate each and compare with its recorded figure
     python -m train.kept_models remeasure NAME ... --why "the scoreboard's spoof changed"   # record new figures
     python -m train.kept_models keep runs/mm-half mastermind-4x6-ises-half \\
@@ -414,6 +414,23 @@ def figures_text(figures: dict[str, Any]) -> str:
     )
 
 
+def _short_table(models: list[KeptModel]) -> str:
+    """The kept models for a terminal: one line each (name, game, size, figure), under 120 characters."""
+    total = sum(m.bytes for m in models)
+    lines = [f"{'model':<30} {'env':<21} {'MB':>5}  figure"]
+    for m in models:
+        f = m.figures
+        if "episodes" in f:
+            figure = f"{f['mean_steps']:.4f} queries, {f['solved']:.1%} solved ({f['episodes']:,} secrets)"
+        else:
+            figure = ", ".join(f"{r['wins'] / r['games']:.1%} won vs {opponent}" for opponent, r in f.items())
+        line = f"{m.name:<30} {m.env:<21} {m.bytes / 1e6:>5.2f}  {figure}"
+        lines.append(line if len(line) <= 119 else line[:116] + "...")
+    lines.append(f"{len(models)} models, {total / 1e6:.2f} MB in all; --markdown: what each is, its command and every "
+                 "figure")  # fmt: skip
+    return "\n".join(lines)
+
+
 def _table(models: list[KeptModel]) -> str:
     lines = ["| model | what it is | env | figures | command | size |", "| --- | --- | --- | --- | --- | ---: |"]
     for m in models:
@@ -432,6 +449,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     commands = parser.add_subparsers(dest="what", required=True)
     listing = commands.add_parser("list", help="the kept models")
+    listing.add_argument("--markdown", action="store_true", help="the full table in markdown (what each model is, "
+                         "its command, every figure)")  # fmt: skip
     checking = commands.add_parser("check", help="re-evaluate kept models against their recorded figures")
     checking.add_argument("names", nargs="*", help="models to check (default all)")
     keeping = commands.add_parser("keep", help="keep a run's model (see above)")
@@ -459,7 +478,8 @@ def main(argv: list[str] | None = None) -> None:
     if evaluation is not None and args.what != "keep":
         parser.error(f"arguments after -- are keep's evaluation arguments; {args.what} takes none, got {evaluation}")
     if args.what == "list":
-        print(_table(load_manifest(args.folder)))
+        models = load_manifest(args.folder)
+        print(_table(models) if args.markdown else _short_table(models))
     elif args.what == "check":
         try:
             check(args.names or None, args.folder, report=lambda line: print(line, flush=True))

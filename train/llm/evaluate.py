@@ -253,8 +253,9 @@ def main(argv: list[str] | None = None) -> int:
         from train.llm.chat import ChatClient
 
         ChatClient(settings.base_url, settings.model)  # its checks, before any game
-        from train.llm.session import check_session
+        from train.llm.session import check_session, say_preparing
 
+        say_preparing(args.env)
         check_session(args.env, dict(args.size))  # the text layer plays it (not Clue on its board), at these sizes
         env = game.make_env(**dict(args.size))
         if game.multiplayer:

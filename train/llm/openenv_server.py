@@ -99,6 +99,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="the address it listens on (default 127.0.0.1)")
     parser.add_argument("--port", type=arguments.port, default=8001, help="its port (default 8001)")
     args = parser.parse_args(argv)
+    from train.llm.session import say_preparing
+
+    say_preparing(args.env)
     try:
         with serve(args.env, dict(args.size), args.port, args.host, opponents=args.opponents,
                    max_invalid=args.max_invalid, sessions=args.sessions) as url:  # fmt: skip

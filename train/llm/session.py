@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["GameSession", "SeatSession", "check_session", "last_place", "session"]
+__all__ = ["GameSession", "SeatSession", "check_session", "last_place", "say_preparing", "session"]
 
 
 class GameSession:
@@ -165,6 +165,18 @@ class SeatSession:
             "efficiency": env.efficiency(self.name) if bits else math.nan,
             "bits": bits,
         }
+
+
+def say_preparing(env_id: str) -> None:
+    """Say on standard error what a command does before its first game, which is slow the first time: importing
+    the frameworks, and for a multiplayer game compiling its knowledge engine with numba (cached after)."""
+    import sys
+
+    from deduction_envs import registry
+
+    first = " (the first run after an install compiles its engine with numba: about 25 s on 2 cores; later ones, a " \
+            "second or two)" if registry.game(env_id).multiplayer else ""  # fmt: skip
+    print(f"preparing {env_id}{first}...", file=sys.stderr, flush=True)
 
 
 def check_session(env_id: str, sizes: dict[str, Any] | None = None, opponents: Sequence[str] | None = None) -> None:

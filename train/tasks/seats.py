@@ -246,8 +246,9 @@ class SeatsTask:
 
         if args.action_mask != "all" or args.eval_secrets is not None or args.eval_time_limit is not None:
             parser.error("--action-mask, --eval-secrets and --eval-time-limit are for the single-player games")
-        if args.no_references:
-            parser.error("--no-references is for the single-player games (a seat is measured against opponents)")
+        if args.no_references or args.references:
+            parser.error("--no-references and --references are for the single-player games (a seat is measured "
+                         "against --opponents)")  # fmt: skip
         games = args.games or EVAL_GAMES
         sizes = {**default_sizes(args.env), **dict(args.size)}
         opponents = args.opponents or list(registry.game(args.env).evaluation)

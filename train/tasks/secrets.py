@@ -231,7 +231,8 @@ class SecretsTask:
                 policy = SB3Policy.load(args.model, args.algo, action_mask=args.action_mask,
                                         trust_model=args.trust_model)  # fmt: skip
             results = compare(policy, args.env, sizes, args.eval_secrets, args.eval_time_limit, args.seed,
-                              references=not args.no_references, workers=workers)  # fmt: skip
+                              references=False if args.no_references else (args.references or True),
+                              workers=workers)  # fmt: skip
         except (TypeError, ValueError, FileNotFoundError) as error:
             refuse(parser, args.model, error)
         title = f"{args.model} on {args.env} {sizes or ''}".strip()
