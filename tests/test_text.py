@@ -235,3 +235,31 @@ def test_the_rules_text_writes_this_games_sizes_where_they_count_something():
     assert "Deal. 10 cards of one kind; 3 of them go to the case" in gc.prompt("player_0")
     assert "(numbers is a\n  size parameter, default 12)" in TextAECEnv(algo_v0.env()).prompt("player_0")
     assert plain_text("``n`` = 3 and ``n`` cards", {"n": 5}) == "n = 3 and 5 cards"
+
+
+def test_each_prompt_describes_its_own_game_only_names_no_code_and_says_the_seat_order():
+    """Mastermind's and Simple Mastermind's rules described Bulls and Cows too; Clue's named
+    ClueRules.allowed_rooms, Generalized Clue's deal_sizes and GeneralizedClueRules.asks_to_certainty, Black Box's
+    info["secret_known"]; no multiplayer prompt said which seats are to a mover's left; Black Box's cells were
+    named like its edge positions (cell B2, edge position "exit at B2")."""
+    import re
+
+    from deduction_envs.text import TextAECEnv
+
+    others = {"Mastermind-v0": ("SimpleMastermind", "BullsAndCows"), "SimpleMastermind-v0": ("BullsAndCows",
+              "(black, white). Classic"), "BullsAndCows-v0": ("SimpleMastermind", "repeats allowed")}  # fmt: skip
+    # (Mastermind's formula, white = sum_s min(count_guess(s), count_secret(s)) - black, is mathematics, not code.)
+    code = re.compile(r"\b[A-Z]\w*Rules\b|\b[A-Z]\w*\.[a-z_]{2,}|\b(?!sum_s\b|count_)[a-z]+_[a-z_]+\b|info\[|:[a-z]+:`")
+    for game in registry.games():
+        if game.multiplayer:
+            text = TextAECEnv(game.make_env())
+            text.reset(seed=0)
+            prompt = text.prompt(text.possible_agents[0])
+            players = text.unwrapped.rules.players
+            assert f"Seats take turns in the order {', '.join(f'P{i}' for i in range(players))}, then P0" in prompt
+        else:
+            prompt = TextEnv(gym.make(game.env_id)).prompt
+        assert not code.findall(prompt), (game.env_id, code.findall(prompt))
+        assert not any(other in prompt for other in others.get(game.env_id, ())), game.env_id
+    prompt = TextEnv(gym.make("BlackBox-v0")).prompt
+    assert "column 3, row 2" in prompt and not re.search(r"(?<!exit )\b(?:at|in) [A-E][1-5]\b", prompt)

@@ -23,28 +23,30 @@ The answer is **hit**, **reflection** (the ray came back out where it went
 in, however it got there), or the edge position where it **exits**.
 
 Worked diagrams (5 x 5, ``O`` atom, ``*`` the ray's path, entering from the
-left at row 3 unless said)::
+left at row 3 unless said; columns and rows numbered from 1, the top left
+cell is column 1, row 1)::
 
-    . . . . .        a ray from the left at row 3 meets the atom at C2
-    . . O . .        diagonally ahead when it is at B3 (the atom is up and
-    * * . . .        ahead), so it turns down, away from it, and leaves
-    . * . . .        at the bottom of column B: "exit at B2".
-    . * . . .
+    . . . . .        a ray from the left at row 3 meets the atom in
+    . . O . .        column 3, row 2 diagonally ahead when it is in
+    * * . . .        column 2 (the atom is up and ahead), so it turns
+    . * . . .        down, away from it, and leaves through the bottom
+    . * . . .        edge at column 2: "exit at B2" (B: bottom).
 
-    . . . . .        atoms at C2 and C4 are both diagonally ahead when the
-    . . O . .        ray is at B3: it turns back and leaves where it came
-    * * . . .        in: "reflection".
-    . . O . .
+    . . . . .        the atoms in column 3, rows 2 and 4, are both
+    . . O . .        diagonally ahead when the ray is in column 2: it
+    * * . . .        turns back and leaves where it came in:
+    . . O . .        "reflection".
     . . . . .
 
-    O . . . .        a ray from the left at row 2 would enter at A2, and
-    . . . . .        the atom at A1 is next to that entry cell on the
-    . . . . .        edge: "reflection" before entering (edge rule).
+    O . . . .        a ray from the left at row 2 would enter the cell
+    . . . . .        in column 1, row 2, and the atom in column 1, row 1
+    . . . . .        is next to that entry cell on the edge: "reflection"
+                     before entering (edge rule).
 
 Some layouts cannot be told apart by any ray (an atom hidden behind
 others). The episode ends when every layout still possible answers every
-ray the same way; the env's ``info["secret_known"]`` then says whether the
-layout is uniquely known.
+ray the same way (the env's ``info["secret_known"]`` then says whether the
+layout is uniquely known).
 
 Indexing
 --------

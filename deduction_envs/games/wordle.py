@@ -14,8 +14,9 @@ guess). The oracle colours each letter of the guess:
   (the official rule);
 * **grey** otherwise.
 
-The game ends when the guess is the answer (five greens). The env truncates
-after ``max_steps`` guesses, 6 as in the original; evaluation may raise it.
+The game ends when the guess is the answer (five greens), or when the guesses
+run out: 6 in the original (the env's ``max_steps``, which an evaluation may
+raise).
 
 Two worked examples of repeated letters. Answer ``abbey``, guess ``babes``:
 the second ``b`` and the ``e`` are green; the first ``b`` finds the answer's

@@ -19,7 +19,7 @@ from deduction_envs.core.entropy import binary_entropy_bits
 from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, Move, Phase, PlayerView, format_card
 from deduction_envs.reasoning.algo_hands import attack_probabilities
 from deduction_envs.text.reply import ReplyError, quoted, read_reply, seat_text
-from deduction_envs.text.single import plain_text, sizes_of
+from deduction_envs.text.single import prompt_rules, seat_order
 
 __all__ = ["AlgoText", "describe", "table"]
 
@@ -90,7 +90,7 @@ class AlgoText:
             f"You are playing Algo with {rules.players} players (P0 to P{rules.players - 1}); you are "
             f"{self.names[seat]}. Cards are black (B) or white (W), numbered 0 to {rules.numbers - 1}. Be the last "
             "player with a face-down card.",
-            "Rules:\n\n" + plain_text(section, sizes_of(rules)).strip(),
+            "Rules:\n\n" + prompt_rules(section, rules) + "\n\n" + seat_order(rules.players),
             "The table shows each hand left to right with positions from 0: your cards with their numbers ([B3]: "
             "face down to the others), the others' face-down cards by colour (B?), with the numbers missed attacks "
             "have ruled out, and face-up cards as B3.",

@@ -20,7 +20,7 @@ from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules,
 from deduction_envs.games.clue_board import ClueBoardRules
 from deduction_envs.reasoning.clue_suggestions import score_suggestions
 from deduction_envs.text.reply import ReplyError, read_reply, seat_text
-from deduction_envs.text.single import plain_text, sizes_of
+from deduction_envs.text.single import prompt_rules, seat_order
 
 __all__ = ["ClueText", "choices", "move_text", "parse_move"]
 
@@ -137,7 +137,7 @@ class ClueText:
         return "\n\n".join([
             f"You are playing Clue with {rules.players} players (P0 to P{rules.players - 1}); you are "
             f"{self.names[seat]}. Be the first to accuse the three cards of the case file correctly.",
-            "Rules:\n\n" + plain_text(section, sizes_of(rules)).strip(),
+            "Rules:\n\n" + prompt_rules(section, rules) + "\n\n" + seat_order(rules.players),
             "The cards (suspects, weapons, rooms):\n" + "\n".join(f"- {names}" for names in kinds),
             NOTATION + " Each turn you are asked, reply with one move; you may think first, and put the move on the "
             "last line of your reply or as <answer>MOVE</answer>.",

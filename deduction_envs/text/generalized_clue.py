@@ -23,7 +23,7 @@ from deduction_envs.games.generalized_clue import (
 )
 from deduction_envs.reasoning.clue_suggestions import ask_candidates, score_asks
 from deduction_envs.text.reply import ReplyError, quoted, read_reply, seat_text
-from deduction_envs.text.single import plain_text, sizes_of
+from deduction_envs.text.single import prompt_rules, seat_order
 
 __all__ = ["GeneralizedClueText", "parse_move"]
 
@@ -78,7 +78,7 @@ class GeneralizedClueText:
             f"You are playing Generalized Clue with {rules.players} players (P0 to P{rules.players - 1}); you are "
             f"{self.names[seat]}. There are {rules.cards} cards, numbered 0 to {rules.cards - 1}; {rules.hidden} of "
             "them are hidden. Be the first to guess the hidden cards.",
-            "Rules:\n\n" + plain_text(section, sizes_of(rules)).strip(),
+            "Rules:\n\n" + prompt_rules(section, rules) + "\n\n" + seat_order(rules.players),
             self.notation + " Each time you are asked to move, reply with one move; you may think first, and put "
             "the move on the last line of your reply or as <answer>MOVE</answer>.",
         ])  # fmt: skip

@@ -19,7 +19,14 @@ from deduction_envs.core.information_set import make_information_set
 from deduction_envs.core.rules import DeductionRules
 from deduction_envs.text.reply import ReplyError, read_reply
 
-__all__ = ["SingleText", "plain_text", "rules_text"]
+__all__ = ["SingleText", "plain_text", "prompt_rules", "rules_text", "seat_order"]
+
+
+def seat_order(players: int) -> str:
+    """How the seats of a multiplayer game follow each other, for its prompt."""
+    seats = ", ".join(f"P{i}" for i in range(players))
+    return (f"Seats take turns in the order {seats}, then P0 again; the players to a mover's left are the ones after "
+            "it in that order.")  # fmt: skip
 
 _HISTORY_LINE = re.compile(r"(\d+)\. (.+?) -> (.+)")
 
@@ -61,12 +68,33 @@ def sizes_of(rules: object) -> dict[str, int]:
     return {name: value for name, value in found.items() if isinstance(value, int) and not isinstance(value, bool)}
 
 
+#: A note for programmers in a rules text: a parenthesis naming code (a role, ``:meth:`ClueRules.allowed_rooms```,
+#: or a literal with an underscore or a subscript, ````info["secret_known"]````).
+_CODE_NOTE = re.compile(r"\s*\((?:[^()]*?:[a-z]+(?::[a-z]+)?:`[^`]*`|[^()]*?``[^`]*[_\[][^`]*``)[^()]*\)")
+#: A bullet that says what one game of a module's family does (``* :class:`SimpleMastermind`: ...``).
+_GAME_BULLET = re.compile(r"^\* :class:`~?(?:[\w.]*\.)?(\w+)`")
+
+
+def prompt_rules(section: str, rules: object) -> str:
+    """A rules text of a module's documentation as a player is told it: its notes for programmers (code names in
+    parentheses) left out, the bullets about the other games of its family left out, plain text, its sizes written
+    as this game's."""
+    lines, skipping = [], False
+    for line in section.splitlines():
+        bullet = _GAME_BULLET.match(line)
+        if bullet or not line.startswith("  "):
+            skipping = bool(bullet) and bullet[1] != type(rules).__name__
+        if not skipping:
+            lines.append(line)
+    return plain_text(_CODE_NOTE.sub("", "\n".join(lines)), sizes_of(rules)).strip()
+
+
 def rules_text(rules: object) -> str:
-    """The "Rules" section of the game module's documentation, as plain text, its sizes written as this game's."""
+    """The "Rules" section of the game module's documentation as the player is told it (:func:`prompt_rules`)."""
     text = sys.modules[type(rules).__module__].__doc__ or ""
     section = text.split("Rules\n-----\n", 1)[-1]
     section = re.split(r"\n[^\n]+\n-{3,}\n", section, maxsplit=1)[0]  # up to the next section's title
-    return plain_text(section, sizes_of(rules)).strip()
+    return prompt_rules(section, rules)
 
 
 class SingleText:
