@@ -82,8 +82,10 @@ def prompt_rules(section: str, rules: object) -> str:
     lines, skipping = [], False
     for line in section.splitlines():
         bullet = _GAME_BULLET.match(line)
-        if bullet or not line.startswith("  "):
-            skipping = bool(bullet) and bullet[1] != type(rules).__name__
+        if bullet is not None:
+            skipping = bullet[1] != type(rules).__name__
+        elif not line.startswith("  "):  # a bullet's lines go on indented
+            skipping = False
         if not skipping:
             lines.append(line)
     return plain_text(_CODE_NOTE.sub("", "\n".join(lines)), sizes_of(rules)).strip()
