@@ -254,3 +254,31 @@ def test_each_seats_public_record_and_determinisations_follow_the_table(sizes, s
             assert sorted(state.right + state.wrong) == sorted(true.right + true.wrong)
             assert rules.legal_mask(state).tolist() == rules.legal_mask(true).tolist()
         table.step(int(rng.choice(np.flatnonzero(table.legal_mask()))))
+
+
+def test_the_default_action_cap_lets_every_legal_game_end():
+    """The default max_cycles (5,000) could not finish the course report's 8 x 5 game (45 cards, 8 players), whose
+    scoreboards take about 9,720 actions: it follows the game's size where a game may take more. The 14-card game
+    keeps 5,000 (its observations count in it)."""
+    from deduction_envs.envs.generalized_clue import max_actions
+    from deduction_envs.envs.generalized_clue_batched import BatchedGeneralizedClueRules, BatchedGeneralizedClueSeats
+
+    assert generalized_clue_v0.raw_env().max_cycles == 5000
+    report = generalized_clue_v0.raw_env(cards=45, hidden=5, players=8)
+    assert report.max_cycles == max_actions(report.rules) == 8 * (35 * 48 + 7) > 9720
+    twin = BatchedGeneralizedClueSeats(BatchedGeneralizedClueRules(report.rules, 2))
+    assert twin.max_cycles == report.max_cycles
+    # The bound holds: the longest game, every turn an ask of every card, takes exactly that many actions.
+    small = generalized_clue_v0.raw_env(cards=6, hidden=2, players=2, max_rounds=3, illegal_action="raise")
+    small.reset(seed=0)
+    cards, players = small.rules.cards, small.rules.players
+    for _ in small.agent_iter():
+        observation, _, termination, truncation, _ = small.last()
+        if termination or truncation:
+            small.step(None)
+            continue
+        mask = observation["action_mask"]
+        # Ask (the first player one may ask), else the next card not yet chosen, else submit.
+        prefer = [cards + q for q in range(players)] + list(range(cards)) + [cards + players + 1, cards + players]
+        small.step(next(a for a in prefer if mask[a]))
+    assert len(small.table.actions) <= max_actions(small.rules) and not any(small.truncations.values())

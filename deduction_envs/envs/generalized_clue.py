@@ -62,10 +62,12 @@ case-file entropy.
 
 Arguments
 ---------
-``cards`` (default 12), ``hidden`` (2), ``players`` (3): any sizes the knowledge engine handles (at most 62
+``cards`` (default 14), ``hidden`` (2), ``players`` (3): any sizes the knowledge engine handles (at most 62
 cards), else ``ValueError``; ``max_rounds``: a player's turns before it must guess (default: the asks a sound
 player may need to be certain, ``cards - hidden -`` the smallest hand, at least 20; a smaller value warns);
-``probabilities`` (True), ``max_cycles`` (5,000), ``render_mode`` (``"ansi"``,
+``probabilities`` (True), ``max_cycles`` (default: 5,000, or more where a game of these sizes may take more
+actions: :func:`max_actions`, so that legal play always ends before it; the course report's 8 x 5 game, 45 cards
+and 8 players, may take 13,496 where scoreboards take about 9,720), ``render_mode`` (``"ansi"``,
 ``"human"``, ``"rgb_array"``), ``illegal_action`` (``"end"`` or ``"raise"``; ``strict`` its deprecated alias).
 
 Version History
@@ -165,6 +167,19 @@ class GeneralizedClueObserver(SheetObserver):
         return vector
 
 
+def max_actions(rules: GeneralizedClueRules) -> int:
+    """The most actions a game of ``rules`` can take: every player's ``max_rounds`` turns, each an ask built card
+    by card (its target, up to every card, its submit: ``cards + 2``) and answered (a show), then each player's guess
+    (its start, ``hidden`` cards, its submit)."""
+    rounds = rules.max_rounds
+    assert rounds is not None  # the rules fill it in
+    return rules.players * (rounds * (rules.cards + 3) + rules.hidden + 2)
+
+
+#: The default ``max_cycles`` where :func:`max_actions` is below it (the kept models' observations count in it).
+MAX_CYCLES = 5000
+
+
 class raw_env(SheetEnv):
     """Generalized Clue; see the module docstring."""
 
@@ -177,12 +192,14 @@ class raw_env(SheetEnv):
         players: int = 3,
         max_rounds: int | None = None,
         probabilities: bool = True,
-        max_cycles: int = 5000,
+        max_cycles: int | None = None,
         render_mode: str | None = None,
         illegal_action: str = "end",
         strict: bool | None = None,
     ) -> None:
         rules = GeneralizedClueRules(cards, hidden, players, max_rounds)
+        if max_cycles is None:
+            max_cycles = max(MAX_CYCLES, max_actions(rules))
         super().__init__(rules, probabilities, max_cycles, render_mode, illegal_action, strict)
 
     rules: GeneralizedClueRules

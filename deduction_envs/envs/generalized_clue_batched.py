@@ -37,7 +37,7 @@ from numba import njit
 from deduction_envs.core.entropy import entropy_bits
 from deduction_envs.envs.clue import _write_sheet
 from deduction_envs.envs.clue_batched import CLAUSES, BatchedSheetSeats, _add_clause, _settled
-from deduction_envs.envs.generalized_clue import OBSERVATION_WORK, GeneralizedClueObserver
+from deduction_envs.envs.generalized_clue import MAX_CYCLES, OBSERVATION_WORK, GeneralizedClueObserver, max_actions
 from deduction_envs.games.generalized_clue import GeneralizedCluePhase
 from deduction_envs.games.generalized_clue_batched import BatchedGeneralizedClueRules
 from deduction_envs.reasoning.clue_counting import popcount
@@ -56,7 +56,8 @@ _PIECES = ("chosen", "target", "request", "asker", "phase", "turn", "in", "round
 class BatchedGeneralizedClueSeats(BatchedSheetSeats):
     """Every seat's knowledge of every game of ``games`` (a :class:`BatchedGeneralizedClueRules`), fed by
     :meth:`step`; see the module docstring and :class:`~deduction_envs.envs.clue_batched.BatchedSheetSeats` for
-    the arguments (``max_cycles`` as ``generalized_clue_v0``'s, 5,000)."""
+    the arguments (``max_cycles`` as ``generalized_clue_v0``'s: 5,000, or the most actions a game may take where
+    that is more, :func:`~deduction_envs.envs.generalized_clue.max_actions`)."""
 
     rules_class = BatchedGeneralizedClueRules
     observer_class = GeneralizedClueObserver
@@ -66,12 +67,14 @@ class BatchedGeneralizedClueSeats(BatchedSheetSeats):
     def __init__(
         self,
         games: BatchedGeneralizedClueRules,
-        max_cycles: int = 5000,
+        max_cycles: int | None = None,
         illegal_action: str = "end",
         probabilities: bool = False,
     ) -> None:
         if not isinstance(probabilities, bool):
             raise ValueError(f"probabilities must be True or False, got {probabilities!r}")
+        if max_cycles is None:
+            max_cycles = max(MAX_CYCLES, max_actions(games.rules))
         super().__init__(games, max_cycles, illegal_action)
         self.probabilities = probabilities
         rules = games.rules
