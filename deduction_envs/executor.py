@@ -224,7 +224,7 @@ class RayExecutor:
         address: str | None = None,
         workers: int = 2,
         retries: int = 3,
-        connect_timeout: float = 30.0,
+        connect_timeout: float = 120.0,
         cpus: float = 1,
         gpus: float = 0,
         memory: int | None = None,

@@ -137,7 +137,7 @@ def test_a_node_started_by_the_command_is_private_and_the_executor_joins_it_with
 
         def submit() -> str:
             sent = subprocess.run([sys.executable, "-m", "train.cluster", "submit", "--address", server, "--", *run],
-                                  cwd=tmp_path, capture_output=True, text=True, timeout=60)  # fmt: skip
+                                  cwd=tmp_path, capture_output=True, text=True, timeout=300)  # fmt: skip
             assert sent.returncode == 0 and "ray job stop" in sent.stdout, sent.stderr[-2000:]
             return sent.stdout.split()[1].rstrip(";")
 
@@ -171,7 +171,8 @@ def test_a_node_started_by_the_command_is_private_and_the_executor_joins_it_with
         assert not changed, changed  # not trained again from step 0
         assert latest_checkpoint(checkpoints)[1] > max(int(name.split("_")[1]) for name in kept)
     finally:
-        subprocess.run([sys.executable, "-m", "train.cluster", "stop"], cwd=ROOT, capture_output=True)
+        subprocess.run([sys.executable, "-m", "train.cluster", "stop", "--port", str(port)], cwd=ROOT,
+                       capture_output=True)  # fmt: skip
 
 
 def test_stop_stops_the_node_start_started_and_no_other_ray_and_the_token_is_the_users_alone(tmp_path):
@@ -196,21 +197,24 @@ def test_stop_stops_the_node_start_started_and_no_other_ray_and_the_token_is_the
         started = subprocess.run([sys.executable, "-m", "train.cluster", "start", "--port", str(ours), "--cpus", "1"],
                                  cwd=ROOT, capture_output=True, text=True, env=environment)  # fmt: skip
         assert started.returncode == 0, started.stderr[-2000:]
-        assert "python -m train.cluster stop" in started.stdout
+        assert f"python -m train.cluster stop --port {ours}" in started.stdout
         assert (tmp_path / ".ray" / "auth_token").stat().st_mode & 0o777 == 0o600
         assert {ours, theirs} <= {port for _, port in listening()}
-        stopped = subprocess.run([sys.executable, "-m", "train.cluster", "stop"], cwd=ROOT, capture_output=True,
+        stopped = subprocess.run([sys.executable, "-m", "train.cluster", "stop", "--port", str(ours)], cwd=ROOT,
+                                 capture_output=True,
                                  text=True, env=environment, timeout=120)  # fmt: skip
         assert stopped.returncode == 0 and "stopped 1 node(s)" in stopped.stdout, stopped.stderr[-2000:]
         ports = {port for _, port in listening()}
         assert ours not in ports and theirs in ports
-        again = subprocess.run([sys.executable, "-m", "train.cluster", "stop"], cwd=ROOT, capture_output=True,
+        again = subprocess.run([sys.executable, "-m", "train.cluster", "stop", "--port", str(ours)], cwd=ROOT,
+                               capture_output=True,
                                text=True, env=environment, timeout=60)  # fmt: skip
         assert again.returncode == 0 and "no node started by" in again.stdout
     finally:
         if theirs_group is not None:
             os.killpg(theirs_group, 9)
-        subprocess.run([sys.executable, "-m", "train.cluster", "stop"], cwd=ROOT, capture_output=True, env=environment)
+        subprocess.run([sys.executable, "-m", "train.cluster", "stop", "--port", str(ours)], cwd=ROOT,
+                       capture_output=True, env=environment)  # fmt: skip
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -244,7 +248,8 @@ def test_the_command_refuses_what_it_cannot_do_and_says_why(capsys):
         (["start", "--host", "10.0.0.6", "--address", "10.0.0.5:6379", "--jobs"], "--jobs goes with a head"),
         (["submit"], "submit needs the command to run after --"),
         (["submit", "--"], "submit needs the command to run after --"),
-        (["submit", "--address", f"http://127.0.0.1:{free_port()}", "--", "true"], "no Ray job server answers"),
+        (["submit", "--address", f"http://127.0.0.1:{free_port()}", "--wait", "0", "--", "true"],
+         "no Ray job server answers"),
     ]:
         with pytest.raises(SystemExit):
             cluster.main(argv)

@@ -38,6 +38,8 @@ then ``SIGKILL`` after :data:`STOP_GRACE` seconds).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import importlib.util
 import ipaddress
 import json
@@ -48,6 +50,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from deduction_envs.executor import LOOPBACK_ONLY, carry_token, has_token
@@ -55,8 +58,9 @@ from train import arguments
 
 __all__ = ["JOBS_PORT", "main", "nodes_folder", "ray_start_command", "stop", "submit"]
 
-#: Seconds :func:`submit` waits for the job agent of a head that has just started.
-AGENT_WAIT = 60
+#: Seconds :func:`submit` waits for the job server and agent of a head that has just started (they come up after
+#: ``ray start`` returns: seconds on an idle machine, a minute or more on a busy one).
+AGENT_WAIT = 180
 
 #: The port of the job server a head started with ``--jobs`` serves (Ray's default, which its ``ray job`` commands
 #: assume).
@@ -84,16 +88,22 @@ def nodes_folder() -> Path:
     return folder
 
 
-def _recorded_groups(folder: Path) -> list[int]:
-    try:
-        groups = json.loads((folder / NODES_FILE).read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
-        return []
-    return [int(group) for group in groups if isinstance(group, int)]
-
-
-def _record_groups(folder: Path, groups: list[int]) -> None:
-    (folder / NODES_FILE).write_text(json.dumps(sorted(set(groups))) + "\n")
+@contextlib.contextmanager
+def _nodes(folder: Path) -> Iterator[dict[str, int]]:
+    """The nodes recorded in ``folder`` (port -> process group), to read and change; written back on leaving, under
+    a lock (two commands at once change it one after the other)."""
+    with open(folder / NODES_FILE, "a+") as file:
+        fcntl.flock(file, fcntl.LOCK_EX)
+        file.seek(0)
+        try:
+            found = json.loads(file.read() or "{}")
+        except json.JSONDecodeError:
+            found = {}
+        nodes = {str(port): int(group) for port, group in found.items()} if isinstance(found, dict) else {}
+        yield nodes
+        file.seek(0)
+        file.truncate()
+        file.write(json.dumps(nodes, sort_keys=True) + "\n")
 
 
 def _group_alive(group: int) -> bool:
@@ -115,12 +125,14 @@ def _group_alive(group: int) -> bool:
     return False
 
 
-def stop(grace: float = STOP_GRACE) -> list[int]:
+def stop(port: int | None = None, grace: float = STOP_GRACE) -> list[int]:
     """Stop the nodes that ``start`` started on this machine (their process groups, recorded in
-    :func:`nodes_folder`): ``SIGTERM``, then ``SIGKILL`` for what is left after ``grace`` seconds. Returns the
-    groups that were running."""
-    folder = nodes_folder()
-    running = [group for group in _recorded_groups(folder) if _group_alive(group)]
+    :func:`nodes_folder`), or only the one started with ``--port port``: ``SIGTERM``, then ``SIGKILL`` for what is
+    left after ``grace`` seconds. Returns the groups that were running."""
+    with _nodes(nodes_folder()) as nodes:
+        chosen = [key for key in nodes if port is None or key == str(port)]
+        groups = [nodes.pop(key) for key in chosen]
+    running = [group for group in groups if _group_alive(group)]
     for group in running:
         os.killpg(group, signal.SIGTERM)
     deadline = time.monotonic() + grace
@@ -129,7 +141,6 @@ def stop(grace: float = STOP_GRACE) -> list[int]:
     for group in running:
         if _group_alive(group):
             os.killpg(group, signal.SIGKILL)
-    _record_groups(folder, [])
     return running
 
 
@@ -187,8 +198,12 @@ def main(argv: list[str] | None = None) -> int:
         f"http://127.0.0.1:{JOBS_PORT}; from another machine, tunnel that port)",
     )
     send.add_argument("--folder", help="where the command runs on the head (default: this folder)")
+    send.add_argument("--wait", type=arguments.number(0), default=AGENT_WAIT,
+                      help=f"seconds to wait for a head's job server to answer (default {AGENT_WAIT})")  # fmt: skip
     send.add_argument("job", nargs=argparse.REMAINDER, metavar="-- COMMAND", help="the command to run")
-    commands.add_parser("stop", help="stop the Ray nodes this command started on this machine (no other Ray)")
+    halt = commands.add_parser("stop", help="stop the Ray nodes this command started on this machine (no other Ray)")
+    halt.add_argument("--port", type=arguments.port, default=None,
+                      help="only the node started with this --port (default: every one)")  # fmt: skip
     args = parser.parse_args(argv)
     ray = shutil.which("ray") or os.path.join(os.path.dirname(sys.executable), "ray")
     if not os.path.exists(ray):
@@ -198,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     except PermissionError as error:
         parser.error(str(error))
     if args.command == "stop":
-        stopped = stop()
+        stopped = stop(args.port)
         print(f"stopped {len(stopped)} node(s) started by {parser.prog} start" if stopped
               else f"no node started by {parser.prog} start is running here")  # fmt: skip
         return 0
@@ -208,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("submit needs the command to run after --, e.g. submit -- python -m train --seeds 0,1")
         address = args.address or os.environ.get("RAY_API_SERVER_ADDRESS") or f"http://127.0.0.1:{JOBS_PORT}"
         try:
-            submission = submit(job, address, args.folder or os.getcwd())
+            submission = submit(job, address, args.folder or os.getcwd(), args.wait)
         except (ConnectionError, ImportError) as error:
             parser.exit(1, f"{parser.prog} submit: error: {error}\n")
         follow = f"RAY_AUTH_MODE=token ray job {{}} {submission} --address {address}"
@@ -242,18 +257,20 @@ def main(argv: list[str] | None = None) -> int:
     process = subprocess.Popen(command, env=environment, start_new_session=True)
     returncode = process.wait()
     if returncode == 0:
-        _record_groups(folder, [*_recorded_groups(folder), process.pid])
-        print(f"stop it (and no other Ray): {parser.prog} stop")
+        with _nodes(folder) as nodes:
+            nodes[str(args.port) if args.address is None else f"joined {args.address}"] = process.pid
+        print(f"stop it (and no other Ray): {parser.prog} stop --port {args.port}")
     return returncode
 
 
 
-def submit(command: list[str], address: str = f"http://127.0.0.1:{JOBS_PORT}", folder: str | None = None) -> str:
+def submit(command: list[str], address: str = f"http://127.0.0.1:{JOBS_PORT}", folder: str | None = None,
+           wait: float = AGENT_WAIT) -> str:  # fmt: skip
     """Hand ``command`` (a program and its arguments) to the job server at ``address`` as a Ray job that runs in
     ``folder`` on the head (None: this process's folder), with the cluster's token; returns the job's id at once.
 
-    Raises :class:`ConnectionError` if no job server answers there; waits up to :data:`AGENT_WAIT` seconds for
-    the server's agent of a head that has just started."""
+    Raises :class:`ConnectionError` if no job server answers there within ``wait`` seconds (a head just started
+    brings its server and then its job agent up after ``ray start`` returns: polled once a second)."""
     import shlex
 
     from ray.job_submission import JobSubmissionClient
@@ -261,22 +278,24 @@ def submit(command: list[str], address: str = f"http://127.0.0.1:{JOBS_PORT}", f
     carry_token()
 
     where = folder or os.getcwd()
-    try:
-        client = JobSubmissionClient(address)
-    except ConnectionError as error:
-        raise ConnectionError(
-            f"no Ray job server answers at {address} ({error}): start the head with "
-            "`python -m train.cluster start --jobs`, or give its server's address (--address)"
-        ) from None
     entrypoint = f"cd {shlex.quote(where)} && {shlex.join(command)}"
-    deadline = time.monotonic() + AGENT_WAIT
-    while True:
+    deadline, said = time.monotonic() + wait, False
+    while True:  # poll for readiness: the server, then its agent, come up after the head has started
         try:
-            return client.submit_job(entrypoint=entrypoint)
+            return JobSubmissionClient(address).submit_job(entrypoint=entrypoint)
+        except ConnectionError as error:
+            if not said and wait > 0:
+                print(f"waiting up to {wait:g} s for the job server at {address}...", file=sys.stderr, flush=True)
+                said = True
+            if time.monotonic() > deadline:
+                raise ConnectionError(
+                    f"no Ray job server answers at {address} ({error}): start the head with "
+                    "`python -m train.cluster start --jobs`, or give its server's address (--address)"
+                ) from None
         except RuntimeError as error:  # a head just started has no job agent for some seconds
             if "No available agent" not in str(error) or time.monotonic() > deadline:
                 raise
-            time.sleep(1)
+        time.sleep(1)
 
 
 def _is_ip(text: str) -> bool:
