@@ -447,3 +447,16 @@ def test_a_seat_trains_on_the_clue_board_and_its_evaluation_replays(tmp_path):
     model = ["--model", str(out / "model.zip"), "--games", "3", "--opponents", "deduction_sheet"]
     again = evaluate.main([*model, "--output", str(tmp_path / "e")])  # the env and its sizes read from run.json
     assert [(r.wins, r.mean_rank, r.truncated) for r in again] == [(r.wins, r.mean_rank, r.truncated) for r in run]
+
+
+def test_a_mixed_table_seats_its_agents_in_order_after_the_policy_and_bad_names_are_refused():
+    """A policy was measured against copies of one opponent only; ``NAME+NAME+...`` is a mixed table (issue 81,
+    item 20: the Clue policy against a sheet, an entropy agent and Velma)."""
+    agents = multiplayer.table_agents("clue_v0", "deduction_sheet+entropy+velma", 3)
+    assert [agent.name for agent in agents] == [seat_agent("clue_v0", n).name for n in ("deduction_sheet", "entropy",
+                                                                                        "velma")]  # fmt: skip
+    assert [a.name for a in multiplayer.table_agents("algo_v0", "random", 3)] == ["random"] * 3
+    assert multiplayer.check_opponents("clue_v0", ["entropy", "deduction_sheet+velma"]) == ["entropy",
+                                                                                            "deduction_sheet+velma"]
+    with pytest.raises(ValueError, match="nobody"):
+        multiplayer.check_opponents("clue_v0", ["deduction_sheet+nobody"])

@@ -85,13 +85,22 @@ def raw_env(env: str, **kwargs: Any) -> MultiplayerAECEnv:
 
 
 def check_opponents(env: str, names: Sequence[str]) -> list[str]:
-    """``names`` if each is a reference agent of ``env``; else ValueError naming the choices."""
+    """``names`` if each is a reference agent of ``env`` or a mixed table of them (``sheet+entropy+velma``, see
+    :func:`table_agents`); else ValueError naming the choices."""
     names = list(names)
     if not names:
         raise ValueError("give at least one opponent")
     for name in names:
-        seat_agent(env, name)  # raises with the choices
+        for part in str(name).split("+"):
+            seat_agent(env, part)  # raises with the choices
     return names
+
+
+def table_agents(env: str, opponent: str, count: int) -> list[Any]:
+    """The ``count`` seat agents of ``env`` that sit beside a policy against ``opponent``: copies of one reference
+    agent, or a mixed table, ``NAME+NAME+...``, its agents in that order after the policy's seat, cycled."""
+    names = str(opponent).split("+")
+    return [seat_agent(env, names[i % len(names)]) for i in range(count)]
 
 
 class OpponentPool:
@@ -271,7 +280,7 @@ def _play_part(
     opponent, start, games = job
     encoder = raw_env(env, **env_kwargs)
     policy = SB3SeatPolicy.load(model, encoder, algo, trust_model=trust_model)
-    others = [seat_agent(env, opponent) for _ in range(encoder.rules.players - 1)]
+    others = table_agents(env, opponent, encoder.rules.players - 1)
     return seat_games(encoder.rules, policy, others, games, seed, start)
 
 

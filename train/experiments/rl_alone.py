@@ -53,7 +53,9 @@ def options(parser: argparse.ArgumentParser) -> None:
     from train import arguments
 
     parser.add_argument("--models", nargs="+", required=True, metavar="NAME", help="kept models of one game and size")
-    parser.add_argument("--opponents", nargs="+", required=True, metavar="AGENT", help="reference agents met")
+    parser.add_argument("--opponents", nargs="+", required=True, metavar="AGENT",
+                        help="reference agents met, each in every other seat, or a mixed table NAME+NAME+... (those "
+                        "agents in that order after the policy's seat)")  # fmt: skip
     parser.add_argument(
         "--games",
         nargs="+",
@@ -120,7 +122,7 @@ def play(job: tuple[str, str, int, int], settings: Settings) -> list:
     import torch
 
     from train.kept_models import seat_policy
-    from train.multiplayer import raw_env, seat_agent, seat_games
+    from train.multiplayer import raw_env, seat_agent, seat_games, table_agents
 
     torch.set_num_threads(1)  # one per worker: the workers share the cores
     contender, opponent, start, games = job
@@ -129,7 +131,7 @@ def play(job: tuple[str, str, int, int], settings: Settings) -> list:
         agent = seat_agent(settings.env, contender.removeprefix(AGENT))
     else:
         agent = seat_policy(contender)
-    others = [seat_agent(settings.env, opponent) for _ in range(settings.players - 1)]
+    others = table_agents(settings.env, opponent, settings.players - 1)
     return seat_games(rules, agent, others, games, settings.seed, start)
 
 
@@ -173,7 +175,8 @@ def report(settings: Settings, found: dict[tuple[str, str], Any], run: Run) -> s
     for opponent, games in zip(settings.opponents, settings.games, strict=True):
         lines += [
             "",
-            f"## Against {players - 1} {opponent} agents ({games:,} games a row)",
+            f"## Against {players - 1} {opponent} agents ({games:,} games a row)" if "+" not in opponent else
+            f"## Against a mixed table: {', '.join(opponent.split('+'))} ({games:,} games a row)",
             "",
             "| policy | wins | win rate [95% CI] | p (> fair share) | mean rank [95% CI] | p (< parity) | unfinished |",
             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
