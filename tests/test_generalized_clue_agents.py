@@ -233,8 +233,18 @@ def test_generalized_clue_experiments_quick_run_writes_its_report(tmp_path):
     report = (tmp_path / "generalized_clue.md").read_text()
     assert "**exact vs scoreboards** (3 games)" in report and "over its exact worst case" in report
     assert (tmp_path / "generalized_clue.png").stat().st_size > 10_000
+    assert "A player must guess after 20 turns of its own (the rules default)." in report
     with pytest.raises(SystemExit):
         generalized_clue_experiments.main(["--quick", "--output", "results"])
+    # The round limit a spoofing scoreboard's figures rest on (issue 81, item 19) is an option: the games play it.
+    limited = generalized_clue_experiments.main(["--games", "3", "--workers", "1", "--settings", "3 x 4",
+                                                 "--no-mixed", "--head-to-head", "exact", "--max-rounds", "4",
+                                                 "--output", str(tmp_path / "limited")])  # fmt: skip
+    assert "must guess after 4 turns of its own (--max-rounds)" in (tmp_path / "limited" / "generalized_clue.md"
+                                                                   ).read_text()  # fmt: skip
+    seats = [seat for games in gather(limited.results).values() for game in games for seat in game["seats"]]
+    assert all(seat["certain_after"] is None or seat["certain_after"] <= 4 for seat in seats)
+    assert any(seat["wrong"] for seat in seats)  # four asks of fourteen cards: guesses forced before certainty
 
 
 def test_paired_tables_play_the_same_deals_with_the_same_seeds(tmp_path):

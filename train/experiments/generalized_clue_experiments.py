@@ -120,6 +120,9 @@ class Settings:
     paired: bool
     seed: int
     chunk: int  #: games per job
+    #: every player's turns before it must guess, in every setting (None: the rules' default, ``max(20, the asks a
+    #: sound player may need to be certain)``: 35 at 8 x 5, where a scoreboard that spoofs needs 36)
+    max_rounds: int | None = None
 
 
 def make_agent(name: str) -> GeneralizedClueAgent:
@@ -164,7 +167,7 @@ def play_part(job: tuple[str, str, int, int], settings: Settings) -> list[dict]:
     """Games ``[start, start + games)`` of one table: ``job = (setting, table, start, games)``."""
     setting, table, start, games = job
     cards, hidden, players = SETTINGS[setting]
-    rules = GeneralizedClueRules(cards, hidden, players)  # the default max_rounds: no one forced to guess early
+    rules = GeneralizedClueRules(cards, hidden, players, settings.max_rounds)  # None: the rules' default
     agents = [make_agent(name) for name in tables(players, [*HEAD_TO_HEAD, *kept_models()], paired=True)[table]]
     out: list[dict] = []
 
@@ -280,7 +283,9 @@ def report(results: dict[tuple[str, str], list[dict]], settings: Settings, run: 
         cards, hidden, players = SETTINGS[setting]
         bound = cards - hidden - cards / players
         lines += [f"## {setting}: {cards} cards, {hidden} hidden, {players} players", ""]
-        lines.append(f"The report's worst case n - k - n/p = {bound:.1f} asks.")
+        rounds = GeneralizedClueRules(cards, hidden, players, settings.max_rounds).max_rounds
+        lines.append(f"The report's worst case n - k - n/p = {bound:.1f} asks. A player must guess after {rounds} "
+                     f"turns of its own ({'--max-rounds' if settings.max_rounds else 'the rules default'}).")
         lines.append("")
         here = seated_here(setting, settings.head_to_head)
         for table, seated in tables(players, here, settings.mixed, settings.paired).items():
@@ -387,6 +392,13 @@ def options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-mixed", dest="mixed", action="store_false", help="leave out the mixed tables")
     parser.add_argument(
+        "--max-rounds",
+        type=arguments.count(1),
+        default=None,
+        help="every player's turns before it must guess, in every setting (default: the rules' own, 35 at 8 x 5, "
+        "where a scoreboard that spoofs needs 36 to be certain)",
+    )
+    parser.add_argument(
         "--paired",
         action="store_true",
         help="also play scoreboards alone on the same deals, and compare each head-to-head agent with the "
@@ -405,6 +417,7 @@ def settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Setti
         args.paired,
         args.seed,
         args.chunk,
+        args.max_rounds,
     )
 
 
