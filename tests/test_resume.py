@@ -127,6 +127,11 @@ def test_two_processes_never_train_into_one_folder(tmp_path):
         assert holder.stdout.readline().strip() == "held"
         with pytest.raises(RuntimeError, match="is being trained into by process 1: two runs never write one folder"):
             train(dataclasses.replace(SINGLE, output=tmp_path, timesteps=256))
+        from train import cli
+
+        with pytest.raises(SystemExit, match=r"python -m train: error: .* is being trained into by process 1"):
+            cli.main(["--env", "Mastermind-v0", "--size", "pegs=2", "--size", "colors=3", "--timesteps", "256",
+                      "--no-progress", "--output", str(tmp_path)])
         assert not (tmp_path / "checkpoints").exists()
     finally:
         holder.kill()

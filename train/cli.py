@@ -301,18 +301,23 @@ def parse_args(argv: list[str] | None = None) -> RunConfig:
 def main(argv: list[str] | None = None) -> list[EvaluationResult]:
     """``python -m train``; returns the comparison (the trained policy first), with ``--seeds`` the first
     seed's, with ``--sweep`` nothing (its table is ``sweep.md``)."""
+    from train.training import FolderInUse
+
     config = parse_args(argv)
-    if config.sweep is not None:
-        from train.sweep import run_sweep
+    try:
+        if config.sweep is not None:
+            from train.sweep import run_sweep
 
-        run_sweep(config, config.executor_for(config.workers), command=sys.argv[1:] if argv is None else argv)
-        return []
-    if config.seeds is not None:
-        from train.seeds import run_seeds
+            run_sweep(config, config.executor_for(config.workers), command=sys.argv[1:] if argv is None else argv)
+            return []
+        if config.seeds is not None:
+            from train.seeds import run_seeds
 
-        result = run_seeds(config, config.seeds, config.executor_for(config.workers))
-        return result.runs[result.seeds[0]].results
-    return run(config).results
+            result = run_seeds(config, config.seeds, config.executor_for(config.workers))
+            return result.runs[result.seeds[0]].results
+        return run(config).results
+    except FolderInUse as error:  # another process trains into the same folder: a message, not a traceback
+        sys.exit(f"python -m train: error: {error}")
 
 
 if __name__ == "__main__":

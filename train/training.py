@@ -37,7 +37,16 @@ from train.config import RUN_FILE, RunConfig, code_commit, hyperparameters
 from train.tasks import Task, TrainingRun
 from train.tasks.secrets import make_envs
 
-__all__ = ["TrainingRun", "after_learning", "checkpoint_seconds", "make_envs", "run", "save_model", "train"]
+__all__ = [
+    "FolderInUse",
+    "TrainingRun",
+    "after_learning",
+    "checkpoint_seconds",
+    "make_envs",
+    "run",
+    "save_model",
+    "train",
+]
 
 
 def stop_when(done: Callable[[], bool]) -> Any:
@@ -127,13 +136,17 @@ def save_checkpoint(model: Any, folder: Path, seconds: float) -> None:
     save_model(model, path)
 
 
+class FolderInUse(RuntimeError):
+    """Another process is training into the run's output folder."""
+
+
 @contextlib.contextmanager
 def holding(folder: Path) -> Iterator[None]:
     """Within: this process holds ``folder/.lock`` (an exclusive ``flock``, let go when the process ends however
     it ends).
 
     Raises:
-        RuntimeError: another process holds it (it trains into the same folder)."""
+        FolderInUse: another process holds it (it trains into the same folder)."""
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / ".lock", "a+") as lock:
         try:
@@ -141,7 +154,7 @@ def holding(folder: Path) -> Iterator[None]:
         except BlockingIOError:
             lock.seek(0)
             holder = lock.read().strip() or "another process"
-            raise RuntimeError(f"{folder} is being trained into by {holder}: two runs never write one folder; "
+            raise FolderInUse(f"{folder} is being trained into by {holder}: two runs never write one folder; "
                                "wait for it to end, or give another --output") from None  # fmt: skip
         lock.seek(0)
         lock.truncate()
