@@ -35,6 +35,7 @@ __all__ = [
     "UnsafeModelError",
     "algorithm_class",
     "check_saved_model",
+    "file_sha256",
     "load_model",
     "pickled_values",
 ]

@@ -34,7 +34,6 @@ entry's ``extra["earlier"]`` with the reason, the date and the commit measured a
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import shlex
 import shutil
@@ -46,6 +45,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents.model_files import file_sha256
 from train import arguments
 from train.config import RUN_FILE, code_commit, run_settings
 from train.curves import write_curve
@@ -303,7 +303,6 @@ def _keep_into(target: Path, run: Path, name: str, file: str, settings: dict[str
     if (run / "monitor").is_dir():
         write_curve(run / "monitor", target / CURVE)  # the learning curve, without the run's episode logs
     evaluation = default_evaluation(settings) if evaluation is None else list(evaluation)
-    data = (target / file).read_bytes()
     entry = KeptModel(
         name=name,
         kind=kind,
@@ -314,8 +313,8 @@ def _keep_into(target: Path, run: Path, name: str, file: str, settings: dict[str
         commit=commit or settings.get("commit") or code_commit(),
         evaluate=evaluation,
         figures=_evaluate(target / file, evaluation),
-        bytes=len(data),
-        sha256=hashlib.sha256(data).hexdigest(),
+        bytes=(target / file).stat().st_size,
+        sha256=file_sha256(target / file),
         notes=notes,
         file=file,
     )
@@ -337,7 +336,7 @@ def check(
         if names and entry.name not in names:
             continue
         path = Path(folder, entry.name, entry.file)
-        if hashlib.sha256(path.read_bytes()).hexdigest() != entry.sha256:
+        if file_sha256(path) != entry.sha256:
             line = f"{entry.name}: {entry.file} is not the file the manifest records"
             wrong.append(line)
         else:
@@ -376,7 +375,7 @@ def remeasure(names: list[str], why: str, folder: Path = MODELS, report: Callabl
     for name in names:
         entry = kept_model(name, folder)
         path = Path(folder, entry.name, entry.file)
-        if hashlib.sha256(path.read_bytes()).hexdigest() != entry.sha256:
+        if file_sha256(path) != entry.sha256:
             raise AssertionError(f"{entry.name}: {entry.file} is not the file the manifest records")
         found = _evaluate(path, entry.evaluate)
         changed = found != entry.figures

@@ -256,16 +256,13 @@ def main(argv: list[str] | None = None) -> int:
         from train.llm.session import check_session, say_preparing
 
         say_preparing(args.env)
-        check_session(args.env, dict(args.size))  # the text layer plays it (not Clue on its board), at these sizes
+        opponents, references = args.opponents or (game.opponent,), args.references or game.evaluation
+        # The text layer plays it (not Clue on its board), at these sizes, against agents of its roster.
+        check_session(args.env, dict(args.size), [*opponents, *references] if game.multiplayer else None)
         env = game.make_env(**dict(args.size))
         if game.multiplayer:
-            from agents.roster import agent_names
             from train.llm.multiplayer import TableSettings
 
-            opponents, references = args.opponents or (game.opponent,), args.references or game.evaluation
-            for name in (*opponents, *references):
-                if name not in agent_names(args.env):
-                    raise ValueError(f"{args.env}'s agents are {', '.join(agent_names(args.env))}, got {name!r}")
             table_settings = TableSettings(settings, sizes, tuple(opponents), tuple(references))
     except (ValueError, TypeError) as error:
         parser.error(str(error))
