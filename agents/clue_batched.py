@@ -31,7 +31,7 @@ from numba import njit
 from agents.batched import DRAWS, BatchedAgent, BatchedRandom, checked, named_agent, pick, popcount, reshown
 from deduction_envs.envs.clue_batched import BatchedClueSeats
 from deduction_envs.games.clue import CluePhase
-from deduction_envs.reasoning.clue_facts import _propagate_masks
+from deduction_envs.reasoning.clue_facts import propagate_masks
 
 __all__ = ["BATCHED_AGENTS", "BatchedDeductionSheet", "batched_agent"]
 
@@ -103,7 +103,7 @@ def _sheet_actions(games, mover, phase, turn, suggestion, hand, required, forbid
             actions[g] = end_action + 1 + reshown(held, record[g, s, 0], turn[g], uniforms[g, 0])
             continue
         if dirty[g, s]:
-            if not _propagate_masks(required[g, s], forbidden[g, s], full, groups, clauses[g, s]):
+            if not propagate_masks(required[g, s], forbidden[g, s], full, groups, clauses[g, s]):
                 return False
             dirty[g, s] = False
         case_file = required[g, s, players]

@@ -445,10 +445,10 @@ def test_a_trusted_store_read_at_any_time_reaches_the_python_rules_facts(game, r
         store.add(kind, place, mask)
         if read:
             store.masks()
-    everything = clue_facts._Facts((0,) * model.places, (0,) * model.places)
+    everything = clue_facts.Facts((0,) * model.places, (0,) * model.places)
     for kind, place, mask in trusted:
         everything = _with_event(everything, model, kind, place, mask)
-    expected = clue_knowledge._propagate_python(model, everything)
+    expected = clue_knowledge.propagate_python(model, everything)
     store.masks()
     assert store.facts() == expected
     batch.add_trusted(trusted)
@@ -484,10 +484,10 @@ def test_compiled_propagation_equals_the_python_rules(game):
             describe_change = maker.get(kind, knowledge._holds_one_of)(place, cards)
         changed = describe_change[1](facts)
         outcomes = []
-        for propagate in (clue_knowledge._propagate, clue_knowledge._propagate_python):
+        for propagate in (clue_knowledge.propagate, clue_knowledge.propagate_python):
             try:
                 outcomes.append(propagate(model, changed))
-            except clue_knowledge._Contradiction:
+            except clue_knowledge.Contradiction:
                 outcomes.append("contradiction")
         assert outcomes[0] == outcomes[1]
         if outcomes[0] != "contradiction":

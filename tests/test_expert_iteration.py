@@ -53,7 +53,7 @@ def test_search_is_the_one_ply_expectation_over_every_answer(game, sizes, histor
     for query, _ in history:  # answered as the first secret would answer
         knowledge = knowledge.update(query, int(rules.feedback(query, knowledge.support[:1])[0]))
     members = np.asarray(knowledge.support, dtype=np.int64)
-    fast = ei.search(network, rules, ei._feedback_table(rules), members, block=97)  # several blocks
+    fast = ei.search(network, rules, ei.feedback_table(rules), members, block=97)  # several blocks
     np.testing.assert_allclose(fast, _slow_cost(network, rules, knowledge), rtol=1e-5)
 
 
@@ -65,7 +65,7 @@ def test_the_tree_evaluation_is_the_env_played_on_every_secret(tmp_path):
     network, saved = ei.load_network(tmp_path / "model.pt")
     assert saved["env"] == "Mastermind-v0" and saved["iterations"] == 4
     rules = make_rules("Mastermind-v0", **SIZES)
-    tree = ei.tree_evaluation(network, rules, ei._feedback_table(rules), 12)
+    tree = ei.tree_evaluation(network, rules, ei.feedback_table(rules), 12)
     steps, solved, _ = play_episodes(ei.SetPolicyAgent(network), "Mastermind-v0", SIZES, episode_plan(64, "all", 0))
     assert tree["mean"] == pytest.approx(np.mean(steps))
     assert tree["solved"] == pytest.approx(np.mean(solved))
@@ -126,7 +126,7 @@ def test_a_network_is_kept_evaluated_and_checked_like_any_model(tmp_path, capsys
     tree = json.loads((run / "run.json").read_text())
     network, _ = ei.load_network(run / "model.pt")
     rules = make_rules("Mastermind-v0", **SIZES)
-    expected = ei.tree_evaluation(network, rules, ei._feedback_table(rules), 12)
+    expected = ei.tree_evaluation(network, rules, ei.feedback_table(rules), 12)
     assert entry.figures["mean_steps"] == pytest.approx(expected["mean"]) and tree["width"] == 16
     assert kept_models.check(folder=folder) == [f"ei-test: same figures: {kept_models.figures_text(entry.figures)}"]
     (folder / "ei-test" / "model.pt").write_bytes(b"not a network")
@@ -162,7 +162,7 @@ def test_the_seeds_table_plays_each_kept_network_beside_the_ladder(tmp_path, cap
         kept_models.keep(run, f"ei-{seed}", "expert iteration (test)", "python -m train.expert_iteration ...",
                          folder=folder)  # fmt: skip
         network, _ = ei.load_network(run / "model.pt")
-        means.append(ei.tree_evaluation(network, rules, ei._feedback_table(rules), 12)["mean"])
+        means.append(ei.tree_evaluation(network, rules, ei.feedback_table(rules), 12)["mean"])
     text = seeds.main(["--models", "ei-0", "ei-1", "--folder", str(folder), "--output", str(tmp_path / "out")])
     for seed, mean in enumerate(means):
         assert f"| ei-{seed} | {seed} | **{mean:.4f}** |" in text

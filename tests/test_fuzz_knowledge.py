@@ -89,8 +89,8 @@ def test_the_relaxed_matching_never_refutes_facts_that_some_deal_satisfies(run):
         else:
             facts = facts.holding(player, mask)
         try:
-            facts = clue_knowledge._propagate(model, facts)
-        except clue_knowledge._Contradiction:
+            facts = clue_knowledge.propagate(model, facts)
+        except clue_knowledge.Contradiction:
             continue
         problem, _ = clue_knowledge._free_problem(model, facts)
         consistent = all_agree(deals, facts)

@@ -55,3 +55,25 @@ def test_each_module_imports_only_its_own_layer_and_those_below(path):
     own = layer_of(module)
     above = sorted({name for name in imports(path) if layer_of(name) > own})
     assert not above, f"{module} (layer {LAYERS[own]}) imports a layer above it: {above}"
+
+
+def private_imports(path: Path) -> list[str]:
+    """The project's private names (``_name``) that ``path`` imports from another module."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level and node.module.split(".")[0] in TOPS:
+            found += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_") and a.name[1] != "_"]
+    return found
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_imports_another_modules_private_names(path):
+    """A kernel or constant shared across modules is public (named without ``_``), so a seam is visible."""
+    assert not private_imports(path), f"{path.relative_to(ROOT)} imports private names: {private_imports(path)}"
+
+
+def test_the_private_import_check_sees_a_private_import(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text("from deduction_envs.games.clue import CluePhase\n"
+                       "from deduction_envs.envs.clue import (\n    ClueObserver,\n    _secret_helper,\n)\n")
+    assert private_imports(planted) == ["deduction_envs.envs.clue._secret_helper"]

@@ -224,7 +224,8 @@ def tree_evaluation(network: SetNetwork, rules: DeductionRules, table: np.ndarra
             "solved": solved / rules.num_secrets, "decisions": nodes}
 
 
-def _feedback_table(rules: DeductionRules) -> np.ndarray:
+def feedback_table(rules: DeductionRules) -> np.ndarray:
+    """The rules' feedback of every query against every secret (queries x secrets); an error if they keep none."""
     table = rules.feedback_table(np.arange(rules.num_actions))
     if table is None:
         raise ValueError(f"{type(rules).__name__} has no feedback memo: expert iteration needs one")
@@ -399,7 +400,7 @@ def _train(settings: Settings, output: Path, progress: bool, until: int | None) 
     output.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(settings.seed)
     rules = make_rules(settings.env, **settings.sizes)
-    table = _feedback_table(rules)
+    table = feedback_table(rules)
     env = gym.make(settings.env, **settings.sizes)
     max_queries = int(env.unwrapped.max_steps)  # type: ignore[attr-defined]
     env.close()

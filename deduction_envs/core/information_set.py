@@ -69,7 +69,7 @@ def _one_hot_components(rules: DeductionRules) -> np.ndarray | None:
     def build(rules: DeductionRules) -> np.ndarray | None:
         if rules.num_secrets * sum(rules.secret_nvec) * np.dtype(np.float32).itemsize > ONE_HOT_TABLE_BYTES:
             return None
-        return _readonly(one_hot(rules.secret_components(np.arange(rules.num_secrets)), rules.secret_nvec))
+        return readonly(one_hot(rules.secret_components(np.arange(rules.num_secrets)), rules.secret_nvec))
 
     return _table_of("one_hot", rules, build)
 
@@ -86,7 +86,7 @@ def _component_table(rules: DeductionRules) -> np.ndarray | None:
         dtype = np.min_scalar_type(max(rules.secret_nvec) - 1)
         if rules.num_secrets * len(rules.secret_nvec) * dtype.itemsize > COMPONENT_TABLE_BYTES:
             return None
-        return _readonly(np.ascontiguousarray(rules.secret_components(np.arange(rules.num_secrets)), dtype=dtype))
+        return readonly(np.ascontiguousarray(rules.secret_components(np.arange(rules.num_secrets)), dtype=dtype))
 
     return _table_of("components", rules, build)
 
@@ -126,7 +126,7 @@ def _clogc_table(n: int) -> np.ndarray:
     global _clogc
     if _clogc.size <= n:
         c = np.arange(max(n + 1, 2 * _clogc.size), dtype=np.float64)
-        _clogc = _readonly(c * np.log2(np.maximum(c, 1.0)))
+        _clogc = readonly(c * np.log2(np.maximum(c, 1.0)))
     return _clogc
 
 
@@ -161,7 +161,8 @@ def _partition_entropies(table, actions, candidates, feedbacks, clogc, out, larg
         largest[i] = most
 
 
-def _readonly(array: np.ndarray) -> np.ndarray:
+def readonly(array: np.ndarray) -> np.ndarray:
+    """``array``, marked read-only in place (so a caller cannot change a cached table)."""
     array.flags.writeable = False
     return array
 
@@ -349,7 +350,7 @@ class EnumeratedInformationSet(InformationSet):
             if not np.issubdtype(cands.dtype, np.integer) or cands[0] < 0 or cands[-1] >= rules.num_secrets:
                 raise ValueError(f"candidates must be secret indices in [0, {rules.num_secrets})")
         self.rules = rules
-        self._candidates = _readonly(cands.astype(np.intp, copy=False))
+        self._candidates = readonly(cands.astype(np.intp, copy=False))
         self._marginals: np.ndarray | None = None
         self._one_hot = _one_hot_components(rules)
         self._components = _component_table(rules)
@@ -357,7 +358,7 @@ class EnumeratedInformationSet(InformationSet):
     def _of(self, candidates: np.ndarray) -> EnumeratedInformationSet:
         new = EnumeratedInformationSet.__new__(EnumeratedInformationSet)
         new.rules = self.rules
-        new._candidates = _readonly(candidates)
+        new._candidates = readonly(candidates)
         new._marginals = None
         new._one_hot = self._one_hot
         new._components = self._components
@@ -404,7 +405,7 @@ class EnumeratedInformationSet(InformationSet):
         if kept.size == 0:
             return cast(EnumeratedInformationSet, super().update(action, feedback))  # raises
         new = self._of(kept)
-        new._marginals = _readonly(marginals)
+        new._marginals = readonly(marginals)
         return new
 
     def component_marginals(self) -> np.ndarray:
@@ -425,7 +426,7 @@ class EnumeratedInformationSet(InformationSet):
                 flat = (components + component_offsets(nvec)).ravel()
                 marginals = np.bincount(flat, minlength=sum(nvec)).astype(np.float64)
             marginals /= self.size
-            self._marginals = _readonly(marginals)
+            self._marginals = readonly(marginals)
         return self._marginals
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -462,7 +463,7 @@ class TabularInformationSet(InformationSet):
                 raise ValueError("table must hold finite, non-negative weights that are not all zero")
             weights = weights / weights.sum()
         self.rules = rules
-        self._table = _readonly(weights)
+        self._table = readonly(weights)
         self._support: np.ndarray | None = None
         self._entropy: float | None = None
         self._marginals: np.ndarray | None = None
@@ -475,7 +476,7 @@ class TabularInformationSet(InformationSet):
     @property
     def support(self) -> np.ndarray:
         if self._support is None:  # the table never changes, so neither does its support
-            self._support = _readonly(np.flatnonzero(self._table))
+            self._support = readonly(np.flatnonzero(self._table))
         return self._support
 
     @property
@@ -496,15 +497,15 @@ class TabularInformationSet(InformationSet):
         weights[kept] = self._table[kept]
         new = TabularInformationSet.__new__(TabularInformationSet)
         new.rules = self.rules
-        new._table = _readonly(weights / weights.sum())
-        new._support = _readonly(kept)
+        new._table = readonly(weights / weights.sum())
+        new._support = readonly(kept)
         new._entropy = None
         new._marginals = None
         return new
 
     def component_marginals(self) -> np.ndarray:
         if self._marginals is None:  # once per set, as the entropy
-            self._marginals = _readonly(super().component_marginals())
+            self._marginals = readonly(super().component_marginals())
         return self._marginals
 
     def __repr__(self) -> str:

@@ -29,7 +29,7 @@ from numba import njit
 from deduction_envs.envs.algo import AlgoObserver
 from deduction_envs.envs.batched_seats import BatchedSeats
 from deduction_envs.games.algo_batched import BatchedAlgoRules
-from deduction_envs.reasoning.algo_hands import _backward_pass, _forward_pass, _position_ways
+from deduction_envs.reasoning.algo_hands import backward_pass, forward_pass, position_ways
 from deduction_envs.reasoning.clue_counting import popcount as _popcount
 
 __all__ = ["BatchedAlgoSeats"]
@@ -216,7 +216,7 @@ def _posteriors(live, viewer, hands, revealed, ruled_out, drawn, turn, numbers, 
                 skips[c] = False
         forward = np.zeros((deck + 1, states), dtype=np.int64)
         forward[0, 0] = 1
-        _forward_pass(moves, strides, skips, forward)
+        forward_pass(moves, strides, skips, forward)
         total = forward[deck, final]
         counts[g] = total
         if total == 0 and count > 0:
@@ -224,7 +224,7 @@ def _posteriors(live, viewer, hands, revealed, ruled_out, drawn, turn, numbers, 
         backward = np.zeros((deck + 1, states), dtype=np.int64)
         backward[deck, final] = 1
         if count > 0:
-            _backward_pass(moves, strides, skips, backward)
+            backward_pass(moves, strides, skips, backward)
         for row in range(players):
             q = (s + row) % players
             j = -1
@@ -244,7 +244,7 @@ def _posteriors(live, viewer, hands, revealed, ruled_out, drawn, turn, numbers, 
             filled = np.zeros(states, dtype=np.int64)
             for state in range(states):
                 filled[state] = (state // strides[j]) % (sizes[j] + 1)
-            _position_ways(forward, backward, moves[j], strides[j], filled, ways)
+            position_ways(forward, backward, moves[j], strides[j], filled, ways)
             for position in range(sizes[j]):
                 for number in range(numbers):  # by card, then summed over the colours, as number_probabilities
                     table[g, row, position, number] = (

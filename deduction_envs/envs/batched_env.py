@@ -37,7 +37,7 @@ from gymnasium.vector.utils import batch_space
 from numba import njit
 
 from deduction_envs.core.entropy import uniform_entropy_bits
-from deduction_envs.core.information_set import _readonly
+from deduction_envs.core.information_set import readonly
 from deduction_envs.core.rules import DeductionRules, check_int, check_options, check_seed, component_offsets
 from deduction_envs.envs.deduction_env import checked_arguments, unasked
 from deduction_envs.envs.observation import ObservationEncoder
@@ -368,7 +368,7 @@ def _log2_table(secrets: int) -> np.ndarray:
     """``log2(k)`` for k = 0 .. ``secrets`` as the single env computes it (:func:`uniform_entropy_bits`), to the
     last bit (numpy's ``log2`` differs from it in the last bit for some k); entry 0 unused."""
     table = np.fromiter((uniform_entropy_bits(k) for k in range(1, secrets + 1)), dtype=np.float64, count=secrets)
-    return _readonly(np.concatenate([[0.0], table]))
+    return readonly(np.concatenate([[0.0], table]))
 
 
 def _select(info: dict[str, Any], which: np.ndarray) -> dict[str, Any]:

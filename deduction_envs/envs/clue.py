@@ -229,7 +229,7 @@ class SheetObserver(Observer):
             required = forbidden = None
         else:  # what propagation proves, without counting
             required, forbidden = knowledge.fact_masks()
-        _write_sheet(vector, self._starts, card_mask(knowledge.hand), required, forbidden, self._place_arrays[me],
+        write_sheet(vector, self._starts, card_mask(knowledge.hand), required, forbidden, self._place_arrays[me],
                      knowledge.record, self._seat_arrays[me])  # fmt: skip
         return vector
 
@@ -385,7 +385,7 @@ class raw_env(SheetEnv):
 
 
 @njit(cache=True)
-def _write_sheet(vector, starts, hand, required, forbidden, places, record, seats):  # fmt: skip
+def write_sheet(vector, starts, hand, required, forbidden, places, record, seats):  # fmt: skip
     """Write into a zeroed observation ``vector`` from ``starts`` (hand, held, not held, record): the cards of
     the ``hand`` mask; if ``required`` is not None, the bit matrices (cards x places, in the observer's order)
     of the ``required`` and ``forbidden`` masks; the ``record`` (what x seat x card) with the seats in the

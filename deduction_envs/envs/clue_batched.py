@@ -28,10 +28,10 @@ import numpy as np
 from numba import njit
 
 from deduction_envs.envs.batched_seats import BatchedSeats
-from deduction_envs.envs.clue import ClueObserver, _write_sheet
+from deduction_envs.envs.clue import ClueObserver, write_sheet
 from deduction_envs.games.clue_batched import BatchedClueRules
 from deduction_envs.games.clue_board_batched import BatchedClueBoardRules
-from deduction_envs.reasoning.clue_facts import AT_LEAST, DEAD, NOT_ALL, _propagate_masks
+from deduction_envs.reasoning.clue_facts import AT_LEAST, DEAD, NOT_ALL, propagate_masks
 
 __all__ = ["CLAUSES", "BatchedClueSeats", "BatchedSheetSeats"]
 
@@ -139,11 +139,11 @@ def _start_seats(games, places, full, hand, required, forbidden, clauses, used, 
 
 
 @njit(cache=True)
-def _add_clause(clauses, used, g, s, place, mask, kind, required, forbidden, full, groups):  # pragma: no cover
+def add_clause(clauses, used, g, s, place, mask, kind, required, forbidden, full, groups):  # pragma: no cover
     """Append a clause to seat ``s`` of game ``g``; when its table is full, settle it (propagate, drop the dead
     rows) first. False if it is still full."""
     if used[g, s] == clauses.shape[2]:
-        _propagate_masks(required[g, s], forbidden[g, s], full, groups, clauses[g, s])
+        propagate_masks(required[g, s], forbidden[g, s], full, groups, clauses[g, s])
         live = 0
         for row in range(clauses.shape[2]):
             if clauses[g, s, row, 2] != DEAD:
@@ -193,7 +193,7 @@ def _feed(live, kind, player, cards, passed, refuter, card, correct, turn, requi
                         record[g, s, 3, refuter[g], cards[g, k]] += 1
                     if s != player[g] and s != refuter[g] and required[g, s, refuter[g]] & named == 0:
                         dirty[g, s] = True
-                        if not _add_clause(clauses, used, g, s, refuter[g], named, AT_LEAST, required, forbidden,
+                        if not add_clause(clauses, used, g, s, refuter[g], named, AT_LEAST, required, forbidden,
                                            full, groups):  # fmt: skip
                             return False
         elif kind[g] == 2:  # a card shown: the asker (whose turn it is) learns the refuter holds it
@@ -210,17 +210,17 @@ def _feed(live, kind, player, cards, passed, refuter, card, correct, turn, requi
                         dirty[g, s] = True
                 elif forbidden[g, s, case_file] & named == 0:  # not yet known to be wrong
                     dirty[g, s] = True
-                    if not _add_clause(clauses, used, g, s, case_file, named, NOT_ALL, required, forbidden, full,
+                    if not add_clause(clauses, used, g, s, case_file, named, NOT_ALL, required, forbidden, full,
                                        groups):  # fmt: skip
                         return False
     return True
 
 
 @njit(cache=True)
-def _settled(g, s, required, forbidden, clauses, dirty, full, groups):  # pragma: no cover - compiled
+def settled(g, s, required, forbidden, clauses, dirty, full, groups):  # pragma: no cover - compiled
     """Seat ``s`` of game ``g`` with its facts propagated (if they changed since); False if they contradict."""
     if dirty[g, s]:
-        if not _propagate_masks(required[g, s], forbidden[g, s], full, groups, clauses[g, s]):
+        if not propagate_masks(required[g, s], forbidden[g, s], full, groups, clauses[g, s]):
             return False
         dirty[g, s] = False
     return True
@@ -235,10 +235,10 @@ def _observe(live, mover, turn, phase, refuter, suggestion, out, hand, required,
         if not live[g]:
             continue
         s = mover[g]
-        if not _settled(g, s, required, forbidden, clauses, dirty, full, groups):
+        if not settled(g, s, required, forbidden, clauses, dirty, full, groups):
             return False
         vector = vectors[g]
-        _write_sheet(vector, sheet_starts, hand[g, s], required[g, s], forbidden[g, s], places[s], record[g, s],
+        write_sheet(vector, sheet_starts, hand[g, s], required[g, s], forbidden[g, s], places[s], record[g, s],
                      seats[s])  # fmt: skip
         if phase[g] == 1:  # a card to show: the suggestion, its asker and refuter
             for k in range(3):

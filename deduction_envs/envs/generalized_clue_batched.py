@@ -35,8 +35,8 @@ import numpy as np
 from numba import njit
 
 from deduction_envs.core.entropy import entropy_bits
-from deduction_envs.envs.clue import _write_sheet
-from deduction_envs.envs.clue_batched import CLAUSES, BatchedSheetSeats, _add_clause, _settled
+from deduction_envs.envs.clue import write_sheet
+from deduction_envs.envs.clue_batched import CLAUSES, BatchedSheetSeats, add_clause, settled
 from deduction_envs.envs.generalized_clue import MAX_CYCLES, OBSERVATION_WORK, GeneralizedClueObserver, max_actions
 from deduction_envs.games.generalized_clue import GeneralizedCluePhase
 from deduction_envs.games.generalized_clue_batched import BatchedGeneralizedClueRules
@@ -238,7 +238,7 @@ def _feed(live, kind, player, target, cards, card, answered, hand, required, for
                 if not answered[g]:
                     forbidden[g, s, q] |= cards[g]
                 elif s != player[g] and s != q:
-                    if not _add_clause(clauses, used, g, s, q, cards[g], AT_LEAST, required, forbidden, full, groups):
+                    if not add_clause(clauses, used, g, s, q, cards[g], AT_LEAST, required, forbidden, full, groups):
                         return False
         elif kind[g] == 3:  # a card shown: the asker learns the target holds it; the target, whom it showed
             asker, q = player[g], target[g]
@@ -265,10 +265,10 @@ def _observe(live, viewer, turn, phase, target, chosen, asked, turns, out, round
         if not live[g]:
             continue
         s = viewer[g]
-        if not _settled(g, s, required, forbidden, clauses, dirty, full, groups):
+        if not settled(g, s, required, forbidden, clauses, dirty, full, groups):
             return False
         vector = vectors[g]
-        _write_sheet(vector, sheet_starts, hand[g, s], required[g, s], forbidden[g, s], places[s], record[g, s],
+        write_sheet(vector, sheet_starts, hand[g, s], required[g, s], forbidden[g, s], places[s], record[g, s],
                      seats[s])  # fmt: skip
         # The public position as this seat sees it: another seat's build shows as the start of its turn.
         seen_phase, seen_target, seen_chosen = phase[g], target[g], chosen[g]
@@ -304,7 +304,7 @@ def _solve(live, viewer, required, forbidden, clauses, dirty, full, groups, size
         if not live[g]:
             continue
         s = viewer[g]
-        if not _settled(g, s, required, forbidden, clauses, dirty, full, groups):
+        if not settled(g, s, required, forbidden, clauses, dirty, full, groups):
             return False
         totals[g] = _count_deals(required[g, s], forbidden[g, s], clauses[g, s], sizes, full, binomials, limit,
                                  counts[g], cases[g])  # fmt: skip

@@ -32,7 +32,10 @@ __all__ = ["EVENT_KINDS", "BatchedClueRules", "batch_deals"]
 
 #: The kinds of :attr:`BatchedClueRules.event` ``["kind"]``, by code (the ClueEvent kinds).
 EVENT_KINDS = ("deal", "suggest", "show", "accuse", "end")
-_START, _SHOW, _AFTER, _OVER = (int(p) for p in (CluePhase.START, CluePhase.SHOW, CluePhase.AFTER, CluePhase.OVER))
+#: :class:`CluePhase` codes as plain ints, for the compiled kernels.
+PHASE_START, PHASE_SHOW, PHASE_AFTER, PHASE_OVER = (
+    int(p) for p in (CluePhase.START, CluePhase.SHOW, CluePhase.AFTER, CluePhase.OVER)
+)
 
 
 def batch_deals(
@@ -126,7 +129,7 @@ class BatchedClueRules(BatchedRules):
     def _set(self, games: np.ndarray, places: np.ndarray) -> None:
         """Start the games ``games`` on the deals ``places``, known to be deals of this table."""
         self.places[games] = places
-        self.turn[games], self.phase[games], self.refuter[games] = 0, _START, -1
+        self.turn[games], self.phase[games], self.refuter[games] = 0, PHASE_START, -1
         self.suggestion[games], self.out[games], self.winner[games] = -1, False, -1
         self.halted[games] = False
         self.event["kind"][games], self.event["player"][games] = 0, 0
@@ -155,13 +158,13 @@ class BatchedClueRules(BatchedRules):
     @property
     def mover(self) -> np.ndarray:
         """The seat to act in every game (the refuter while it chooses a card to show)."""
-        return np.where(self.phase == _SHOW, self.refuter, self.turn)
+        return np.where(self.phase == PHASE_SHOW, self.refuter, self.turn)
 
     def legal_masks(self) -> np.ndarray:
         """``(n, num_actions)`` bool: what each game's player to act may do (all False in a game that is over).
         The array is reused by the next call."""
         rules = self.rules
-        _legal_masks(self.phase, self.places, self.refuter, self.suggestion, rules.num_triples, rules.end_action,
+        legal_masks(self.phase, self.places, self.refuter, self.suggestion, rules.num_triples, rules.end_action,
                      self._masks)  # fmt: skip
         self._masks[self.halted] = False
         return self._masks
@@ -186,15 +189,16 @@ class BatchedClueRules(BatchedRules):
 
 
 @njit(cache=True)
-def _legal_masks(phase, places, refuter, suggestion, triples, end_action, masks):  # pragma: no cover - compiled
+def legal_masks(phase, places, refuter, suggestion, triples, end_action, masks):  # pragma: no cover - compiled
+    """Each game's legal actions into ``masks`` (games x actions) from its phase (the board adds its own)."""
     for g in range(phase.size):
         mask = masks[g]
         mask[:] = False
-        if phase[g] == _START:  # every suggestion (no board: every room) and every accusation
+        if phase[g] == PHASE_START:  # every suggestion (no board: every room) and every accusation
             mask[: 2 * triples] = True
-        elif phase[g] == _AFTER:  # accuse or end the turn
+        elif phase[g] == PHASE_AFTER:  # accuse or end the turn
             mask[triples : end_action + 1] = True
-        elif phase[g] == _SHOW:  # a card of the suggestion that the refuter holds
+        elif phase[g] == PHASE_SHOW:  # a card of the suggestion that the refuter holds
             for k in range(3):
                 card = suggestion[g, k]
                 if places[g, card] == refuter[g]:
@@ -205,7 +209,7 @@ def _legal_masks(phase, places, refuter, suggestion, triples, end_action, masks)
 def _illegal_games(
     actions, live, phase, places, refuter, suggestion, triples, end_action, num_actions, illegal
 ):  # pragma: no cover - compiled
-    """Marks in ``illegal`` the moving games whose action its mask forbids (what :func:`_legal_masks` says)."""
+    """Marks in ``illegal`` the moving games whose action its mask forbids (what :func:`legal_masks` says)."""
     for g in range(actions.size):
         if not live[g]:
             continue
@@ -213,11 +217,11 @@ def _illegal_games(
         if action < 0 or action >= num_actions:
             illegal[g] = True
             continue
-        if phase[g] == _START:
+        if phase[g] == PHASE_START:
             legal = action < 2 * triples
-        elif phase[g] == _AFTER:
+        elif phase[g] == PHASE_AFTER:
             legal = triples <= action <= end_action
-        elif phase[g] == _SHOW:
+        elif phase[g] == PHASE_SHOW:
             card = action - end_action - 1
             legal = False
             if card >= 0:
@@ -247,7 +251,7 @@ def _step(actions, live, places, turn, phase, refuter, suggestion, out, winner, 
         if not live[g]:
             continue
         action = actions[g]
-        me = refuter[g] if phase[g] == _SHOW else turn[g]
+        me = refuter[g] if phase[g] == PHASE_SHOW else turn[g]
         player[g], cards[g, :], passed[g], ev_refuter[g], card[g], correct[g] = me, -1, 0, -1, -1, False
         if action < triples:  # a suggestion: the seats to the left answer in turn
             kind[g] = 1
@@ -266,9 +270,9 @@ def _step(actions, live, places, turn, phase, refuter, suggestion, out, winner, 
                 passed[g] |= 1 << asked
             ev_refuter[g] = found
             if found >= 0:
-                phase[g], refuter[g] = _SHOW, found
+                phase[g], refuter[g] = PHASE_SHOW, found
             else:
-                phase[g] = _AFTER
+                phase[g] = PHASE_AFTER
         elif action < 2 * triples:  # an accusation
             kind[g] = 3
             cards[g, :] = triple_cards[action - triples]
@@ -278,7 +282,7 @@ def _step(actions, live, places, turn, phase, refuter, suggestion, out, winner, 
                     right = False
             correct[g] = right
             if right:
-                phase[g], winner[g] = _OVER, me
+                phase[g], winner[g] = PHASE_OVER, me
             else:
                 left = 0
                 for seat in range(players):
@@ -286,22 +290,22 @@ def _step(actions, live, places, turn, phase, refuter, suggestion, out, winner, 
                         left += 1
                 if left > 0:
                     turn[g] = _next_in(out[g], turn[g], me)
-                    phase[g] = _START
+                    phase[g] = PHASE_START
                 out[g, me] = True
                 if left == 0:
-                    phase[g] = _OVER
+                    phase[g] = PHASE_OVER
         elif action == end_action:  # the turn passes
             kind[g] = 4
             turn[g] = _next_in(out[g], turn[g], -1)
-            phase[g] = _START
+            phase[g] = PHASE_START
         else:  # the refuter shows a card, to the asker alone
             kind[g] = 2
             card[g] = action - end_action - 1
             ev_refuter[g] = me
             cards[g, :] = suggestion[g]
-            phase[g], refuter[g] = _AFTER, -1
+            phase[g], refuter[g] = PHASE_AFTER, -1
             suggestion[g, :] = -1
-        if phase[g] == _OVER:
+        if phase[g] == PHASE_OVER:
             ended[g] = True
             loss = -1.0 / (players - 1)
             for seat in range(players):

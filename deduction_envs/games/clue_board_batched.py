@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from deduction_envs.games.clue import deal
-from deduction_envs.games.clue_batched import _AFTER, _START, BatchedClueRules, _legal_masks
+from deduction_envs.games.clue_batched import PHASE_AFTER, PHASE_START, BatchedClueRules, legal_masks
 from deduction_envs.games.clue_board import ClueBoardRules
 
 __all__ = ["BOARD_EVENT_KINDS", "BatchedClueBoardRules"]
@@ -129,7 +129,7 @@ class BatchedClueBoardRules(BatchedClueRules):
         """``(n, num_actions)`` bool: what each game's player to act may do (``ClueBoardRules.legal_mask``;
         all False in a game that is over). The array is reused by the next call."""
         rules = self.rules
-        _legal_masks(self.phase, self.places, self.refuter, self.suggestion, rules.num_triples, rules.end_action,
+        legal_masks(self.phase, self.places, self.refuter, self.suggestion, rules.num_triples, rules.end_action,
                      self._masks)  # fmt: skip
         self._board_masks(np.ones(self.n, dtype=np.bool_), self._masks)
         if rules.accusations == "room":
@@ -152,7 +152,7 @@ class BatchedClueBoardRules(BatchedClueRules):
         in the games where it has rolled and not moved; all False elsewhere."""
         rules = self.rules
         masks = np.zeros((self.n, rules.num_actions), dtype=np.bool_)
-        rolled = (self.phase == _START) & (self.roll > 0) & ~self.moved
+        rolled = (self.phase == PHASE_START) & (self.roll > 0) & ~self.moved
         self._board_masks(rolled, masks)
         return masks[:, rules.move_action :]
 
@@ -232,7 +232,7 @@ def _start_masks(games, phase, turn, positions, roll, moved, entered, summoned, 
     """``ClueBoardRules.legal_mask`` at the start of a turn, for the games ``games`` marks in that phase."""
     move_action = roll_action + 2
     for g in range(phase.size):
-        if not games[g] or phase[g] != _START:
+        if not games[g] or phase[g] != PHASE_START:
             continue
         mask = masks[g]
         mask[:] = False
@@ -264,7 +264,7 @@ def _room_accusations(phase, turn, positions, roll, moved, entered, summoned, sq
     to those naming the room of this turn (``ClueBoardRules.allowed_rooms``: the room entered, or the room a
     summoned token stands in before its roll)."""
     for g in range(phase.size):
-        if phase[g] != _START and phase[g] != _AFTER:
+        if phase[g] != PHASE_START and phase[g] != PHASE_AFTER:
             continue
         masks[g, triples : 2 * triples] = False
         me = turn[g]
@@ -312,6 +312,6 @@ def _board_step(actions, board, clue, players, turn, phase, positions, weapons, 
                     summoned[g, suspect] = True
                 positions[g, suspect] = room_node
                 weapons[g, weapon] = room
-            if (kind[g] == 3 or kind[g] == 4) and phase[g] == _START:  # the turn passed: its board state is spent
+            if (kind[g] == 3 or kind[g] == 4) and phase[g] == PHASE_START:  # the turn passed: its board state is spent
                 roll[g], moved[g], entered[g] = 0, False, -1
                 summoned[g, player[g]] = False

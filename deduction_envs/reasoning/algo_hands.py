@@ -37,7 +37,7 @@ __all__ = ["AlgoHandPosterior", "AlgoKnowledge", "attack_probabilities"]
 
 
 @njit(cache=True)
-def _forward_pass(moves: np.ndarray, strides: np.ndarray, skips: np.ndarray, forward: np.ndarray) -> None:
+def forward_pass(moves: np.ndarray, strides: np.ndarray, skips: np.ndarray, forward: np.ndarray) -> None:
     """``forward[c + 1]`` from ``forward[c]`` for every card: card ``c`` lies elsewhere (if it may) or fills the
     next position of an opponent ``j`` (``moves[j, c, s]``), moving state ``s`` to ``s + strides[j]``. A state
     whose hand ``j`` is full has no move, so ``s + stride`` never wraps into another hand's count."""
@@ -54,7 +54,7 @@ def _forward_pass(moves: np.ndarray, strides: np.ndarray, skips: np.ndarray, for
 
 
 @njit(cache=True)
-def _backward_pass(moves: np.ndarray, strides: np.ndarray, skips: np.ndarray, backward: np.ndarray) -> None:
+def backward_pass(moves: np.ndarray, strides: np.ndarray, skips: np.ndarray, backward: np.ndarray) -> None:
     """``backward[c]`` from ``backward[c + 1]``, last card first: the walks that finish from each state."""
     states = backward.shape[1]
     for c in range(skips.size - 1, -1, -1):
@@ -69,7 +69,7 @@ def _backward_pass(moves: np.ndarray, strides: np.ndarray, skips: np.ndarray, ba
 
 
 @njit(cache=True)
-def _position_ways(
+def position_ways(
     forward: np.ndarray, backward: np.ndarray, moves: np.ndarray, stride: int, filled: np.ndarray, ways: np.ndarray
 ) -> None:
     """``ways[i, c]``: the walks that put card ``c`` in position ``i`` of one opponent's hand: they reach a state
@@ -160,7 +160,7 @@ class AlgoHandPosterior:
 
         self._forward = np.zeros((n + 1, self._states), dtype=np.int64)
         self._forward[0, 0] = 1
-        _forward_pass(self._moves, self._strides, self._skips, self._forward)
+        forward_pass(self._moves, self._strides, self._skips, self._forward)
         self.count = int(self._forward[n, self._final])
         if self.count == 0:
             raise ValueError(f"no deal agrees with player {view.player}'s view: it contradicts itself")
@@ -170,7 +170,7 @@ class AlgoHandPosterior:
         """``[c, s]``: the walks that finish from state ``s`` before card ``c`` (for probabilities only)."""
         backward = np.zeros((self.deck_size + 1, self._states), dtype=np.int64)
         backward[self.deck_size, self._final] = 1
-        _backward_pass(self._moves, self._strides, self._skips, backward)
+        backward_pass(self._moves, self._strides, self._skips, backward)
         return backward
 
     def card_probabilities(self, player: int) -> np.ndarray:
@@ -187,7 +187,7 @@ class AlgoHandPosterior:
             return table
         j = self.players.index(player)
         ways = np.zeros((len(hand.known) + 1, self.deck_size), dtype=np.int64)
-        _position_ways(self._forward, self._backward, self._moves[j], int(self._strides[j]), self._filled[j], ways)
+        position_ways(self._forward, self._backward, self._moves[j], int(self._strides[j]), self._filled[j], ways)
         return ways[:-1] / self.count
 
     def _certain_cards(self, player: int) -> tuple[int, ...]:

@@ -11,7 +11,7 @@ fill it holds them all, per category for the case file; a clause with one
 possible card left becomes a fact). The rules only ever add facts, so the fixed
 point does not depend on the order in which facts arrive or rules run.
 
-Two forms: :class:`_Facts`, immutable, which the engine keeps and copies share;
+Two forms: :class:`Facts`, immutable, which the engine keeps and copies share;
 and :class:`TrustedFacts`, mutable int64 arrays, which a game's seat feeds with
 every event it sees (a few integer operations each) and propagates in place
 when the facts are read. The compiled kernel is the one propagation of both;
@@ -30,7 +30,7 @@ from numba import njit
 from deduction_envs.reasoning.clue_counting import popcount
 
 
-class _Contradiction(Exception):
+class Contradiction(Exception):
     """Raised inside propagation with the reason; turned into a ContradictionError naming the event."""
 
 
@@ -40,17 +40,18 @@ def card_mask(cards: tuple[int, ...]) -> int:
     return sum(1 << c for c in cards)
 
 
-def _bits(mask: int) -> list[int]:
+def mask_bits(mask: int) -> list[int]:
+    """The set bits of ``mask``, lowest first."""
     return [b for b in range(mask.bit_length()) if mask >> b & 1]
 
 
-def _bit_matrix(masks: Sequence[int], cards: int) -> np.ndarray:
+def bit_matrix(masks: Sequence[int], cards: int) -> np.ndarray:
     """``(cards, len(masks))`` bool: bit ``c`` of each mask (int64 holds them: a deck has at most 62 cards)."""
     return (np.array(masks, dtype=np.int64)[None, :] >> np.arange(cards)[:, None]) & 1 == 1
 
 
 @dataclass(frozen=True)
-class _Model:
+class FactModel:
     """The deck and the table: everything fixed before play."""
 
     names: tuple[str, ...]
@@ -79,7 +80,7 @@ class _Model:
         return "the case file" if place == self.case_file else f"player {place}"
 
     def card_list(self, mask: int) -> str:
-        return ", ".join(self.names[b] for b in _bits(mask))
+        return ", ".join(self.names[b] for b in mask_bits(mask))
 
     @functools.cached_property
     def group_table(self) -> np.ndarray:
@@ -99,7 +100,7 @@ class _Model:
 
 
 @dataclass(frozen=True)
-class _Facts:
+class Facts:
     """Certain facts per place and the clauses still open; immutable, so copies share it."""
 
     required: tuple[int, ...]
@@ -107,12 +108,12 @@ class _Facts:
     at_least: frozenset[tuple[int, int]] = frozenset()
     not_all: frozenset[tuple[int, int]] = frozenset()
 
-    def holding(self, place: int, mask: int) -> _Facts:
+    def holding(self, place: int, mask: int) -> Facts:
         required = list(self.required)
         required[place] |= mask
         return replace(self, required=tuple(required))
 
-    def lacking(self, place: int, mask: int) -> _Facts:
+    def lacking(self, place: int, mask: int) -> Facts:
         forbidden = list(self.forbidden)
         forbidden[place] |= mask
         return replace(self, forbidden=tuple(forbidden))
@@ -124,7 +125,7 @@ AT_LEAST, NOT_ALL, DEAD = 1, 0, -1
 
 
 @njit(cache=True)
-def _propagate_masks(required, forbidden, full, groups, clauses):
+def propagate_masks(required, forbidden, full, groups, clauses):
     """The unit rules on int64 masks, in place: False at a contradiction (the Python rules then say why).
 
     ``groups``: ``(g, 3)`` rows of (place, mask, count); ``clauses``: ``(c, 3)``
@@ -197,20 +198,20 @@ def _propagate_masks(required, forbidden, full, groups, clauses):
             return True
 
 
-def _propagate(model: _Model, facts: _Facts) -> _Facts:
-    """Apply the unit rules until nothing changes; raise _Contradiction with the reason if they fail.
+def propagate(model: FactModel, facts: Facts) -> Facts:
+    """Apply the unit rules until nothing changes; raise Contradiction with the reason if they fail.
 
     Compiled on int64 masks (a deck has at most 62 cards); the Python rules
-    (:func:`_propagate_python`) are the reference, and say why when the masks meet a contradiction.
+    (:func:`propagate_python`) are the reference, and say why when the masks meet a contradiction.
     """
     store = TrustedFacts(model, facts)
     if not store.propagate():
-        return _propagate_python(model, facts)  # raises, naming the reason
+        return propagate_python(model, facts)  # raises, naming the reason
     return store.facts()
 
 
-def _propagate_python(model: _Model, facts: _Facts) -> _Facts:
-    """The unit rules in Python (see :func:`_propagate`)."""
+def propagate_python(model: FactModel, facts: Facts) -> Facts:
+    """The unit rules in Python (see :func:`propagate`)."""
     required, forbidden = list(facts.required), list(facts.forbidden)
     at_least, not_all = set(facts.at_least), set(facts.not_all)
     full, places = model.full, range(model.places)
@@ -219,12 +220,12 @@ def _propagate_python(model: _Model, facts: _Facts) -> _Facts:
         placed = 0
         for p in places:
             if placed & required[p]:
-                raise _Contradiction(f"{model.card_list(placed & required[p])} would be in two places")
+                raise Contradiction(f"{model.card_list(placed & required[p])} would be in two places")
             placed |= required[p]
         for p in places:
             if required[p] & forbidden[p]:
                 cards = model.card_list(required[p] & forbidden[p])
-                raise _Contradiction(f"{model.place_name(p)} would both hold and not hold {cards}")
+                raise Contradiction(f"{model.place_name(p)} would both hold and not hold {cards}")
         for p in places:
             forbidden[p] |= placed & ~required[p]
         allowed = [full & ~forbidden[p] for p in places]
@@ -232,7 +233,7 @@ def _propagate_python(model: _Model, facts: _Facts) -> _Facts:
         for mask in allowed:
             nowhere &= ~mask
         if nowhere:
-            raise _Contradiction(f"{model.card_list(nowhere)} could be nowhere")
+            raise Contradiction(f"{model.card_list(nowhere)} could be nowhere")
         for p in places:
             elsewhere = 0
             for q in places:
@@ -244,9 +245,9 @@ def _propagate_python(model: _Model, facts: _Facts) -> _Facts:
                 held = (required[p] & mask).bit_count()
                 possible = (full & ~forbidden[p] & mask).bit_count()
                 if held > count:
-                    raise _Contradiction(f"{model.place_name(p)} would hold {held} {what}, not {count}")
+                    raise Contradiction(f"{model.place_name(p)} would hold {held} {what}, not {count}")
                 if possible < count:
-                    raise _Contradiction(f"{model.place_name(p)} could hold only {possible} {what}, not {count}")
+                    raise Contradiction(f"{model.place_name(p)} could hold only {possible} {what}, not {count}")
                 if held == count:
                     forbidden[p] |= mask & ~required[p]
                 elif possible == count:
@@ -258,7 +259,7 @@ def _propagate_python(model: _Model, facts: _Facts) -> _Facts:
             if clause & required[p]:
                 continue
             if not live:
-                raise _Contradiction(f"{model.place_name(p)} would hold none of {model.card_list(clause)}")
+                raise Contradiction(f"{model.place_name(p)} would hold none of {model.card_list(clause)}")
             if live.bit_count() == 1:
                 required[p] |= live
             elif live != clause:
@@ -270,14 +271,14 @@ def _propagate_python(model: _Model, facts: _Facts) -> _Facts:
             if clause & forbidden[p]:
                 continue
             if not rest:
-                raise _Contradiction(f"{model.place_name(p)} would hold all of {model.card_list(clause)}")
+                raise Contradiction(f"{model.place_name(p)} would hold all of {model.card_list(clause)}")
             if rest.bit_count() == 1:
                 forbidden[p] |= rest
             elif rest != clause:
                 not_all.add((p, rest))
         after = (tuple(required), tuple(forbidden), frozenset(at_least), frozenset(not_all))
         if after == before:
-            return _Facts(*after)
+            return Facts(*after)
 
 
 #: Trusted events' kinds (see :meth:`TrustedFacts.add`).
@@ -298,7 +299,7 @@ class TrustedFacts:
         facts: the facts to start from.
     """
 
-    def __init__(self, model: _Model, facts: _Facts) -> None:
+    def __init__(self, model: FactModel, facts: Facts) -> None:
         self.model = model
         self._full = model.full
         self.required = np.array(facts.required, dtype=np.int64)
@@ -343,7 +344,7 @@ class TrustedFacts:
     def propagate(self) -> bool:
         """Run the unit rules to their fixed point in place; False if the facts contradict."""
         if not self._propagated:
-            if not _propagate_masks(self.required, self.forbidden, self._full, self.model.group_table, self._clauses):
+            if not propagate_masks(self.required, self.forbidden, self._full, self.model.group_table, self._clauses):
                 return False
             self._propagated = True
         return True
@@ -351,20 +352,20 @@ class TrustedFacts:
     def masks(self) -> tuple[np.ndarray, np.ndarray]:
         """``(required, forbidden)`` per place after propagation, int64 (the store's own arrays: do not write).
 
-        Raises _Contradiction if the events contradict (they cannot, if they came from a game's rules).
+        Raises Contradiction if the events contradict (they cannot, if they came from a game's rules).
         """
         if not self.propagate():
-            _propagate_python(self.model, self.facts())  # raises, naming the reason
+            propagate_python(self.model, self.facts())  # raises, naming the reason
         return self.required, self.forbidden
 
-    def facts(self) -> _Facts:
-        """The facts as the immutable :class:`_Facts` (propagated if :meth:`propagate` was)."""
+    def facts(self) -> Facts:
+        """The facts as the immutable :class:`Facts` (propagated if :meth:`propagate` was)."""
         at_least: set[tuple[int, int]] = set()
         not_all: set[tuple[int, int]] = set()
         for place, mask, kind in self._clauses[: self._used].tolist():
             if kind != DEAD:
                 (at_least if kind == AT_LEAST else not_all).add((place, mask))
-        return _Facts(tuple(self.required.tolist()), tuple(self.forbidden.tolist()), frozenset(at_least),
+        return Facts(tuple(self.required.tolist()), tuple(self.forbidden.tolist()), frozenset(at_least),
                       frozenset(not_all))  # fmt: skip
 
     def copy(self) -> TrustedFacts:

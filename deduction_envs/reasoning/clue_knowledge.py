@@ -69,6 +69,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from deduction_envs.core.entropy import entropy_bits, sampled_entropy_bits
+from deduction_envs.core.information_set import readonly
 from deduction_envs.core.rules import check_int
 from deduction_envs.games.clue import CLASSIC_CATEGORIES, MAX_CARDS, deal_sizes
 from deduction_envs.reasoning.clue_counting import (
@@ -79,14 +80,14 @@ from deduction_envs.reasoning.clue_counting import (
     count_exactly,
 )
 from deduction_envs.reasoning.clue_facts import (
+    Contradiction,
+    FactModel,
+    Facts,
     TrustedFacts,
-    _bit_matrix,
-    _bits,
-    _Contradiction,
-    _Facts,
-    _Model,
-    _propagate,
-    _propagate_python,  # noqa: F401 (the reference the tests compare the compiled propagation with)
+    bit_matrix,
+    mask_bits,
+    propagate,
+    propagate_python,  # noqa: F401 (the reference the tests compare the compiled propagation with)
 )
 from deduction_envs.reasoning.clue_sampling import (
     TRACKED_ENTRIES,
@@ -118,7 +119,7 @@ TOO_MANY_CARDS = f"a deck has at most {MAX_CARDS} cards (the engine's masks are 
 
 
 #: A constraint: how to describe it (written only when needed), and how it changes the facts.
-Constraint = tuple[Callable[[], str], Callable[["_Facts"], "_Facts"]]
+Constraint = tuple[Callable[[], str], Callable[["Facts"], "Facts"]]
 
 
 class ContradictionError(ValueError):
@@ -134,7 +135,7 @@ class UndecidedError(ValueError):
 def _combinations(hands: np.ndarray, cards: np.ndarray, required: int) -> np.ndarray:
     """The case files of ``hands`` (masks over the free ``cards``, each as many), with the ``required`` cards:
     ``(hands, case-file size)`` card ids, each row sorted."""
-    fixed = np.array(_bits(required), dtype=np.int64)
+    fixed = np.array(mask_bits(required), dtype=np.int64)
     if cards.size == 0:
         return np.tile(fixed, (hands.size, 1))
     held = (hands[:, None] >> np.arange(cards.size)) & 1 == 1
@@ -142,7 +143,7 @@ def _combinations(hands: np.ndarray, cards: np.ndarray, required: int) -> np.nda
     return np.sort(np.concatenate([np.tile(fixed, (hands.size, 1)), free], axis=1), axis=1)
 
 
-def _free_problem(model: _Model, facts: _Facts, first: Sequence[int] = ()) -> tuple[FreeProblem, list[int]]:
+def _free_problem(model: FactModel, facts: Facts, first: Sequence[int] = ()) -> tuple[FreeProblem, list[int]]:
     """The free cards of propagated ``facts`` as a :class:`FreeProblem`, and their deck ids.
 
     Places in ``first`` come first in that order, even if they take no free
@@ -153,11 +154,11 @@ def _free_problem(model: _Model, facts: _Facts, first: Sequence[int] = ()) -> tu
     for mask in facts.required:
         placed |= mask
     free = model.full & ~placed
-    cards = _bits(free)
+    cards = mask_bits(free)
     position = {card: bit for bit, card in enumerate(cards)}
 
     def compress(mask: int) -> int:
-        return sum(1 << position[c] for c in _bits(mask & free))
+        return sum(1 << position[c] for c in mask_bits(mask & free))
 
     entries = []
     for p in range(model.places):
@@ -213,7 +214,7 @@ class _OutOfBranches(Exception):
     """The consistency check used up its branches without deciding."""
 
 
-def _satisfiable(model: _Model, facts: _Facts, budget: list[int]) -> bool:
+def _satisfiable(model: FactModel, facts: Facts, budget: list[int]) -> bool:
     """Whether any deal satisfies propagated ``facts``: backtracking over the clauses, each node pruned by the
     relaxed matching (exact once no clause is left); ``budget[0]`` branches may be explored, then
     :class:`_OutOfBranches`."""
@@ -225,22 +226,22 @@ def _satisfiable(model: _Model, facts: _Facts, budget: list[int]) -> bool:
         return True
     place, cards_of_clause, at_least = min(clauses, key=lambda clause: (clause[1].bit_count(), clause))
     branch = facts
-    for card in _bits(cards_of_clause):
+    for card in mask_bits(cards_of_clause):
         budget[0] -= 1
         if budget[0] < 0:
             raise _OutOfBranches
         # Branch k puts card k in place (or, for not-all, out of it) and rules out cards 1..k-1: disjoint branches.
         attempt = branch.holding(place, 1 << card) if at_least else branch.lacking(place, 1 << card)
         try:
-            if _satisfiable(model, _propagate(model, attempt), budget):
+            if _satisfiable(model, propagate(model, attempt), budget):
                 return True
-        except _Contradiction:
+        except Contradiction:
             pass
         branch = branch.lacking(place, 1 << card) if at_least else branch.holding(place, 1 << card)
     return False
 
 
-def _consistent(model: _Model, facts: _Facts, budget: list[int]) -> bool:
+def _consistent(model: FactModel, facts: Facts, budget: list[int]) -> bool:
     """:func:`_satisfiable`, after each group of clauses that share cards (across places) alone: a group that no
     deal satisfies refutes the whole at once, where a search over all the clauses might branch through every
     other group first."""
@@ -257,7 +258,7 @@ def _consistent(model: _Model, facts: _Facts, budget: list[int]) -> bool:
     return _satisfiable(model, facts, budget)
 
 
-def _witness(model: _Model, facts: _Facts) -> bool:
+def _witness(model: FactModel, facts: Facts) -> bool:
     """Whether a local search (the swap chain's repair, seeded) finds a deal that satisfies propagated ``facts``:
     a deal found proves them consistent; none found proves nothing."""
     problem, _ = _free_problem(model, facts)
@@ -315,11 +316,6 @@ class ClueSolution:
         if self.method == "exact":
             return float(entropy_bits(self.case_file_probabilities))
         return sampled_entropy_bits(self.case_file_probabilities, self.samples)
-
-
-def _readonly(array: np.ndarray) -> np.ndarray:
-    array.flags.writeable = False
-    return array
 
 
 class ClueKnowledge:
@@ -406,10 +402,10 @@ class ClueKnowledge:
         self.check_limit = check_int("check_limit", check_limit, low=1)
         starts = np.cumsum([0, *(len(g) for g in groups)])
         masks = tuple(((1 << int(b)) - 1) ^ ((1 << int(a)) - 1) for a, b in itertools.pairwise(starts))
-        self._model = _Model(names, len(hands), (*hands, sum(counts)), masks, counts)
-        self._facts = _Facts((0,) * self._model.places, (0,) * self._model.places)
+        self._model = FactModel(names, len(hands), (*hands, sum(counts)), masks, counts)
+        self._facts = Facts((0,) * self._model.places, (0,) * self._model.places)
         self._events: tuple[Callable[[], str], ...] = ()  # descriptions, written when asked for
-        self._trusted: tuple[_Facts, TrustedFacts] | None = None  # the facts and a store of them, never fed
+        self._trusted: tuple[Facts, TrustedFacts] | None = None  # the facts and a store of them, never fed
         #: The sampler's relaxed counts of the current facts, by table budget (None: too large to count).
         self._relaxed: dict[float, RelaxedCounts | None] = {}
         self._solution: ClueSolution | None = None
@@ -456,7 +452,7 @@ class ClueKnowledge:
     @property
     def categories(self) -> tuple[tuple[int, ...], ...]:
         """The card ids of each category."""
-        return tuple(tuple(_bits(mask)) for mask in self._model.category_masks)
+        return tuple(tuple(mask_bits(mask)) for mask in self._model.category_masks)
 
     @property
     def case_file_sizes(self) -> tuple[int, ...]:
@@ -508,15 +504,15 @@ class ClueKnowledge:
         describe, change = constraint
         self._commit(change(self._facts), [describe], check=True)
 
-    def _commit(self, facts: _Facts, describers: Sequence[Callable[[], str]], check: bool) -> None:
+    def _commit(self, facts: Facts, describers: Sequence[Callable[[], str]], check: bool) -> None:
         """Propagate ``facts`` (checked if ``check``) and keep them, or raise naming the events described."""
 
         def description() -> str:
             return "; ".join(describe() for describe in describers)
 
         try:
-            facts = _propagate(self._model, facts)
-        except _Contradiction as error:
+            facts = propagate(self._model, facts)
+        except Contradiction as error:
             raise ContradictionError(f"{description()}: contradicts what is known, since {error}") from None
         if check:
             try:
@@ -537,7 +533,7 @@ class ClueKnowledge:
                 )
         self._keep(facts, describers)
 
-    def _keep(self, facts: _Facts, describers: Sequence[Callable[[], str]]) -> None:
+    def _keep(self, facts: Facts, describers: Sequence[Callable[[], str]]) -> None:
         """Keep propagated ``facts``, with the events that made them."""
         self._events = (*self._events, *describers)
         if facts != self._facts:  # an event that tells nothing new keeps the answers
@@ -579,7 +575,7 @@ class ClueKnowledge:
         ]
         try:
             store.masks()
-        except _Contradiction as error:
+        except Contradiction as error:
             description = "; ".join(describe() for describe in describers)
             raise ContradictionError(f"{description}: contradicts what is known, since {error}") from None
         self._keep(store.facts(), describers)
@@ -735,7 +731,7 @@ class ClueKnowledge:
     def _fixed_probabilities(self) -> np.ndarray:
         probabilities = np.zeros((self._model.cards, self._model.places))
         for p, mask in enumerate(self._facts.required):
-            probabilities[_bits(mask), p] = 1.0
+            probabilities[mask_bits(mask), p] = 1.0
         return probabilities
 
     def _case_file_combinations(self) -> int:
@@ -765,10 +761,10 @@ class ClueKnowledge:
             method="exact",
             count=count,
             count_error=0.0,
-            probabilities=_readonly(probabilities),
-            errors=_readonly(np.zeros_like(probabilities)),
-            case_files=_readonly(combos[order]),
-            case_file_probabilities=_readonly(np.asarray(weights, dtype=float)[order] / total),
+            probabilities=readonly(probabilities),
+            errors=readonly(np.zeros_like(probabilities)),
+            case_files=readonly(combos[order]),
+            case_file_probabilities=readonly(np.asarray(weights, dtype=float)[order] / total),
             work=counts.work if counts else 0,
             _counts=counts,
             _cards=tuple(cards),
@@ -821,7 +817,7 @@ class ClueKnowledge:
         # Each deal's free case-file cards (positions among the free cards, increasing), and the distinct rows.
         hidden = np.nonzero(places == self.case_file)[1].reshape(n, -1)
         rows, frequency = np.unique(hidden, axis=0, return_counts=True)
-        required = np.array(_bits(self._facts.required[self.case_file]), dtype=np.int64)
+        required = np.array(mask_bits(self._facts.required[self.case_file]), dtype=np.int64)
         free_ids = np.array(cards, dtype=np.int64)[rows] if cards else np.zeros((len(rows), 0), dtype=np.int64)
         combos = np.sort(np.concatenate([np.tile(required, (len(rows), 1)), free_ids], axis=1), axis=1)
         order = np.lexsort(combos.T[::-1])
@@ -830,10 +826,10 @@ class ClueKnowledge:
             method="mcmc" if drawn.mcmc else "sample",
             count=count,
             count_error=count_error,
-            probabilities=_readonly(probabilities),
-            errors=_readonly(errors),
-            case_files=_readonly(combos[order]),
-            case_file_probabilities=_readonly(frequency[order] / n),
+            probabilities=readonly(probabilities),
+            errors=readonly(errors),
+            case_files=readonly(combos[order]),
+            case_file_probabilities=readonly(frequency[order] / n),
             samples=n,
             _cards=tuple(cards),
         )
@@ -864,7 +860,8 @@ class ClueKnowledge:
         if total > 1_000_000:
             raise ValueError(f"the case file has {total} combinations; use solve().case_files for the possible ones")
         per_category = [
-            itertools.combinations(_bits(m), c) for m, c in zip(model.category_masks, model.case_counts, strict=True)
+            itertools.combinations(mask_bits(m), c)
+            for m, c in zip(model.category_masks, model.case_counts, strict=True)
         ]
         combos = np.array([sum(parts, ()) for parts in itertools.product(*per_category)], dtype=np.int64)
         combos = combos.reshape(len(combos), -1)
@@ -894,7 +891,7 @@ class ClueKnowledge:
     def facts(self) -> tuple[np.ndarray, np.ndarray]:
         """``(held, not_held)``, each ``(cards, players + 1)`` bool: what propagation has proved, without counting."""
         cards = self._model.cards
-        return _bit_matrix(self._facts.required, cards), _bit_matrix(self._facts.forbidden, cards)
+        return bit_matrix(self._facts.required, cards), bit_matrix(self._facts.forbidden, cards)
 
     def format_sheet(
         self,
@@ -991,7 +988,7 @@ class ClueKnowledge:
             queries = []
             for player in asked:
                 required = query & self._facts.required[player]
-                queries.append((sum(1 << position[c] for c in _bits(query) if c in position), required.bit_count()))
+                queries.append((sum(1 << position[c] for c in mask_bits(query) if c in position), required.bit_count()))
             try:  # the bitmask programme, which may be over budget where counting by types was not
                 weights = answer_weights(problem, len(asked), queries, self.work_limit)
             except WorkLimitExceeded as error:
@@ -1004,13 +1001,13 @@ class ClueKnowledge:
             for player, row in zip(asked, shown, strict=True):
                 for b in np.flatnonzero(row[:-1]):
                     add(player, free[b], row[b] / total)
-                known = _bits(query & self._facts.required[player])
+                known = mask_bits(query & self._facts.required[player])
                 for card in known:
                     add(player, card, row[-1] / len(known) / total)
             add(None, None, nobody / total)
             return outcomes
         deals = self.sample(self._check_deals("samples", samples, low=1), rng, method="sample")
-        query_cards = np.array(_bits(query))
+        query_cards = np.array(mask_bits(query))
         where = deals[:, query_cards]
         pending = np.ones(deals.shape[0], dtype=bool)
         for player in asked:

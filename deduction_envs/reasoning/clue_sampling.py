@@ -34,6 +34,7 @@ import numpy as np
 from numba import njit
 
 from deduction_envs.reasoning.clue_counting import FreeProblem
+from deduction_envs.reasoning.clue_facts import mask_bits
 
 __all__ = [
     "MAX_RELAXED_ENTRIES",
@@ -54,10 +55,6 @@ TRACKED_ENTRIES = 1_000_000
 #: Draws after which rejection may give up early when it could not reach the deals it needs (see
 #: :meth:`RelaxedCounts.sample`).
 EARLY_DRAWS = 16_384
-
-
-def _bits(mask: int) -> list[int]:
-    return [b for b in range(mask.bit_length()) if mask >> b & 1]
 
 
 @njit(cache=True)
@@ -180,7 +177,7 @@ class RelaxedCounts:
         ):
             parts = categories or ((allowed, size),)
             for mask, count in parts:
-                for b in _bits(mask & allowed):
+                for b in mask_bits(mask & allowed):
                     options[b].append(len(capacities))
                 capacities.append(count)
                 owner.append(i)
@@ -217,7 +214,7 @@ class RelaxedCounts:
         self.clause_place = np.array([i for i, _, _ in clauses], dtype=np.int64)
         self.clause_at_least = np.array([a for _, a, _ in clauses], dtype=np.bool_)
         self.clause_start = np.cumsum([0] + [m.bit_count() for _, _, m in clauses]).astype(np.int64)
-        self.clause_cards = np.array([b for _, _, m in clauses for b in _bits(m)], dtype=np.int64)
+        self.clause_cards = np.array([b for _, _, m in clauses for b in mask_bits(m)], dtype=np.int64)
         left = np.arange(self.capacity_states)[:, None]
         self.room = (left // self.strides[None, :]) % radix[None, :] > 0
         self.table = np.zeros((problem.n + 1, self.states))
@@ -389,7 +386,7 @@ class SwapChain:
         self.ruled = np.array([bool(c) for c in problem.categories], dtype=np.bool_)
         for parts in problem.categories:
             for j, (mask, _) in enumerate(parts):
-                self.category[_bits(mask)] = j
+                self.category[mask_bits(mask)] = j
         clauses = [(p, m, True) for p, ms in enumerate(problem.at_least) for m in ms]
         clauses += [(p, m, False) for p, ms in enumerate(problem.not_all) for m in ms]
         clauses.sort(key=lambda c: c[0])
@@ -405,7 +402,7 @@ class SwapChain:
         where = np.full(n, -1, dtype=np.int64)
         for p, parts in enumerate(problem.categories):
             for mask, count in parts:
-                cards = np.array(_bits(mask), dtype=np.int64)
+                cards = np.array(mask_bits(mask), dtype=np.int64)
                 ok = cards[(self.allowed[p] >> cards) & 1 == 1]
                 pool = ok if ok.size >= count else cards
                 where[rng.choice(pool, size=count, replace=False)] = p
@@ -461,7 +458,7 @@ def _smallest_hitting_set(clauses: list[int]) -> int:
         if chosen + len(_disjoint_clauses(open_clauses)) >= best:
             return
         smallest = min(open_clauses, key=lambda m: (m.bit_count(), m))
-        for card in _bits(smallest):
+        for card in mask_bits(smallest):
             search([m for m in open_clauses if not m >> card & 1], chosen + 1)
 
     try:
@@ -517,12 +514,12 @@ def relaxed_feasible(problem: FreeProblem) -> bool:
                 return False
             slots = _disjoint_clauses(at_least, allowed)
             for mask in slots:
-                for b in _bits(mask):
+                for b in mask_bits(mask):
                     options[b].append(len(capacity))
                 capacity.append(1)
             size -= len(slots)
         for mask, count in parts or ((allowed, size),):
-            for b in _bits(mask & allowed):
+            for b in mask_bits(mask & allowed):
                 options[b].append(len(capacity))
             capacity.append(count)
     if sum(capacity) != problem.n:

@@ -24,7 +24,7 @@ import torch
 import deduction_envs
 from deduction_envs.games import make_rules
 from train import arguments
-from train.expert_iteration import _feedback_table, load_network, tree_evaluation
+from train.expert_iteration import feedback_table, load_network, tree_evaluation
 from train.kept_models import MODELS
 from train.stats import t_interval
 
@@ -33,7 +33,7 @@ def ablated(path: Path) -> tuple[str, float, dict, dict]:
     """The network at ``path``: its game, its weight on the input, and its exact evaluation with and without it."""
     network, settings = load_network(path)
     rules = make_rules(settings["env"], **settings["sizes"])
-    table = _feedback_table(rules)
+    table = feedback_table(rules)
     steps = int(gym.make(settings["env"], **settings["sizes"]).unwrapped.max_steps)  # type: ignore[attr-defined]
     whole = tree_evaluation(network, rules, table, steps)
     with torch.no_grad():

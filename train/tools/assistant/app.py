@@ -27,7 +27,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from train.tools.assistant.board import board_page
-from train.tools.assistant.session import COMMANDS, ClueSession, _parse_board
+from train.tools.assistant.session import COMMANDS, ClueSession, parse_board
 
 __all__ = ["AssistantApp"]
 
@@ -136,7 +136,7 @@ class AssistantApp(App):
     def show_board(self, text: str, line: Input) -> None:
         """``board AT [roll N] [others SQ; SQ] [summoned]``: the ranked moves and the map, in the advice panel."""
         try:
-            at, roll, others, summoned = _parse_board(text.split(maxsplit=1)[1] if " " in text.strip() else "")
+            at, roll, others, summoned = parse_board(text.split(maxsplit=1)[1] if " " in text.strip() else "")
             view = board_page(self.session, at, "" if roll is None else str(roll), "; ".join(others), summoned)
         except ValueError as error:
             self.say(f"Not taken: {error}")

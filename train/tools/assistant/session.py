@@ -371,7 +371,7 @@ class ClueSession:
         if verb in ("advice", "advise", "hint"):
             return str(self.advice(rest or None))
         if verb == "board":
-            return str(self.board_advice(*_parse_board(rest)))
+            return str(self.board_advice(*parse_board(rest)))
         if verb == "showed":
             card, _, to = rest.rpartition(" to ")
             if not card:
@@ -673,7 +673,7 @@ def _parse_suggestion(text: str) -> tuple[str, list[str], list[str], str | None,
     return asker.strip(), cards, passed, refuter, shown
 
 
-def _parse_board(text: str) -> tuple[str, int | None, list[str], bool]:
+def parse_board(text: str) -> tuple[str, int | None, list[str], bool]:
     """``AT [roll N] [others SQ; SQ] [summoned]`` in parts: the position, the roll, the other tokens' squares
     and whether another's suggestion brought you here."""
     match = re.fullmatch(r"\s*(?P<at>.+?)(?:\s+roll(?:ed)?\s+(?P<roll>\S+))?(?:\s+others?\s+(?P<others>.+?))?"
