@@ -71,10 +71,10 @@ def batched_rate(env_id: str, sizes: dict, games: int, seconds: float, seed: int
     """Steps per second of the batched twin in random masked play, without and with the random choice."""
     rng = np.random.default_rng(seed)
     game = registry.game(env_id)
-    rules_class, seats_class = (registry.load(name) for name in game.batched_seats)
+    make_games, seats_class = (registry.load(name) for name in game.batched_seats)
     options = {k: v for k, v in sizes.items() if k != "probabilities"}
     extra = {"probabilities": sizes["probabilities"]} if seats_class.has_probabilities else {}
-    seats = seats_class(rules_class.for_rules(game.make_rules(**options), games, seed=seed), **extra)
+    seats = seats_class(make_games(game.make_rules(**options), games, seed), **extra)
     seats.reset()
     steps, env_time, start = 0, 0.0, time.perf_counter()
     while time.perf_counter() - start < seconds:

@@ -88,8 +88,9 @@ class Game:
             events: Algo's attacks by their result, Clue's suggestions, Generalized Clue's asks).
         task: how the training layer trains on the game (``"module:Class"``, a ``train.tasks.Task``); default
             :data:`SECRETS_TASK` for a single-player game, :data:`SEATS_TASK` for a multiplayer one.
-        batched_seats: multiplayer: the compiled batched twin, ``("module:RulesClass", "module:SeatsClass")``
-            (the games' rules in arrays, and every seat's knowledge and observation); None if it has none.
+        batched_seats: multiplayer: the compiled batched twin, ``("module:games", "module:SeatsClass")``: what
+            makes ``n`` games of the rules in arrays, called ``(rules, n, seed)`` (a class, or a function choosing
+            one by the rules' variant), and every seat's knowledge and observation; None if it has none.
         batched_agents: multiplayer: the factory of the twin's compiled reference agents by roster name
             (``"module:function"``).
     """
@@ -286,7 +287,7 @@ register_game(
         ),
         opponent="deduction_sheet",
         batched_seats=(
-            "deduction_envs.games.clue_batched:BatchedClueRules",
+            "deduction_envs.games.clue_board_batched:batched_clue_rules",
             "deduction_envs.envs.clue_batched:BatchedClueSeats",
         ),
         batched_agents="agents.clue_batched:batched_agent",

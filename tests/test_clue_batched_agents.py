@@ -16,6 +16,7 @@ from deduction_envs.envs.clue_batched import BatchedClueSeats
 from deduction_envs.games.clue import ClueRules
 from deduction_envs.games.clue_batched import BatchedClueRules
 from deduction_envs.games.clue_board import ClueBoardRules
+from deduction_envs.games.clue_board_batched import batched_clue_rules
 
 
 class Draws:
@@ -39,7 +40,7 @@ def decide_alike(rules: ClueRules, n: int, max_cycles: int, kinds: list[list[str
     twin decides the same from the batched seats, given the same draws, at every decision (asserted); returns
     every decision made, ``(kind of agent, action)``."""
     board = isinstance(rules, ClueBoardRules)
-    seats = BatchedClueSeats(BatchedClueRules.for_rules(rules, n), max_cycles=max_cycles)
+    seats = BatchedClueSeats(batched_clue_rules(rules, n), max_cycles=max_cycles)
     seats.reset(seeds=range(n))
     twins = {"random": BatchedRandom(), "deduction_sheet": BatchedDeductionSheet()}
     envs, agents = [], []

@@ -20,7 +20,7 @@ SIZES = {"pegs": 3, "colors": 4}
 
 def _network(rules, seed=0):
     torch.manual_seed(seed)
-    return ei._new_network(rules, 16)
+    return ei.new_network(rules, 16)
 
 
 def _slow_cost(network, rules, knowledge):
@@ -35,7 +35,7 @@ def _slow_cost(network, rules, knowledge):
                 continue
             members = np.asarray(child.support, dtype=np.int64)
             with torch.no_grad():
-                value = float(network.values(*ei._bags([members])))
+                value = float(network.values(*ei.bags([members])))
             cost += child.size / knowledge.size * max(value, 1.0)
         costs.append(cost)
     return np.array(costs)

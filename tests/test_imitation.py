@@ -12,7 +12,8 @@ import pytest
 
 from agents import ISES
 from train import cli
-from train.imitation import Demonstrations, demonstrations, seen_secrets
+from train.imitation import Demonstrations, seen_secrets
+from train.tasks import demonstrations
 
 SIZES = {"pegs": 3, "colors": 3}
 

@@ -254,7 +254,7 @@ def test_bad_multiplayer_options_are_clear_errors(argv, message, capsys):
 
 
 def test_demonstrations_are_the_experts_legal_seeded_decisions_with_their_returns():
-    from train.imitation import demonstrations
+    from train.tasks import demonstrations
 
     demos = demonstrations("algo_v0", {"players": 2}, "epsilon_greedy", ["random"], 6, seed=3, gamma=0.9)
     again = demonstrations("algo_v0", {"players": 2}, "epsilon_greedy", ["random"], 6, seed=3, gamma=0.9)
@@ -271,7 +271,8 @@ def test_demonstrations_are_the_experts_legal_seeded_decisions_with_their_return
 
 
 def test_a_search_experts_demonstrations_hold_its_visit_shares(tmp_path):
-    from train.imitation import Demonstrations, demonstrations
+    from train.imitation import Demonstrations
+    from train.tasks import demonstrations
 
     demos = demonstrations("algo_v0", {"players": 2}, "ismcts_greedy", ["epsilon_greedy"], 4, seed=1)
     targets = demos.targets

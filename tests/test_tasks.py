@@ -166,3 +166,19 @@ def test_the_features_policy_reads_the_case_files_facts_where_the_probabilities_
     assert (accusation[6:] == read[:6]).all() and (pointers[324 + triple, :6] == -1).all()
     full = RunConfig(env="clue_v0", sizes={"players": 3}, policy="features").check()
     assert SeatsTask(full).policy()[1]["observation_pointers"].shape == (670, 6)
+
+
+def test_an_options_default_is_stated_once_in_run_config():
+    """The option schema declares no default (argparse's own: None, or a flag's off); the command line takes
+    RunConfig's, so the two cannot drift apart."""
+    from train.options import run_parser
+
+    fields = {field.name: field.default for field in dataclasses.fields(RunConfig)}
+    for action in run_parser()._actions:
+        if action.dest in fields:
+            unset = True if action.const is False else (False if action.const is True else None)
+            assert action.default == unset, f"{action.dest}: the schema states a default ({action.default!r})"
+    parsed = cli.build_parser().parse_args([])
+    for name, default in fields.items():
+        if hasattr(parsed, name):
+            assert getattr(parsed, name) == default, name

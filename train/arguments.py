@@ -163,7 +163,7 @@ def model_zip(text: str) -> Path:
     path = existing_file(text)
     try:
         if path.suffix == ".pt":
-            from train.expert_iteration import load_network
+            from agents.set_policy import load_network
 
             load_network(path)
             return path
@@ -246,11 +246,68 @@ model_zip = _named(model_zip, "model_zip")
 output_folder = _named(output_folder, "output_folder")
 
 
-def space_item(text: str) -> str:
-    """One ``NAME=SPEC`` item of a sweep's search space (:func:`train.sweep.parse_space`), checked."""
-    try:
-        from train.sweep import parse_space
+def parse_space(text: str) -> tuple[str, Any]:
+    """One ``NAME=SPEC`` item of a sweep's search space (:mod:`train.sweep`) as (name, Optuna distribution).
 
+    Raises:
+        ValueError: the item is not ``NAME=SPEC``, or SPEC is no range or list of values.
+    """
+    from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
+
+    name, equals, spec = str(text).partition("=")
+    name, spec = name.strip(), spec.strip()
+    if not equals or not name.isidentifier() or not spec:
+        raise ValueError(f"a search space item is NAME=SPEC (learning_rate=1e-4..3e-3:log), got {text!r}")
+    if ".." in spec:
+        bounds, _, scale = spec.partition(":")
+        if scale not in ("", "log"):
+            raise ValueError(f"{name}: a range ends in ':log' or nothing, got {spec!r}")
+        low_text, _, high_text = bounds.partition("..")
+        try:
+            low, high = _number(low_text), _number(high_text)
+        except ValueError:
+            raise ValueError(f"{name}: a range is LOW..HIGH of two numbers, got {spec!r}") from None
+        if not low < high:
+            raise ValueError(f"{name}: a range's LOW must be below its HIGH, got {spec!r}")
+        if scale and low <= 0:
+            raise ValueError(f"{name}: a log scale needs LOW above 0, got {spec!r}")
+        if isinstance(low, int) and isinstance(high, int):
+            return name, IntDistribution(low, high, log=bool(scale))
+        return name, FloatDistribution(float(low), float(high), log=bool(scale))
+    values = [_value(item) for item in spec.split(",")]
+    if len(values) < 2 or len(set(map(repr, values))) != len(values):
+        raise ValueError(f"{name}: a list of values is A,B,... of at least two distinct values, got {spec!r}")
+    return name, CategoricalDistribution(values)
+
+
+def _number(text: str) -> int | float:
+    """An integer if the text is one, else a finite real number."""
+    text = text.strip()
+    try:
+        return int(text)
+    except ValueError:
+        value = float(text)
+        if not math.isfinite(value):
+            raise ValueError(text) from None
+        return value
+
+
+def _value(text: str) -> Any:
+    """One value of a list: a number, true or false, else the text."""
+    text = text.strip()
+    if not text:
+        raise ValueError("a list of values has no empty value")
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    try:
+        return _number(text)
+    except ValueError:
+        return text
+
+
+def space_item(text: str) -> str:
+    """One ``NAME=SPEC`` item of a sweep's search space (:func:`parse_space`), checked."""
+    try:
         parse_space(text)
     except ImportError as error:
         raise argparse.ArgumentTypeError(f"a sweep needs {error.name}: pip install \"deduction-envs[train]\"") from None
@@ -279,21 +336,23 @@ def seeds(text: str) -> list[int]:
 _named(seeds, "seeds")
 
 
-def add_executor_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup, workers: int = 1) -> None:
+def add_executor_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup, workers: int | None = 1) -> None:
     """``--workers``, ``--executor local|ray``, ``--ray-address`` and what each job asks of a Ray cluster
-    (``--ray-cpus``, ``--ray-gpus``, ``--ray-memory``): where a command's many jobs run."""
+    (``--ray-cpus``, ``--ray-gpus``, ``--ray-memory``): where a command's many jobs run. ``workers`` None: the
+    two with a default (``--workers``, ``--executor``) declare none, for a parser whose caller sets them (the run
+    options, whose defaults are :class:`train.config.RunConfig`'s)."""
     from deduction_envs.executor import EXECUTORS
 
     parser.add_argument(
         "--workers",
         type=count(1),
         default=workers,
-        help=f"worker processes of the local executor, or CPUs of a Ray started here (default {workers})",
+        help="worker processes of the local executor, or CPUs of a Ray started here (default %(default)s)",
     )
     parser.add_argument(
         "--executor",
         choices=EXECUTORS,
-        default="local",
+        default=None if workers is None else "local",
         help="local: a process pool on this machine (default); ray: a Ray cluster (pip install deduction-envs[ray])",
     )
     parser.add_argument(
@@ -342,3 +401,20 @@ def executor(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Any:
         return chosen
     except (ValueError, ImportError, ConnectionError) as error:
         parser.error(str(error))
+
+
+def refuse(parser: argparse.ArgumentParser, model: Path, error: Exception) -> NoReturn:
+    """Exit with ``error``, saying what the model was trained on when its run settings are at hand."""
+    from train.run_files import run_settings
+
+    saved = run_settings(model) if model.exists() else None
+    trained = f" (it was trained on {saved['env']} {saved['sizes'] or ''})".rstrip() if saved else ""
+    parser.error(f"{error}{trained}")
+
+
+def output_file(args: argparse.Namespace) -> Path:
+    """Where the table goes: ``evaluation-seed{seed}.md`` in ``--output``, else in the model's folder (made if
+    missing); never the ``comparison.md`` that training wrote."""
+    output = args.output or args.model.parent
+    output.mkdir(parents=True, exist_ok=True)
+    return output / f"evaluation-seed{args.seed}.md"

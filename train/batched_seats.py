@@ -38,6 +38,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from agents.sb3_policy import masked_probabilities, sample_actions
 from deduction_envs import registry
 from deduction_envs.core.rules import check_int
+from deduction_envs.wrappers.aec_entropy_reward import DEFAULT_ENTROPY_END, ENTROPY_ENDS
 from deduction_envs.wrappers.entropy_reward import EntropyRewardWrapper, entropy_shaping
 from train.vec_env import Shaped, monitored
 
@@ -53,27 +54,17 @@ __all__ = [
 
 #: The opponent entry that is the learner's own current policy.
 SELF = "self"
-#: What the entropy-shaped reward pays at the last step of the learner's game: ``"potential"`` (the default)
-#: the bits still unknown (the terminal potential is 0), so that the shaping is potential-based and leaves the
-#: best policy as it is; ``"none"`` nothing for them, nor for what the end of the game revealed, so that the
-#: learner is paid only for the bits it learned while the game went on (a reward for proving the secret before
-#: leaving: not potential-based, it changes the best policy); ``"own"`` nothing at the end either, and while the
-#: game goes on only the bits the learner's own move taught it: its entropy before the move less its entropy when
-#: the turn passes from it (after the answer, a shown card included) or at its next decision if the turn stays;
-#: the learner's last step in a game pays nothing.
-#: What the opponents' own moves reveal is not paid, so an ask is paid for what its answer teaches (also not
-#: potential-based, and undiscounted).
-ENTROPY_ENDS = ("potential", "none", "own")
 
 
 def _twin(env: str) -> tuple[Any, Any, Any]:
-    """The game's batched rules class, seats class and compiled agents' factory (ValueError if it has none)."""
+    """The game's batched games' factory (``(rules, n, seed)``), seats class and compiled agents' factory
+    (ValueError if it has none)."""
     game = registry.game(env)
     if game.batched_seats is None:
         twins = [g.env_id for g in registry.games(multiplayer=True) if g.batched_seats is not None]
         raise ValueError(f"{env} has no batched twin yet (batched: {', '.join(twins)})")
-    rules_class, seats_class = (registry.load(name) for name in game.batched_seats)
-    return rules_class, seats_class, registry.load(game.batched_agents)
+    make_games, seats_class = (registry.load(name) for name in game.batched_seats)
+    return make_games, seats_class, registry.load(game.batched_agents)
 
 
 def has_probabilities(env: str) -> bool:
@@ -105,7 +96,7 @@ def batched_refusal(env: str, sizes: dict[str, Any], opponents: Sequence[str]) -
     """Why ``env`` at ``sizes`` (the env's keyword arguments) against ``opponents`` cannot train on the batched
     twin, or None if it can."""
     try:
-        rules_class, seats_class, agent = _twin(env)
+        make_games, seats_class, agent = _twin(env)
     except ValueError as error:
         return str(error)
     options = dict(sizes)
@@ -113,7 +104,7 @@ def batched_refusal(env: str, sizes: dict[str, Any], opponents: Sequence[str]) -
         return "the batched twin observes without the probability pieces: give --size probabilities=false"
     try:
         rules = registry.game(env).make_rules(**{k: v for k, v in options.items() if k != "max_cycles"})
-        seats_class(rules_class.for_rules(rules, 1), **_seat_options(seats_class, sizes))
+        seats_class(make_games(rules, 1), **_seat_options(seats_class, sizes))
     except (TypeError, ValueError) as error:
         return f"{env} {sizes}: {error}"
     for name in opponents:
@@ -157,7 +148,7 @@ class BatchedSeatsVecEnv(VecEnv):
         algo: str = "maskable_ppo",
         entropy_reward: float | None = None,
         gamma: float = 1.0,
-        entropy_end: str = "potential",
+        entropy_end: str = DEFAULT_ENTROPY_END,
     ) -> None:
         opponents = list(opponents)
         if not opponents:
@@ -167,7 +158,7 @@ class BatchedSeatsVecEnv(VecEnv):
             raise ValueError(why)
         if algo != "maskable_ppo":
             raise ValueError(f"the batched seats train with maskable_ppo (their snapshots mask actions), got {algo}")
-        rules_class, seats_class, self._agent = _twin(env)
+        make_games, seats_class, self._agent = _twin(env)
         if entropy_reward is not None:
             if not seats_class.has_entropy:
                 raise ValueError(f"{env}'s batched twin has no entropy in bits yet: the entropy-shaped reward is not "
@@ -180,7 +171,7 @@ class BatchedSeatsVecEnv(VecEnv):
         self.rules = registry.game(env).make_rules(**options)
         n = check_int("n_envs", n_envs, low=1)
         self.env_name, self.algo = env, algo
-        self.seats = seats_class(rules_class.for_rules(self.rules, n, seed=seed), **_seat_options(seats_class, sizes))
+        self.seats = seats_class(make_games(self.rules, n, seed), **_seat_options(seats_class, sizes))
         aec = registry.game(env).make_raw_env(**sizes)  # the observation space of the env users get
         space = aec.observation_space(aec.possible_agents[0])["observation"]
         self.render_mode = None
@@ -399,7 +390,7 @@ def make_batched_seat_envs(
     algo: str = "maskable_ppo",
     entropy_reward: float | None = None,
     gamma: float = 1.0,
-    entropy_end: str = "potential",
+    entropy_end: str = DEFAULT_ENTROPY_END,
 ) -> VecEnv:
     """:class:`BatchedSeatsVecEnv` with the league's ``snapshots`` in its pool, monitored as
     :func:`train.multiplayer.make_seat_envs` monitors the single-seat envs (each game's reward, length, ``rank``

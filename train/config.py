@@ -12,7 +12,6 @@ The game's size parameters (``sizes``) and the options of the env a run trains o
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from dataclasses import dataclass
@@ -20,6 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from agents.model_files import LinearSchedule
+from deduction_envs.wrappers.aec_entropy_reward import DEFAULT_ENTROPY_END
+from train.options import DEFAULT_SIZES, MARGINAL_WEIGHT, run_parser
+from train.run_files import RUN_FILE, run_settings
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -40,14 +42,6 @@ __all__ = [
 
 CONFIG = Path(__file__).with_name("configs") / "hyperparameters.toml"
 DEFAULT_ENV = "Mastermind-v0"
-#: The sizes a run of these envs trains at unless told otherwise (the quick start's small Mastermind).
-DEFAULT_SIZES = {"Mastermind-v0": {"pegs": 3, "colors": 3}}
-#: The settings of a run, written next to its model so that a resumed run and train.evaluate can read them.
-RUN_FILE = "run.json"
-#: ``--policy marginals``: each marginal's initial weight in a query's score (the sum of its components'
-#: marginals). With 0, one of two seeds on Mastermind 4x6 drifted to avoiding likely codes and never left
-#: random play (results/training.md).
-MARGINAL_WEIGHT = 1.0
 #: The algorithms a feature head is written for.
 FEATURE_ALGORITHMS = ("maskable_ppo", "ppo")
 
@@ -73,29 +67,6 @@ def hyperparameters(algo: str, env_id: str, path: Path = CONFIG) -> dict[str, An
                 raise ValueError(f"{path}: {key} must start above 0, got {value!r}")
             found[key] = LinearSchedule(start)
     return found
-
-
-def code_commit() -> str:
-    """The commit of the code running now (``git rev-parse --short=10 HEAD``, with ``+changes`` if the work
-    tree differs from it), or ``"unknown"`` outside a git checkout: run.json records it."""
-    import subprocess
-
-    root = Path(__file__).resolve().parent.parent
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], capture_output=True, text=True, cwd=root)
-        changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                                 text=True, cwd=root)  # fmt: skip
-    except OSError:
-        return "unknown"
-    if head.returncode != 0:
-        return "unknown"
-    return head.stdout.strip() + ("+changes" if changed.stdout.strip() else "")
-
-
-def run_settings(model: Path) -> dict[str, Any] | None:
-    """The settings saved with the model at ``model`` (``model.zip``), or None for a model saved elsewhere."""
-    path = Path(model).parent / RUN_FILE
-    return json.loads(path.read_text()) if path.exists() else None
 
 
 @dataclass
@@ -136,7 +107,7 @@ class RunConfig:
     eval_seed: int | None = None
     entropy_reward: float | None = None
     #: what the entropy-shaped reward pays at a multiplayer game's end on the batched seats (ENTROPY_ENDS)
-    entropy_reward_end: str | None = None  #: None: "potential"
+    entropy_reward_end: str | None = None  #: None: DEFAULT_ENTROPY_END (a resumed run: the run's own)
     config: Path | None = None
     output: Path | None = None
     resume: Path | None = None
@@ -273,12 +244,11 @@ class RunConfig:
 
     def _check_values(self) -> None:
         """Each field as its option of ``python -m train`` takes it (the option's own check: a range, a file, a
-        name among the choices), so that a Python caller is told what the command line would say."""
+        name among the choices; :mod:`train.options`), so that a Python caller is told what the command line
+        would say."""
         import argparse
 
-        from train.cli import build_parser
-
-        for action in build_parser()._actions:
+        for action in run_parser()._actions:
             name = action.dest
             if name not in self.__dataclass_fields__ or not action.option_strings:
                 continue
@@ -368,7 +338,7 @@ class RunConfig:
         if self.entropy_reward is None and saved.get("entropy_reward") is not None:
             self.entropy_reward = saved["entropy_reward"]
             print(f"resuming with the run's --entropy-reward {self.entropy_reward:g}")
-        if self.entropy_reward_end is None and saved.get("entropy_reward_end") not in (None, "potential"):
+        if self.entropy_reward_end is None and saved.get("entropy_reward_end") not in (None, DEFAULT_ENTROPY_END):
             self.entropy_reward_end = saved["entropy_reward_end"]
             print(f"resuming with the run's --entropy-reward-end {self.entropy_reward_end}")
 
@@ -376,7 +346,7 @@ class RunConfig:
         """``--entropy-reward-end`` other than the default: only with the entropy reward, on the batched seats."""
         from train.tasks.seats import SeatsTask
 
-        if self.entropy_reward_end in (None, "potential"):
+        if self.entropy_reward_end in (None, DEFAULT_ENTROPY_END):
             return
         if self.entropy_reward is None:
             raise ValueError("--entropy-reward-end goes with --entropy-reward")

@@ -187,8 +187,8 @@ def main(argv: list[str] | None = None) -> None:
     steps (``FOLDER/<label>.csv``, :func:`write_curve`) and all of them on one figure (``FOLDER/curves.png``)."""
 
     from train import arguments
-    from train.config import run_settings
     from train.multiplayer import is_multiplayer, raw_env
+    from train.run_files import run_settings
 
     parser = arguments.Parser(prog="python -m train.curves", description=main.__doc__)
     parser.add_argument("runs", nargs="+", type=Path, help="output folders of python -m train")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from agents import EvaluationResult
 from agents.sb3_policy import ALGORITHMS
@@ -30,7 +30,7 @@ from deduction_envs import registry
 from deduction_envs.envs.deduction_env import ACTION_MASKS
 from train import arguments
 from train.arguments import names
-from train.config import run_settings
+from train.run_files import run_settings
 
 
 def evaluate_model(
@@ -150,27 +150,12 @@ def _settings_of_run(args: argparse.Namespace, parser: argparse.ArgumentParser) 
 def _check_if_kept(model: Path, parser: argparse.ArgumentParser) -> None:
     """A kept model's file (``models/NAME/model.zip``) must be the one its manifest records."""
     from agents.model_files import file_sha256
-    from train.kept_models import kept_digest
+    from train.manifest import kept_digest
 
     digest = kept_digest(model)
     if digest is not None and file_sha256(model) != digest:
         parser.error(f"{model} has changed since it was kept: its SHA-256 is not the one models/manifest.json "
                      "records (a damaged or replaced file)")  # fmt: skip
-
-
-def refuse(parser: argparse.ArgumentParser, model: Path, error: Exception) -> NoReturn:
-    """Exit with ``error``, saying what the model was trained on when its run settings are at hand."""
-    saved = run_settings(model) if model.exists() else None
-    trained = f" (it was trained on {saved['env']} {saved['sizes'] or ''})".rstrip() if saved else ""
-    parser.error(f"{error}{trained}")
-
-
-def output_file(args: argparse.Namespace) -> Path:
-    """Where the table goes: ``evaluation-seed{seed}.md`` in ``--output``, else in the model's folder (made if
-    missing); never the ``comparison.md`` that training wrote."""
-    output = args.output or args.model.parent
-    output.mkdir(parents=True, exist_ok=True)
-    return output / f"evaluation-seed{args.seed}.md"
 
 
 if __name__ == "__main__":

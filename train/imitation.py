@@ -37,19 +37,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agents import ISES, Agent
 from agents.roster import seat_agent
 from deduction_envs.core.rules import check_int
 from deduction_envs.envs.single_seat import SingleSeatEnv
-from deduction_envs.executor import Executor, as_executor, run_jobs
+from deduction_envs.executor import as_executor, run_jobs
+from train.options import SINGLE_PLAYER_EXPERTS
 
 if TYPE_CHECKING:
     from train.config import RunConfig
+    from train.tasks import Task
 
-__all__ = ["SINGLE_PLAYER_EXPERTS", "Demonstrations", "demonstrations", "fit", "plot_fit", "seen_secrets"]
+__all__ = ["SINGLE_PLAYER_EXPERTS", "Demonstrations", "fit", "imitate", "plot_fit", "seen_secrets"]
 
-#: The agents a single-player run can imitate, by ``--imitate`` name.
-SINGLE_PLAYER_EXPERTS: dict[str, type[Agent]] = {"ises": ISES}
 
 #: Observations: one array (a Box) or one array per key (a Dict, as the single-player envs'), decisions first.
 Observations = np.ndarray | dict[str, np.ndarray]
@@ -272,31 +271,6 @@ def _play_alone(
     return _demonstrations(columns)
 
 
-def demonstrations(
-    env: str,
-    env_kwargs: dict[str, Any],
-    expert: str,
-    opponents: list[str],
-    games: int,
-    seed: int = 0,
-    gamma: float = 0.99,
-    workers: int | Executor = 1,
-    secrets: np.ndarray | None = None,
-) -> Demonstrations:
-    """``games`` games of the reference agent ``expert``, over ``workers`` (local processes or an executor).
-
-    In a multiplayer ``env`` it plays the learner's seat (drawn each game)
-    against ``opponents`` (names, drawn per seat each game as in training);
-    in a single-player env (a Gymnasium id; ``opponents`` must be empty) it
-    plays episodes, ``expert`` one of :data:`SINGLE_PLAYER_EXPERTS`, each
-    secret drawn from ``secrets`` (indices, e.g. :func:`seen_secrets`) if given.
-    """
-    from train.tasks import task_class
-
-    check_int("games", games, low=1)
-    return task_class(env).demonstrations(env, env_kwargs, expert, opponents, games, seed, gamma, workers, secrets)
-
-
 def _jobs(games: int, workers: Any) -> tuple[list[tuple[int, int]], Any]:
     """The chunks ``(start, games)`` a demonstration's games are played in, and the executor."""
     workers = as_executor(workers)
@@ -486,7 +460,7 @@ def _load(paths: list[Path], model: Any) -> Demonstrations:
     return Demonstrations.join(parts)
 
 
-def imitate(config: RunConfig, model: Any) -> dict[str, Any]:
+def imitate(config: RunConfig, model: Any, task: Task) -> dict[str, Any]:
     """``python -m train --imitate``: collect the demonstrations (or read ``--imitate-demos``), fit ``model`` to
     them, write ``imitation.json`` and the demonstrations (``demonstrations.npz``); returns the fit's report."""
     seen = None
@@ -497,7 +471,7 @@ def imitate(config: RunConfig, model: Any) -> dict[str, Any]:
     if config.imitate_demos is not None:
         demos = _load(config.imitate_demos, model)
     else:
-        demos = demonstrations(
+        demos = task.demonstrations(
             config.env,
             config.env_kwargs,
             config.imitate,

@@ -35,20 +35,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import shutil
 import sys
 import tempfile
 import zipfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from agents.model_files import file_sha256
 from train import arguments
-from train.config import RUN_FILE, code_commit, run_settings
 from train.curves import write_curve
+from train.manifest import MANIFEST, MODELS, KeptModel, kept_model, load_manifest
+from train.run_files import RUN_FILE, code_commit, run_settings
 
 __all__ = [
     "MANIFEST",
@@ -67,9 +67,6 @@ __all__ = [
     "seat_policy",
 ]
 
-#: The folder of kept models, and their manifest.
-MODELS = Path(__file__).resolve().parent.parent / "models"
-MANIFEST = "manifest.json"
 #: The files of a run that a kept model keeps (the others: checkpoints, logs, demonstrations, are the run's).
 KEPT_FILES = ("model.zip", RUN_FILE, "imitation.json")
 #: The prefix of a kept model's name where a tournament names its agents: ``model:rl-clue4-seed-0`` is the kept
@@ -77,52 +74,6 @@ KEPT_FILES = ("model.zip", RUN_FILE, "imitation.json")
 SEAT_PREFIX = "model:"
 #: The learning curve a kept model keeps from its run's episode logs (:func:`train.curves.write_curve`).
 CURVE = "curve.csv"
-
-
-@dataclass
-class KeptModel:
-    """One entry of the manifest."""
-
-    name: str
-    kind: str  #: what the policy is: RL alone, imitation of which agent, with which extra inputs
-    env: str
-    sizes: dict[str, Any]
-    command: str  #: the training command that wrote the run (on ``commit``)
-    seed: int
-    commit: str
-    evaluate: list[str]  #: the arguments of ``python -m train.evaluate`` after ``--model``
-    figures: dict[str, Any]  #: what that evaluation printed (see :func:`figures_of`)
-    bytes: int
-    sha256: str
-    notes: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
-    #: the model's file: ``model.zip`` (stable-baselines3) or ``model.pt`` (:mod:`train.expert_iteration`)
-    file: str = "model.zip"
-
-    @property
-    def model(self) -> str:
-        """The model's path, relative to the repository."""
-        return f"models/{self.name}/{self.file}"
-
-    @property
-    def evaluate_command(self) -> str:
-        return shlex.join(["python", "-m", "train.evaluate", "--model", self.model, *self.evaluate])
-
-
-def load_manifest(folder: Path = MODELS) -> list[KeptModel]:
-    """The kept models of ``folder``'s manifest (none if it has no manifest)."""
-    path = Path(folder, MANIFEST)
-    if not path.exists():
-        return []
-    return [KeptModel(**entry) for entry in json.loads(path.read_text())]
-
-
-def kept_model(name: str, folder: Path = MODELS) -> KeptModel:
-    """The manifest's entry of the kept model ``name``; ValueError naming the kept ones if there is none."""
-    models = {m.name: m for m in load_manifest(folder)}
-    if name not in models:
-        raise ValueError(f"no kept model named {name!r} in {folder}; kept: {', '.join(sorted(models)) or 'none'}")
-    return models[name]
 
 
 def seat_policy(name: str, folder: Path = MODELS) -> Any:
@@ -163,16 +114,6 @@ def kept_seat_agent(seat_name: str, folder: Path = MODELS) -> Any:
     agent = seat_policy(seat_name.removeprefix(SEAT_PREFIX), folder)
     agent.name = seat_name
     return agent
-
-
-def kept_digest(path: str | Path) -> str | None:
-    """The SHA-256 the manifest records for the file at ``path`` if it is a kept model's file (in the repository's
-    ``models/`` or another folder with a manifest), else None: a load of a kept model checks it."""
-    path = Path(path).resolve()
-    for entry in load_manifest(path.parent.parent):
-        if entry.name == path.parent.name and entry.file == path.name:
-            return entry.sha256
-    return None
 
 
 def _write_manifest(models: list[KeptModel], folder: Path) -> None:

@@ -37,7 +37,6 @@ node shares: the trials write there and report through the journal.
 from __future__ import annotations
 
 import dataclasses
-import math
 import shlex
 import sys
 import time
@@ -48,7 +47,9 @@ from typing import Any
 import numpy as np
 
 from deduction_envs.executor import Executor, as_executor
+from train.arguments import parse_space
 from train.config import RunConfig
+from train.options import PRUNERS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -67,70 +68,9 @@ __all__ = [
     "write_sweep",
 ]
 
-#: The pruners ``--pruner`` may name.
-PRUNERS = ("asha", "median", "none")
 #: The journal of a sweep's study, in its output folder.
 JOURNAL = "sweep.journal"
 STUDY = "sweep"
-
-
-def parse_space(text: str) -> tuple[str, Any]:
-    """One ``NAME=SPEC`` item of a search space (see the module docstring) as (name, Optuna distribution).
-
-    Raises:
-        ValueError: the item is not ``NAME=SPEC``, or SPEC is no range or list of values.
-    """
-    from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
-
-    name, equals, spec = str(text).partition("=")
-    name, spec = name.strip(), spec.strip()
-    if not equals or not name.isidentifier() or not spec:
-        raise ValueError(f"a search space item is NAME=SPEC (learning_rate=1e-4..3e-3:log), got {text!r}")
-    if ".." in spec:
-        bounds, _, scale = spec.partition(":")
-        if scale not in ("", "log"):
-            raise ValueError(f"{name}: a range ends in ':log' or nothing, got {spec!r}")
-        low_text, _, high_text = bounds.partition("..")
-        try:
-            low, high = _number(low_text), _number(high_text)
-        except ValueError:
-            raise ValueError(f"{name}: a range is LOW..HIGH of two numbers, got {spec!r}") from None
-        if not low < high:
-            raise ValueError(f"{name}: a range's LOW must be below its HIGH, got {spec!r}")
-        if scale and low <= 0:
-            raise ValueError(f"{name}: a log scale needs LOW above 0, got {spec!r}")
-        if isinstance(low, int) and isinstance(high, int):
-            return name, IntDistribution(low, high, log=bool(scale))
-        return name, FloatDistribution(float(low), float(high), log=bool(scale))
-    values = [_value(item) for item in spec.split(",")]
-    if len(values) < 2 or len(set(map(repr, values))) != len(values):
-        raise ValueError(f"{name}: a list of values is A,B,... of at least two distinct values, got {spec!r}")
-    return name, CategoricalDistribution(values)
-
-
-def _number(text: str) -> int | float:
-    """An integer if the text is one, else a finite real number."""
-    text = text.strip()
-    try:
-        return int(text)
-    except ValueError:
-        value = float(text)
-        if not math.isfinite(value):
-            raise ValueError(text) from None
-        return value
-
-
-def _value(text: str) -> Any:
-    """One value of a list: a number, true or false, else the text."""
-    text = text.strip()
-    if not text:
-        raise ValueError("a list of values has no empty value")
-    if text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    try:
-        return _number(text)
-    except ValueError:
-        return text
 
 
 def search_space(config: RunConfig) -> dict[str, Any]:

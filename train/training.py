@@ -33,7 +33,8 @@ from typing import Any
 from tqdm import TqdmExperimentalWarning
 
 from agents.sb3_policy import load_model
-from train.config import RUN_FILE, RunConfig, code_commit, hyperparameters
+from train.config import RunConfig, hyperparameters
+from train.run_files import RUN_FILE, code_commit
 from train.tasks import Task, TrainingRun
 from train.tasks.secrets import make_envs
 
@@ -247,7 +248,7 @@ def _set_up(config: RunConfig, task: Task) -> tuple[Any, Any, dict[str, Any] | N
         return envs, model, None
     from train.imitation import imitate
 
-    return envs, model, imitate(config, model)
+    return envs, model, imitate(config, model, task)
 
 
 @contextlib.contextmanager

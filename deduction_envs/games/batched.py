@@ -45,11 +45,6 @@ class BatchedRules:
         self._masks = np.zeros((self.n, rules.num_actions), dtype=np.bool_)
         self.rng = np.random.default_rng(check_seed(seed))
 
-    @classmethod
-    def for_rules(cls, rules: Any, n: int, seed: int | None = None) -> BatchedRules:
-        """``n`` games of ``rules`` in this class, or in the subclass that plays them (Clue's board)."""
-        return cls(rules, n, seed)
-
     # ------------------------------------------------------------------ dealing
     def reset(self, seeds: Iterable[int | None] | None = None) -> None:
         """Deal every game: game ``i`` as the rules' ``new_game(np.random.default_rng(seeds[i]))`` deals it (the

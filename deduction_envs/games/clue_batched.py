@@ -64,7 +64,8 @@ class BatchedClueRules(BatchedRules):
     """``n`` games of ``rules`` (Clue without its board), stepped together; see the module docstring.
 
     Args:
-        rules: the game (a :class:`ClueRules`; on the board, :meth:`for_rules` gives
+        rules: the game (a :class:`ClueRules`; on the board,
+            :func:`~deduction_envs.games.clue_board_batched.batched_clue_rules` gives a
             :class:`~deduction_envs.games.clue_board_batched.BatchedClueBoardRules`).
         n: the number of games.
         seed: seeds the batch's own generator, which deals the games reset without a seed of their own (an
@@ -102,15 +103,6 @@ class BatchedClueRules(BatchedRules):
             "correct": np.zeros(n, dtype=np.bool_),
         }
         self._triples = np.array([rules.triple(t) for t in range(rules.num_triples)], dtype=np.int64)
-
-    @classmethod
-    def for_rules(cls, rules: ClueRules, n: int, seed: int | None = None) -> BatchedClueRules:
-        """``n`` games of ``rules``: a :class:`BatchedClueRules`, or on the board a
-        :class:`~deduction_envs.games.clue_board_batched.BatchedClueBoardRules`."""
-        from deduction_envs.games.clue_board import ClueBoardRules
-        from deduction_envs.games.clue_board_batched import BatchedClueBoardRules
-
-        return (BatchedClueBoardRules if isinstance(rules, ClueBoardRules) else cls)(rules, n, seed)
 
     # ------------------------------------------------------------------ dealing
     def _deal_drawn(self, games: np.ndarray) -> None:

@@ -23,16 +23,24 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from deduction_envs.games.clue import deal
+from deduction_envs.games.clue import ClueRules, deal
 from deduction_envs.games.clue_batched import PHASE_AFTER, PHASE_START, BatchedClueRules, legal_masks
 from deduction_envs.games.clue_board import ClueBoardRules
 
-__all__ = ["BOARD_EVENT_KINDS", "BatchedClueBoardRules"]
+__all__ = ["BOARD_EVENT_KINDS", "BatchedClueBoardRules", "batched_clue_rules"]
 
 #: The board's event kinds in :attr:`BatchedClueRules.event` ``["kind"]``, after Clue's five (codes 5, 6, 7).
 BOARD_EVENT_KINDS = ("roll", "passage", "move")
 _ROLL, _PASSAGE, _MOVE = 5, 6, 7
 
+
+
+def batched_clue_rules(rules: ClueRules, n: int, seed: int | None = None) -> BatchedClueRules:
+    """``n`` games of ``rules`` stepped together: a :class:`BatchedClueBoardRules` on the board, else a
+    :class:`BatchedClueRules` (the registry's factory of Clue's twin)."""
+    if isinstance(rules, ClueBoardRules):
+        return BatchedClueBoardRules(rules, n, seed)
+    return BatchedClueRules(rules, n, seed)
 
 class BatchedClueBoardRules(BatchedClueRules):
     """``n`` games of ``rules`` (a :class:`ClueBoardRules`), stepped together; see the module docstring.

@@ -26,9 +26,9 @@ from scipy.stats import ttest_1samp
 
 from agents import ISES, Knuth, MarginalRule, RandomAgent
 from agents.evaluation import episode_plan, play_episodes
+from agents.set_policy import SetPolicyAgent, load_network
 from deduction_envs.games import make_rules
 from train import arguments, plotting
-from train.expert_iteration import SetPolicyAgent, load_network
 from train.kept_models import MODELS, kept_model
 from train.stats import over_seeds
 

@@ -147,8 +147,8 @@ def evaluations(settings: Settings, results: dict[tuple, list]) -> dict[tuple[st
 
 def report(settings: Settings, found: dict[tuple[str, str], Any], run: Run) -> str:
     """The markdown of ``rl_alone.md``."""
-    from train.config import run_settings
     from train.kept_models import MODELS, kept_model
+    from train.run_files import run_settings
     from train.stats import format_p
 
     players, fair, parity = settings.players, 1 / settings.players, (settings.players + 1) / 2

@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from train.llm.session import scored, strict_json
+
 __all__ = ["GameRecord", "LLMSettings", "evaluate_model", "main", "play_game"]
 
 
@@ -116,24 +118,6 @@ def evaluate_model(settings: LLMSettings, games: int | None, seed: int, workers:
                     count, games is None, seed, store=Path(output, ".jobs", "llm"), progress=progress,
                     keep=scored)  # fmt: skip
     return list(done.values())
-
-
-def scored(record: Any) -> bool:
-    """A game that ended (not stopped by the endpoint's errors): kept, while a stopped one is played again when the
-    command is run again."""
-    return record.error is None
-
-
-def strict_json(value: Any) -> Any:
-    """``value`` with every float that JSON cannot hold (NaN, infinities) as None, so that ``json.dumps(...,
-    allow_nan=False)`` writes strict JSON."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {key: strict_json(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [strict_json(item) for item in value]
-    return value
 
 
 def finished(text: str, output: Path, errors: int) -> int:

@@ -89,7 +89,7 @@ def evaluate_table(settings: TableSettings, games: int, seed: int, workers: Any,
     """``games`` games of the model and as many of each reference agent in the same seats and deals, through
     ``workers`` (a number of local processes or an executor), each kept in ``output/.jobs/llm`` as it ends."""
     from deduction_envs.executor import run_jobs
-    from train.llm.evaluate import scored
+    from train.llm.session import scored
 
     jobs = [(g, player) for player in (MODEL, *settings.references) for g in range(games)]
     done = run_jobs(play_seat, jobs, workers, f"{settings.chat.model} on {settings.chat.env_id}", settings, seed,
@@ -169,7 +169,7 @@ def write_table(settings: TableSettings, records: list[SeatRecord], output: Path
     text = "\n".join(lines) + "\n"
     output.mkdir(parents=True, exist_ok=True)
     (output / "llm.md").write_text(text)
-    from train.llm.evaluate import strict_json
+    from train.llm.session import strict_json
 
     document = {"settings": {**asdict(settings), "chat": asdict(chat)}, "games": [asdict(r) for r in records]}
     (output / "llm.json").write_text(json.dumps(strict_json(document), indent=1, allow_nan=False))

@@ -15,7 +15,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["GameSession", "SeatSession", "check_session", "last_place", "say_preparing", "session"]
+__all__ = [
+    "GameSession",
+    "SeatSession",
+    "check_session",
+    "last_place",
+    "say_preparing",
+    "scored",
+    "session",
+    "strict_json",
+]
 
 
 class GameSession:
@@ -230,3 +239,21 @@ def session(env_id: str, sizes: dict[str, Any] | None = None, game: int = 0, see
 
     reset, _ = episode_plan(game + 1, "sample", seed)[game]
     return GameSession(env_id, sizes, reset, max_invalid)
+
+
+def scored(record: Any) -> bool:
+    """A game that ended (not stopped by the endpoint's errors): kept, while a stopped one is played again when the
+    command is run again."""
+    return record.error is None
+
+
+def strict_json(value: Any) -> Any:
+    """``value`` with every float that JSON cannot hold (NaN, infinities) as None, so that ``json.dumps(...,
+    allow_nan=False)`` writes strict JSON."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: strict_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [strict_json(item) for item in value]
+    return value

@@ -21,12 +21,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from deduction_envs import registry
+from deduction_envs.core.rules import check_int
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from agents import EvaluationResult
     from train.config import RunConfig
+    from train.imitation import Demonstrations
 
-__all__ = ["Task", "TrainingRun", "task_class", "task_for"]
+__all__ = ["Task", "TrainingRun", "demonstrations", "task_class", "task_for"]
 
 
 @dataclass
@@ -96,7 +100,7 @@ class Task(Protocol):
         secrets: Any,
     ) -> Any:
         """``games`` of the reference agent ``expert`` deciding for the learner (see
-        :func:`train.imitation.demonstrations`)."""
+        :func:`demonstrations`)."""
 
     @staticmethod
     def evaluate_saved(args: Any, parser: Any, workers: Any) -> list[Any]:
@@ -126,3 +130,26 @@ def task_for(config: RunConfig) -> Task:
         ValueError: the env is not registered.
     """
     return task_class(config.env)(config)
+
+
+def demonstrations(
+    env: str,
+    env_kwargs: dict[str, Any],
+    expert: str,
+    opponents: list[str],
+    games: int,
+    seed: int = 0,
+    gamma: float = 0.99,
+    workers: Any = 1,
+    secrets: np.ndarray | None = None,
+) -> Demonstrations:
+    """``games`` games of the reference agent ``expert``, over ``workers`` (local processes or an executor).
+
+    In a multiplayer ``env`` it plays the learner's seat (drawn each game)
+    against ``opponents`` (names, drawn per seat each game as in training);
+    in a single-player env (a Gymnasium id; ``opponents`` must be empty) it
+    plays episodes, ``expert`` one of :data:`SINGLE_PLAYER_EXPERTS`, each
+    secret drawn from ``secrets`` (indices, e.g. :func:`seen_secrets`) if given.
+    """
+    check_int("games", games, low=1)
+    return task_class(env).demonstrations(env, env_kwargs, expert, opponents, games, seed, gamma, workers, secrets)

@@ -3,20 +3,22 @@ and is measured against each evaluation opponent, seats rotated (:mod:`train.mul
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deduction_envs import registry
+from deduction_envs.wrappers.aec_entropy_reward import DEFAULT_ENTROPY_END
 from train.batched_seats import SELF
-from train.config import RunConfig
 from train.features import action_features
+from train.options import SEATS_DEFAULTS
 from train.tasks import TrainingRun
+
+if TYPE_CHECKING:
+    from train.config import RunConfig
 
 __all__ = ["SECRET_OPTIONS", "SeatsTask"]
 
 #: The options of the single-player games' comparison, which a multiplayer run refuses.
 SECRET_OPTIONS = ("eval_secrets", "eval_time_limit")
-#: The defaults of a league, the evaluation's games against each opponent, and its worker processes.
-LEAGUE_THRESHOLD, LEAGUE_WINDOW, EVAL_GAMES, EVAL_WORKERS = 0.2, 500, 400, 1
 
 
 class SeatsTask:
@@ -95,10 +97,12 @@ class SeatsTask:
         if config.query_features:
             raise ValueError("--query-features is for the single-player games")
         if config.league:
-            config.league_threshold = LEAGUE_THRESHOLD if config.league_threshold is None else config.league_threshold
-            config.league_window = LEAGUE_WINDOW if config.league_window is None else config.league_window
-        config.eval_games = EVAL_GAMES if config.eval_games is None else config.eval_games
-        config.eval_workers = EVAL_WORKERS if config.eval_workers is None else config.eval_workers
+            names = ("league_threshold", "league_window", "eval_games", "eval_workers")
+        else:
+            names = ("eval_games", "eval_workers")
+        for name in names:
+            if getattr(config, name) is None:
+                setattr(config, name, SEATS_DEFAULTS[name])
 
     def env_options(self) -> dict[str, Any]:
         return {}  # a multiplayer env masks its legal actions and has no query features
@@ -142,7 +146,7 @@ class SeatsTask:
             return make_batched_seat_envs(config.env, config.env_kwargs, config.opponents or [], config.n_envs,
                                           config.seed, config.output / "monitor", self.snapshots, append,
                                           config.algo, config.entropy_reward, gamma,
-                                          config.entropy_reward_end or "potential")  # fmt: skip
+                                          config.entropy_reward_end or DEFAULT_ENTROPY_END)  # fmt: skip
         return make_seat_envs(
             config.env,
             config.env_kwargs,
@@ -235,7 +239,7 @@ class SeatsTask:
 
         from agents.sb3_policy import SB3SeatPolicy
         from deduction_envs.executor import discard_store
-        from train.evaluate import output_file, refuse
+        from train.arguments import output_file, refuse
         from train.multiplayer import (
             check_opponents,
             default_sizes,
@@ -249,7 +253,7 @@ class SeatsTask:
         if args.no_references or args.references:
             parser.error("--no-references and --references are for the single-player games (a seat is measured "
                          "against --opponents)")  # fmt: skip
-        games = args.games or EVAL_GAMES
+        games = args.games or SEATS_DEFAULTS["eval_games"]
         sizes = {**default_sizes(args.env), **dict(args.size)}
         opponents = args.opponents or list(registry.game(args.env).evaluation)
         try:

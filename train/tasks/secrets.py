@@ -3,22 +3,23 @@ reference agents on the same secrets (:mod:`train.comparison`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deduction_envs.envs import env_rules
 from deduction_envs.envs.batched_env import batch_refusal
 from deduction_envs.envs.observation import QUERY_FEATURES
-from train.config import DEFAULT_SIZES, RunConfig
 from train.features import action_features
+from train.options import DEFAULT_SIZES, SECRETS_DEFAULTS, SINGLE_PLAYER_EXPERTS
 from train.tasks import TrainingRun
+
+if TYPE_CHECKING:
+    from train.config import RunConfig
 
 __all__ = ["SEAT_OPTIONS", "SecretsTask", "make_envs"]
 
 #: The options of the multiplayer games (:class:`train.tasks.seats.SeatsTask`), which a single-player run refuses.
 SEAT_OPTIONS = ("opponents", "eval_opponents", "eval_games", "eval_workers", "league_threshold", "league_window",
                 "pointer_weights")  # fmt: skip
-#: The evaluation's defaults: every secret up to this many (else as many sampled), SO-ISMCTS's seconds a decision.
-EVAL_SECRETS, EVAL_TIME_LIMIT = 2000, 0.1
 
 
 def make_envs(
@@ -82,7 +83,6 @@ class SecretsTask:
 
     def check(self) -> None:
         from deduction_envs.core.rules import marginal_pointers
-        from train.imitation import SINGLE_PLAYER_EXPERTS
 
         config = self.config
         if config.imitate is not None and config.imitate not in SINGLE_PLAYER_EXPERTS:
@@ -107,8 +107,9 @@ class SecretsTask:
             rules = self.rules
         except TypeError as error:
             raise ValueError(str(error)) from None
-        config.eval_secrets = EVAL_SECRETS if config.eval_secrets is None else config.eval_secrets
-        config.eval_time_limit = EVAL_TIME_LIMIT if config.eval_time_limit is None else config.eval_time_limit
+        for name, default in SECRETS_DEFAULTS.items():
+            if getattr(config, name) is None:
+                setattr(config, name, default)
         if config.policy == "marginals":
             if config.query_features:
                 raise ValueError(
@@ -211,20 +212,20 @@ class SecretsTask:
     @staticmethod
     def evaluate_saved(args: Any, parser: Any, workers: Any) -> list[Any]:
         from agents import SB3Policy
+        from train.arguments import output_file, refuse
         from train.comparison import compare, seen_by_imitation, write_comparison
-        from train.evaluate import output_file, refuse
         from train.multiplayer import multiplayer_envs
 
         for option, value in (("--opponents", args.opponents), ("--games", args.games)):
             if value is not None:
                 parser.error(f"{option} is for the multiplayer envs ({', '.join(multiplayer_envs())})")
-        args.eval_secrets = args.eval_secrets or EVAL_SECRETS
-        args.eval_time_limit = args.eval_time_limit or EVAL_TIME_LIMIT
+        args.eval_secrets = args.eval_secrets or SECRETS_DEFAULTS["eval_secrets"]
+        args.eval_time_limit = args.eval_time_limit or SECRETS_DEFAULTS["eval_time_limit"]
         sizes = dict(args.size)
         try:
             env_rules(args.env, **sizes)
             if args.model.suffix == ".pt":  # an expert-iteration network
-                from train.expert_iteration import SetPolicyAgent, load_network
+                from agents.set_policy import SetPolicyAgent, load_network
 
                 policy = SetPolicyAgent(load_network(args.model)[0])
             else:
