@@ -93,6 +93,8 @@ class Game:
             one by the rules' variant), and every seat's knowledge and observation; None if it has none.
         batched_agents: multiplayer: the factory of the twin's compiled reference agents by roster name
             (``"module:function"``).
+        text: multiplayer: the game as text for language models (``"module:Class"``, made with the rules;
+            :class:`deduction_envs.text.aec.TextAECEnv` plays it); None if it has none.
     """
 
     name: str
@@ -116,6 +118,7 @@ class Game:
     task: str | None = None
     batched_seats: tuple[str, str] | None = None
     batched_agents: str | None = None
+    text: str | None = None
 
     @property
     def multiplayer(self) -> bool:
@@ -251,6 +254,7 @@ register_game(
             "deduction_envs.envs.algo_batched:BatchedAlgoSeats",
         ),
         batched_agents="agents.algo_batched:batched_agent",
+        text="deduction_envs.text.algo:AlgoText",
         evaluation=("random", "epsilon_greedy", "max_entropy"),
         play=("train.tools.play_algo:play", "max_entropy", 2),
         training_env="train.training_envs:AlgoTrainingEnv",
@@ -291,6 +295,7 @@ register_game(
             "deduction_envs.envs.clue_batched:BatchedClueSeats",
         ),
         batched_agents="agents.clue_batched:batched_agent",
+        text="deduction_envs.text.clue:ClueText",
         # SO-ISMCTS and the entropy agent take seconds a game: evaluated against on request only.
         evaluation=("random", "deduction_sheet"),
         play=("train.tools.play_clue:play", "deduction_sheet", 4),
@@ -340,6 +345,7 @@ register_game(
             "deduction_envs.envs.generalized_clue_batched:BatchedGeneralizedClueSeats",
         ),
         batched_agents="agents.generalized_clue_batched:batched_agent",
+        text="deduction_envs.text.generalized_clue:GeneralizedClueText",
         evaluation=("random", "scoreboard", "interrogation_pattern", "exact"),
         training_env="train.training_envs:GeneralizedClueTrainingEnv",
         playthroughs=(({"cards": 8, "hidden": 2, "players": 3, "max_cycles": 60}, 1),),

@@ -116,6 +116,10 @@ class DuelRules:
     def winner(self, state: DuelState) -> int | None:
         return state.winner
 
+    @property
+    def reward_range(self) -> tuple[float, float]:
+        return (-1.0, 1.0)
+
     def rewards(self, state: DuelState) -> list[float]:
         return [1.0 if p == state.winner else -1.0 for p in range(self.players)]
 

@@ -88,6 +88,11 @@ class MultiplayerRules(Protocol):
     def rewards(self, state: Any) -> list[float]:
         """Each seat's reward for a finished game."""
 
+    @property
+    def reward_range(self) -> tuple[float, float]:
+        """The lowest and the highest reward :meth:`rewards` gives a seat (last place's, the winner's): what a
+        seat that forfeits is scored, and the scale a reward is read on."""
+
 
 def both(first: Callable[[Any], None], second: Callable[[Any], None] | None) -> Callable[[Any], None]:
     """A listener telling each event to ``first``, then to ``second`` (just ``first`` if ``second`` is None): a

@@ -354,6 +354,14 @@ class MultiplayerAECEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
+    def add_reward(self, agent: str, amount: float) -> None:
+        """Add ``amount`` to ``agent``'s reward of the step just taken (and to what :meth:`last` reports for it):
+        the seam a reward wrapper adds its term through (entropy shaping, a question's bits)."""
+        if agent not in self.rewards:
+            raise ValueError(f"{agent!r} is not at the table; the agents are {', '.join(self.agents) or 'none'}")
+        self.rewards[agent] += float(amount)
+        self._cumulative_rewards[agent] += float(amount)
+
     def _in_space(self, agent: str, action: Any) -> bool:
         """Whether ``action``, not a plain int, is in the action space (a numpy integer, not a bool)."""
         return action is not None and not isinstance(action, bool) and self.action_spaces[agent].contains(action)

@@ -315,8 +315,13 @@ class AlgoRules:
             return event._replace(drawn=-1)
         return event
 
+    @property
+    def reward_range(self) -> tuple[float, float]:
+        """``(-1, 1)``: the first out's reward and the winner's."""
+        return (-1.0, 1.0)
+
     def rewards(self, state: AlgoState) -> list[float]:
-        """Each seat's reward for a finished game: +1 for the winner, -1 for the first out, linear in between."""
+        """+1 for the winner, -1 for the first out, linear in between (each seat's reward for a finished game)."""
         rewards = [0.0] * self.players
         for rank, player in enumerate(state.ranking):
             rewards[player] = 1.0 - 2.0 * rank / (self.players - 1)

@@ -59,6 +59,7 @@ __all__ = [
     "ClueRules",
     "ClueState",
     "CluePhase",
+    "asked_order",
     "deal",
     "deal_sizes",
     "parse_card",
@@ -129,14 +130,16 @@ def deal(
     return places
 
 
-def refutation(places: np.ndarray, asker: int, cards: Sequence[int], players: int) -> tuple[int | None, list[int]]:
-    """Who refutes ``asker``'s suggestion of ``cards``, and the cards they could show.
+def asked_order(asker: int, players: int) -> list[int]:
+    """The players asked about ``asker``'s suggestion, in order: everyone after it, clockwise (a player who is out
+    still answers); the first who holds a card of it refutes."""
+    return [(asker + step) % players for step in range(1, players)]
 
-    The players after ``asker`` are asked clockwise; the first holding any of
-    the cards refutes. ``(None, [])`` when nobody can.
-    """
-    for step in range(1, players):
-        player = (asker + step) % players
+
+def refutation(places: np.ndarray, asker: int, cards: Sequence[int], players: int) -> tuple[int | None, list[int]]:
+    """Who refutes ``asker``'s suggestion of ``cards`` (:func:`asked_order`), and the cards they could show;
+    ``(None, [])`` when nobody can."""
+    for player in asked_order(asker, players):
         matching = [int(c) for c in cards if places[c] == player]
         if matching:
             return player, matching
@@ -443,6 +446,11 @@ class ClueRules:
     def winner(self, state: ClueState) -> int | None:
         return state.winner
 
+    @property
+    def reward_range(self) -> tuple[float, float]:
+        """``(-1/(p-1), 1)``: a loss and a win."""
+        return (-1.0 / (self.players - 1), 1.0)
+
     def rewards(self, state: ClueState) -> list[float]:
         """+1 to the winner, -1/(p-1) to everyone else (everyone, if nobody won)."""
         loss = -1.0 / (self.players - 1)
@@ -505,8 +513,7 @@ class ClueRules:
         player = self.mover(state)
         if move.kind == "suggest":
             passed: list[int] = []
-            for step in range(1, self.players):
-                asked = (player + step) % self.players
+            for asked in asked_order(player, self.players):
                 if self._matching(state, asked, move.cards):
                     event = ClueEvent("suggest", player, move.cards, tuple(passed), refuter=asked)
                     break

@@ -345,6 +345,11 @@ class GeneralizedClueRules:
             rank[p] = len(state.right) + (len(rest) + 1) / 2
         return rank
 
+    @property
+    def reward_range(self) -> tuple[float, float]:
+        """``(-1, 1)``: last place's reward and first place's."""
+        return (self.rank_reward(self.players), self.rank_reward(1))
+
     def rewards(self, state: GeneralizedClueState) -> list[float]:
         """+1 for first place to -1 for last, linear in rank (ties share the mean)."""
         return [self.rank_reward(r) for r in self.ranks(state)]

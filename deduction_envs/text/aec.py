@@ -5,30 +5,70 @@ from __future__ import annotations
 
 import math
 import string
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from deduction_envs import registry
 from deduction_envs.core.multiplayer import both
 from deduction_envs.core.rules import check_int
-from deduction_envs.games.algo import AlgoRules
-from deduction_envs.games.clue import ClueRules
-from deduction_envs.games.generalized_clue import GeneralizedClueRules
-from deduction_envs.text.algo import AlgoText
-from deduction_envs.text.clue import ClueText
-from deduction_envs.text.generalized_clue import GeneralizedClueText
 from deduction_envs.text.reply import TAIL, ReplyError
 from deduction_envs.text.scoring import EPSILON, Bits, efficiency
 
-__all__ = ["REWARDS", "TextAECEnv"]
+__all__ = ["REWARDS", "GameText", "TextAECEnv", "text_of"]
 
 #: The rewards :class:`TextAECEnv` can give: the game's alone, or with each question's bits or efficiency added.
 REWARDS = ("game", "bits", "efficiency")
 
 CHARSET = string.printable
+
+
+class GameText(Protocol):
+    """A multiplayer game as text (the class its registry entry names in ``text``, made with the rules): what
+    :class:`TextAECEnv` asks of a game."""
+
+    rules: Any
+
+    def prompt(self, seat: int) -> str:
+        """The rules as ``seat`` is told them (a system prompt)."""
+
+    def observation(self, seat: int, you: Any, events: Sequence[Any], mask: np.ndarray | None,
+                    note: str | None = None, end: str | None = None) -> str:  # fmt: skip
+        """What ``seat`` has seen (its knowledge ``you`` and its projected ``events``), and its move if ``mask``."""
+
+    def question(self, seat: int, you: Any, mask: np.ndarray, steps: Sequence[int]) -> tuple[float, float] | None:
+        """A move that asks: its expected bits and the best question's; None for a move that asks nothing."""
+
+    def complete(self, steps: Sequence[int]) -> bool:
+        """Whether ``steps`` are a whole move (Generalized Clue's ask is several sub-steps)."""
+
+    def answering(self, state: Any) -> bool:
+        """Whether the game waits for an answer to the last question (it is not scored until it has one)."""
+
+    def steps(self, reply: object, you: Any, mask: np.ndarray) -> list[int]:
+        """The env's actions of a reply; a :class:`~deduction_envs.text.reply.ReplyError` says why it is none."""
+
+
+def text_of(env: Any) -> GameText:
+    """The text of the game ``env`` (a multiplayer env of this package, unwrapped) plays, at its rules: the class
+    its registry entry names.
+
+    Raises:
+        TypeError: a game with no text (or an env that is no registered game). The text class's own error for a
+            variant it does not play.
+    """
+    name = getattr(env, "metadata", {}).get("name")
+    try:
+        game = registry.game(name) if isinstance(name, str) else None
+    except ValueError:
+        game = None
+    if game is None or game.text is None:
+        texts = ", ".join(g.env_id for g in registry.games(multiplayer=True) if g.text is not None)
+        raise TypeError(f"TextAECEnv plays the games with a text ({texts}), got {type(env).__name__}")
+    return registry.load(game.text)(env.rules)
 
 
 class TextAECEnv(BaseWrapper):
@@ -65,16 +105,8 @@ class TextAECEnv(BaseWrapper):
     def __init__(self, env: Any, max_invalid: int = 5, score: bool | Iterable[str] = False,
                  reward: str = "game") -> None:  # fmt: skip
         super().__init__(env)
-        rules = getattr(env.unwrapped, "rules", None)
-        self.text: ClueText | GeneralizedClueText | AlgoText
-        if isinstance(rules, AlgoRules):
-            self.text = AlgoText(rules)
-        elif isinstance(rules, ClueRules):
-            self.text = ClueText(rules)
-        elif isinstance(rules, GeneralizedClueRules):
-            self.text = GeneralizedClueText(rules)
-        else:
-            raise TypeError(f"TextAECEnv plays Algo, Clue and Generalized Clue, got {type(env.unwrapped).__name__}")
+        self.text: GameText = text_of(env.unwrapped)
+        rules = self.text.rules
         self.max_invalid = check_int("max_invalid", max_invalid, low=1)
         agents = list(env.unwrapped.possible_agents)
         if isinstance(score, bool):
@@ -227,8 +259,7 @@ class TextAECEnv(BaseWrapper):
             extra = {"game": 0.0, "bits": expected, "efficiency": expected / best if best > EPSILON else 1.0}
             if agent in raw.agents:
                 raw.infos[agent]["bits"] = bits
-                raw.rewards[agent] += extra[self.reward]
-                raw._cumulative_rewards[agent] += extra[self.reward]
+                raw.add_reward(agent, extra[self.reward])
         self._pending = {}
 
     def bits(self, agent: str) -> list[Bits]:

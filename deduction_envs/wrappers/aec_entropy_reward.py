@@ -83,7 +83,6 @@ class AECEntropyRewardWrapper(BaseWrapper):
         total = sum(gains.values())
         for a in self.possible_agents:
             shaped = self.scale * (gains[a] - self.opponents * (total - gains[a]))
-            raw.rewards[a] += shaped
-            raw._cumulative_rewards[a] += shaped
+            raw.add_reward(a, shaped)
             raw.infos[a]["entropy_reward"] = shaped
         self._entropy = after

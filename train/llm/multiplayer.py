@@ -130,7 +130,6 @@ def write_table(settings: TableSettings, records: list[SeatRecord], output: Path
     import json
 
     from deduction_envs import registry
-    from train.llm.session import last_place
 
     chat = settings.chat
     rules = registry.game(chat.env_id).make_rules(**dict(settings.sizes))
@@ -152,7 +151,7 @@ def write_table(settings: TableSettings, records: list[SeatRecord], output: Path
         label = f"{chat.model} (the model)" if name == MODEL else name
         lines.append(_row(label, [r for r in records if r.player == name], model))
     errors = sum(r.error is not None for r in records)
-    scale = "+1 the winner, -1/(players-1) the others" if last_place(rules) > -1 else "+1 first to -1 last, by rank"
+    scale = " ".join((rules.rewards.__doc__ or "").split()).rstrip(".")  # the rules say what they pay
     truncated = sum(r.truncated for r in records)
     lines += [
         "",

@@ -19,7 +19,6 @@ __all__ = [
     "GameSession",
     "SeatSession",
     "check_session",
-    "last_place",
     "say_preparing",
     "scored",
     "session",
@@ -79,13 +78,6 @@ class GameSession:
         }
 
 
-def last_place(rules: Any) -> float:
-    """The lowest reward of ``rules``' game (Clue: a loss, -1/(players - 1); Algo and Generalized Clue: -1)."""
-    from deduction_envs.games.clue import ClueRules
-
-    return -1.0 / (rules.players - 1) if isinstance(rules, ClueRules) else -1.0
-
-
 class SeatSession:
     """A multiplayer game with the text player in one seat and reference agents in the others.
 
@@ -96,7 +88,7 @@ class SeatSession:
 
     The observation is the seat's whole game so far as text (:class:`~deduction_envs.text.TextAECEnv`), ending with
     what it must do and, after a reply that was not a legal move, what was wrong with it. A game ended by
-    ``max_invalid`` such replies is a forfeit: the outcome's reward is the game's lowest (:func:`last_place`),
+    ``max_invalid`` such replies is a forfeit: the outcome's reward is the game's lowest (its rules' ``reward_range``),
     not the env's truncation reward 0.
     """
 
@@ -166,7 +158,7 @@ class SeatSession:
         bits = env.bits(self.name)
         return {
             "seat": self.seat,
-            "reward": last_place(raw.rules) if forfeit else self.reward,
+            "reward": raw.rules.reward_range[0] if forfeit else self.reward,
             "won": raw.rules.winner(raw.table.state) == self.seat and not forfeit,
             "forfeit": forfeit,
             "truncated": not raw.table.over and not forfeit,

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from deduction_envs.core.rules import check_int
-from deduction_envs.games.clue import CLASSIC_CATEGORIES, ClueEvent, ClueRules, deal_sizes, parse_card
+from deduction_envs.games.clue import CLASSIC_CATEGORIES, ClueEvent, ClueRules, asked_order, deal_sizes, parse_card
 from deduction_envs.games.generalized_clue import GeneralizedClueEvent, GeneralizedClueRules
 from deduction_envs.reasoning.clue_knowledge import ClueKnowledge, ClueSolution, ContradictionError
 from deduction_envs.reasoning.clue_suggestions import SuggestionScores, ask_candidates, score_asks, score_suggestions
@@ -332,7 +332,7 @@ class ClueSession:
         refuter = None if entry.get("refuter") is None else self.player(entry["refuter"])
         shown = None if entry.get("shown") is None else self.card(entry["shown"])
         answered = [*passed, *([] if refuter is None else [refuter])]
-        order = [(asker + i) % len(self.players) for i in range(1, len(self.players))]
+        order = asked_order(asker, len(self.players))
         if answered != order[: len(answered)]:
             raise ValueError(
                 f"the players to {self.players[asker]}'s left are asked in order "
