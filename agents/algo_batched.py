@@ -6,7 +6,7 @@ and the article's epsilon-greedy baseline, compiled.
 exact hand posterior (:meth:`~deduction_envs.envs.algo_batched.BatchedAlgoSeats.number_probabilities`, counted as
 the Python agent's posterior counts it), the likeliest attack (the first in action order on ties), a stop after
 a hit with probability ``epsilon``, a random own card to reveal. Fed the same random draws it decides as the
-Python agent (``tests/test_algo_batched.py``). The max-entropy agent stays in Python.
+Python agent (``tests/test_conformance.py``). The max-entropy agent stays in Python.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ legal actions; never the deal) and makes the decision of its Python agent (:clas
 RandomSeatAgent`, :class:`agents.clue_agents.ClueDeductionSheet`) from the same information: its random draws
 are given as uniform numbers, ``uniforms[g, k]`` for the ``k``-th draw of game ``g``'s decision, where the Python
 agent draws ``rng.integers(k)`` or ``rng.choice(pool)``; fed the same numbers, the two decide alike
-(``tests/test_clue_batched_agents.py``).
+(``tests/test_conformance.py``).
 
     import numpy as np
 

@@ -1,12 +1,17 @@
-"""Generalized Clue's reference opponents inside the batch (issue 61): the random agent
-(:class:`agents.batched.BatchedRandom`) and the course report's scoreboard player, compiled.
+"""Generalized Clue's reference opponents inside the batch (issue 61): the random agent and the course report's
+scoreboard player, compiled.
+
+:class:`BatchedGeneralizedClueRandom` is :class:`agents.generalized_clue_agents.GeneralizedClueRandom` (a random
+opponent asked about a random list of random size; a guess of cards outside its hand only when it must), not the
+uniform choice among legal steps of :class:`agents.batched.BatchedRandom`, which plays another game of chance in
+Generalized Clue's sub-steps.
 
 :class:`BatchedScoreboard` is :class:`agents.generalized_clue_agents.GeneralizedClueScoreboard` with its
 defaults (padded asks, the report's spoof, no interrogation-pattern rule) for many games of a
 :class:`~deduction_envs.envs.generalized_clue_batched.BatchedGeneralizedClueSeats`: its scoreboard re-derived
 from the seat's history at each decision (the seats' log of asks, the cards shown to it, the guessers' hands),
 "poor man's logic" to a fixed point, the same choice of whom to ask and what, the same guesses and the same card
-shown; fed the same random draws, it decides as the Python agent (``tests/test_generalized_clue_batched_agents.py``).
+shown; fed the same random draws, it decides as the Python agent (``tests/test_conformance.py``).
 A whole move is decided at the start of a turn and its steps are played on the following calls, as the Python
 agent queues them.
 """
@@ -18,10 +23,10 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.batched import BatchedAgent, BatchedRandom, checked, named_agent, pick, pick_many, popcount, reshown
+from agents.batched import BatchedAgent, checked, named_agent, pick, pick_many, popcount, reshown
 from deduction_envs.games.generalized_clue import GeneralizedCluePhase
 
-__all__ = ["BATCHED_AGENTS", "BatchedScoreboard", "batched_agent"]
+__all__ = ["BATCHED_AGENTS", "BatchedGeneralizedClueRandom", "BatchedScoreboard", "batched_agent"]
 
 _START, _ASKING, _GUESSING, _SHOW, _OVER = (int(p) for p in GeneralizedCluePhase)
 
@@ -53,8 +58,32 @@ class BatchedScoreboard:
         return actions
 
 
+class BatchedGeneralizedClueRandom:
+    """Generalized Clue's random agent deciding for many games at once; see the module docstring. Its draws, as
+    the Python agent's: a guess, ``hidden`` cards of those outside its hand; an ask, its size (``1 + int(u *
+    cards)``), its cards one after another, then whom it asks (among those it may, in turn order after it)."""
+
+    name = "random"
+
+    def __init__(self) -> None:
+        self._plan: np.ndarray | None = None  # [game, seat]: the cards of the move being played, as bits
+
+    def draws(self, rules: Any) -> int:
+        return rules.cards + 2
+
+    def act(self, seats: Any, games: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+        batch, rules = seats.games, seats.games.rules
+        games, uniforms = checked(seats, games, uniforms, self.draws(rules))
+        if self._plan is None or self._plan.shape != (batch.n, rules.players):
+            self._plan = np.zeros((batch.n, rules.players), dtype=np.int64)
+        actions = np.zeros(batch.n, dtype=np.int64)
+        _random_actions(games, batch.mover, batch.turn, batch.phase, batch.chosen, batch.asked, batch.legal_masks(),
+                        seats.hand, seats.record, rules.hidden, uniforms, self._plan, actions)  # fmt: skip
+        return actions
+
+
 #: The compiled twins, by the roster's names (:mod:`agents.roster`).
-BATCHED_AGENTS: dict[str, type] = {"random": BatchedRandom, "scoreboard": BatchedScoreboard}
+BATCHED_AGENTS: dict[str, type] = {"random": BatchedGeneralizedClueRandom, "scoreboard": BatchedScoreboard}
 
 
 def batched_agent(name: str) -> BatchedAgent:
@@ -171,3 +200,38 @@ def _scoreboard_actions(games, mover, turn, phase, chosen, asked, turns, out, ha
                 return False
         actions[g] = cards + target
     return True
+
+
+@njit(cache=True)
+def _random_actions(games, mover, turn, phase, chosen, asked, masks, hand, record, hidden, uniforms, plan,
+                    actions):  # pragma: no cover  # fmt: skip
+    players, cards = hand.shape[1], record.shape[4]
+    full = (np.int64(1) << cards) - 1
+    for g in range(games.size):
+        if not games[g]:
+            continue
+        s = mover[g]
+        if phase[g] == _SHOW:  # a card of the list: reshown to the asker, else to anyone, else any
+            actions[g] = reshown(asked[g] & hand[g, s], record[g, s, 0], turn[g], uniforms[g, 0])
+            continue
+        if phase[g] == _ASKING or phase[g] == _GUESSING:  # the next card of the move decided, then submit
+            rest = plan[g, s] & ~chosen[g]
+            actions[g] = pick(rest, 0.0) if rest else cards + players + 1
+            continue
+        targets = 0
+        for i in range(1, players):
+            targets += masks[g, cards + (s + i) % players]
+        if targets == 0:  # must guess: cards outside its hand
+            plan[g, s] = pick_many(full & ~hand[g, s], uniforms[g], 0, hidden)
+            actions[g] = cards + players
+            continue
+        size = 1 + int(uniforms[g, 0] * cards)
+        plan[g, s] = pick_many(full, uniforms[g], 1, size)
+        at = int(uniforms[g, 1 + size] * targets)
+        for i in range(1, players):
+            q = (s + i) % players
+            if masks[g, cards + q]:
+                if at == 0:
+                    actions[g] = cards + q
+                    break
+                at -= 1

@@ -269,7 +269,7 @@ def test_the_same_seed_plays_the_same_games():
 )  # fmt: skip
 def test_the_entropy_shaped_reward_on_the_twins(tmp_path, env, sizes, opponents):
     """The shaping of each step is EntropyRewardWrapper's over the learner's bits (the AEC env's
-    ``entropy(agent)``, tested equal in tests/test_algo_batched.py and tests/test_generalized_clue_batched_seats.py)
+    ``entropy(agent)``, tested equal in tests/test_conformance.py)
     before its decision and after the replies, added outside the monitor; a twin without bits refuses it."""
     from deduction_envs.wrappers.entropy_reward import entropy_shaping
 

@@ -3,6 +3,8 @@ variants, and the toy duel of the tests): one suite, parametrised, instead of a 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from conftest import registered
@@ -97,3 +99,167 @@ def test_a_reward_wrapper_adds_through_the_envs_public_seam_and_an_unknown_agent
     assert env.rewards[agent] == 0.25 and env.last()[1] == 0.25
     with pytest.raises(ValueError, match="not at the table"):
         env.add_reward("nobody", 1.0)
+
+
+# ---------------------------------------------------------------------------------------------- the batched twins
+class Draws:
+    """A Python agent's generator drawing from given uniform numbers, in order, as the compiled agents read them:
+    ``integers(low, high)`` is ``low + int(u * (high - low))``, ``random()`` is ``u``, ``choice`` below."""
+
+    def __init__(self, uniforms: np.ndarray) -> None:
+        self.uniforms = list(uniforms)
+
+    def integers(self, low: int, high: int | None = None) -> int:
+        low, high = (0, low) if high is None else (low, high)
+        return low + int(self.uniforms.pop(0) * (high - low))
+
+    def random(self) -> float:
+        return self.uniforms.pop(0)
+
+    def choice(self, pool, size=None, replace=True):
+        """``pool[int(u * len(pool))]``; ``size`` without replacement: drawn so one after another, each removed (an
+        int pool is ``range(pool)``)."""
+        pool = list(range(pool)) if isinstance(pool, int) else list(np.asarray(pool).tolist())
+        if size is None:
+            return pool[int(self.uniforms.pop(0) * len(pool))]
+        assert not replace
+        return np.array([pool.pop(int(self.uniforms.pop(0) * len(pool))) for _ in range(size)], dtype=np.int64)
+
+
+def twin_of(env_id: str) -> tuple[Any, Any, dict[str, type]]:
+    """The registry's twin of ``env_id``: the games' factory, the seats class and the compiled agents by name."""
+    game = registry.game(env_id)
+    make_games, seats_class = (registry.load(name) for name in game.batched_seats)
+    return make_games, seats_class, registry.load(game.batched_agents.partition(":")[0] + ":BATCHED_AGENTS")
+
+
+#: The twins' variants: every player count and the sizes where their kernels branch (Algo's short hands and small
+#: decks, Clue's board with either accusation rule, Generalized Clue's hidden cards and table sizes).
+TWIN_VARIANTS = [
+    ("algo_v0", {"players": 2}),
+    ("algo_v0", {"players": 3}),
+    ("algo_v0", {"players": 4, "numbers": 8}),
+    ("algo_v0", {"players": 2, "numbers": 6}),
+    ("algo_v0", {"players": 3, "hand_size": 2, "numbers": 5}),
+    ("clue_v0", {"players": 2}),
+    ("clue_v0", {"players": 3}),
+    ("clue_v0", {"players": 4}),
+    ("clue_v0", {"players": 6}),
+    ("clue_v0", {"players": 2, "board": True}),
+    ("clue_v0", {"players": 3, "board": True}),
+    ("clue_v0", {"players": 5, "board": True}),
+    ("clue_v0", {"players": 6, "board": True}),
+    ("clue_v0", {"players": 3, "board": True, "accusations": "room"}),
+    ("clue_v0", {"players": 4, "board": True, "accusations": "room"}),
+    ("generalized_clue_v0", {"cards": 12, "hidden": 2, "players": 3}),
+    ("generalized_clue_v0", {"cards": 14, "hidden": 2, "players": 3}),
+    ("generalized_clue_v0", {"cards": 9, "hidden": 1, "players": 2}),
+    ("generalized_clue_v0", {"cards": 10, "hidden": 2, "players": 4}),
+    ("generalized_clue_v0", {"cards": 16, "hidden": 3, "players": 4}),
+    ("generalized_clue_v0", {"cards": 20, "hidden": 3, "players": 5}),
+]
+#: Each variant with the probability pieces and without, where the twin writes them.
+TWINS = [
+    (env_id, sizes, probabilities)
+    for env_id, sizes in TWIN_VARIANTS
+    for probabilities in (False, True)
+    if registry.game(env_id).batched_seats is not None
+    and (not probabilities or twin_of(env_id)[1].has_probabilities)
+]
+
+
+def test_the_twin_variants_cover_every_twin_of_the_registry():
+    assert {g.env_id for g in registry.games(multiplayer=True) if g.batched_seats} <= {e for e, _ in TWIN_VARIANTS}
+
+
+@pytest.fixture
+def with_the_toy():
+    with registered(DUEL):
+        yield
+
+
+def test_each_game_without_a_twin_says_so_and_each_twin_declares_its_capabilities(with_the_toy):
+    assert "duel_v0" in {g.env_id for g in registry.games(multiplayer=True)}  # the toy, which has no twin
+    for game in registry.games(multiplayer=True):
+        if game.batched_seats is None:
+            assert game.batched_agents is None, game.env_id
+            continue
+        _, seats_class, agents = twin_of(game.env_id)
+        assert isinstance(seats_class.has_probabilities, bool) and isinstance(seats_class.has_entropy, bool)
+        assert "random" in agents and game.opponent in agents, (game.env_id, sorted(agents))
+
+
+@pytest.mark.parametrize(("env_id", "sizes", "probabilities"), TWINS, ids=lambda v: str(v))
+def test_the_twin_plays_the_aec_envs_game_step_by_step(env_id, sizes, probabilities):
+    """Seeded games of the AEC env and of its batched twin in lockstep, each seat played by a Python reference agent
+    and by its compiled twin given the same random draws: at every step the same mover and mask, every seat's
+    observation (and, where the twin declares them, its probability pieces and entropy) equal, the same decision
+    from both agents, then the same end and rewards."""
+    game = registry.game(env_id)
+    make_games, seats_class, compiled = twin_of(env_id)
+    rules, n, max_cycles = game.make_rules(**sizes), 12, 3000
+    options = {"probabilities": probabilities} if seats_class.has_probabilities else {}
+    try:
+        seats = seats_class(make_games(rules, n), max_cycles=max_cycles, **options)
+    except ValueError as error:  # a twin that counts deals exactly refuses sizes past its limit, and says so
+        assert probabilities and "give probabilities=False" in str(error)
+        return
+    seats.reset(seeds=range(n))
+    entropy = seats_class.has_entropy
+    # Mostly the game's own compiled agents (whose games end), a random seat in some games.
+    names, own = sorted(compiled), sorted(set(compiled) - {"random"})
+    kinds = [["random" if (g + seat) % 5 == 0 else own[(g + seat) % len(own)] for seat in range(rules.players)]
+             for g in range(n)]  # fmt: skip
+    twins = {name: compiled[name]() for name in names}
+    envs, players = [], []
+    for g in range(n):
+        env = game.make_raw_env(**sizes, probabilities=probabilities, max_cycles=max_cycles)
+        seated = [seat_agent(env_id, kind) for kind in kinds[g]]
+        for seat, agent in enumerate(seated):
+            agent.reset(rules, seat, seed=0)
+        env.seat_listeners = {seat: agent.observe for seat, agent in enumerate(seated)}
+        env.reset(seed=g)
+        envs.append(env)
+        players.append(seated)
+    draws = max(twin.draws(rules) for twin in twins.values())
+    rng, decisions, everyone = np.random.default_rng(len(sizes)), {name: 0 for name in names}, np.ones(n, bool)
+    while not seats.games.over.all():
+        for seat in range(rules.players):
+            theirs = seats.observe(np.full(n, seat), everyone)
+            for g, env in enumerate(envs):
+                agent = env.possible_agents[seat]
+                np.testing.assert_array_equal(theirs[g], env.observe(agent)["observation"], err_msg=f"{g} {seat}")
+            if entropy:
+                live = ~seats.games.over
+                try:
+                    got = seats.entropy(live, np.full(n, seat))[live]
+                except ValueError as error:  # past the twin's exact count (as the probabilities above)
+                    assert "no exact entropy at these sizes" in str(error)
+                    entropy = False
+                    continue
+                expected = [envs[g].entropy(envs[g].possible_agents[seat]) for g in np.flatnonzero(live)]
+                assert got == pytest.approx(expected, abs=1e-9)
+        uniforms = rng.random((n, draws))
+        movers, live, masks = seats.games.mover, ~seats.games.over, seats.games.legal_masks().copy()
+        actions = np.zeros(n, dtype=np.int64)
+        for name, twin in twins.items():
+            theirs = live & np.array([kinds[g][movers[g]] == name for g in range(n)])
+            actions = np.where(theirs, twin.act(seats, theirs, uniforms), actions)
+        for g in np.flatnonzero(live):
+            env = envs[g]
+            assert env.agent_selection == env.possible_agents[movers[g]], g
+            mask = env.observe(env.agent_selection)["action_mask"]
+            np.testing.assert_array_equal(masks[g], mask, err_msg=f"game {g}")
+            agent = players[g][movers[g]]
+            agent.rng = Draws(uniforms[g])
+            expected = agent.act(mask)
+            assert actions[g] == expected, (g, int(movers[g]), kinds[g][movers[g]])
+            decisions[kinds[g][movers[g]]] += 1
+            env.step(int(expected))
+        rewards, terminated, truncated = seats.step(actions)
+        for g in np.flatnonzero(live):
+            env = envs[g]
+            assert terminated[g] == env.table.over and truncated[g] == any(env.truncations.values()), g
+            if env.table.over:
+                assert rewards[g].tolist() == pytest.approx(rules.rewards(env.table.state))
+    assert all(decisions.values()) and sum(decisions.values()) > 4 * n, decisions

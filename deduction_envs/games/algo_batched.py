@@ -6,7 +6,7 @@ number + colour``: ascending ids are the hand's order, so a position is a rank a
 cards another mask, the numbers missed attacks named against each card a mask a card, the deck an array popped
 from its end, as ``AlgoRules`` pops its list. The same deal for the same seed (``AlgoRules.new_game``), the same
 legal actions, moves, end and rewards, checked against ``AlgoRules`` on random seeded games
-(``tests/test_algo_batched.py``). What a seat sees is a function of the position and the seat (its cards, and
+(``tests/test_conformance.py``). What a seat sees is a function of the position and the seat (its cards, and
 what is public), which :class:`~deduction_envs.envs.algo_batched.BatchedAlgoSeats` encodes.
 
     from deduction_envs.games.algo import AlgoRules

@@ -5,7 +5,7 @@ as a struct of arrays, in PGX's style: one :meth:`~BatchedClueRules.step` takes 
 to act, and the legal masks, who acts and every seat's reward at the end come back for every game. The rules are
 ``ClueRules``' own, compiled (numba): the same deal for the same seed (each game is dealt by
 ``ClueRules.new_game``), the same legal actions, the same events and the same end and rewards, checked against
-``ClueRules`` on random seeded games (``tests/test_clue_batched.py``).
+``ClueRules`` on random seeded games (``tests/test_conformance.py``).
 
 What the seats know (the observation) is not here yet: the step leaves the last event of every game in arrays
 (:attr:`~BatchedClueRules.event`) for the seat knowledge that will read it.

@@ -8,7 +8,7 @@ the secret passages and the rooms a suggestion may name are ``ClueBoardRules``' 
 the accusation are Clue's (the parent's kernel), and a suggestion then moves its suspect's token and its weapon
 into the room. The dice of each game are drawn by its own generator, seeded at the deal as
 ``ClueBoardRules.new_game`` seeds them, so a game dealt for a seed rolls what the AEC env rolls (tested against
-``ClueBoardRules`` on random seeded games, ``tests/test_clue_board_batched.py``).
+``ClueBoardRules`` on random seeded games, ``tests/test_conformance.py``).
 
     from deduction_envs.games.clue_board import ClueBoardRules
     from deduction_envs.games.clue_board_batched import BatchedClueBoardRules

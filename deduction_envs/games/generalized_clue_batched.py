@@ -6,7 +6,7 @@ in PGX's style, one :meth:`~BatchedGeneralizedClueRules.step` taking an action f
 (the sub-steps included: choosing whom to ask or to guess, adding a card, submitting, showing a card), compiled
 (numba). The same deal for the same seed (``GeneralizedClueRules.new_game``), the same legal actions, events,
 end and rewards, checked against ``GeneralizedClueRules`` on random seeded games
-(``tests/test_generalized_clue_batched.py``). The last event of every game is left in arrays
+(``tests/test_conformance.py``). The last event of every game is left in arrays
 (:attr:`~BatchedGeneralizedClueRules.event`) for the seats' knowledge.
 
     from deduction_envs.games.generalized_clue import GeneralizedClueRules

@@ -1,0 +1,490 @@
+"""The batched twins' own tests: what the conformance suite (tests/test_conformance.py, which plays every twin
+against its AEC env and every compiled agent against its Python agent) does not cover: bad input, deals drawn
+at once, games moved apart, truncation, masked actions, what a seat cannot see, and agents' options.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.batched import DRAWS
+from agents.clue_batched import batched_agent as clue_agent
+from agents.generalized_clue_batched import batched_agent as generalized_clue_agent
+from deduction_envs.envs import clue_v0
+from deduction_envs.envs.clue_batched import BatchedClueSeats
+from deduction_envs.envs.generalized_clue_batched import BatchedGeneralizedClueSeats
+from deduction_envs.games.algo import AlgoRules
+from deduction_envs.games.algo_batched import BatchedAlgoRules
+from deduction_envs.games.clue import ClueRules
+from deduction_envs.games.clue_batched import BatchedClueRules
+from deduction_envs.games.clue_board import ClueBoardRules
+from deduction_envs.games.clue_board_batched import BatchedClueBoardRules
+from deduction_envs.games.generalized_clue import GeneralizedClueRules
+from deduction_envs.games.generalized_clue_batched import BatchedGeneralizedClueRules
+
+
+# ---------------------------------------------------------------------------------------------------------- Algo
+def bits(cards) -> int:
+    return sum(1 << int(c) for c in cards)
+
+
+def _card(rules, state, action):
+    move = rules.decode(action)
+    return state.hands[rules.target_player(state.mover, move.target)][move.position]
+
+
+def test_algo_deals_and_bad_input():
+    rules = AlgoRules(2)
+    batched = BatchedAlgoRules(rules, 3000, seed=0)
+    batched.reset()
+    hands = np.array([[bin(h).count("1") for h in row] for row in batched.hands])
+    assert (hands == 4).all() and (batched.deck_left == 15).all() and (batched.drawn >= 0).all()
+    together = batched.hands[:, 0] | batched.hands[:, 1] | (np.int64(1) << batched.drawn)
+    assert ((batched.hands[:, 0] & batched.hands[:, 1]) == 0).all()
+    for g in range(50):
+        cards = {c for c in range(24) if together[g] >> c & 1} | set(batched.deck[g, :15].tolist())
+        assert cards == set(range(24))
+    drawn = np.bincount(batched.drawn, minlength=24) / 3000  # the drawn card uniform over the deck
+    assert np.abs(drawn - 1 / 24).max() < 0.015
+    with pytest.raises(ValueError, match="rules must be AlgoRules"):
+        BatchedAlgoRules(object(), 2)
+    with pytest.raises(ValueError, match="each row must be a shuffle"):
+        batched.deal(np.array([0]), np.zeros((1, 24), dtype=np.int64))
+    with pytest.raises(ValueError, match="is not legal now"):
+        batched.step(np.full(3000, rules.stop_action))  # stopping is not legal before a hit
+
+
+class Draws:
+    """A Python agent's generator replaying given uniforms: ``random()`` is the next, ``choice(pool)`` is
+    ``pool[int(u * len(pool))]``."""
+
+    def __init__(self, uniforms) -> None:
+        self.uniforms = list(uniforms)
+
+    def random(self) -> float:
+        return self.uniforms.pop(0)
+
+    def choice(self, pool):
+        pool = np.asarray(pool)
+        return pool[int(self.uniforms.pop(0) * len(pool))]
+
+
+@pytest.mark.parametrize(("sizes", "epsilon", "others"), [({"players": 2}, 0.3, False), ({"players": 3}, 1.0, False),
+                                                           ({"players": 2, "numbers": 6}, 0.1, True)])  # fmt: skip
+def test_the_epsilon_greedy_twin_decides_as_its_python_agent(sizes, epsilon, others):
+    """Every decision of every seat, or (``others``) random moves with the agents only following the game, and
+    their decision compared wherever one must reveal a card (the deck empty after a miss)."""
+    from agents.algo_agents import AlgoEpsilonGreedy
+    from agents.algo_batched import BatchedEpsilonGreedy, batched_agent
+    from deduction_envs.envs import algo_v0
+    from deduction_envs.envs.algo_batched import BatchedAlgoSeats
+
+    rules, n = AlgoRules(**sizes), 12
+    seats = BatchedAlgoSeats(BatchedAlgoRules(rules, n), probabilities=True)
+    seats.reset(seeds=range(n))
+    twin = BatchedEpsilonGreedy(epsilon)
+    envs, agents = [], []
+    for g in range(n):
+        env = algo_v0.raw_env(**sizes, probabilities=False)
+        seated = [AlgoEpsilonGreedy(epsilon) for _ in range(rules.players)]
+        for seat, agent in enumerate(seated):
+            agent.reset(rules, seat, seed=0)
+        env.seat_listeners = {seat: agent.observe for seat, agent in enumerate(seated)}
+        env.reset(seed=g)
+        envs.append(env)
+        agents.append(seated)
+    rng, kinds = np.random.default_rng(sum(sizes.values())), {"attack": 0, "stop": 0, "reveal": 0}
+    while not seats.games.over.all():
+        uniforms = rng.random((n, 1))
+        live, movers = ~seats.games.over, seats.games.mover
+        actions = twin.act(seats, live, uniforms)
+        masks = seats.games.legal_masks()
+        for g in np.flatnonzero(live):
+            env, agent = envs[g], agents[g][movers[g]]
+            if others and seats.games.phase[g] != 2:  # a random move (a right guess now and then)
+                legal = np.flatnonzero(masks[g])
+                right = [a for a in legal if a < rules.num_attacks
+                         and rules.decode(a).number == _card(rules, env.table.state, a) // 2]  # fmt: skip
+                actions[g] = rng.choice(right) if right and rng.random() < 0.15 else rng.choice(legal)
+                env.step(int(actions[g]))
+                continue
+            agent.rng = Draws(uniforms[g])
+            expected = agent.act(env.observe(env.agent_selection)["action_mask"])
+            assert actions[g] == expected, (g, int(movers[g]), int(seats.games.phase[g]))
+            kinds[rules.decode(int(expected)).kind] += 1
+            env.step(int(expected))
+        seats.step(actions)
+    if others:
+        assert kinds["reveal"] > n // 2
+    else:
+        assert kinds["attack"] > 10 * n and kinds["stop"] > 0
+    with pytest.raises(ValueError, match="Algo's compiled opponents are random, epsilon_greedy"):
+        batched_agent("max_entropy")
+    with pytest.raises(ValueError, match="epsilon must be a probability"):
+        BatchedEpsilonGreedy(2)
+
+
+# ---------------------------------------------------------------------------------------------------------- Clue
+def test_bad_input_is_a_clear_error_and_changes_nothing():
+    rules = ClueRules(3)
+    batched = BatchedClueRules(rules, 2)
+    batched.reset(seeds=[0, 1])
+    before = batched.places.copy(), batched.phase.copy()
+    with pytest.raises(ValueError, match="game 1: action 660 is not legal now"):
+        batched.step(np.array([0, 660]))  # a card to show at the start of a turn
+    with pytest.raises(ValueError, match="game 0: action -1 is not legal now"):
+        batched.step(np.array([-1, 0]))
+    with pytest.raises(ValueError, match="actions must be 2 integers"):
+        batched.step(np.array([0.5, 1.0]))
+    assert (batched.places == before[0]).all() and (batched.phase == before[1]).all()
+    with pytest.raises(ValueError, match="rules must be ClueRules"):
+        BatchedClueRules(ClueBoardRules(3), 2)
+    with pytest.raises(ValueError, match="n must be an integer >= 1"):
+        BatchedClueRules(rules, 0)
+    with pytest.raises(ValueError, match="give one seed a game"):
+        batched.reset(seeds=[1])
+    with pytest.raises(ValueError, match=r"games must be indices in \[0, 1\]"):
+        batched.reset_games(np.array([2]))
+    batched.reset_games(np.array([1]), seeds=[5])
+    assert batched.places[1].tolist() == list(rules.new_game(np.random.default_rng(5)).places)
+
+
+def test_deals_drawn_at_once_are_deals_of_the_box_uniformly():
+    """Without seeds of their own (an autoreset), the games are dealt together from the batch's generator: each
+    a valid deal (checked by ``deal``), the case file's card of each category uniform, every other card as likely
+    in each hand as that hand's size says; the same batch seed gives the same deals."""
+    rules, n = ClueRules(4), 12_000
+    batched = BatchedClueRules(rules, n, seed=3)
+    batched.reset()
+    places = batched.places
+    for start, size in zip(rules.category_starts, rules.category_sizes, strict=True):
+        share = (places[:, start : start + size] == rules.players).mean(axis=0)
+        assert np.allclose(share, 1 / size, atol=0.02), share
+    hands = np.array(rules.hand_sizes) / sum(rules.hand_sizes)
+    for card in range(rules.cards):
+        dealt = places[places[:, card] < rules.players, card]
+        assert np.allclose(np.bincount(dealt, minlength=rules.players) / dealt.size, hands, atol=0.02), card
+    again = BatchedClueRules(rules, n, seed=3)
+    again.reset()
+    assert (again.places == places).all()
+
+
+def test_a_step_refuses_exactly_what_the_masks_forbid():
+    """The step checks each action without building the masks; on random positions it refuses an action if and
+    only if the game's mask forbids it."""
+    rules, n = ClueRules(4), 64
+    batched = BatchedClueRules(rules, n, seed=0)
+    batched.reset()
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        masks = batched.legal_masks().copy()
+        live = ~batched.over
+        for g in rng.choice(n, size=8, replace=False):
+            if not live[g]:
+                continue
+            actions = np.where(masks.any(axis=1), masks.argmax(axis=1), 0)
+            actions[g] = rng.integers(-2, rules.num_actions + 2)
+            inside = 0 <= actions[g] < rules.num_actions
+            try:
+                batched.step(actions, np.arange(n) == g)  # game g alone moves (or its action is refused)
+                assert inside and masks[g, actions[g]]
+                break
+            except ValueError as error:
+                assert not (inside and masks[g, actions[g]]) and str(error).startswith(f"game {g}:")
+        else:
+            keys = rng.random(masks.shape)
+            keys[~masks] = -1
+            batched.step(keys.argmax(axis=1))
+        ended = np.flatnonzero(batched.over)
+        if ended.size:
+            batched.reset_games(ended)
+
+
+# --------------------------------------------------------------------------------------------- Clue on the board
+def test_bad_input_is_a_clear_error():
+    rules = ClueBoardRules(3)
+    with pytest.raises(ValueError, match=r"rules must be ClueRules, got ClueBoardRules \(on the board: Batched"):
+        BatchedClueRules(rules, 2)
+    batched = BatchedClueBoardRules(rules, 2)
+    batched.reset(seeds=[0, 1])
+    with pytest.raises(ValueError, match="not legal now"):
+        batched.step(np.array([rules.move_action, rules.roll_action]))  # a move before the roll
+    with pytest.raises(ValueError, match="weapons must be 1 rows of 6 distinct rooms"):
+        batched.deal(np.array([0]), batched.places[:1], weapons=np.array([[0, 0, 1, 2, 3, 4]]))
+    with pytest.raises(ValueError, match="one dice seed a game"):
+        batched.deal(np.array([0]), batched.places[:1], dice_seeds=[1, 2])
+
+
+def test_a_seats_observation_on_the_board_does_not_see_the_others_cards():
+    """Two deals that differ only in a card swapped between seats 1 and 2, the same weapons and dice: seats 0 and
+    3, who see neither hand, get the same observations, board pieces included, through rolls, moves, passages
+    and ends of turn, then wrong accusations (whose verdict depends on the case file alone, the same in both)."""
+    from deduction_envs.envs.clue_batched import BatchedClueSeats
+
+    rules = ClueBoardRules(4)
+    seats = BatchedClueSeats(BatchedClueBoardRules(rules, 2))
+    places = np.array(rules.new_game(np.random.default_rng(7)).places)
+    twin = places.copy()
+    one, two = int(np.flatnonzero(places == 1)[0]), int(np.flatnonzero(places == 2)[0])
+    twin[one], twin[two] = 2, 1
+    seats.deal(np.array([0, 1]), np.stack([places, twin]), weapons=np.tile(np.arange(6), (2, 1)), dice_seeds=[3, 3])
+    case = sorted(np.flatnonzero(places == 4).tolist())
+    wrong = next(t for t in range(rules.num_triples) if sorted(rules.triple(t)) != case)
+    rng, compared, turns = np.random.default_rng(0), 0, 0
+    while not seats.games.over.all():
+        observed, movers, masks = seats.observe(), seats.games.mover, seats.games.legal_masks()
+        assert movers[0] == movers[1] and (masks[0] == masks[1]).all()
+        if movers[0] in (0, 3):
+            np.testing.assert_array_equal(observed[0], observed[1])
+            compared += 1
+        legal = np.flatnonzero(masks[0])
+        board = legal[(legal >= rules.roll_action) | (legal == rules.end_action)]
+        accuse = rules.num_triples + wrong
+        if turns < 40 or not masks[0, accuse]:  # walk the board without suggesting (an answer tells the swap)
+            action = int(rng.choice(board))
+            turns += action == rules.end_action
+        else:
+            action = accuse
+        seats.step(np.full(2, action))
+        assert not seats.illegal.any()
+    assert compared > 20 and turns >= 40
+
+
+# ---------------------------------------------------------------------------------------------- Generalized Clue
+def test_generalized_clue_deals_and_bad_input():
+    rules = GeneralizedClueRules(12, 2, 3)
+    batched = BatchedGeneralizedClueRules(rules, 2000, seed=1)
+    batched.reset()
+    places = batched.places
+    assert ((places == 3).sum(axis=1) == 2).all() and ((places == 0).sum(axis=1) == rules.hand_sizes[0]).all()
+    case = (places == 3).mean(axis=0)  # each card in the case file with chance 2/12
+    assert np.abs(case - 2 / 12).max() < 0.03
+    with pytest.raises(ValueError, match="rules must be GeneralizedClueRules"):
+        BatchedGeneralizedClueRules(object(), 2)
+    with pytest.raises(ValueError, match="a deal gives each player its hand"):
+        batched.deal(np.array([0]), np.zeros((1, 12), dtype=np.int64))
+    with pytest.raises(ValueError, match="actions must be 2000 integers"):
+        batched.step(np.zeros(3, dtype=np.int64))
+    submit = np.full(2000, rules.submit_action)  # submitting is never legal at the start of a turn
+    with pytest.raises(ValueError, match="game 0: action 16 is not legal now"):
+        batched.step(submit)
+    assert batched.illegal(submit).all() and (batched.phase == 0).all()  # nothing moved
+
+
+# -------------------------------------------------------------------------------------------------- Clue's seats
+def test_a_clue_seats_observation_does_not_see_the_others_cards():
+    """Two deals that differ only in a card swapped between seats 1 and 2: seats 0 and 3, who see neither hand,
+    get the same observations while every turn is a wrong accusation (its verdict depends on the case file alone,
+    the same in both)."""
+    rules = ClueRules(4)
+    seats = BatchedClueSeats(BatchedClueRules(rules, 2))
+    places = np.array(rules.new_game(np.random.default_rng(7)).places)
+    twin = places.copy()
+    one, two = int(np.flatnonzero(places == 1)[0]), int(np.flatnonzero(places == 2)[0])
+    twin[one], twin[two] = 2, 1
+    seats.deal(np.array([0, 1]), np.stack([places, twin]))
+    case = sorted(np.flatnonzero(places == 4).tolist())
+    wrong = next(t for t in range(rules.num_triples) if sorted(rules.triple(t)) != case)
+    compared = 0
+    while not seats.games.over.all():
+        observed, movers = seats.observe(), seats.games.mover
+        assert movers[0] == movers[1]
+        if movers[0] in (0, 3):
+            np.testing.assert_array_equal(observed[0], observed[1])
+            compared += 1
+        seats.step(np.full(2, rules.num_triples + wrong))
+    assert compared == 2
+    with pytest.raises(ValueError, match="a deal gives each player its hand"):
+        seats.deal(np.array([0]), np.zeros((1, rules.cards), dtype=np.int64))
+
+
+def test_a_step_can_move_some_games_only():
+    """The games not marked keep their state, knowledge and record; the marked ones move as if alone."""
+    rules, n = ClueRules(3), 6
+    both = [BatchedClueSeats(BatchedClueRules(rules, n)) for _ in range(2)]
+    for seats in both:
+        seats.reset(seeds=range(n))
+    rng = np.random.default_rng(0)
+    for turn in range(30):
+        masks = both[0].games.legal_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+        moving = np.arange(n) % 2 == turn % 2
+        both[0].step(actions, moving)  # half the games a step, in turn
+        both[1].step(np.where(moving, actions, 0), moving)
+        np.testing.assert_array_equal(both[0].observe(), both[1].observe())
+        assert (both[0].record == both[1].record).all()
+    frozen = BatchedClueSeats(BatchedClueRules(rules, n))
+    frozen.reset(seeds=range(n))
+    before = frozen.observe().copy()
+    frozen.step(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool))
+    np.testing.assert_array_equal(frozen.observe(), before)
+    with pytest.raises(ValueError, match="moving must be 6 bools"):
+        frozen.step(np.zeros(n, dtype=np.int64), np.ones(n))
+
+
+def test_a_masked_action_ends_its_game_only_as_the_aec_env_says():
+    rules, n = ClueRules(3), 4
+    seats = BatchedClueSeats(BatchedClueRules(rules, n))
+    seats.reset(seeds=range(n))
+    env = clue_v0.raw_env(players=3, probabilities=False)
+    env.reset(seed=2)
+    masked = int(np.flatnonzero(~seats.games.legal_masks()[2])[0])
+    actions = np.array([0, 0, masked, 0])
+    with pytest.warns(UserWarning, match="masked action"):
+        env.step(masked)
+    rewards, terminated, truncated = seats.step(actions)
+    assert rewards[2].tolist() == [env.rewards[a] for a in env.possible_agents] == [-1.0, 0.0, 0.0]
+    assert terminated.tolist() == [False, False, True, False] and not truncated.any()
+    assert seats.illegal.tolist() == [False, False, True, False] and seats.games.over.tolist() == terminated.tolist()
+    assert (seats.games.event["kind"][[0, 1, 3]] == 1).all()  # the others suggested
+    strict = BatchedClueSeats(BatchedClueRules(rules, n), illegal_action="raise")
+    strict.reset(seeds=range(n))
+    before = strict.observe().copy()
+    with pytest.raises(ValueError, match="game 2: action"):
+        strict.step(actions)
+    np.testing.assert_array_equal(strict.observe(), before)  # nothing moved
+    with pytest.raises(ValueError, match="illegal_action must be"):
+        BatchedClueSeats(BatchedClueRules(rules, n), illegal_action="skip")
+    with pytest.raises(ValueError, match="max_cycles"):
+        BatchedClueSeats(BatchedClueRules(rules, n), max_cycles=0)
+    with pytest.raises(ValueError, match="seats must be 4 seats"):
+        seats.observe(np.full(n, 3))
+
+
+def test_max_cycles_truncates_as_the_aec_env():
+    rules, n, cycles = ClueRules(4), 3, 7
+    seats = BatchedClueSeats(BatchedClueRules(rules, n), max_cycles=cycles)
+    seats.reset(seeds=range(n))
+    envs = [clue_v0.raw_env(players=4, probabilities=False, max_cycles=cycles) for _ in range(n)]
+    for seed, env in enumerate(envs):
+        env.reset(seed=seed)
+    for step in range(cycles):
+        masks = seats.games.legal_masks()
+        actions = np.array([int(np.flatnonzero(m)[0]) if m.any() else 0 for m in masks])  # suggest, show, end
+        rewards, terminated, truncated = seats.step(actions)
+        for g, env in enumerate(envs):
+            env.step(int(actions[g]))
+            assert truncated[g] == env.truncations[env.agent_selection] == (step == cycles - 1)
+        assert not terminated.any() and not rewards.any()
+    assert seats.games.over.all()
+    final = seats.observe(np.zeros(n, dtype=np.int64), np.ones(n, dtype=bool))
+    for g, env in enumerate(envs):
+        np.testing.assert_array_equal(final[g], env.observe("player_0")["observation"])
+
+
+# -------------------------------------------------------------------------------------- Generalized Clue's seats
+def choose(rng, rules, mask):
+    """Mostly asks with short lists, a guess now and then: games that last, asks answered both ways."""
+    legal = np.flatnonzero(mask)
+    asks = legal[(legal >= rules.cards) & (legal < rules.guess_action)]
+    if asks.size and rng.random() < 0.9:
+        return rng.choice(asks)
+    if mask[rules.submit_action] and rng.random() < 0.4:
+        return rules.submit_action
+    return rng.choice(legal)
+
+
+def test_a_generalized_clue_seats_observation_does_not_see_the_others_cards():
+    """Two deals that differ only in a card swapped between seats 1 and 2: seat 0, who sees neither hand, gets
+    the same observations while it and the others ask only about its own cards (answered "no" alike)."""
+    rules = GeneralizedClueRules(12, 2, 3)
+    seats = BatchedGeneralizedClueSeats(BatchedGeneralizedClueRules(rules, 2))
+    places = np.array(rules.new_game(np.random.default_rng(3)).places)
+    twin = places.copy()
+    one, two = int(np.flatnonzero(places == 1)[0]), int(np.flatnonzero(places == 2)[0])
+    twin[one], twin[two] = 2, 1
+    seats.deal(np.array([0, 1]), np.stack([places, twin]))
+    mine = np.flatnonzero(places == 0)
+    compared = 0
+    for _ in range(60):
+        observed = seats.observe(np.zeros(2, dtype=np.int64))
+        np.testing.assert_array_equal(observed[0], observed[1])
+        compared += 1
+        masks = seats.games.legal_masks()
+        assert (masks[0] == masks[1]).all()
+        if seats.games.phase[0] == 0:  # a turn starts: ask seat 1 (seat 1 asks seat 2)
+            action = rules.cards + (2 if seats.games.turn[0] == 1 else 1)
+        elif not seats.games.chosen[0]:  # about one of seat 0's cards: "no" in both deals
+            action = int(mine[0])
+        else:
+            action = rules.submit_action
+        assert masks[0, action]
+        seats.step(np.full(2, action))
+    assert compared == 60 and not seats.games.over.any()
+
+
+def test_the_deals_are_counted_as_by_hand():
+    """Five cards, one hidden, two players of two: seat 0 (cards 0 and 1) sees three deals, each of cards 2-4
+    the case file once (log2 3 bits). Seat 0 asks seat 1 about cards 2 and 3: "yes", it shows 3; seat 1 then
+    holds 3 and one of 2 and 4, the other hidden: two deals left, one bit."""
+    rules = GeneralizedClueRules(5, 1, 2)
+    seats = BatchedGeneralizedClueSeats(BatchedGeneralizedClueRules(rules, 1), probabilities=True)
+    seats.deal(np.array([0]), np.array([[0, 0, 1, 1, 2]]))  # seat 1 holds 2 and 3; 4 is hidden
+    one, seat0 = np.ones(1, dtype=bool), np.zeros(1, dtype=np.int64)
+    probabilities, cases = seats.solve(one, seat0)
+    np.testing.assert_allclose(probabilities[0, :, 2], [0, 0, 1 / 3, 1 / 3, 1 / 3])
+    np.testing.assert_allclose(probabilities[0, :, 1], [0, 0, 2 / 3, 2 / 3, 2 / 3])
+    np.testing.assert_array_equal(probabilities[0, :2, 0], [1, 1])
+    np.testing.assert_array_equal(cases[0], [0, 0, 1, 1, 1])  # colex: {0}, {1}, {2}, {3}, {4}
+    assert seats.entropy(one, seat0)[0] == pytest.approx(np.log2(3))
+    for action in [rules.cards + 1, 2, 3, rules.submit_action, 3]:  # seat 0 asks seat 1 about 2, 3; 3 is shown
+        seats.step(np.array([action]))
+    probabilities, cases = seats.solve(one, seat0)
+    np.testing.assert_allclose(probabilities[0, :, 2], [0, 0, 1 / 2, 0, 1 / 2])
+    assert probabilities[0, 3, 1] == 1.0 and seats.entropy(one, seat0)[0] == pytest.approx(1.0)
+    observed = seats.observe(seat0)[0]
+    slots = seats.observer.pieces.slices
+    assert observed[slots["entropy"]][0] == pytest.approx(1.0 / np.log2(5))  # over log2 C(5, 1)
+
+
+def test_the_enumeration_refuses_games_too_large_and_bad_input():
+    from deduction_envs.envs.generalized_clue_batched import DEAL_LIMIT
+
+    big = BatchedGeneralizedClueRules(GeneralizedClueRules(16, 3, 5), 2)
+    assert BatchedGeneralizedClueSeats(big).deal_bound > DEAL_LIMIT
+    with pytest.raises(ValueError, match=r"probabilities=True enumerates the deals a seat may face: .* give "
+                                         r"probabilities=False"):  # fmt: skip
+        BatchedGeneralizedClueSeats(big, probabilities=True)
+    seats = BatchedGeneralizedClueSeats(big)
+    seats.reset(seeds=[0, 1])
+    with pytest.raises(ValueError, match="no exact entropy at these sizes"):
+        seats.entropy(np.ones(2, dtype=bool), np.zeros(2, dtype=np.int64))
+    with pytest.raises(ValueError, match="probabilities must be True or False"):
+        BatchedGeneralizedClueSeats(BatchedGeneralizedClueRules(GeneralizedClueRules(12), 2), probabilities="yes")
+
+
+# ---------------------------------------------------------------------------------------- Clue's compiled agents
+def test_bad_input_is_refused():
+    seats = BatchedClueSeats(BatchedClueRules(ClueRules(3), 4))
+    seats.reset(seeds=range(4))
+    every = np.ones(4, dtype=bool)
+    with pytest.raises(ValueError, match="Clue's compiled opponents are random, deduction_sheet"):
+        clue_agent("velma")
+    with pytest.raises(ValueError, match="games must be 4 bools"):
+        clue_agent("random").act(seats, np.ones(4), np.zeros((4, DRAWS)))
+    with pytest.raises(ValueError, match="uniforms must be"):
+        clue_agent("deduction_sheet").act(seats, every, np.ones((4, DRAWS)))
+    actions = clue_agent("deduction_sheet").act(seats, every, np.zeros((4, DRAWS)))
+    assert seats.games.legal_masks()[np.arange(4), actions].all()
+
+
+# ---------------------------------------------------------------------------- Generalized Clue's compiled agents
+def test_the_random_agent_plays_whole_games_legally_and_bad_input_is_refused():
+    rules = GeneralizedClueRules(12, 2, 3)
+    seats = BatchedGeneralizedClueSeats(BatchedGeneralizedClueRules(rules, 4))
+    seats.reset(seeds=range(4))
+    every, agent, rng = np.ones(4, dtype=bool), generalized_clue_agent("random"), np.random.default_rng(0)
+    while not seats.games.over.all():
+        live = ~seats.games.over
+        actions = agent.act(seats, live, rng.random((4, rules.cards + 2)))
+        assert seats.games.legal_masks()[live, actions[live]].all()
+        seats.step(actions)
+    with pytest.raises(ValueError, match=r"uniforms must be \(4, 14\)"):
+        agent.act(seats, every, np.full((4, 1), 0.5))
+    seats.reset(seeds=range(4))
+    with pytest.raises(ValueError, match="Generalized Clue's compiled opponents are random, scoreboard"):
+        generalized_clue_agent("exact")
+    with pytest.raises(ValueError, match=r"uniforms must be \(4, 13\)"):
+        generalized_clue_agent("scoreboard").act(seats, every, np.zeros((4, 3)))
+
