@@ -255,6 +255,12 @@ def test_moves_after_a_player_is_out_or_the_game_is_over_are_refused():
             g.enter(line)
     g.enter("ask cy ann: 10 no")
     assert len(g.entries) == 3
+    assert g.out() == [False, True, False] and g.ended() is None
+    g.enter("guess cy: 9, 10 hand 11, 4, 5")
+    g.enter("guess ann: 6, 7 hand 0, 1, 2, 3")
+    assert g.out() == [True, True, True] and g.ended() == "every player has guessed"
+    with pytest.raises(ValueError, match=re.escape("the game is over (every player has guessed)")):
+        g.enter("ask ann bo: 10 no")
 
 
 def test_undo_by_id_names_one_entry_for_good_and_ids_survive_a_restart(tmp_path):

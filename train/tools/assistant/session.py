@@ -260,12 +260,12 @@ class ClueSession:
 
     def ended(self) -> str | None:
         """Why the game is over (a right accusation; every player out), or None while it goes on."""
-        for entry in self.entries:
-            if entry["kind"] == "accusation" and entry.get("correct") is True:
-                return f"{entry['player']}'s accusation was right"
-        if all(self.out()):
-            return "every player has guessed" if self.deck is not None else "every player accused wrongly"
-        return None
+        state = self.public_state()
+        if not self.rules.is_over(state):
+            return None
+        if self.deck is None and state.winner is not None:
+            return f"{self.players[state.winner]}'s accusation was right"
+        return "every player has guessed" if self.deck is not None else "every player accused wrongly"
 
     def _named(self, reason: str) -> str:
         """The knowledge's reason with the players' names for its seat numbers ("player 0" -> "Ann") and, in Clue,
@@ -441,13 +441,22 @@ class ClueSession:
         return [describe(entry) for entry in self.entries]
 
     def out(self) -> list[bool]:
-        """By seat, whether the player is out: a wrong accusation in Clue, any guess in Generalized Clue."""
-        gone = {
-            self.player(e["player"])
-            for e in self.entries
-            if e["kind"] == "guess" or (e["kind"] == "accusation" and e.get("correct") is False)
-        }
-        return [seat in gone for seat in range(len(self.players))]
+        """By seat, whether the player is out (a wrong accusation in Clue, any guess in Generalized Clue), as the
+        rules' public state machine has it after the entries (:meth:`public_state`)."""
+        return list(self.public_state().out)
+
+    def public_state(self) -> Any:
+        """The table's public state after every entry, by the rules' own state machine (``rules.advance`` of the
+        accusations and guesses): who is out, the winner, whether the game is over."""
+        state = self.rules.public_state()
+        for entry in self.entries:
+            player = self.player(entry["player"]) if "player" in entry else -1
+            cards = tuple(self.card(c) for c in entry.get("cards", []))
+            if entry["kind"] == "accusation" and isinstance(entry.get("correct"), bool):
+                self.rules.advance(state, ClueEvent("accuse", player, cards, correct=entry["correct"]))
+            elif entry["kind"] == "guess":
+                self.rules.advance(state, GeneralizedClueEvent("guess", player, cards=cards))
+        return state
 
     # ------------------------------------------------------------------ saving
     def to_json(self) -> dict[str, Any]:
