@@ -31,22 +31,36 @@ __all__ = ["BATCHED_AGENTS", "BatchedGeneralizedClueRandom", "BatchedScoreboard"
 _START, _ASKING, _GUESSING, _SHOW, _OVER = (int(p) for p in GeneralizedCluePhase)
 
 
-class BatchedScoreboard:
+class _Planner:
+    """An agent that decides a whole move at the start of a turn and plays its steps on the following calls: its
+    plan, ``[game, seat]``, the cards of the move being played, as bits."""
+
+    def __init__(self) -> None:
+        self._plan: np.ndarray | None = None
+
+    def draws(self, rules: Any) -> int:
+        raise NotImplementedError
+
+    def _start(self, seats: Any, games: np.ndarray, uniforms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The games and draws checked, the plan sized for the batch: ``(games, uniforms)``."""
+        batch, rules = seats.games, seats.games.rules
+        games, uniforms = checked(seats, games, uniforms, self.draws(rules))
+        if self._plan is None or self._plan.shape != (batch.n, rules.players):
+            self._plan = np.zeros((batch.n, rules.players), dtype=np.int64)
+        return games, uniforms
+
+
+class BatchedScoreboard(_Planner):
     """The scoreboard player (padded asks, spoof) deciding for many games at once; see the module docstring."""
 
     name = "scoreboard"
-
-    def __init__(self) -> None:
-        self._plan: np.ndarray | None = None  # [game, seat]: the cards of the move being played, as bits
 
     def draws(self, rules: Any) -> int:
         return rules.cards + 1
 
     def act(self, seats: Any, games: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
         batch, rules = seats.games, seats.games.rules
-        games, uniforms = checked(seats, games, uniforms, self.draws(rules))
-        if self._plan is None or self._plan.shape != (batch.n, rules.players):
-            self._plan = np.zeros((batch.n, rules.players), dtype=np.int64)
+        games, uniforms = self._start(seats, games, uniforms)
         actions = np.zeros(batch.n, dtype=np.int64)
         sizes = np.array(rules.hand_sizes, dtype=np.int64)
         ok = _scoreboard_actions(games, batch.mover, batch.turn, batch.phase, batch.chosen, batch.asked, batch.turns,
@@ -58,24 +72,19 @@ class BatchedScoreboard:
         return actions
 
 
-class BatchedGeneralizedClueRandom:
+class BatchedGeneralizedClueRandom(_Planner):
     """Generalized Clue's random agent deciding for many games at once; see the module docstring. Its draws, as
     the Python agent's: a guess, ``hidden`` cards of those outside its hand; an ask, its size (``1 + int(u *
     cards)``), its cards one after another, then whom it asks (among those it may, in turn order after it)."""
 
     name = "random"
 
-    def __init__(self) -> None:
-        self._plan: np.ndarray | None = None  # [game, seat]: the cards of the move being played, as bits
-
     def draws(self, rules: Any) -> int:
         return rules.cards + 2
 
     def act(self, seats: Any, games: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
         batch, rules = seats.games, seats.games.rules
-        games, uniforms = checked(seats, games, uniforms, self.draws(rules))
-        if self._plan is None or self._plan.shape != (batch.n, rules.players):
-            self._plan = np.zeros((batch.n, rules.players), dtype=np.int64)
+        games, uniforms = self._start(seats, games, uniforms)
         actions = np.zeros(batch.n, dtype=np.int64)
         _random_actions(games, batch.mover, batch.turn, batch.phase, batch.chosen, batch.asked, batch.legal_masks(),
                         seats.hand, seats.record, rules.hidden, uniforms, self._plan, actions)  # fmt: skip

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_conformance import Draws
 
 from agents.batched import DRAWS
 from agents.clue_batched import batched_agent as clue_agent
@@ -53,21 +54,6 @@ def test_algo_deals_and_bad_input():
         batched.deal(np.array([0]), np.zeros((1, 24), dtype=np.int64))
     with pytest.raises(ValueError, match="is not legal now"):
         batched.step(np.full(3000, rules.stop_action))  # stopping is not legal before a hit
-
-
-class Draws:
-    """A Python agent's generator replaying given uniforms: ``random()`` is the next, ``choice(pool)`` is
-    ``pool[int(u * len(pool))]``."""
-
-    def __init__(self, uniforms) -> None:
-        self.uniforms = list(uniforms)
-
-    def random(self) -> float:
-        return self.uniforms.pop(0)
-
-    def choice(self, pool):
-        pool = np.asarray(pool)
-        return pool[int(self.uniforms.pop(0) * len(pool))]
 
 
 @pytest.mark.parametrize(("sizes", "epsilon", "others"), [({"players": 2}, 0.3, False), ({"players": 3}, 1.0, False),
