@@ -148,6 +148,18 @@ def _board(g, me, hand, asks, count, shown_to, revealed, out, sizes, full):  # p
 
 
 @njit(cache=True)
+def _planned_step(phase, mine, shown, asker, u, rest, submit):  # pragma: no cover - compiled
+    """The action of a seat whose turn has not just begun, or -1 if it has (a move to decide): asked to show, a
+    card of the list it holds (``mine``), reshown to the asker, else to anyone, else any, at ``u``; building its
+    move, the next card of the move decided (``rest``: the plan's cards not yet chosen), then ``submit``."""
+    if phase == _SHOW:
+        return reshown(mine, shown, asker, u)
+    if phase == _ASKING or phase == _GUESSING:
+        return pick(rest, 0.0) if rest else submit
+    return -1
+
+
+@njit(cache=True)
 def _scoreboard_actions(games, mover, turn, phase, chosen, asked, turns, out, hand, record, asks, count, shown_to,
                         revealed, sizes, hidden, rounds, uniforms, plan, actions):  # pragma: no cover  # fmt: skip
     players, cards = sizes.size, record.shape[4]
@@ -156,12 +168,10 @@ def _scoreboard_actions(games, mover, turn, phase, chosen, asked, turns, out, ha
         if not games[g]:
             continue
         s = mover[g]
-        if phase[g] == _SHOW:  # a card of the list: reshown to the asker, else to anyone, else any
-            actions[g] = reshown(asked[g] & hand[g, s], record[g, s, 0], turn[g], uniforms[g, 0])
-            continue
-        if phase[g] == _ASKING or phase[g] == _GUESSING:  # the next card of the move decided, then submit
-            rest = plan[g, s] & ~chosen[g]
-            actions[g] = pick(rest, 0.0) if rest else cards + players + 1
+        step = _planned_step(phase[g], asked[g] & hand[g, s], record[g, s, 0], turn[g], uniforms[g, 0],
+                             plan[g, s] & ~chosen[g], cards + players + 1)  # fmt: skip
+        if step >= 0:
+            actions[g] = step
             continue
         held, lacked = _board(g, s, hand, asks, count, shown_to, revealed, out, sizes, full)
         anyone = np.int64(0)
@@ -220,12 +230,10 @@ def _random_actions(games, mover, turn, phase, chosen, asked, masks, hand, recor
         if not games[g]:
             continue
         s = mover[g]
-        if phase[g] == _SHOW:  # a card of the list: reshown to the asker, else to anyone, else any
-            actions[g] = reshown(asked[g] & hand[g, s], record[g, s, 0], turn[g], uniforms[g, 0])
-            continue
-        if phase[g] == _ASKING or phase[g] == _GUESSING:  # the next card of the move decided, then submit
-            rest = plan[g, s] & ~chosen[g]
-            actions[g] = pick(rest, 0.0) if rest else cards + players + 1
+        step = _planned_step(phase[g], asked[g] & hand[g, s], record[g, s, 0], turn[g], uniforms[g, 0],
+                             plan[g, s] & ~chosen[g], cards + players + 1)  # fmt: skip
+        if step >= 0:
+            actions[g] = step
             continue
         targets = 0
         for i in range(1, players):
