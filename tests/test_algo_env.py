@@ -4,26 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, render_test, seed_test
 
 from deduction_envs.envs import algo_v0
 from deduction_envs.envs.algo import observation_size
-
-
-# api_test warns about every Dict observation, the {"observation", "action_mask"} form of PettingZoo's classic envs.
-@pytest.mark.filterwarnings("ignore:Observation (space for each agent probably|is not a NumPy array):UserWarning")
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_pettingzoo_api_and_seed_tests(players):
-    api_test(algo_v0.env(players=players), num_cycles=300)
-    seed_test(lambda **kwargs: algo_v0.env(players=players, **kwargs), num_cycles=300)
-
-
-def test_render_modes():
-    render_test(algo_v0.env)
-    env = algo_v0.env(render_mode="rgb_array")
-    env.reset(seed=0)
-    image = env.render()
-    assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
 
 
 def play(env, seed: int) -> dict[str, float]:

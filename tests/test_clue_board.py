@@ -3,14 +3,11 @@ suggestion moves, where suggestions are allowed, and the env at 2 to 6 players."
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from fuzzing import seat_observations
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pettingzoo.test import api_test, render_test, seed_test
 
 from deduction_envs.core.multiplayer import Table
 from deduction_envs.envs import clue_v0
@@ -296,21 +293,6 @@ def test_two_players_are_dealt_nine_cards_each_with_and_without_the_board():
         clue_v0.raw_env(board="yes")
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
-def test_pettingzoo_api_seed_and_render_tests_on_the_board(players):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # api_test's notes on Dict observations, as for the board-less env
-        api_test(clue_v0.env(players=players, board=True, probabilities=players < 4), num_cycles=200)
-        seed_test(lambda **kw: clue_v0.env(players=players, board=True, probabilities=False, **kw), num_cycles=200)
-        render_test(lambda render_mode=None: clue_v0.env(players=players, board=True, render_mode=render_mode))
-
-
-def test_two_players_without_the_board_pass_the_api_test():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        api_test(clue_v0.env(players=2), num_cycles=200)
-
-
 def test_the_board_observation_holds_the_tokens_roll_and_reachable_nodes():
     env = clue_v0.raw_env(players=3, board=True)
     env.reset(seed=3)
@@ -517,7 +499,3 @@ def test_the_accusation_rule_is_checked_and_belongs_to_the_board():
     assert mask[env.rules.roll_action] and not mask[env.rules.num_triples : 2 * env.rules.num_triples].any()
 
 
-def test_pettingzoo_api_test_under_the_classic_accusation_rule():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        api_test(clue_v0.env(players=3, board=True, accusations="room", probabilities=False), num_cycles=200)

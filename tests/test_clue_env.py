@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from fuzzing import seat_observations
-from pettingzoo.test import api_test, render_test, seed_test
 
 from deduction_envs.core.multiplayer import Table
 from deduction_envs.envs import clue_v0
@@ -25,13 +24,6 @@ def sensible_random(rng: np.random.Generator, mask: np.ndarray, accuse: float = 
     others = legal[(legal < 324) | (legal >= 648)]
     pool = accusations if (accusations.size and rng.random() < accuse) or not others.size else others
     return int(rng.choice(pool))
-
-
-@pytest.mark.parametrize("players", [3, 4, 5, 6])
-def test_pettingzoo_api_seed_and_render_tests(players):
-    api_test(clue_v0.env(players=players), num_cycles=200)
-    seed_test(lambda **kwargs: clue_v0.env(players=players, **kwargs), num_cycles=200)
-    render_test(lambda render_mode=None: clue_v0.env(players=players, render_mode=render_mode))
 
 
 def test_rgb_render_is_the_acting_players_sheet():

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import registered
+from pettingzoo.test import api_test, render_test, seed_test
 from toy_duel import DUEL, DuelRules
 from toy_duel import raw_env as duel_env
 
@@ -263,3 +264,30 @@ def test_the_twin_plays_the_aec_envs_game_step_by_step(env_id, sizes, probabilit
             if env.table.over:
                 assert rewards[g].tolist() == pytest.approx(rules.rewards(env.table.state))
     assert all(decisions.values()) and sum(decisions.values()) > 4 * n, decisions
+
+
+# ------------------------------------------------------------------------------------------ PettingZoo's own tests
+#: Each game's envs as PettingZoo's api, seed and render tests play them: (env id, keyword arguments, cycles).
+PETTINGZOO_VARIANTS = [
+    *[("algo_v0", {"players": p}, 300) for p in (2, 3, 4)],
+    *[("clue_v0", {"players": p}, 200) for p in (2, 3, 4, 5, 6)],
+    *[("clue_v0", {"players": p, "board": True, "probabilities": p < 4}, 200) for p in (2, 3, 4, 5, 6)],
+    ("clue_v0", {"players": 3, "board": True, "accusations": "room", "probabilities": False}, 200),
+    *[("generalized_clue_v0", dict(zip(("cards", "hidden", "players"), s, strict=True)), 200)
+      for s in ((12, 2, 3), (6, 1, 2), (20, 3, 4))],
+    ("generalized_clue_v0", {"cards": 45, "hidden": 5, "players": 8}, 40),  # the report's 8 x 5
+]
+
+
+def test_pettingzoos_tests_see_every_multiplayer_game_of_the_registry():
+    assert {g.env_id for g in registry.games(multiplayer=True)} == {env_id for env_id, _, _ in PETTINGZOO_VARIANTS}
+
+
+# api_test warns about every Dict observation, the {"observation", "action_mask"} form of PettingZoo's classic envs.
+@pytest.mark.filterwarnings("ignore:Observation (space for each agent probably|is not a NumPy array):UserWarning")
+@pytest.mark.parametrize(("env_id", "kwargs", "cycles"), PETTINGZOO_VARIANTS, ids=lambda v: str(v))
+def test_the_env_users_get_passes_pettingzoos_api_seed_and_render_tests(env_id, kwargs, cycles):
+    game = registry.game(env_id)
+    api_test(game.make_env(**kwargs), num_cycles=cycles)
+    seed_test(lambda **more: game.make_env(**kwargs, **more), num_cycles=cycles)
+    render_test(lambda render_mode=None: game.make_env(**kwargs, render_mode=render_mode))

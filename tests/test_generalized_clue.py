@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pettingzoo.test import api_test, render_test, seed_test
 
 from deduction_envs import registry
 from deduction_envs.core.multiplayer import Table
@@ -176,14 +175,6 @@ def test_random_games_keep_every_seats_knowledge_sound(sizes, seed):
         assert any(tuple(row) == hidden for row in solution.case_files)
 
 
-@pytest.mark.parametrize("sizes", [(12, 2, 3), (6, 1, 2), (20, 3, 4)])
-def test_pettingzoo_api_seed_and_render_tests(sizes):
-    kwargs = dict(zip(("cards", "hidden", "players"), sizes, strict=True))
-    api_test(generalized_clue_v0.env(**kwargs), num_cycles=300)
-    seed_test(lambda **kw: generalized_clue_v0.env(**kwargs, **kw), num_cycles=200)
-    render_test(lambda render_mode=None: generalized_clue_v0.env(**kwargs, render_mode=render_mode))
-
-
 def test_observations_are_the_acting_players_information_state():
     env = generalized_clue_v0.raw_env(cards=10, hidden=2, players=3, max_rounds=5)
     rng = np.random.default_rng(0)
@@ -215,14 +206,6 @@ def test_registered_with_pettingzoo():
     env = pettingzoo.make("aec", "deduction_envs/generalized_clue-v0", cards=8, hidden=2, players=2)
     env.reset(seed=0)
     assert env.unwrapped.metadata["name"] == "generalized_clue_v0"
-
-
-def test_the_reports_setting_eight_players_of_five_cards():
-    """45 cards, 5 hidden, 8 players: the probabilities come from the swap chain once asks make cards differ."""
-    kwargs = {"cards": 45, "hidden": 5, "players": 8}
-    api_test(generalized_clue_v0.env(**kwargs), num_cycles=60)
-    seed_test(lambda **kw: generalized_clue_v0.env(**kwargs, **kw), num_cycles=40)
-    render_test(lambda render_mode=None: generalized_clue_v0.env(**kwargs, render_mode=render_mode))
 
 
 @settings(max_examples=20, deadline=None)
