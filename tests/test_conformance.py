@@ -291,3 +291,39 @@ def test_the_env_users_get_passes_pettingzoos_api_seed_and_render_tests(env_id, 
     api_test(game.make_env(**kwargs), num_cycles=cycles)
     seed_test(lambda **more: game.make_env(**kwargs, **more), num_cycles=cycles)
     render_test(lambda render_mode=None: game.make_env(**kwargs, render_mode=render_mode))
+
+
+# ----------------------------------------------------------------------------------------------------- the text
+TEXTS = [(env_id, sizes) for env_id, sizes in VARIANTS if not sizes.get("board")]
+
+
+@pytest.mark.parametrize(("env_id", "sizes"), TEXTS, ids=lambda v: str(v))
+@pytest.mark.parametrize("seed", range(3))
+def test_a_game_said_in_text_is_the_game_played_with_actions(env_id, sizes, seed):
+    """Seeded random whole moves (a move of several sub-steps drawn on a copy of the position), played once as
+    actions and once as the replies the game's text says for them (``say``, read back by ``steps``): after every
+    move every seat observes the same, and the rewards are the same."""
+    game = registry.game(env_id)
+
+    def play(text: bool) -> list:
+        raw = game.make_raw_env(**sizes)
+        env = TextAECEnv(raw) if text else raw
+        env.reset(seed=seed)
+        words, rules, rng, seen = text_of(raw), raw.rules, np.random.default_rng(seed), []
+        while raw.agents and not raw.table.over and not any(raw.truncations.values()):
+            position, steps = raw.table.state.copy(), []
+            while not steps or not words.complete(steps):
+                steps.append(int(rng.choice(np.flatnonzero(rules.legal_mask(position)))))
+                rules.apply(position, steps[-1])
+            if text:
+                agent = raw.agent_selection
+                env.step(f"My move.\n<answer>{words.say(raw.possible_agents.index(agent), steps)}</answer>")
+                assert "invalid" not in raw.infos.get(agent, {}), raw.infos[agent]
+            else:
+                for step in steps:
+                    env.step(step)
+            seen.append([raw.observe(a)["observation"].tolist() for a in raw.possible_agents])
+        return [*seen, [raw.rewards[a] for a in raw.possible_agents]]
+
+    moves = play(False)
+    assert len(moves) > 3 and play(True) == moves

@@ -5,7 +5,6 @@ and bounded."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import numpy as np
 import pytest
@@ -15,33 +14,6 @@ from hypothesis import strategies as st
 from deduction_envs.envs import clue_v0
 from deduction_envs.text import ClueText, TextAECEnv
 from deduction_envs.text.clue import move_text
-
-
-def play(env, seed: int, text: bool, words=lambda raw, action: move_text(raw.rules, action)) -> Any:
-    """A game of seeded random legal actions, through the text (``text``: each action as ``words(raw, action)``
-    says it) or as actions; returns the raw env at the end."""
-    env.reset(seed=seed)
-    raw, rng = env.unwrapped, np.random.default_rng(seed)
-    for agent in env.agent_iter():
-        _, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        action = int(rng.choice(np.flatnonzero(raw.table.legal_mask())))
-        env.step(f"I will play\n<answer>{words(raw, action)}</answer>" if text else action)
-        assert not text or "invalid" not in raw.infos.get(agent, {}), raw.infos[agent]
-    return raw
-
-
-def outcome(raw: Any) -> tuple[list, dict]:
-    """Every seat's projected events and the rewards."""
-    return [list(knowledge.events) for knowledge in raw.knowledge], dict(raw._cumulative_rewards)
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_a_game_through_the_text_is_the_game_played_with_actions(seed):
-    assert outcome(play(TextAECEnv(clue_v0.env(players=4)), seed, True)) == outcome(
-        play(clue_v0.env(players=4), seed, False))  # fmt: skip
 
 
 def test_a_seat_sees_its_hand_and_only_the_cards_shown_to_it():
@@ -156,52 +128,6 @@ def test_the_language_model_pages_clue_example_runs(capsys):
     assert out.startswith("You are P0. Your hand:") and "1. You suggest Professor Plum, Rope, Study." in out
 
 
-def play_generalized(env, seed: int, text: bool) -> tuple[list, dict]:
-    """A Generalized Clue game of seeded random whole moves (an ask of a random list to a random player still in, a
-    guess of random cards, a random card shown), through the text or as the moves' sub-steps."""
-    from deduction_envs.games.generalized_clue import GeneralizedClueMove, GeneralizedCluePhase
-
-    env.reset(seed=seed)
-    raw, rng = env.unwrapped, np.random.default_rng(seed)
-    rules = raw.rules
-    for agent in env.agent_iter():
-        _, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        mask = raw.table.legal_mask()
-        if raw.knowledge[raw.table.mover].public.phase == GeneralizedCluePhase.SHOW:
-            move, words = GeneralizedClueMove("show", card=int(rng.choice(np.flatnonzero(mask[: rules.cards])))), ""
-            words = f"show {move.card}"
-        else:
-            targets = [q for q in range(rules.players) if mask[rules.cards + q]]
-            cards = tuple(sorted(rng.choice(rules.cards, size=rules.hidden if not targets or rng.random() < 0.15
-                                            else int(rng.integers(1, 4)), replace=False).tolist()))  # fmt: skip
-            if (targets and len(cards) != rules.hidden) or (targets and rng.random() < 0.8):
-                target = int(rng.choice(targets))
-                move = GeneralizedClueMove("ask", cards, target)
-                words = f"ask P{target} about {', '.join(map(str, cards))}"
-            else:
-                cards = tuple(sorted(rng.choice(rules.cards, size=rules.hidden, replace=False).tolist()))
-                move, words = GeneralizedClueMove("guess", cards), f"guess {', '.join(map(str, cards))}"
-        if text:
-            env.step(f"Thinking.\nAnswer: {words}")
-            assert "invalid" not in raw.infos.get(agent, {}), raw.infos[agent]
-        else:
-            for step in rules.steps(move):
-                env.step(step)
-    return [list(knowledge.events) for knowledge in raw.knowledge], dict(raw._cumulative_rewards)
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_a_generalized_clue_game_through_the_text_is_the_game_played_with_its_sub_steps(seed):
-    from deduction_envs.envs import generalized_clue_v0
-
-    through_text = play_generalized(TextAECEnv(generalized_clue_v0.env()), seed, True)
-    assert through_text == play_generalized(generalized_clue_v0.env(), seed, False)
-    assert any(event.kind == "guess" for event in through_text[0][0])  # played to the end
-
-
 def test_generalized_clue_bad_replies_and_what_a_seat_sees():
     from deduction_envs.envs import generalized_clue_v0
 
@@ -234,25 +160,6 @@ def test_generalized_clue_bad_replies_and_what_a_seat_sees():
         shown = f"P{target} shows card {hand[0]} to P{seat}."
         assert (shown in text) == (q in (seat, target)) and (f"P{target} shows a card to P{seat}." in text) == (
             q not in (seat, target))  # fmt: skip
-
-
-def algo_move_text(rules, seat: int, action: int) -> str:
-    move = rules.decode(action)
-    if move.kind == "attack":
-        return f"P{rules.target_player(seat, move.target)} {move.position} {move.number}"
-    return "stop" if move.kind == "stop" else f"reveal {move.position}"
-
-
-@pytest.mark.parametrize(("players", "seed"), [(2, 0), (3, 1), (4, 2)])
-def test_an_algo_game_through_the_text_is_the_game_played_with_actions(players, seed):
-    from deduction_envs.envs import algo_v0
-
-    def game(text: bool) -> tuple[list, dict]:
-        env = TextAECEnv(algo_v0.env(players=players)) if text else algo_v0.env(players=players)
-        raw = play(env, seed, text, lambda raw, action: algo_move_text(raw.rules, raw.table.mover, action))
-        return [knowledge.view for knowledge in raw.knowledge], dict(raw._cumulative_rewards)  # every seat's view
-
-    assert game(True) == game(False)
 
 
 def test_an_algo_seat_never_sees_another_seats_face_down_numbers_and_bad_replies_are_explained():

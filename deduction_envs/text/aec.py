@@ -42,6 +42,9 @@ class GameText(Protocol):
     def question(self, seat: int, you: Any, mask: np.ndarray, steps: Sequence[int]) -> tuple[float, float] | None:
         """A move that asks: its expected bits and the best question's; None for a move that asks nothing."""
 
+    def say(self, seat: int, steps: Sequence[int]) -> str:
+        """The reply that plays the whole move ``steps`` for ``seat`` (the inverse of :meth:`steps`)."""
+
     def complete(self, steps: Sequence[int]) -> bool:
         """Whether ``steps`` are a whole move (Generalized Clue's ask is several sub-steps)."""
 

@@ -129,6 +129,14 @@ class AlgoText:
         bits = np.asarray(binary_entropy_bits(hits))
         return float(bits[steps[0]]), float(bits[mask[: rules.num_attacks]].max())
 
+    def say(self, seat: int, steps: Sequence[int]) -> str:
+        """The reply that plays ``steps`` (one action) for ``seat``, as :meth:`steps` reads it."""
+        rules = self.rules
+        move = rules.decode(int(steps[0]))
+        if move.kind == "attack":
+            return f"P{rules.target_player(seat, move.target)} {move.position} {move.number}"
+        return "stop" if move.kind == "stop" else f"reveal {move.position}"
+
     def complete(self, steps: Sequence[int]) -> bool:
         """Whether ``steps``, from the start of a move, are a whole move (one action)."""
         return True

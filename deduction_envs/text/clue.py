@@ -166,6 +166,10 @@ class ClueText:
         gain = np.maximum(scores.gain, 0.0)
         return float(gain[steps[0]]), float(gain[mask[: rules.num_triples]].max())
 
+    def say(self, seat: int, steps: Sequence[int]) -> str:
+        """The reply that plays ``steps`` (one action: a Clue move is one step), as :meth:`steps` reads it."""
+        return move_text(self.rules, steps[0])
+
     def complete(self, steps: Sequence[int]) -> bool:
         """Whether ``steps``, from the start of a move, are a whole move (one action)."""
         return True

@@ -126,6 +126,15 @@ class GeneralizedClueText:
         gain = np.maximum(scores[0] - scores[1:], 0.0)
         return float(gain[0]), float(gain.max())
 
+    def say(self, seat: int, steps: Sequence[int]) -> str:
+        """The reply that plays the whole move ``steps`` (a show, or an ask or guess up to its submission), as
+        :meth:`steps` reads it."""
+        rules, first = self.rules, int(steps[0])
+        if first < rules.cards:
+            return f"show {first}"
+        cards = ", ".join(str(int(c)) for c in steps[1:-1])
+        return f"guess {cards}" if first == rules.guess_action else f"ask P{first - rules.cards} about {cards}"
+
     def complete(self, steps: Sequence[int]) -> bool:
         """Whether ``steps``, from the start of a move, are a whole move (a show, or the sub-steps of an ask or a
         guess up to its submission)."""
