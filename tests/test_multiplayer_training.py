@@ -7,13 +7,29 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agents import ClueDeductionSheet, RandomSeatAgent, SB3SeatPolicy, play_match
 from agents.roster import agent_names, seat_agent
-from deduction_envs.core.multiplayer import ranks_from_rewards
+from deduction_envs.core.multiplayer import batched_ranks, ranks_from_rewards
 from deduction_envs.envs import algo_v0, clue_v0, generalized_clue_v0
 from deduction_envs.envs.single_seat import SingleSeatEnv
 from train import cli, curves, evaluate, multiplayer
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([-1.0, -0.5, 0.0, 0.5, 1.0]), min_size=4, max_size=4), min_size=1,
+                max_size=6))  # fmt: skip
+def test_batched_ranks_are_each_rows_places_with_ties_sharing_their_mean(rows):
+    """Against the slow definition: a seat's places are those of the seats with its reward, after those above."""
+    got = batched_ranks(np.array(rows))
+    for row, ranks in zip(rows, got, strict=True):
+        order = sorted(row, reverse=True)
+        for value, rank in zip(row, ranks, strict=True):
+            places = [place + 1 for place, other in enumerate(order) if other == value]
+            assert rank == sum(places) / len(places)
+        assert ranks.tolist() == ranks_from_rewards(row)
 
 
 def test_ranks_from_rewards_by_hand():

@@ -37,6 +37,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from agents.sb3_policy import masked_probabilities, sample_actions
 from deduction_envs import registry
+from deduction_envs.core.multiplayer import batched_ranks
 from deduction_envs.core.rules import check_int
 from deduction_envs.wrappers.aec_entropy_reward import DEFAULT_ENTROPY_END, ENTROPY_ENDS
 from deduction_envs.wrappers.entropy_reward import EntropyRewardWrapper, entropy_shaping
@@ -271,9 +272,7 @@ class BatchedSeatsVecEnv(VecEnv):
         ended = np.flatnonzero(dones)
         if ended.size:
             final = seats.observe(self.learner, dones)
-            values = self._rewards[ended]
-            mine = values[np.arange(ended.size), self.learner[ended]][:, None]
-            ranks = 1.0 + (values > mine).sum(axis=1) + ((values == mine).sum(axis=1) - 1) / 2.0
+            ranks = batched_ranks(self._rewards[ended])[np.arange(ended.size), self.learner[ended]]
             for k, g in enumerate(ended):
                 infos[g] = {
                     "terminal_observation": final[g],

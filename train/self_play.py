@@ -37,6 +37,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.monitor import ResultsWriter
 from stable_baselines3.common.utils import obs_as_tensor
 
+from deduction_envs.core.multiplayer import batched_ranks
 from train.batched_seats import SELF, BatchedSeatsVecEnv
 
 __all__ = ["BatchedSelfPlayVecEnv", "SelfPlayMaskablePPO", "chain_advantages", "make_self_play_envs"]
@@ -102,9 +103,7 @@ class BatchedSelfPlayVecEnv(BatchedSeatsVecEnv):
         self.ended_seated = self.seated[self.ended].copy()
         self.ended_returns = self._returns[self.ended].copy()
         self.ended_decisions = self._decisions[self.ended].copy()
-        values = self.ended_returns
-        self.ended_ranks = 1.0 + (values[:, None, :] > values[:, :, None]).sum(axis=2)
-        self.ended_ranks += ((values[:, None, :] == values[:, :, None]).sum(axis=2) - 1) / 2.0
+        self.ended_ranks = batched_ranks(self.ended_returns)
         self.final_observations = {}
         truncated = np.flatnonzero(self._truncated & ~self._terminated)
         if truncated.size:

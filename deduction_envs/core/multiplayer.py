@@ -23,7 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Knowledge", "MultiplayerRules", "Table", "both", "play", "ranks_from_rewards"]
+__all__ = ["Knowledge", "MultiplayerRules", "Table", "batched_ranks", "both", "play", "ranks_from_rewards"]
 
 
 @runtime_checkable
@@ -113,10 +113,15 @@ def ranks_from_rewards(rewards: Sequence[float]) -> list[float]:
     Every multiplayer game's rewards order the seats as its ranking does
     (Clue: the winner first, the rest tied; Generalized Clue: linear in rank).
     """
+    return batched_ranks(np.asarray(rewards, dtype=np.float64)).tolist()
+
+
+def batched_ranks(rewards: np.ndarray) -> np.ndarray:
+    """:func:`ranks_from_rewards` of every row of ``rewards`` (``(..., players)``, one game a row) at once."""
     values = np.asarray(rewards, dtype=np.float64)
-    above = (values[None, :] > values[:, None]).sum(axis=1)
-    tied = (values[None, :] == values[:, None]).sum(axis=1)
-    return (1.0 + above + (tied - 1) / 2.0).tolist()
+    above = (values[..., None, :] > values[..., :, None]).sum(axis=-1)
+    tied = (values[..., None, :] == values[..., :, None]).sum(axis=-1)
+    return 1.0 + above + (tied - 1) / 2.0
 
 
 Listener = Callable[[Any], None]
