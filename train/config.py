@@ -133,7 +133,7 @@ class RunConfig:
     ray_memory: float | None = None  #: GiB
     seeds: list[int] | None = None  #: one run per seed (train.seeds), ``workers`` at a time
     sweep: int | None = None  #: a hyperparameter sweep of this many trials (train.sweep), ``workers`` at a time
-    space: list[str] | None = None  #: the sweep's search space, ``NAME=SPEC`` items (train.sweep.parse_space)
+    space: list[str] | None = None  #: the sweep's search space, ``NAME=SPEC`` items (train.arguments.parse_space)
     pruner: str = "asha"  #: what stops a sweep's bad trials early (train.sweep.PRUNERS)
     workers: int = 1
     # Imitation before reinforcement learning (train.imitation).
