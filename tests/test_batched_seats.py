@@ -166,7 +166,7 @@ def test_a_snapshot_decides_for_all_its_games_in_one_pass(tmp_path):
     model.save(tmp_path / "snapshot")
     inner = venv.venv
     inner.env_method("add_opponent", str(tmp_path / "snapshot.zip"))
-    snapshot = inner._players[inner.entries[-1]]
+    snapshot = inner._players[inner.entries[-1]].policy  # the pool holds it as a player that chooses
     assert inner.entries[-1].endswith("snapshot.zip") and snapshot is not model.policy
     calls = []
     get_distribution = snapshot.get_distribution
@@ -376,3 +376,39 @@ def test_the_entropy_reward_for_the_learners_own_moves(tmp_path):
             paid += adapter.shaping[g] > 1e-9
             others_taught += answered - after[g] > 1e-9  # bits from the other seats' moves: not paid
     assert paid > 8 and others_taught > 8
+
+
+def test_the_librarys_batched_tables_play_without_stable_baselines():
+    """deduction_envs' own batched vector env: the learner's observations and masks for every game, autoreset
+    with the learner's rank and seat in the info, and a caller's player (deciding from observations) in the pool."""
+    from deduction_envs.envs.batched_tables import BatchedTables
+
+    class FirstLegal:
+        """A player that decides from observations: the lowest legal action (``uniforms`` unused)."""
+
+        def __init__(self) -> None:
+            self.games = 0
+
+        def choose(self, observations, masks, uniforms):
+            assert len(observations) == len(masks) == len(uniforms)
+            self.games += len(observations)
+            return masks.argmax(axis=1)
+
+    first = FirstLegal()
+    tables = BatchedTables("clue_v0", SIZES, ["deduction_sheet"], 6, seed=2)
+    tables.add_opponent("first-legal", first)
+    observations = tables.reset()
+    assert observations.shape == (6, *tables.observation_space.shape)
+    rng, ended = np.random.default_rng(0), []
+    for _ in range(400):
+        masks = tables.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        observations, rewards, dones, infos = tables.step(actions)
+        assert rewards.dtype == np.float32 and observations.shape[0] == 6
+        ended += [info for info, done in zip(infos, dones, strict=True) if done]
+    assert ended and first.games > 0
+    assert all(1.0 <= info["rank"] <= SIZES["players"] and info["won"] == (info["rank"] == 1.0) for info in ended)
+    with pytest.raises(ValueError, match="'self' in the pool is self-play"):
+        BatchedTables("clue_v0", SIZES, ["self", "random"], 2)
+    with pytest.raises(ValueError, match="compiled opponents are"):
+        BatchedTables("clue_v0", SIZES, ["velma"], 2)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.model_files import LinearSchedule
-from deduction_envs.wrappers.aec_entropy_reward import DEFAULT_ENTROPY_END
+from deduction_envs.core.entropy import DEFAULT_ENTROPY_END
 from train.options import DEFAULT_SIZES, MARGINAL_WEIGHT, run_parser
 from train.run_files import RUN_FILE, run_settings
 

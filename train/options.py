@@ -16,8 +16,8 @@ from typing import Any
 from agents import ISES, Agent
 from agents.sb3_policy import ALGORITHMS
 from deduction_envs import registry
+from deduction_envs.core.entropy import ENTROPY_ENDS
 from deduction_envs.envs.deduction_env import ACTION_MASKS
-from deduction_envs.wrappers.aec_entropy_reward import ENTROPY_ENDS
 from train import arguments
 
 __all__ = [

@@ -8,14 +8,19 @@ that they agree to the last bit.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = [
+    "DEFAULT_ENTROPY_END",
+    "ENTROPY_ENDS",
     "binary_entropy_bits",
+    "check_shaping",
     "conditional_entropy_bits",
     "entropy_bits",
+    "entropy_shaping",
     "grouped_conditional_entropy_bits",
     "sampled_entropy_bits",
     "uniform_entropy_bits",
@@ -159,3 +164,41 @@ def binary_entropy_bits(p: ArrayLike) -> np.ndarray | float:
     with np.errstate(divide="ignore", invalid="ignore"):
         h = np.where((p > 0) & (p < 1), -p * np.log2(p) - (1 - p) * np.log2(1 - p), 0.0)
     return float(h) if h.ndim == 0 else h
+
+
+def entropy_shaping(
+    entropy_before: Any, entropy_after: Any, *, scale: float = 1.0, gamma: float = 1.0, terminal: Any = False
+) -> Any:
+    """The potential-based shaping term for one step, with potential minus the entropy (bits).
+
+    ``scale * (gamma * phi(s') - phi(s))`` with ``phi = -entropy`` and
+    ``phi(s') = 0`` when ``s'`` is terminal. Numbers give a float; arrays (a
+    batch of games, ``terminal`` one flag each) an array.
+    """
+    if np.ndim(entropy_before) == 0 and np.ndim(entropy_after) == 0 and np.ndim(terminal) == 0:
+        potential_after = 0.0 if terminal else -entropy_after
+        return scale * (gamma * potential_after + entropy_before)
+    potential_after = np.where(terminal, 0.0, -np.asarray(entropy_after, dtype=np.float64))
+    return scale * (gamma * potential_after + np.asarray(entropy_before, dtype=np.float64))
+
+
+def check_shaping(scale: float, gamma: float) -> None:
+    """Refuse an entropy shaping ``scale`` below 0 or a ``gamma`` outside [0, 1] with a ValueError naming it."""
+    if not isinstance(scale, int | float) or isinstance(scale, bool) or not scale >= 0:
+        raise ValueError(f"scale must be a number >= 0, got {scale!r}")
+    if not isinstance(gamma, int | float) or isinstance(gamma, bool) or not 0 <= gamma <= 1:
+        raise ValueError(f"gamma must be a number in [0, 1], got {gamma!r}")
+
+
+#: What the entropy-shaped reward of a learner's seat pays at the last step of its game (the batched seats'
+#: ``entropy_end``): ``"potential"`` (the default) the bits still unknown (the terminal potential is 0), so that the
+#: shaping is potential-based and leaves the best policy as it is; ``"none"`` nothing for them, nor for what the end
+#: of the game revealed, so that the learner is paid only for the bits it learned while the game went on (a reward
+#: for proving the secret before leaving: not potential-based, it changes the best policy); ``"own"`` nothing at the
+#: end either, and while the game goes on only the bits the learner's own move taught it: its entropy before the move
+#: less its entropy when the turn passes from it (after the answer, a shown card included) or at its next decision if
+#: the turn stays; the learner's last step in a game pays nothing. What the opponents' own moves reveal is not paid,
+#: so an ask is paid for what its answer teaches (also not potential-based, and undiscounted).
+ENTROPY_ENDS = ("potential", "none", "own")
+#: The entropy reward's end when none is said (potential-based shaping).
+DEFAULT_ENTROPY_END = "potential"

@@ -21,22 +21,10 @@ from typing import Any
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from deduction_envs.wrappers.entropy_reward import entropy_shaping
+from deduction_envs.core.entropy import DEFAULT_ENTROPY_END, ENTROPY_ENDS, entropy_shaping
 
 __all__ = ["DEFAULT_ENTROPY_END", "ENTROPY_ENDS", "AECEntropyRewardWrapper"]
 
-#: What the entropy-shaped reward of a learner's seat pays at the last step of its game (the batched seats'
-#: ``entropy_end``): ``"potential"`` (the default) the bits still unknown (the terminal potential is 0), so that the
-#: shaping is potential-based and leaves the best policy as it is; ``"none"`` nothing for them, nor for what the end
-#: of the game revealed, so that the learner is paid only for the bits it learned while the game went on (a reward
-#: for proving the secret before leaving: not potential-based, it changes the best policy); ``"own"`` nothing at the
-#: end either, and while the game goes on only the bits the learner's own move taught it: its entropy before the move
-#: less its entropy when the turn passes from it (after the answer, a shown card included) or at its next decision if
-#: the turn stays; the learner's last step in a game pays nothing. What the opponents' own moves reveal is not paid,
-#: so an ask is paid for what its answer teaches (also not potential-based, and undiscounted).
-ENTROPY_ENDS = ("potential", "none", "own")
-#: The entropy reward's end when none is said (potential-based shaping).
-DEFAULT_ENTROPY_END = "potential"
 
 
 class AECEntropyRewardWrapper(BaseWrapper):

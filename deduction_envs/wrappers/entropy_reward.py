@@ -29,25 +29,10 @@ from __future__ import annotations
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
-import numpy as np
+
+from deduction_envs.core.entropy import check_shaping, entropy_shaping
 
 __all__ = ["EntropyRewardWrapper", "entropy_shaping"]
-
-
-def entropy_shaping(
-    entropy_before: Any, entropy_after: Any, *, scale: float = 1.0, gamma: float = 1.0, terminal: Any = False
-) -> Any:
-    """The potential-based shaping term for one step, with potential minus the entropy (bits).
-
-    ``scale * (gamma * phi(s') - phi(s))`` with ``phi = -entropy`` and
-    ``phi(s') = 0`` when ``s'`` is terminal. Numbers give a float; arrays (a
-    batch of games, ``terminal`` one flag each) an array.
-    """
-    if np.ndim(entropy_before) == 0 and np.ndim(entropy_after) == 0 and np.ndim(terminal) == 0:
-        potential_after = 0.0 if terminal else -entropy_after
-        return scale * (gamma * potential_after + entropy_before)
-    potential_after = np.where(terminal, 0.0, -np.asarray(entropy_after, dtype=np.float64))
-    return scale * (gamma * potential_after + np.asarray(entropy_before, dtype=np.float64))
 
 
 class EntropyRewardWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
@@ -77,10 +62,7 @@ class EntropyRewardWrapper(gym.Wrapper, gym.utils.RecordConstructorArgs):
     @staticmethod
     def check(scale: float, gamma: float) -> None:
         """Refuse a ``scale`` below 0 or a ``gamma`` outside [0, 1] with a ValueError naming it."""
-        if not isinstance(scale, int | float) or isinstance(scale, bool) or not scale >= 0:
-            raise ValueError(f"scale must be a number >= 0, got {scale!r}")
-        if not isinstance(gamma, int | float) or isinstance(gamma, bool) or not 0 <= gamma <= 1:
-            raise ValueError(f"gamma must be a number in [0, 1], got {gamma!r}")
+        check_shaping(scale, gamma)
 
     def __init__(self, env: gym.Env, scale: float = 1.0, gamma: float = 1.0) -> None:
         self.check(scale, gamma)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from deduction_envs import registry
-from deduction_envs.wrappers.aec_entropy_reward import DEFAULT_ENTROPY_END
+from deduction_envs.core.entropy import DEFAULT_ENTROPY_END
 from train.batched_seats import SELF
 from train.features import action_features
 from train.options import SEATS_DEFAULTS
