@@ -82,8 +82,8 @@ class BatchedSeatsVecEnv(BatchedTables, VecEnv):
             raise ValueError(f"the batched seats train with maskable_ppo (their snapshots mask actions), got {algo}")
         self.algo = algo
         BatchedTables.__init__(self, env, sizes, opponents, n_envs, seed, entropy_reward, gamma, entropy_end)
+        self.render_mode = None  # before SB3's set-up, which warns where it is missing
         VecEnv.__init__(self, self.num_envs, self.observation_space, self.action_space)
-        self.render_mode = None
 
     def add_opponent(self, entry: str | Path, player: Any = None) -> None:
         """A pool entry as :meth:`BatchedTables.add_opponent` takes them, or a saved model's path (a snapshot).
