@@ -6,7 +6,12 @@ vector env of the library (issue 82), beside the single-player ``make_vec``.
 drawn each game, and every other seat is an opponent drawn per game from a pool: the game's compiled reference
 agents by their roster names (the registry's ``batched_agents``), any player object the caller supplies (a
 policy's snapshot: ``choose(observations, masks, uniforms)``), and with ``learns_self`` the learner itself
-(``"self"``: every seat drawn so is the learner's, :class:`BatchedSelfPlayTables`).
+(``"self"``: every seat drawn so is the learner's; ``train.self_play`` trains so)::
+
+    tables = BatchedTables("clue_v0", {"players": 4, "probabilities": False}, ["deduction_sheet"], 1024, seed=0)
+    observations = tables.reset()                      # the learner's, one row a game
+    masks = tables.action_masks()                      # (1024, actions) bool
+    observations, rewards, dones, infos = tables.step(actions)
 
 A step plays the learner's action in every game, then the opponents until the learner must decide again or the
 game ends; a game that ends is dealt anew in the same step (its last observation, the learner's, is in
@@ -164,7 +169,7 @@ class BatchedTables:
         self.observation_space = aec.observation_space(aec.possible_agents[0])["observation"]
         self.action_space = aec.action_space(aec.possible_agents[0])
         self.entries: list[str] = []
-        self._players: dict[str, Any] = {}  # entry -> compiled agent, or SB3 policy (None: self, the learner)
+        self._players: dict[str, Any] = {}  # entry -> compiled agent or a caller's player (None: self, the learner)
         for entry in opponents:
             self.add_opponent(entry)
         self.rng = np.random.default_rng(seed)
