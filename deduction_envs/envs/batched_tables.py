@@ -8,9 +8,12 @@ agents by their roster names (the registry's ``batched_agents``), any player obj
 policy's snapshot: ``choose(observations, masks, uniforms)``), and with ``learns_self`` the learner itself
 (``"self"``: every seat drawn so is the learner's; ``train.self_play`` trains so)::
 
+    from deduction_envs.envs.batched_tables import BatchedTables
+
     tables = BatchedTables("clue_v0", {"players": 4, "probabilities": False}, ["deduction_sheet"], 1024, seed=0)
     observations = tables.reset()                      # the learner's, one row a game
     masks = tables.action_masks()                      # (1024, actions) bool
+    actions = masks.argmax(axis=1)                     # the learner's policy here: its first legal action
     observations, rewards, dones, infos = tables.step(actions)
 
 A step plays the learner's action in every game, then the opponents until the learner must decide again or the
