@@ -139,25 +139,24 @@ def main(argv: list[str] | None = None) -> None:
 
     import torch
 
-    from train.batched_seats import make_batched_seat_envs
     from train.config import hyperparameters
-    from train.multiplayer import make_seat_envs
-    from train.self_play import SelfPlayMaskablePPO, make_self_play_envs
+    from train.multiplayer import SeatEnvs, make_seat_envs
+    from train.self_play import SelfPlayMaskablePPO
 
     torch.set_num_threads(1)
     changes = {k: v for k, v in (("n_epochs", args.n_epochs), ("batch_size", args.batch_size)) if v is not None}
     settings = {**hyperparameters("maskable_ppo", args.env), **changes}
     with tempfile.TemporaryDirectory() as folder:
         sizes, opponent = GAMES[args.env]
-        aec = make_seat_envs(args.env, sizes, [opponent], args.copies, 0, Path(folder) / "aec")
+        aec = make_seat_envs(SeatEnvs(args.env, sizes, [opponent], args.copies, 0, Path(folder) / "aec"))
         aec_moves = [0]
         for copy in aec.envs:  # count every seat's moves
             raw = copy.unwrapped.env
             raw.step = _counting(raw.step, aec_moves)
         reference = measure(aec, max(1, args.rollouts // 2), lambda: aec_moves[0], args.env, **changes)
-        one_seat = make_batched_seat_envs(args.env, sizes, [opponent], args.games, 0, Path(folder) / "batched")
+        one_seat = make_seat_envs(SeatEnvs(args.env, sizes, [opponent], args.games, 0, Path(folder) / "b"), "batched")
         batched = measure(one_seat, args.rollouts, _counted_moves(one_seat.venv.seats), args.env, **changes)
-        every = make_self_play_envs(args.env, sizes, ["self"], args.games, 0, Path(folder) / "self")
+        every = make_seat_envs(SeatEnvs(args.env, sizes, ["self"], args.games, 0, Path(folder) / "self"), "batched")
         self_play = measure(every, args.rollouts, _counted_moves(every.seats), args.env, SelfPlayMaskablePPO,
                             **changes)  # fmt: skip
     net = "x".join(map(str, settings.get("policy_kwargs", {}).get("net_arch", [64, 64])))

@@ -10,13 +10,20 @@ import numpy as np
 import pytest
 
 from deduction_envs.envs import algo_v0, clue_v0, generalized_clue_v0
+from deduction_envs.envs.batched_tables import batched_refusal
 from deduction_envs.games.algo import AlgoRules, AlgoState
 from deduction_envs.games.clue import ClueRules
 from deduction_envs.games.clue_board import ClueBoardRules
 from deduction_envs.games.generalized_clue import GeneralizedClueRules
-from train.batched_seats import BatchedSeatsVecEnv, batched_refusal, make_batched_seat_envs
+from train.batched_seats import BatchedSeatsVecEnv
+from train.multiplayer import SeatEnvs, make_seat_envs
 
 SIZES = {"players": 3, "probabilities": False}
+
+
+def batched_envs(env, sizes, opponents, n, seed, folder, **options):
+    """The run's batched vector env, as ``python -m train --vec-env batched`` builds it."""
+    return make_seat_envs(SeatEnvs(env, sizes, opponents, n, seed, folder, **options), "batched")
 
 
 def recorded(venv: BatchedSeatsVecEnv) -> list[tuple]:
@@ -161,7 +168,7 @@ def test_every_game_is_a_game_of_the_aec_env_from_the_learners_seat(env, sizes, 
 def test_a_snapshot_decides_for_all_its_games_in_one_pass(tmp_path):
     from sb3_contrib import MaskablePPO
 
-    venv = make_batched_seat_envs("clue_v0", SIZES, ["random"], 8, 0, tmp_path / "monitor")
+    venv = batched_envs("clue_v0", SIZES, ["random"], 8, 0, tmp_path / "monitor")
     model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=64, n_epochs=1, seed=0, device="cpu")
     model.save(tmp_path / "snapshot")
     inner = venv.venv
@@ -273,7 +280,7 @@ def test_the_entropy_shaped_reward_on_the_twins(tmp_path, env, sizes, opponents)
     before its decision and after the replies, added outside the monitor; a twin without bits refuses it."""
     from deduction_envs.wrappers.entropy_reward import entropy_shaping
 
-    venv = make_batched_seat_envs(env, sizes, opponents, 8, 0, tmp_path / "m", entropy_reward=0.5,
+    venv = batched_envs(env, sizes, opponents, 8, 0, tmp_path / "m", entropy_reward=0.5,
                                   gamma=0.9)  # fmt: skip
     adapter = venv.venv.venv
     every = np.ones(8, dtype=bool)
@@ -301,7 +308,7 @@ def test_the_entropy_reward_that_pays_nothing_at_the_end(tmp_path, capsys):
     bits before the learner's last decision (0 with gamma = 1). The options that do not fit are refused."""
     from deduction_envs.wrappers.entropy_reward import entropy_shaping
 
-    venv = make_batched_seat_envs("generalized_clue_v0", {"cards": 9, "hidden": 1}, ["scoreboard"], 8, 0,
+    venv = batched_envs("generalized_clue_v0", {"cards": 9, "hidden": 1}, ["scoreboard"], 8, 0,
                                   tmp_path / "m", entropy_reward=0.5, gamma=0.9, entropy_end="none")  # fmt: skip
     adapter = venv.venv.venv
     every = np.ones(8, dtype=bool)
@@ -340,7 +347,7 @@ def test_the_entropy_reward_for_the_learners_own_moves(tmp_path):
     before the move less its entropy just before the first move of a turn not its own (read here by watching
     every move the seats play), nothing for what other seats' moves reveal, 0 for adding a card to a list and 0 at
     the learner's last step of a game."""
-    venv = make_batched_seat_envs("generalized_clue_v0", {"cards": 9, "hidden": 1}, ["scoreboard"], 8, 0,
+    venv = batched_envs("generalized_clue_v0", {"cards": 9, "hidden": 1}, ["scoreboard"], 8, 0,
                                   tmp_path / "m", entropy_reward=0.5, entropy_end="own")  # fmt: skip
     adapter = venv.venv.venv
     seats, games, every = adapter.seats, adapter.seats.games, np.ones(8, dtype=bool)
@@ -412,3 +419,32 @@ def test_the_librarys_batched_tables_play_without_stable_baselines():
         BatchedTables("clue_v0", SIZES, ["self", "random"], 2)
     with pytest.raises(ValueError, match="compiled opponents are"):
         BatchedTables("clue_v0", SIZES, ["velma"], 2)
+
+
+def test_the_librarys_self_play_tables_stop_at_every_learner_seat():
+    """BatchedSelfPlay: each step's mover is a learner's seat (every ``self`` seat is), the reward returned is the
+    mover's share of every seat's, and each game that ends reports every seat's whole return, decisions and rank."""
+    from deduction_envs.core.multiplayer import batched_ranks
+    from deduction_envs.envs.batched_tables import BatchedSelfPlay
+
+    tables = BatchedSelfPlay("clue_v0", SIZES, ["self", "deduction_sheet"], 6, seed=4)
+    tables.reset()
+    rows, rng = np.arange(6), np.random.default_rng(1)
+    returns, decisions, ended = np.zeros((6, 3)), np.zeros((6, 3), dtype=np.int64), 0
+    for _ in range(300):
+        movers = tables.seats.games.mover.copy()
+        assert (tables.seated[rows, movers] == -1).all()
+        masks = tables.action_masks()
+        _, rewards, dones, _ = tables.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        np.testing.assert_array_equal(rewards, tables.step_rewards[rows, movers].astype(np.float32))
+        returns += tables.step_rewards
+        decisions[rows, movers] += 1
+        np.testing.assert_array_equal(tables.ended, np.flatnonzero(dones))
+        np.testing.assert_allclose(tables.ended_returns, returns[tables.ended])
+        np.testing.assert_array_equal(tables.ended_decisions, decisions[tables.ended])
+        np.testing.assert_array_equal(tables.ended_ranks, batched_ranks(returns[tables.ended]))
+        returns[tables.ended], decisions[tables.ended] = 0.0, 0
+        ended += tables.ended.size
+    assert ended > 0
+    with pytest.raises(ValueError, match="needs 'self'"):
+        BatchedSelfPlay("clue_v0", SIZES, ["random"], 2)

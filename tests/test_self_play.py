@@ -16,10 +16,16 @@ from hypothesis import strategies as st
 from stable_baselines3.common.buffers import RolloutBuffer
 from stable_baselines3.common.callbacks import BaseCallback
 
-from train.self_play import BatchedSelfPlayVecEnv, SelfPlayMaskablePPO, chain_advantages, make_self_play_envs
+from train.multiplayer import SeatEnvs, make_seat_envs
+from train.self_play import BatchedSelfPlayVecEnv, SelfPlayMaskablePPO, chain_advantages
 
 ALGO = {"players": 2, "probabilities": False, "max_cycles": 9}  # short: games end by the rules and by the limit
 CLUE = {"players": 3, "probabilities": False}
+
+
+def batched_envs(env, sizes, opponents, n, seed, folder, **options):
+    """The run's batched vector env, as ``python -m train --vec-env batched`` builds it."""
+    return make_seat_envs(SeatEnvs(env, sizes, opponents, n, seed, folder, **options), "batched")
 
 
 @settings(max_examples=60, deadline=None)
@@ -128,7 +134,7 @@ def slow_gae(chains, rewards, values, next_values, dones, complete, gamma, lam) 
                          ids=["algo-every-seat", "clue-with-random"])  # fmt: skip
 def test_each_seat_s_transitions_are_its_own(tmp_path, env, sizes, pool):
     n, steps = 6, 24
-    venv = make_self_play_envs(env, sizes, pool, n, 3, tmp_path / "monitor")
+    venv = batched_envs(env, sizes, pool, n, 3, tmp_path / "monitor")
     log = logged(venv)
     model = SelfPlayMaskablePPO("MlpPolicy", venv, n_steps=steps, batch_size=48, n_epochs=1, seed=0, device="cpu",
                                 gamma=0.9, gae_lambda=0.8)  # fmt: skip
@@ -169,7 +175,7 @@ def test_each_seat_s_transitions_are_its_own(tmp_path, env, sizes, pool):
 
 
 def test_every_learner_seat_of_every_game_is_monitored(tmp_path):
-    venv = make_self_play_envs("clue_v0", CLUE, ["self", "random"], 8, 1, tmp_path / "monitor")
+    venv = batched_envs("clue_v0", CLUE, ["self", "random"], 8, 1, tmp_path / "monitor")
     log = logged(venv)
     model = SelfPlayMaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=64, n_epochs=1, seed=0, device="cpu")
     model.learn(8 * 16)
@@ -187,7 +193,7 @@ def test_every_learner_seat_of_every_game_is_monitored(tmp_path):
 def test_the_same_seed_collects_the_same_rollout(tmp_path):
     runs = []
     for run in range(2):
-        venv = make_self_play_envs("algo_v0", ALGO, ["self", "epsilon_greedy"], 6, 2, tmp_path / str(run))
+        venv = batched_envs("algo_v0", ALGO, ["self", "epsilon_greedy"], 6, 2, tmp_path / str(run))
         model = SelfPlayMaskablePPO("MlpPolicy", venv, n_steps=10, batch_size=60, n_epochs=1, seed=4, device="cpu")
         keeper = Rollouts()
         model.learn(2 * 60, callback=keeper)

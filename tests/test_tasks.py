@@ -67,7 +67,7 @@ def test_a_python_caller_gets_the_command_lines_errors():
         (RunConfig(env="clue_v0", vec_env="batched", sizes={"probabilities": True}), "give --size probabilities=false"),
         (RunConfig(env="clue_v0", vec_env="batched", opponents=["velma"]), "compiled opponents are random, deduc"),
         (RunConfig(env="clue_v0", vec_env="batched", algo="ppo"), "the batched seats train with maskable_ppo"),
-        (RunConfig(env="clue_v0", vec_env="batched", entropy_reward=0.1), "entropy-shaped reward is not on this g"),
+        (RunConfig(env="clue_v0", vec_env="batched", entropy_reward=0.1), "batched twin has no entropy in bits yet"),
         (RunConfig(env="generalized_clue_v0", vec_env="batched", opponents=["exact"]), "are random, scoreboard, got"),
     ]
     for config, message in cases:

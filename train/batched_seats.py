@@ -1,6 +1,6 @@
 """Training one seat of many batched multiplayer games at once (issue 61): the batched twin as an SB3 ``VecEnv``.
 
-    python -m train --env clue_v0 --vec-env batched --opponents deduction_sheet,self --timesteps 1000000
+    python -m train --env clue_v0 --vec-env batched --opponents deduction_sheet --timesteps 1000000
 
 :class:`BatchedSeatsVecEnv` is the SB3 adapter of the library's batched multiplayer vector env,
 :class:`deduction_envs.envs.batched_tables.BatchedTables` (issue 82): game ``i`` of a batched twin is env ``i``, in
@@ -8,8 +8,9 @@ which the learner plays one seat (drawn each game) and every other seat is an op
 of the reference agents' compiled twins (``agents/*_batched.py``, by their roster names). This adapter adds what is
 SB3's: snapshots of the learner (saved models; a league adds them with ``env_method("add_opponent", path)``, as it
 does to the single-seat envs, each deciding for its games in one forward pass), SB3's seeding, per-env methods,
-and the monitor and entropy shaping of :func:`make_batched_seat_envs`. Self-play, where the learner holds several
-seats of a game and learns from each, is :mod:`train.self_play`'s subclass (the pool's ``self``).
+and :func:`train.multiplayer.make_seat_envs` monitors it and adds the entropy shaping. Self-play, where the
+learner holds several seats of a game and learns from each, is :mod:`train.self_play`'s subclass (the pool's
+``self``).
 
 The trained policy is evaluated on the AEC env against the Python reference agents
 (:func:`train.multiplayer.evaluate_seat_policy`), as every multiplayer run is.
@@ -25,26 +26,10 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
 from agents.sb3_policy import masked_probabilities, sample_actions
-from deduction_envs.core.entropy import DEFAULT_ENTROPY_END, ENTROPY_ENDS
-from deduction_envs.envs.batched_tables import (
-    SELF,
-    BatchedTables,
-    batched_refusal,
-    has_entropy,
-    has_probabilities,
-)
-from train.vec_env import Shaped, monitored
+from deduction_envs.core.entropy import DEFAULT_ENTROPY_END
+from deduction_envs.envs.batched_tables import BatchedTables
 
-__all__ = [
-    "ENTROPY_ENDS",
-    "SELF",
-    "BatchedSeatsVecEnv",
-    "batched_refusal",
-    "has_entropy",
-    "has_probabilities",
-    "make_batched_seat_envs",
-]
-
+__all__ = ["BatchedSeatsVecEnv"]
 
 
 class _Snapshot:
@@ -81,7 +66,7 @@ class BatchedSeatsVecEnv(BatchedTables, VecEnv):
         if algo != "maskable_ppo":
             raise ValueError(f"the batched seats train with maskable_ppo (their snapshots mask actions), got {algo}")
         self.algo = algo
-        BatchedTables.__init__(self, env, sizes, opponents, n_envs, seed, entropy_reward, gamma, entropy_end)
+        super().__init__(env, sizes, opponents, n_envs, seed, entropy_reward, gamma, entropy_end)
         self.render_mode = None  # before SB3's set-up, which warns where it is missing
         VecEnv.__init__(self, self.num_envs, self.observation_space, self.action_space)
 
@@ -103,7 +88,7 @@ class BatchedSeatsVecEnv(BatchedTables, VecEnv):
 
     # ------------------------------------------------------------------ SB3's VecEnv
     def reset(self) -> np.ndarray:
-        observations = BatchedTables.reset(self, self._seeds[0])  # seed(s) called: the streams start again
+        observations = super().reset(self._seeds[0])  # seed(s) called: the streams start again
         self._reset_seeds()
         self._reset_options()
         self.reset_infos = [{} for _ in range(self.num_envs)]
@@ -116,7 +101,7 @@ class BatchedSeatsVecEnv(BatchedTables, VecEnv):
         self._actions = np.asarray(actions).reshape(self.num_envs).astype(np.int64)
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
-        return BatchedTables.step(self, self._actions)
+        return super().step(self._actions)
 
     def close(self) -> None:
         pass
@@ -141,30 +126,3 @@ class BatchedSeatsVecEnv(BatchedTables, VecEnv):
 
     def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
         return [False] * len(list(self._get_indices(indices)))
-
-
-def make_batched_seat_envs(
-    env: str,
-    sizes: dict[str, Any],
-    opponents: Sequence[str],
-    n_envs: int,
-    seed: int,
-    monitor_dir: Path,
-    snapshots: Sequence[str] = (),
-    append: bool = False,
-    algo: str = "maskable_ppo",
-    entropy_reward: float | None = None,
-    gamma: float = 1.0,
-    entropy_end: str = DEFAULT_ENTROPY_END,
-) -> VecEnv:
-    """:class:`BatchedSeatsVecEnv` with the league's ``snapshots`` in its pool, monitored as
-    :func:`train.multiplayer.make_seat_envs` monitors the single-seat envs (each game's reward, length, ``rank``
-    and ``won``, in ``monitor_dir/batched.monitor.csv``, appended to with ``append``); with ``entropy_reward``,
-    the entropy shaping of that scale and ``gamma`` added to the rewards after the monitor has logged the game's
-    own (as :class:`~deduction_envs.wrappers.EntropyRewardWrapper` shapes the single-seat envs'), its last step
-    as ``entropy_end`` says (:data:`ENTROPY_ENDS`)."""
-    venv = BatchedSeatsVecEnv(env, sizes, [*opponents, *snapshots], n_envs, seed, algo, entropy_reward, gamma,
-                              entropy_end)  # fmt: skip
-    venv.seed(seed)
-    watched = monitored(venv, monitor_dir, env, append, keys=("rank", "won"))
-    return watched if entropy_reward is None else Shaped(watched, venv)

@@ -22,6 +22,7 @@ saved model).
 from __future__ import annotations
 
 import json
+import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,7 +36,9 @@ from agents.multiplayer import TOURNAMENT_MAX_ACTIONS, SeatAgent, play_match
 from agents.roster import agent_names, seat_agent
 from agents.sb3_policy import SB3SeatPolicy
 from deduction_envs import registry
+from deduction_envs.core.entropy import DEFAULT_ENTROPY_END
 from deduction_envs.core.multiplayer import ranks_from_rewards
+from deduction_envs.envs.batched_tables import SELF
 from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv
 from deduction_envs.envs.single_seat import SingleSeatEnv
 from deduction_envs.executor import Executor, as_executor, run_jobs
@@ -47,6 +50,7 @@ __all__ = [
     "OpponentPool",
     "SeatEvaluation",
     "evaluate_seat_policy",
+    "SeatEnvs",
     "league_callback",
     "make_seat_envs",
     "raw_env",
@@ -164,40 +168,99 @@ def single_seat_env(
     return SingleSeatEnv(raw_env(env, **env_kwargs), pool, entropy=entropy)
 
 
-def make_seat_envs(
-    env: str,
-    env_kwargs: dict[str, Any],
-    opponents: Sequence[str],
-    n_envs: int,
-    seed: int,
-    monitor_dir: Path,
-    snapshots: Sequence[str] = (),
-    append: bool = False,
-    subprocesses: bool = False,
-    torch_threads: int = 1,
-    entropy_reward: float | None = None,
-    gamma: float = 1.0,
-    algo: str = "maskable_ppo",
-) -> Any:
-    """``n_envs`` monitored single-seat envs (each with its own pool), as ``train.training.make_envs`` makes
-    single-player ones; the monitors log each game's ``rank`` and ``won`` besides its reward and length. With
-    ``entropy_reward``, :class:`EntropyRewardWrapper` of that scale shapes the learner's rewards by the bits its
-    own knowledge gains (outside the monitor, which logs the game's rewards)."""
+@dataclass(frozen=True)
+class SeatEnvs:
+    """What a multiplayer run trains on, stated once for every vector env :func:`make_seat_envs` builds from it.
+
+    Args:
+        env: the multiplayer env (``clue_v0``); ``sizes`` its keyword arguments.
+        opponents: the pool (reference agents by their roster names; ``"self"`` is self-play on the batched twin);
+            ``snapshots``: a league's saved models, added to the pool.
+        n_envs: the copies of the AEC env, or the games of the batched twin.
+        seed: seeds the envs (SB3's ``seed`` for the copies, the batch's streams for the twin).
+        monitor_dir: where the monitors log every game (``append``: add to their logs, as a resumed run does).
+        algo: the algorithm the snapshots were saved with.
+        entropy_reward: the scale of the entropy-shaped reward of the learner's bits (None: none), ``gamma`` its
+            discount and ``entropy_end`` what it pays at a game's last step (the batched twin only).
+        torch_threads: the threads each copy's snapshots use (the AEC env's copies in subprocesses).
+    """
+
+    env: str
+    sizes: dict[str, Any]
+    opponents: Sequence[str]
+    n_envs: int
+    seed: int
+    monitor_dir: Path
+    snapshots: Sequence[str] = ()
+    append: bool = False
+    algo: str = "maskable_ppo"
+    entropy_reward: float | None = None
+    gamma: float = 1.0
+    entropy_end: str = DEFAULT_ENTROPY_END
+    torch_threads: int = 1
+
+    @property
+    def self_play(self) -> bool:
+        """Whether the pool holds the learner itself (``"self"``)."""
+        return SELF in self.opponents
+
+
+def make_seat_envs(spec: SeatEnvs, vec_env: str = "dummy") -> Any:
+    """The SB3 vector env of ``spec``, monitored (each game's reward, length, ``rank`` and ``won``):
+
+    * ``"dummy"`` / ``"subproc"``: ``n_envs`` copies of :class:`SingleSeatEnv`, each with its own pool, in this
+      process or in subprocesses; the entropy shaping is :class:`EntropyRewardWrapper`'s, outside the monitor;
+    * ``"batched"``: ``n_envs`` games of the batched twin (:class:`~train.batched_seats.BatchedSeatsVecEnv`), or
+      with ``"self"`` in the pool self-play (:class:`~train.self_play.BatchedSelfPlayVecEnv`, a monitor row a
+      learner's seat); the shaping is added after the monitor has logged the game's own reward.
+    """
+    pool = [*spec.opponents, *spec.snapshots]
+    monitor_dir = Path(spec.monitor_dir)
+    if vec_env == "batched" and spec.self_play:
+        from stable_baselines3.common.monitor import ResultsWriter
+
+        from train.self_play import BatchedSelfPlayVecEnv
+
+        monitor_dir.mkdir(parents=True, exist_ok=True)
+        writer = ResultsWriter(str(monitor_dir / "batched"), header={"t_start": time.time(), "env_id": spec.env},
+                               extra_keys=("rank", "won"), override_existing=not spec.append)  # fmt: skip
+        venv = BatchedSelfPlayVecEnv(spec.env, spec.sizes, pool, spec.n_envs, spec.seed, spec.algo,
+                                     spec.entropy_reward, spec.gamma, spec.entropy_end, monitor=writer)  # fmt: skip
+        venv.seed(spec.seed)
+        return venv
+    if vec_env == "batched":
+        from train.batched_seats import BatchedSeatsVecEnv
+        from train.vec_env import Shaped, monitored
+
+        adapter = BatchedSeatsVecEnv(spec.env, spec.sizes, pool, spec.n_envs, spec.seed, spec.algo,
+                                     spec.entropy_reward, spec.gamma, spec.entropy_end)  # fmt: skip
+        adapter.seed(spec.seed)
+        watched = monitored(adapter, monitor_dir, spec.env, spec.append, keys=("rank", "won"))
+        return watched if spec.entropy_reward is None else Shaped(watched, adapter)
+    if vec_env not in ("dummy", "subproc"):
+        raise ValueError(f"vec_env must be dummy, subproc or batched, got {vec_env!r}")
+    if spec.self_play:
+        raise ValueError("'self' in the pool (self-play) plays on the batched twin: vec_env='batched'")
+    if spec.entropy_end != DEFAULT_ENTROPY_END:
+        raise ValueError(f"entropy_end={spec.entropy_end!r} is for the batched twin (the copies pay "
+                         f"{DEFAULT_ENTROPY_END!r})")  # fmt: skip
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     from deduction_envs.wrappers import EntropyRewardWrapper
 
-    shaped = entropy_reward is not None
+    shaped = spec.entropy_reward is not None
+    one = partial(single_seat_env, spec.env, dict(spec.sizes), list(spec.opponents), list(spec.snapshots),
+                  spec.torch_threads, shaped, spec.algo)  # fmt: skip
     return make_vec_env(
-        partial(single_seat_env, env, dict(env_kwargs), list(opponents), list(snapshots), torch_threads, shaped, algo),
-        n_envs=n_envs,
-        seed=seed,
+        one,
+        n_envs=spec.n_envs,
+        seed=spec.seed,
         monitor_dir=str(monitor_dir),
-        monitor_kwargs={"override_existing": not append, "info_keywords": ("rank", "won")},
-        vec_env_cls=SubprocVecEnv if subprocesses else DummyVecEnv,
+        monitor_kwargs={"override_existing": not spec.append, "info_keywords": ("rank", "won")},
+        vec_env_cls=SubprocVecEnv if vec_env == "subproc" else DummyVecEnv,
         wrapper_class=EntropyRewardWrapper if shaped else None,
-        wrapper_kwargs={"scale": entropy_reward, "gamma": gamma} if shaped else None,
+        wrapper_kwargs={"scale": spec.entropy_reward, "gamma": spec.gamma} if shaped else None,
     )
 
 

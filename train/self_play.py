@@ -3,11 +3,12 @@ learns from every one of them.
 
     python -m train --env clue_v0 --vec-env batched --opponents self --timesteps 2000000
 
-:class:`~train.batched_seats.BatchedSeatsVecEnv` trains one seat a game and plays ``self`` seats untrained (SB3
-keeps one trajectory an env). Here each seat the learner holds is a trajectory of its own, a *chain* (one per game
-slot and seat, running on from game to game): :class:`BatchedSelfPlayVecEnv` stops every game at a decision of one
-of the learner's seats (the pool's other entries, compiled reference agents and snapshots, play in between), and
-:class:`SelfPlayMaskablePPO` collects the rollout chain by chain:
+:class:`~train.batched_seats.BatchedSeatsVecEnv` trains one seat a game (SB3 keeps one trajectory an env). Here
+each seat the learner holds is a trajectory of its own, a *chain* (one per game slot and seat, running on from game
+to game): the library's :class:`~deduction_envs.envs.batched_tables.BatchedSelfPlay` stops every game at a decision
+of one of the learner's seats (the pool's other entries, compiled reference agents and snapshots, play in between),
+:class:`BatchedSelfPlayVecEnv` adapts it to SB3, and :class:`SelfPlayMaskablePPO` collects the rollout chain by
+chain:
 
 * a step decides for every game in one batched forward pass (each game's mover is a learner's seat);
 * a decision becomes a transition of its chain once the chain decides again (its reward is what the seat got in
@@ -26,8 +27,6 @@ every learner seat of every game (``batched.monitor.csv``: its return, decisions
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,88 +36,31 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.monitor import ResultsWriter
 from stable_baselines3.common.utils import obs_as_tensor
 
-from deduction_envs.core.multiplayer import batched_ranks
-from train.batched_seats import SELF, BatchedSeatsVecEnv
+from deduction_envs.envs.batched_tables import BatchedSelfPlay
+from train.batched_seats import BatchedSeatsVecEnv
 
-__all__ = ["BatchedSelfPlayVecEnv", "SelfPlayMaskablePPO", "chain_advantages", "make_self_play_envs"]
+__all__ = ["BatchedSelfPlayVecEnv", "SelfPlayMaskablePPO", "chain_advantages"]
 
 
-class BatchedSelfPlayVecEnv(BatchedSeatsVecEnv):
-    """The batched seats where every seat drawn as ``self`` is the learner's (-1 in :attr:`seated`), for
-    :class:`SelfPlayMaskablePPO`: a step plays each game's mover (a learner's seat), then the other entries of the
-    pool until a learner's seat is to act again. Besides SB3's returns (the reward there is the mover's), a step
-    leaves what the collector reads: :attr:`step_rewards` (every seat's), :attr:`ended` (the games that ended,
-    dealt anew), :attr:`ended_seated`, :attr:`ended_returns` and :attr:`ended_ranks` (their seats' entries, whole
-    returns and ranks), and :attr:`final_observations` (every seat's last observation of the games truncated).
+class BatchedSelfPlayVecEnv(BatchedSeatsVecEnv, BatchedSelfPlay):
+    """The library's :class:`~deduction_envs.envs.batched_tables.BatchedSelfPlay` (every seat drawn as ``self`` is
+    the learner's) as an SB3 ``VecEnv``, for :class:`SelfPlayMaskablePPO`, which reads what a step leaves
+    (:attr:`step_rewards`, :attr:`ended` and the rest); this adapter adds SB3's part
+    (:class:`~train.batched_seats.BatchedSeatsVecEnv`'s) and a monitor row a learner's seat a game.
 
     Args: those of :class:`~train.batched_seats.BatchedSeatsVecEnv` (``opponents`` must hold ``"self"``), and
     ``monitor``: a ``ResultsWriter`` that gets one row a learner's seat a game.
     """
 
-    learns_self = True
-
     def __init__(self, *args: Any, monitor: ResultsWriter | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        if self.entropy_reward is not None:
-            raise ValueError("self-play trains without the entropy-shaped reward for now (one seat a game has it)")
-        if SELF not in self.entries:
-            raise ValueError("self-play needs 'self' in the pool")
         self.monitor = monitor
-        n, players = self.num_envs, self.rules.players
-        self.step_rewards = np.zeros((n, players))
-        self._returns = np.zeros((n, players))
-        self._decisions = np.zeros((n, players), dtype=np.int64)
-        self.ended = np.zeros(0, dtype=np.int64)
-        self.ended_seated = np.zeros((0, players), dtype=np.int64)
-        self.ended_returns = np.zeros((0, players))
-        self.ended_ranks = np.zeros((0, players))
-        self.ended_decisions = np.zeros((0, players), dtype=np.int64)
-        #: Every seat's last observation of each game truncated by the last step (a dict: game -> (players, size)).
-        self.final_observations: dict[int, np.ndarray] = {}
         self._t_start = time.time()
 
-    def _draw_seats(self, games: np.ndarray) -> None:
-        super()._draw_seats(games)
-        drawn = self.seated[games]
-        own = np.isin(drawn, [i for i, entry in enumerate(self.entries) if entry == SELF])
-        self.seated[games] = np.where(own, -1, drawn)
-        self._returns[games] = 0.0
-        self._decisions[games] = 0
-
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
-        if not self._started:
-            raise RuntimeError("reset() deals the games first")
-        seats, n, rows = self.seats, self.num_envs, np.arange(self.num_envs)
-        movers = seats.games.mover.copy()
-        self._rewards[:] = 0.0
-        self._terminated[:], self._truncated[:] = False, False
-        self._decisions[rows, movers] += 1
-        self._play(self._actions, ~seats.games.over)
-        illegal = seats.illegal.copy()
-        self._advance()
-        self.step_rewards = self._rewards.copy()  # before the games dealt anew play their first moves
-        self._returns += self.step_rewards
-        dones = self._terminated | self._truncated
-        self.ended = np.flatnonzero(dones)
-        self.ended_seated = self.seated[self.ended].copy()
-        self.ended_returns = self._returns[self.ended].copy()
-        self.ended_decisions = self._decisions[self.ended].copy()
-        self.ended_ranks = batched_ranks(self.ended_returns)
-        self.final_observations = {}
-        truncated = np.flatnonzero(self._truncated & ~self._terminated)
-        if truncated.size:
-            mask = np.zeros(n, dtype=np.bool_)
-            mask[truncated] = True
-            every = np.stack([seats.observe(np.full(n, p), mask) for p in range(self.rules.players)], axis=1)
-            self.final_observations = {int(g): every[g] for g in truncated}
-        infos: list[dict[str, Any]] = [{} for _ in range(n)]
-        for g in np.flatnonzero(illegal):
-            infos[g]["illegal_action"] = int(self._actions[g])
+        out = super().step_wait()
         self._log_ended()
-        if self.ended.size:
-            self._start(self.ended)
-        rewards = self.step_rewards[rows, movers].astype(np.float32)
-        return seats.observe(), rewards, dones, infos
+        return out
 
     def _log_ended(self) -> None:
         """One monitor row a learner's seat of each game that ended."""
@@ -131,10 +73,6 @@ class BatchedSelfPlayVecEnv(BatchedSeatsVecEnv):
                 self.monitor.write_row({"r": round(float(self.ended_returns[k, seat]), 6),
                                         "l": int(self.ended_decisions[k, seat]), "t": elapsed,
                                         "rank": rank, "won": float(rank == 1.0)})  # fmt: skip
-
-    def reset(self) -> np.ndarray:
-        super().reset()
-        return self.seats.observe()
 
 
 @njit(cache=True)
@@ -281,24 +219,3 @@ class SelfPlayMaskablePPO(MaskablePPO):
                 self.ep_info_buffer.extend([episode])
                 infos.append({"episode": episode, "seat": int(seat)})
         return infos
-
-
-def make_self_play_envs(
-    env: str,
-    sizes: dict[str, Any],
-    opponents: Sequence[str],
-    n_envs: int,
-    seed: int,
-    monitor_dir: Path,
-    snapshots: Sequence[str] = (),
-    append: bool = False,
-) -> BatchedSelfPlayVecEnv:
-    """:class:`BatchedSelfPlayVecEnv` with the league's ``snapshots`` in its pool, logging every learner's seat of
-    every game to ``monitor_dir/batched.monitor.csv`` (appended to with ``append``)."""
-    monitor_dir = Path(monitor_dir)
-    monitor_dir.mkdir(parents=True, exist_ok=True)
-    writer = ResultsWriter(str(monitor_dir / "batched"), header={"t_start": time.time(), "env_id": env},
-                           extra_keys=("rank", "won"), override_existing=not append)  # fmt: skip
-    venv = BatchedSelfPlayVecEnv(env, sizes, [*opponents, *snapshots], n_envs, seed, monitor=writer)
-    venv.seed(seed)
-    return venv

@@ -5,8 +5,9 @@ vector env of the library (issue 82), beside the single-player ``make_vec``.
 :class:`~deduction_envs.envs.clue_batched.BatchedClueSeats` and the like). In each game the learner holds one seat,
 drawn each game, and every other seat is an opponent drawn per game from a pool: the game's compiled reference
 agents by their roster names (the registry's ``batched_agents``), any player object the caller supplies (a
-policy's snapshot: ``choose(observations, masks, uniforms)``), and with ``learns_self`` the learner itself
-(``"self"``: every seat drawn so is the learner's; ``train.self_play`` trains so)::
+policy's snapshot: ``choose(observations, masks, uniforms)``). :class:`BatchedSelfPlay` is the same tables where the
+pool may hold the learner itself (``"self"``: every seat drawn so is the learner's, and every one of them decides;
+``train.self_play`` trains so)::
 
     from deduction_envs.envs.batched_tables import BatchedTables
 
@@ -43,6 +44,7 @@ from deduction_envs.core.rules import check_int
 
 __all__ = [
     "SELF",
+    "BatchedSelfPlay",
     "BatchedTables",
     "batched_refusal",
     "has_entropy",
@@ -90,13 +92,19 @@ def _seat_options(seats_class: Any, sizes: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
-def batched_refusal(env: str, sizes: dict[str, Any], opponents: Sequence[str]) -> str | None:
-    """Why ``env`` at ``sizes`` (the env's keyword arguments) against ``opponents`` cannot train on the batched
-    twin, or None if it can."""
+def batched_refusal(
+    env: str, sizes: dict[str, Any], opponents: Sequence[str], entropy_reward: float | None = None
+) -> str | None:
+    """Why ``env`` at ``sizes`` (the env's keyword arguments) against ``opponents``, with the entropy-shaped reward
+    of scale ``entropy_reward`` (None: none), cannot train on the batched twin, or None if it can."""
     try:
         make_games, seats_class, agent = twin(env)
     except ValueError as error:
         return str(error)
+    if entropy_reward is not None and not seats_class.has_entropy:
+        return f"{env}'s batched twin has no entropy in bits yet: the entropy-shaped reward is not available on it"
+    if entropy_reward is not None and SELF in [str(name) for name in opponents]:
+        return "self-play trains without the entropy-shaped reward for now (one seat a game has it)"
     options = dict(sizes)
     if options.pop("probabilities", True) and not seats_class.has_probabilities:
         return "the batched twin observes without the probability pieces: give --size probabilities=false"
@@ -151,14 +159,11 @@ class BatchedTables:
         opponents = list(opponents)
         if not opponents:
             raise ValueError("give at least one opponent")
-        why = batched_refusal(env, sizes, opponents)
+        why = batched_refusal(env, sizes, opponents, entropy_reward)
         if why:
             raise ValueError(why)
         make_games, seats_class, self._agent = twin(env)
         if entropy_reward is not None:
-            if not seats_class.has_entropy:
-                raise ValueError(f"{env}'s batched twin has no entropy in bits yet: the entropy-shaped reward is not "
-                                 "available on it")  # fmt: skip
             check_shaping(entropy_reward, gamma)
         if entropy_end not in ENTROPY_ENDS:
             raise ValueError(f"entropy_end must be one of {', '.join(ENTROPY_ENDS)}, got {entropy_end!r}")
@@ -342,3 +347,108 @@ class BatchedTables:
         self._rewards += rewards
         self._terminated |= terminated
         self._truncated |= truncated
+
+
+class BatchedSelfPlay(BatchedTables):
+    """:class:`BatchedTables` where every seat drawn as ``"self"`` is the learner's too (-1 in :attr:`seated`):
+    self-play. A step plays each game's mover (always a learner's seat), then the other entries of the pool until a
+    learner's seat is to act again; it returns the mover's observation and reward, as a one-seat env would. Besides
+    those, a step leaves what a collector that follows every seat reads: :attr:`step_rewards` (every seat's),
+    :attr:`ended` (the games that ended, dealt anew), :attr:`ended_seated`, :attr:`ended_returns`,
+    :attr:`ended_decisions` and :attr:`ended_ranks` (their seats' entries, whole returns, decisions and ranks), and
+    :attr:`final_observations` (every seat's last observation of the games truncated)::
+
+        from deduction_envs.envs.batched_tables import BatchedSelfPlay
+
+        tables = BatchedSelfPlay("algo_v0", {"players": 2, "probabilities": False}, ["self"], 64, seed=0)
+        observations = tables.reset()                  # each game's mover's (a learner's seat)
+        observations, rewards, dones, infos = tables.step(tables.action_masks().argmax(axis=1))
+        every_seat = tables.step_rewards               # (64, 2)
+
+    Args: those of :class:`BatchedTables`; ``opponents`` must hold ``"self"``, and there is no entropy-shaped
+    reward (one seat a game has it).
+
+    Raises:
+        ValueError: no ``"self"`` in the pool, or an ``entropy_reward``; and what :class:`BatchedTables` refuses.
+    """
+
+    learns_self = True
+
+    def __init__(
+        self,
+        env: str,
+        sizes: dict[str, Any],
+        opponents: Sequence[str],
+        n_envs: int,
+        seed: int = 0,
+        entropy_reward: float | None = None,
+        gamma: float = 1.0,
+        entropy_end: str = DEFAULT_ENTROPY_END,
+    ) -> None:
+        if SELF not in [str(entry) for entry in opponents]:
+            raise ValueError("self-play needs 'self' in the pool")
+        super().__init__(env, sizes, opponents, n_envs, seed, entropy_reward, gamma, entropy_end)
+        n, players = self.num_envs, self.rules.players
+        #: Every seat's rewards in the last step's games (before the games dealt anew play their first moves).
+        self.step_rewards = np.zeros((n, players))
+        self._returns = np.zeros((n, players))
+        self._decisions = np.zeros((n, players), dtype=np.int64)
+        self.ended = np.zeros(0, dtype=np.int64)
+        self.ended_seated = np.zeros((0, players), dtype=np.int64)
+        self.ended_returns = np.zeros((0, players))
+        self.ended_ranks = np.zeros((0, players))
+        self.ended_decisions = np.zeros((0, players), dtype=np.int64)
+        #: Every seat's last observation of each game truncated by the last step (a dict: game -> (players, size)).
+        self.final_observations: dict[int, np.ndarray] = {}
+
+    def _draw_seats(self, games: np.ndarray) -> None:
+        super()._draw_seats(games)
+        drawn = self.seated[games]
+        own = np.isin(drawn, [i for i, entry in enumerate(self.entries) if entry == SELF])
+        self.seated[games] = np.where(own, -1, drawn)
+        self._returns[games] = 0.0
+        self._decisions[games] = 0
+
+    def reset(self, seed: int | None = None) -> np.ndarray:
+        """Deal every game anew (with ``seed``, the streams start again from it) and play up to a learner's seat's
+        first decision; each game's mover's observation."""
+        super().reset(seed)
+        return self.seats.observe()
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        """Play each game's mover's action, then the pool's other entries up to a learner's seat's next decision,
+        dealing anew the games that end: the movers' observations, the rewards of the seats that moved (float32),
+        the dones and an info a game (``illegal_action`` where the action was not legal)."""
+        self._actions = np.asarray(actions).reshape(self.num_envs).astype(np.int64)
+        if not self._started:
+            raise RuntimeError("reset() deals the games first")
+        seats, n, rows = self.seats, self.num_envs, np.arange(self.num_envs)
+        movers = seats.games.mover.copy()
+        self._rewards[:] = 0.0
+        self._terminated[:], self._truncated[:] = False, False
+        self._decisions[rows, movers] += 1
+        self._play(self._actions, ~seats.games.over)
+        illegal = seats.illegal.copy()
+        self._advance()
+        self.step_rewards = self._rewards.copy()
+        self._returns += self.step_rewards
+        dones = self._terminated | self._truncated
+        self.ended = np.flatnonzero(dones)
+        self.ended_seated = self.seated[self.ended].copy()
+        self.ended_returns = self._returns[self.ended].copy()
+        self.ended_decisions = self._decisions[self.ended].copy()
+        self.ended_ranks = batched_ranks(self.ended_returns)
+        self.final_observations = {}
+        truncated = np.flatnonzero(self._truncated & ~self._terminated)
+        if truncated.size:
+            mask = np.zeros(n, dtype=np.bool_)
+            mask[truncated] = True
+            every = np.stack([seats.observe(np.full(n, p), mask) for p in range(self.rules.players)], axis=1)
+            self.final_observations = {int(g): every[g] for g in truncated}
+        infos: list[dict[str, Any]] = [{} for _ in range(n)]
+        for g in np.flatnonzero(illegal):
+            infos[g]["illegal_action"] = int(self._actions[g])
+        if self.ended.size:
+            self._start(self.ended)
+        rewards = self.step_rewards[rows, movers].astype(np.float32)
+        return seats.observe(), rewards, dones, infos

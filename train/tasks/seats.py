@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from deduction_envs import registry
 from deduction_envs.core.entropy import DEFAULT_ENTROPY_END
-from train.batched_seats import SELF
+from deduction_envs.envs.batched_tables import SELF
 from train.features import action_features
 from train.options import SEATS_DEFAULTS
 from train.tasks import TrainingRun
@@ -67,7 +67,7 @@ class SeatsTask:
         if SELF in config.opponents and config.entropy_reward is not None:
             raise ValueError("--entropy-reward is not on self-play yet (--opponents self)")
         if config.vec_env == "batched":  # a twin without the probability pieces observes without them
-            from train.batched_seats import has_probabilities
+            from deduction_envs.envs.batched_tables import has_probabilities
 
             if not has_probabilities(config.env):
                 config.sizes.setdefault("probabilities", False)
@@ -121,47 +121,22 @@ class SeatsTask:
         return algorithm_class(self.config.algo)
 
     def vec_env_refusal(self) -> str | None:
-        from train.batched_seats import batched_refusal, has_entropy
+        from deduction_envs.envs.batched_tables import batched_refusal
 
         config = self.config
         if config.algo != "maskable_ppo":
             return "the batched seats train with maskable_ppo"
-        if config.entropy_reward is not None and not has_entropy(config.env):
-            return "the entropy-shaped reward is not on this game's batched twin yet"
-        return batched_refusal(config.env, config.sizes or {}, config.opponents or [])
+        return batched_refusal(config.env, config.sizes or {}, config.opponents or [], config.entropy_reward)
 
     def make_envs(self, vec_env: str, gamma: float, append: bool) -> Any:
-        from train.multiplayer import make_seat_envs, read_league
+        from train.multiplayer import SeatEnvs, make_seat_envs, read_league
 
         config = self.config
         self.snapshots = read_league(config.output) if config.resume is not None else []
-        if vec_env == "batched" and SELF in (config.opponents or []):
-            from train.self_play import make_self_play_envs
-
-            return make_self_play_envs(config.env, config.env_kwargs, config.opponents or [], config.n_envs,
-                                       config.seed, config.output / "monitor", self.snapshots, append)  # fmt: skip
-        if vec_env == "batched":
-            from train.batched_seats import make_batched_seat_envs
-
-            return make_batched_seat_envs(config.env, config.env_kwargs, config.opponents or [], config.n_envs,
-                                          config.seed, config.output / "monitor", self.snapshots, append,
-                                          config.algo, config.entropy_reward, gamma,
-                                          config.entropy_reward_end or DEFAULT_ENTROPY_END)  # fmt: skip
-        return make_seat_envs(
-            config.env,
-            config.env_kwargs,
-            config.opponents or [],
-            config.n_envs,
-            config.seed,
-            config.output / "monitor",
-            self.snapshots,
-            append=append,
-            subprocesses=vec_env == "subproc",
-            torch_threads=config.torch_threads,
-            entropy_reward=config.entropy_reward,
-            gamma=gamma,
-            algo=config.algo,
-        )
+        spec = SeatEnvs(config.env, config.env_kwargs, config.opponents or [], config.n_envs, config.seed,
+                        config.output / "monitor", self.snapshots, append, config.algo, config.entropy_reward, gamma,
+                        config.entropy_reward_end or DEFAULT_ENTROPY_END, config.torch_threads)  # fmt: skip
+        return make_seat_envs(spec, vec_env)
 
     def policy(self) -> tuple[Any, dict[str, Any]]:
         from train.multiplayer import raw_env
