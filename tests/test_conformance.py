@@ -71,19 +71,19 @@ def test_every_finished_games_rewards_lie_in_the_declared_range_and_reach_both_e
 
 @pytest.mark.parametrize(("env_id", "sizes"), VARIANTS, ids=lambda v: str(v))
 def test_each_game_names_its_text_in_the_registry_and_the_text_env_plays_it(env_id, sizes):
-    """The text class comes from the game's entry (not from a list of rules types in the text layer); a variant the
-    class does not play (Clue on its board) is refused by the class, with its own message."""
+    """The text class comes from the game's entry (not from a list of rules types in the text layer), and plays every
+    variant (Clue on its board too: its prompt has the board's rules, not the boardless game's "any room")."""
     game = registry.game(env_id)
     raw = game.make_raw_env(**sizes)
-    if sizes.get("board"):
-        with pytest.raises(TypeError, match="without the board"):
-            text_of(raw)
-        return
     text = text_of(raw)
     assert type(text) is registry.load(game.text) and text.rules is raw.rules
     env = TextAECEnv(game.make_raw_env(**sizes))
     env.reset(seed=1)
     assert env.observe(env.agent_selection).strip()
+    if sizes.get("board"):
+        prompt = env.prompt(env.agent_selection)
+        assert "There is no board" not in prompt and "Movement: A roll of two dice" in prompt
+        assert "The board (your token is" in env.observe(env.agent_selection)
 
 
 def test_a_game_without_a_text_is_refused_by_the_text_env_naming_those_with_one():
@@ -294,10 +294,7 @@ def test_the_env_users_get_passes_pettingzoos_api_seed_and_render_tests(env_id, 
 
 
 # ----------------------------------------------------------------------------------------------------- the text
-TEXTS = [(env_id, sizes) for env_id, sizes in VARIANTS if not sizes.get("board")]
-
-
-@pytest.mark.parametrize(("env_id", "sizes"), TEXTS, ids=lambda v: str(v))
+@pytest.mark.parametrize(("env_id", "sizes"), VARIANTS, ids=lambda v: str(v))
 @pytest.mark.parametrize("seed", range(3))
 def test_a_game_said_in_text_is_the_game_played_with_actions(env_id, sizes, seed):
     """Seeded random whole moves (a move of several sub-steps drawn on a copy of the position), played once as

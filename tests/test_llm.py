@@ -259,9 +259,14 @@ def test_the_random_seat_never_stops_where_the_refusal_of_its_last_reply_names_s
     assert all(player.move(text.prompt(agent), observation) != "stop" for _ in range(40))
 
 
-def test_a_game_the_text_layer_does_not_play_is_refused_before_any_game(capsys):
-    """``--env clue_v0 --size board=true`` ended in a traceback from a worker."""
-    with pytest.raises(SystemExit):
-        main(["--base-url", "http://127.0.0.1:9/v1", "--model", "random", "--env", "clue_v0", "--size", "board=true"])
-    err = capsys.readouterr().err
-    assert "Traceback" not in err and "ClueText plays Clue without the board" in err
+def test_a_model_plays_clue_on_its_board_beside_the_references(tmp_path, capsys):
+    """Clue on the board was refused by the text layer; now a model's seat plays it (rolls, moves on the board it
+    is shown, suggests in the room it entered), every reply legal, beside a reference agent in the same seats."""
+    with serve("clue_v0", {"players": 3, "board": True}) as url:
+        main(["--base-url", url, "--model", "random", "--env", "clue_v0", "--size", "players=3", "--size",
+              "board=true", "--games", "3", "--references", "random", "--output", str(tmp_path), "--no-progress"])
+    table = capsys.readouterr().out
+    assert "| random (the model) | 3 | " in table and "| 0.00 | 0 |" in table  # legal replies only
+    saved = json.loads((tmp_path / "llm.json").read_text())
+    assert ["board", True] in saved["settings"]["sizes"] and len(saved["games"]) == 6
+    assert any(game["bits"] for game in saved["games"] if game["player"] == "model")  # it suggested, scored

@@ -81,8 +81,6 @@ def test_the_openenv_server_refuses_bad_settings_clearly():
     # Checked at start: it served, then failed every reset.
     with pytest.raises(ValueError, match=r"clue_v0's agents are .*, got nobody"):
         app("clue_v0", opponents=["nobody"])
-    with pytest.raises(ValueError, match="ClueText plays Clue without the board"):
-        app("clue_v0", {"board": True})
 
 
 def test_the_openenv_server_answers_a_refused_request_with_a_4xx_and_a_closed_session_quietly(caplog):

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deduction_envs.envs import clue_v0
+from deduction_envs.envs import algo_v0, clue_v0
 from deduction_envs.text import ClueText, TextAECEnv
 from deduction_envs.text.clue import move_text
 
@@ -91,16 +91,15 @@ def test_any_reply_is_a_legal_move_or_explained(reply, game):
     assert all(env.observe(agent).isascii() for agent in raw.possible_agents)
 
 
-def test_the_prompt_names_the_seat_the_cards_and_the_moves_and_only_clue_without_the_board_is_taken():
+def test_the_prompt_names_the_seat_the_cards_and_the_moves_and_bad_input_is_refused():
     env = TextAECEnv(clue_v0.env(players=3))
     env.reset(seed=0)
     prompt = env.prompt("player_2")
     assert "you are P2" in prompt and "Miss Scarlet" in prompt and "'suggest SUSPECT, WEAPON, ROOM'" in prompt
     assert "Only the mover and the" in prompt  # the rules section of the game's module
-    with pytest.raises(TypeError, match="ClueText plays Clue without the board"):
-        ClueText(clue_v0.raw_env(players=3, board=True).rules)
-    with pytest.raises(TypeError, match="ClueText plays Clue without the board, got ClueBoardRules"):
-        TextAECEnv(clue_v0.env(players=3, board=True))
+    assert "'roll'" not in prompt and "There is no board" in prompt
+    with pytest.raises(TypeError, match="ClueText plays Clue, got AlgoRules"):
+        ClueText(algo_v0.raw_env().rules)
     with pytest.raises(ValueError, match="max_invalid"):
         TextAECEnv(clue_v0.env(players=3), max_invalid=0)
     fresh = TextAECEnv(clue_v0.env(players=3))
@@ -177,3 +176,54 @@ def test_an_algo_seat_never_sees_another_seats_face_down_numbers_and_bad_replies
     line = next(line for line in other.splitlines() if re.search(r"\bP0: ", line)).split("P0: ")[1]
     assert re.fullmatch(r"(\d+:[BW]\?(\(not [\d,]+\))? ?)+", line), line  # P0's cards: colours only, to P1
     assert "you drew" in env.observe("player_0") and "you drew" not in other
+
+
+def test_clue_on_its_board_in_text_rolls_moves_on_the_squares_shown_and_suggests_where_the_token_is():
+    """Hand-worked from seed 1 (3 players): P0 (Miss Scarlet, token 0 at row 24, column 16) rolls 3 and 5; the board
+    it is shown marks what 8 reaches (the Hall and the Study among the rooms); a cell that is no corridor square and
+    a square not marked are refused, the Study taken; P0 then suggests there (a suggestion naming another room is
+    refused)."""
+    env = TextAECEnv(clue_v0.env(players=3, board=True))
+    env.reset(seed=1)
+    prompt = env.prompt("player_0")
+    assert "token of Miss Scarlet (token 0 on the board)" in prompt and "'go ROW,COLUMN'" in prompt
+    first = env.observe("player_0")
+    assert "24 OOOOOOO##HHHHHH#0SSSSSSS" in first and first.endswith("Your turn: 'roll', or accuse.")
+    env.step("go study")
+    assert "is not legal now: roll or accuse" in env.observe("player_0")
+    env.step("roll")
+    rolled = env.observe("player_0")
+    assert "1. You roll 3 and 5." in rolled and "rooms within reach: Hall, Study" in rolled
+    assert "17 1..............***.LLLLL" in rolled  # the squares 8 reaches, marked
+    env.step("go 1,1")  # a cell of the Kitchen
+    assert "'go 1,1' is not a move: row 1, column 1 is no corridor square" in env.observe("player_0")
+    env.step("go 1,8")  # a corridor square out of reach
+    assert "'go 1,8' is not legal now: move to a square marked *" in env.observe("player_0")
+    env.step("go study")
+    assert env.observe("player_0").endswith("You may suggest (in the Study), accuse or end your turn.")
+    env.step("suggest plum, rope, hall")
+    assert "is not legal now: suggest in the room you entered" in env.observe("player_0")
+    env.step("suggest plum, rope, study")
+    assert "You suggest Professor Plum, Rope, Study." in env.observe("player_0")
+
+
+def test_a_refused_reply_takes_the_seats_reward_so_far_as_a_step_does():
+    """A seat's reward is reported by ``last()`` once: a refused reply was a step that left the seat's reward so far
+    in place, so a caller summing ``last()``'s rewards counted a question's bits twice."""
+    env = TextAECEnv(clue_v0.env(players=3), score=True, reward="bits")
+    env.reset(seed=0)
+    env.step("suggest plum, rope, study")
+    while env.agent_selection != "player_0":  # a refuter shows a card, or everyone passed
+        env.step(_a_legal_reply(env))
+    reward = env.last(observe=False)[1]
+    assert reward > 0  # the question's expected bits, given once it was answered
+    env.step("I am not sure.")
+    assert "invalid" in env.infos["player_0"] and env.last(observe=False)[1] == 0.0
+    assert env.rewards == dict.fromkeys(env.agents, 0.0)
+
+
+def _a_legal_reply(env: TextAECEnv) -> str:
+    from deduction_envs.text.clue import move_text
+
+    raw = env.unwrapped
+    return move_text(raw.rules, int(np.flatnonzero(raw.table.legal_mask())[0]))

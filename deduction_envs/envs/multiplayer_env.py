@@ -291,7 +291,7 @@ class MultiplayerAECEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if self.table is None:
             raise RuntimeError("reset() needs to be called before observe.")
-        player = self._seat(agent)
+        player = self.seat(agent)
         acting = player == self.table.mover and not self.table.over
         mask = self.table.legal_mask() if acting else np.zeros(self.rules.num_actions, dtype=bool)
         return {"observation": self.encode(self.knowledge[player]), "action_mask": mask.astype(np.int8)}
@@ -308,9 +308,10 @@ class MultiplayerAECEnv(AECEnv):
 
     def entropy(self, agent: str) -> float:
         """Bits of ``agent``'s uncertainty about the hidden cards, from its knowledge."""
-        return self.knowledge[self._seat(agent)].entropy()
+        return self.knowledge[self.seat(agent)].entropy()
 
-    def _seat(self, agent: str) -> int:
+    def seat(self, agent: str) -> int:
+        """``agent``'s seat (its index in ``possible_agents``); a ValueError naming the agents for an unknown one."""
         seat = self._seat_of.get(agent)
         if seat is None:
             raise ValueError(f"unknown agent {agent!r}; the agents are {', '.join(self.possible_agents)}")
@@ -361,6 +362,23 @@ class MultiplayerAECEnv(AECEnv):
             raise ValueError(f"{agent!r} is not at the table; the agents are {', '.join(self.agents) or 'none'}")
         self.rewards[agent] += float(amount)
         self._cumulative_rewards[agent] += float(amount)
+
+    def pass_step(self, info: dict[str, Any], truncate: bool = False) -> None:
+        """A step of the acting seat that plays nothing (a wrapper refused its input, as :class:`TextAECEnv
+        <deduction_envs.text.aec.TextAECEnv>` refuses a reply that is no legal move): every seat's reward of the
+        step is 0 and the acting seat's reward so far is taken, as a step takes it (:meth:`last` does not report it
+        again); ``info`` is the acting seat's info; with ``truncate`` the game ends there, every seat truncated."""
+        if self.table is None:
+            raise RuntimeError("reset() needs to be called before pass_step.")
+        if not self.agents:
+            raise RuntimeError("the game is over: nobody is to act")
+        agent = self.agent_selection
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.infos = {a: {} for a in self.agents}
+        self.infos[agent].update(info)
+        if truncate:
+            self.truncations = dict.fromkeys(self.agents, True)
 
     def _in_space(self, agent: str, action: Any) -> bool:
         """Whether ``action``, not a plain int, is in the action space (a numpy integer, not a bool)."""

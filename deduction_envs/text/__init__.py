@@ -3,7 +3,7 @@
 :class:`SingleText` turns a single-player game into a prompt (its rules), an observation (the queries asked and
 their answers, in the game's notation) and a reader of replies; :class:`TextEnv` wraps a single-player env so that
 a text agent plays it (Gymnasium ``Text`` spaces). :class:`AlgoText`, :class:`ClueText`,
-:class:`GeneralizedClueText` and :class:`TextAECEnv` do the same for Algo, Clue (without the board) and
+:class:`GeneralizedClueText` and :class:`TextAECEnv` do the same for Algo, Clue (with or without its board) and
 Generalized Clue, one seat at a time, each seeing only what its seat has seen. A reply's answer is found as
 :mod:`.reply` says; one that is not a legal move is never played: the player is told what was wrong, and too many
 such replies end the game.

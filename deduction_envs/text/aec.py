@@ -75,7 +75,7 @@ def text_of(env: Any) -> GameText:
 
 
 class TextAECEnv(BaseWrapper):
-    """A multiplayer env of this package played in text: Algo, Clue (without the board) and Generalized Clue.
+    """A multiplayer env of this package played in text: Algo, Clue (with or without its board) and Generalized Clue.
 
     ``observe(agent)`` is what that seat has seen, as text (its hand and its projected events, nothing else),
     ending with what it must do if it is to act; ``step(reply)`` reads the acting seat's reply as its whole move
@@ -202,12 +202,12 @@ class TextAECEnv(BaseWrapper):
         except ReplyError as error:  # not played: the same seat is asked again, told why
             self._invalid += 1
             self._notes[agent] = str(error)
-            raw.rewards = dict.fromkeys(raw.agents, 0.0)
-            raw.infos = {a: {"invalid_replies": self._invalid} for a in raw.agents}
-            raw.infos[agent]["invalid"] = str(error)
-            if self._invalid >= self.max_invalid:
+            forfeit = self._invalid >= self.max_invalid
+            raw.pass_step({"invalid": str(error)}, truncate=forfeit)
+            for a in raw.agents:
+                raw.infos[a]["invalid_replies"] = self._invalid
+            if forfeit:
                 self._ended = f"The game is over: {self._invalid} replies were not a legal move, the most allowed."
-                raw.truncations = dict.fromkeys(raw.agents, True)
             return
         self._notes.pop(agent, None)
         self._play(seat, steps)
@@ -277,4 +277,4 @@ class TextAECEnv(BaseWrapper):
         return efficiency(self._bits[seat]) if seat in self._scored else math.nan
 
     def _seat(self, agent: str) -> int:
-        return self.env.unwrapped._seat(agent)  # a clear error for an unknown agent
+        return self.env.unwrapped.seat(agent)  # a clear error for an unknown agent

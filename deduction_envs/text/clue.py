@@ -3,7 +3,9 @@
 What a seat is shown is what its projected events tell it (:meth:`ClueRules.observe_event
 <deduction_envs.games.clue.ClueRules.observe_event>`): its own hand, every suggestion and who passed and
 refuted, a card shown only to the two players who saw it, accusations and their verdicts. Nobody else's hand,
-and nothing its knowledge implies. The move notation is the terminal game's (``python -m train.tools.play
+and nothing its knowledge implies. On the board (:class:`~deduction_envs.games.clue_board.ClueBoardRules`) also
+every roll and move, and, when it is to act, the board as the terminal game draws it (rows and columns numbered,
+what its roll reaches marked ``*``). The move notation is the terminal game's (``python -m train.tools.play
 clue``), whose parser is this module's :func:`parse_move`.
 """
 
@@ -17,17 +19,21 @@ from typing import Any
 import numpy as np
 
 from deduction_envs.games.clue import ClueEvent, ClueMove, CluePhase, ClueRules, parse_card
-from deduction_envs.games.clue_board import ClueBoardRules
+from deduction_envs.games.clue_board import ClueBoardRules, board_text
 from deduction_envs.reasoning.clue_suggestions import score_suggestions
 from deduction_envs.text.reply import ReplyError, read_reply, seat_text
 from deduction_envs.text.single import prompt_rules, seat_order
 
-__all__ = ["ClueText", "choices", "move_text", "parse_move"]
+__all__ = ["ClueText", "choices", "move_text", "parse_move", "seat_board"]
 
 KINDS = {"suggest": "suggest", "s": "suggest", "accuse": "accuse", "a": "accuse", "show": "show"}
 NOTATION = (
     "Moves: 'suggest SUSPECT, WEAPON, ROOM', 'accuse SUSPECT, WEAPON, ROOM', 'end' (after a suggestion), and "
     "'show CARD' when you must refute (card names may be shortened to the start of a word: 'scar, rope, hall')."
+)
+BOARD_NOTATION = (
+    "On the board, also: 'roll' (the dice), 'passage' (the secret passage, from a corner room), then 'go ROOM' or "
+    "'go ROW,COLUMN' (a square marked * on the board you are shown), or 'stay' when nothing is within reach."
 )
 
 
@@ -106,9 +112,22 @@ def choices(rules: ClueRules, you: Any, mask: np.ndarray) -> tuple[str, str]:
     return f"Your turn: 'roll'{extra}, or accuse.", "roll" + (", take the passage" if passage else "") + " or accuse"
 
 
+def seat_board(rules: ClueBoardRules, you: Any) -> str:
+    """The board as seat ``you`` (its knowledge) sees it, rows and columns numbered, with what its roll reaches
+    marked ``*`` while it is to move."""
+    public = you.public
+    marks = rules.reachable(public) if public.roll and not public.moved and public.mover == you.player else None
+    return board_text(rules, public, marks, coordinates=True)
+
+
 def move_text(rules: ClueRules, action: int) -> str:
-    """An action in the notation :func:`parse_move` reads (Clue without the board)."""
+    """An action in the notation :func:`parse_move` reads (with the board's moves where ``rules`` has one)."""
     move = rules.decode(int(action))
+    if move.kind == "move":  # on the board
+        room = rules.board.room_of(move.node)
+        if room >= 0:
+            return f"go {rules.card_names[rules.category_starts[-1] + room]}"
+        return "go {},{}".format(*rules.board.square_cells[move.node])
     if move.kind in ("suggest", "accuse"):
         return f"{move.kind} {', '.join(rules.card_names[c] for c in move.cards)}"
     if move.kind == "show":
@@ -117,13 +136,15 @@ def move_text(rules: ClueRules, action: int) -> str:
 
 
 class ClueText:
-    """Clue (without the board) as text for one seat at a time: :meth:`prompt`, :meth:`observation`,
-    :meth:`parse`. Players are named ``P0``, ``P1``...; a seat is told which it is."""
+    """Clue, with or without its board, as text for one seat at a time: :meth:`prompt`, :meth:`observation`,
+    :meth:`parse`. Players are named ``P0``, ``P1``...; a seat is told which it is (on the board, seat ``p`` moves
+    the token of the ``p``-th suspect)."""
 
     def __init__(self, rules: ClueRules) -> None:
-        if not isinstance(rules, ClueRules) or isinstance(rules, ClueBoardRules):
-            raise TypeError(f"ClueText plays Clue without the board, got {type(rules).__name__}")
+        if not isinstance(rules, ClueRules):
+            raise TypeError(f"ClueText plays Clue, got {type(rules).__name__}")
         self.rules = rules
+        self.board = isinstance(rules, ClueBoardRules)
         self.names = [f"P{p}" for p in range(rules.players)]
 
     def prompt(self, seat: int) -> str:
@@ -134,13 +155,42 @@ class ClueText:
         section = section.split("\n", 1)[1] if section.startswith("-") else section
         ends = [*rules.category_starts[1:], rules.cards]
         kinds = [", ".join(rules.card_names[a:b]) for a, b in zip(rules.category_starts, ends, strict=True)]
-        return "\n\n".join([
+        notation = f"{NOTATION} {BOARD_NOTATION}" if self.board else NOTATION
+        parts = [
             f"You are playing Clue with {rules.players} players (P0 to P{rules.players - 1}); you are "
             f"{self.names[seat]}. Be the first to accuse the three cards of the case file correctly.",
             "Rules:\n\n" + prompt_rules(section, rules) + "\n\n" + seat_order(rules.players),
+        ]
+        if self.board:  # the rules of Clue without the board say any room may be named
+            parts[1] = parts[1].replace("There is no board: any room may be named.", "The room named is the one "
+                                        "the mover's token is in (the board, below).")  # fmt: skip
+        if self.board:
+            parts.append(self._board_rules(seat))
+        return "\n\n".join([
+            *parts,
             "The cards (suspects, weapons, rooms):\n" + "\n".join(f"- {names}" for names in kinds),
-            NOTATION + " Each turn you are asked, reply with one move; you may think first, and put the move on the "
-            "last line of your reply or as <answer>MOVE</answer>.",
+            notation + " Each turn you are asked, reply with one move; you may think first, and put the move on "
+            "the last line of your reply or as <answer>MOVE</answer>.",
+        ])  # fmt: skip
+
+    def _board_rules(self, seat: int) -> str:
+        """The board's turn and movement, for the prompt (movement in the board module's own words)."""
+        rules = self.rules
+        board_doc = sys.modules[ClueBoardRules.__module__].__doc__ or ""
+        movement = board_doc.split("Movement (the rule of this suite)\n", 1)[1].split("\n", 1)[1]
+        where = ("at any decision of your turn, naming any room" if rules.accusations == "anywhere" else
+                 "only in the room you may suggest in this turn, naming that room")  # fmt: skip
+        return "\n".join([
+            f"The board: you move the token of {rules.card_names[seat]} (token {seat} on the board). A turn:",
+            "* Start: roll the two dice (everyone sees the roll), or from the Kitchen, Study, Conservatory or Lounge "
+            "take the secret passage to the opposite corner; or, if another player's suggestion brought your token "
+            "into a room since your last turn, suggest in that room without moving.",
+            "* After the roll: move to a square or room the roll reaches (marked on the board you are shown).",
+            "* After moving: in a room you just entered, suggest naming that room; then, or elsewhere, end your turn. "
+            "A suggestion moves the suggested suspect's token and the weapon into the room.",
+            f"* You may accuse {where}.",
+            "",
+            "Movement: " + prompt_rules(movement.split("(The box's rule")[0], rules),
         ])  # fmt: skip
 
     def observation(self, seat: int, you: Any, events: Sequence[ClueEvent], mask: np.ndarray | None,
@@ -151,6 +201,8 @@ class ClueText:
         lines = [f"You are {self.names[seat]}. Your hand: " + ", ".join(rules.card_names[c] for c in you.hand) + "."]
         said = [rules.describe(event, self.names, you=seat) for event in events if event.kind != "deal"]
         last = end or (None if mask is None else choices(rules, you, mask)[0])
+        if self.board and mask is not None and end is None:  # the board as it stands, before what to do
+            last = f"The board (your token is {seat}):\n{seat_board(rules, you)}\n{last}"
         return seat_text(lines, said, note, last)
 
     def question(self, seat: int, you: Any, mask: np.ndarray, steps: Sequence[int]) -> tuple[float, float] | None:
@@ -189,7 +241,10 @@ class ClueText:
             ReplyError: why not, and what is expected.
         """
         rules = self.rules
-        _, action = read_reply(reply, lambda answer: rules.action_index(parse_move(rules, answer, you.phase)), NOTATION)
+        here = int(you.public.positions[you.player]) if self.board else -1
+        notation = f"{NOTATION} {BOARD_NOTATION}" if self.board else NOTATION
+        _, action = read_reply(reply, lambda answer: rules.action_index(parse_move(rules, answer, you.phase, here)),
+                               notation)  # fmt: skip
         if not mask[action]:
             raise ReplyError(f"{move_text(rules, action)!r} is not legal now: {choices(rules, you, mask)[1]}")
         return action

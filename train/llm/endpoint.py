@@ -115,11 +115,15 @@ class RandomSeatText:
             return "show " + pick(found[1].split(", "))
         if "Accuse, or end your turn." in observation:
             return "end"
-        if "Your turn: suggest or accuse." in observation:
+        if "Your turn: suggest or accuse." in observation or "The board: you move the token" in system:  # Clue
             kinds = re.search(r"The cards \(suspects, weapons, rooms\):\n- (.+)\n- (.+)\n- (.+)", system)
             assert kinds is not None, "the Clue prompt lists the cards"
-            kind = "accuse" if self.rng.random() < 0.05 else "suggest"
-            return f"{kind} " + ", ".join(pick(kinds[k].split(", ")) for k in (1, 2, 3))
+            cards = [kinds[k].split(", ") for k in (1, 2, 3)]
+            if "accuse" in observation.strip().splitlines()[-1] and self.rng.random() < 0.05:
+                return "accuse " + ", ".join(pick(names) for names in cards)
+            if "Your turn: suggest or accuse." in observation:
+                return "suggest " + ", ".join(pick(names) for names in cards)
+            return self._on_the_board(observation, cards)
         if found := re.search(r"There are (\d+) cards, numbered 0 to \d+; (\d+) of them are hidden", system):
             cards, hidden = int(found[1]), int(found[2])
             asked = re.search(r"Your turn: ask one of ([P\d, ]+) about", observation)
@@ -140,6 +144,24 @@ class RandomSeatText:
             player, position = pick(targets)
             return f"{player} {position} {self.rng.randint(0, int(found[1]))}"
         raise ValueError("the observation asks for no move this agent knows")
+
+    def _on_the_board(self, observation: str, cards: list[list[str]]) -> str:
+        """A move at random on Clue's board (but an accusation), from the request line and the board drawn."""
+        request = observation.strip().splitlines()[-1]
+        if request.startswith("Your turn: 'roll'"):
+            return "passage" if "'passage'" in request and self.rng.random() < 0.5 else "roll"
+        if request.startswith("Nothing is within reach"):
+            return "stay"
+        if request.startswith("Move: 'go ROOM'"):
+            squares = [f"{int(line[:2])},{x - 3}" for line in observation.splitlines() if re.match(r"[ \d]\d ", line)
+                       for x, mark in enumerate(line) if mark == "*" and x >= 3]  # fmt: skip
+            rooms = re.search(r"^rooms within reach: (.+)$", observation, re.M)
+            return "go " + self.rng.choice(squares + (rooms[1].split(", ") if rooms else []))
+        if found := re.match(r"You may suggest \(in the (.+)\), accuse or end your turn\.$", request):
+            return f"suggest {self.rng.choice(cards[0])}, {self.rng.choice(cards[1])}, {found[1]}"
+        if request == "You may accuse or end your turn.":
+            return "end"
+        raise ValueError(f"the observation asks for no move of Clue's board this agent knows: {request!r}")
 
 
 #: The largest request body the endpoint reads (bytes); a larger one is refused with HTTP 413.

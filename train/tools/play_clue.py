@@ -44,11 +44,11 @@ import numpy as np
 from agents.roster import agent_names, seat_agent
 from deduction_envs import registry
 from deduction_envs.games.clue import ClueEvent, CluePhase, ClueRules
-from deduction_envs.games.clue_board import ClueBoardRules, board_text
+from deduction_envs.games.clue_board import ClueBoardRules
 from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
 from deduction_envs.reasoning.clue_suggestions import score_suggestions
 from deduction_envs.text import plain_text
-from deduction_envs.text.clue import choices, parse_move
+from deduction_envs.text.clue import choices, parse_move, seat_board
 from train.tools.seat import Quit, play_in_seat_zero
 
 
@@ -122,7 +122,7 @@ def play(
         you.update(event)
         print(sheet(rules, you) if event.kind == "deal" else rules.describe(event, names, you=0))
         if board and (event.kind == "deal" or (event.kind == "roll" and event.player == 0)):
-            print(_board(rules, you))
+            print(seat_board(rules, you))
 
     print(f"Clue, {players} players; you are seat 0 (the others are P1..P{players - 1}). Type 'help' for the moves.")
     agents = [seat_agent("clue_v0", opponent) for _ in range(players - 1)]
@@ -134,13 +134,6 @@ def play(
     print(f"The case file was {case}.")
     print("You win!" if winner == 0 else "Nobody wins." if winner is None else f"P{winner} wins.")
     return winner
-
-
-def _board(rules: ClueBoardRules, you: CluePlayerKnowledge) -> str:
-    """The board as you see it, with what your roll reaches marked."""
-    public = you.public
-    marks = rules.reachable(public) if public.roll and not public.moved and public.mover == you.player else None
-    return board_text(rules, public, marks, coordinates=True)
 
 
 def _ask(rules: ClueRules, you: CluePlayerKnowledge, mask: np.ndarray, read: Callable[[str], str]) -> int:
@@ -163,7 +156,7 @@ def _ask(rules: ClueRules, you: CluePlayerKnowledge, mask: np.ndarray, read: Cal
             print(sheet(rules, you))
             continue
         if command == "board" and board:
-            print(_board(rules, you))
+            print(seat_board(rules, you))
             continue
         if not text:
             continue
