@@ -123,7 +123,7 @@ def seat_board(rules: ClueBoardRules, you: Any) -> str:
 def move_text(rules: ClueRules, action: int) -> str:
     """An action in the notation :func:`parse_move` reads (with the board's moves where ``rules`` has one)."""
     move = rules.decode(int(action))
-    if move.kind == "move":  # on the board
+    if move.kind == "move" and isinstance(rules, ClueBoardRules):
         room = rules.board.room_of(move.node)
         if room >= 0:
             return f"go {rules.card_names[rules.category_starts[-1] + room]}"
@@ -176,6 +176,7 @@ class ClueText:
     def _board_rules(self, seat: int) -> str:
         """The board's turn and movement, for the prompt (movement in the board module's own words)."""
         rules = self.rules
+        assert isinstance(rules, ClueBoardRules)
         board_doc = sys.modules[ClueBoardRules.__module__].__doc__ or ""
         movement = board_doc.split("Movement (the rule of this suite)\n", 1)[1].split("\n", 1)[1]
         where = ("at any decision of your turn, naming any room" if rules.accusations == "anywhere" else
@@ -201,7 +202,7 @@ class ClueText:
         lines = [f"You are {self.names[seat]}. Your hand: " + ", ".join(rules.card_names[c] for c in you.hand) + "."]
         said = [rules.describe(event, self.names, you=seat) for event in events if event.kind != "deal"]
         last = end or (None if mask is None else choices(rules, you, mask)[0])
-        if self.board and mask is not None and end is None:  # the board as it stands, before what to do
+        if isinstance(rules, ClueBoardRules) and mask is not None and end is None:  # the board, then what to do
             last = f"The board (your token is {seat}):\n{seat_board(rules, you)}\n{last}"
         return seat_text(lines, said, note, last)
 
