@@ -448,3 +448,49 @@ def test_the_librarys_self_play_tables_stop_at_every_learner_seat():
     assert ended > 0
     with pytest.raises(ValueError, match="needs 'self'"):
         BatchedSelfPlay("clue_v0", SIZES, ["random"], 2)
+
+
+def test_the_librarys_matches_rotate_the_seats_seat_the_table_in_order_and_count_every_game():
+    """BatchedMatches: game g's player in seat g mod players, the table's agents after it in its order (cycled),
+    every game played once to its end (none dealt anew), and the action cap stops a game as nobody's win."""
+    from deduction_envs.core.multiplayer import batched_ranks
+    from deduction_envs.envs.batched_tables import BatchedMatches
+
+    matches = BatchedMatches("clue_v0", {"players": 4, "probabilities": False}, ["random", "deduction_sheet"], 40, 3)
+    rng = np.random.default_rng(0)
+    seats, rewards, truncated = matches.play(lambda obs, masks: [rng.choice(np.flatnonzero(m)) for m in masks])
+    np.testing.assert_array_equal(seats, np.arange(40) % 4)
+    names = [[matches.entries[e] if e >= 0 else "player" for e in row] for row in matches.seated]
+    assert names[1] == ["random", "player", "random", "deduction_sheet"]  # after seat 1: random, sheet, random
+    assert matches.seats.games.over.all() and not truncated.any()
+    ranks = batched_ranks(rewards)
+    assert (ranks.min(axis=1) == 1.0).all() and np.allclose(rewards.sum(axis=1), 0.0)  # each of these has a winner
+    capped = BatchedMatches("clue_v0", {"players": 3, "probabilities": False, "max_cycles": 4}, ["random"], 6)
+    _, rewards, truncated = capped.play(lambda obs, masks: np.asarray(masks).argmax(axis=1))
+    assert truncated.all() and not rewards.any()
+    with pytest.raises(ValueError, match="compiled agents' roster names"):
+        BatchedMatches("clue_v0", SIZES, [], 6)
+    with pytest.raises(ValueError, match="compiled opponents are"):
+        BatchedMatches("clue_v0", SIZES, ["velma"], 6)
+
+
+def test_a_saved_policy_measured_on_the_twin_gives_the_table_of_the_python_route():
+    """train.evaluate's batched route (the compiled agents, the batch's deals) against its Python route (the Python
+    agents, games seeded (seed, g)) on a kept Clue policy: the same seats, and win rates that a two-proportion test
+    does not tell apart; an opponent without a compiled twin is played by the Python route under "auto" and refused
+    under "batched"."""
+    from scipy.stats import fisher_exact
+
+    from train.multiplayer import evaluate_seat_policy
+
+    model, sizes = "models/rl-clue4-seed-0/model.zip", {"players": 4, "probabilities": False}
+    twin, python = (evaluate_seat_policy(model, "clue_v0", sizes, ["deduction_sheet"], 240, backend=backend)[0]
+                    for backend in ("batched", "python"))  # fmt: skip
+    assert (twin.backend, python.backend, twin.games, python.games) == ("batched", "python", 240, 240)
+    assert twin.win_rate > 0.4 and python.win_rate > 0.4  # the policy's ~0.56 against sheets, on both
+    table = [[twin.wins, twin.games - twin.wins], [python.wins, python.games - python.wins]]
+    assert fisher_exact(table).pvalue > 0.01, table
+    auto = evaluate_seat_policy(model, "clue_v0", sizes, ["random", "velma"], 4, backend="auto")
+    assert [row.backend for row in auto] == ["batched", "python"]
+    with pytest.raises(ValueError, match=r"--backend batched against velma: .*compiled opponents are"):
+        evaluate_seat_policy(model, "clue_v0", sizes, ["velma"], 4, backend="batched")

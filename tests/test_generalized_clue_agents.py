@@ -348,7 +348,7 @@ def test_a_kept_model_sits_only_in_its_setting_and_wins_there_what_its_evaluatio
     assert set(results) == {("3 x 4", f"{model} vs scoreboards")}
     rows = [s for g in results["3 x 4", f"{model} vs scoreboards"] for s in g["seats"] if s["agent"] == model]
     (found,) = evaluate_model(MODELS / name / "model.zip", opponents=["scoreboard"], games=6, seed=5,
-                              output=tmp_path / "evaluation")  # fmt: skip
+                              output=tmp_path / "evaluation", backend="python")  # fmt: skip
     assert len(rows) == found.games == 6
     assert sum(r["first"] for r in rows) == found.wins
     assert sum(r["rank"] for r in rows) / 6 == pytest.approx(found.mean_rank)

@@ -15,7 +15,9 @@ For ``algo_v0``, ``clue_v0`` and ``generalized_clue_v0``: the policy in one
 seat and copies of each ``--opponents`` agent in the others, game g seeded
 (seed, g), seats rotated; wins (a count), win rate and mean rank with 95%
 intervals and the tests against parity
-(:func:`train.multiplayer.evaluate_seat_policy`).
+(:func:`train.multiplayer.evaluate_seat_policy`). Against agents that all have
+compiled twins at the model's sizes, the games are played on the batched game
+(``--backend auto``, the default; ``python`` plays every opponent on the AEC rules).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ def evaluate_model(
     workers: int = 1,
     output: str | Path | None = None,
     trust_model: bool = False,
+    backend: str = "auto",
 ) -> list[Any]:
     """``python -m train.evaluate`` from Python: the saved ``model`` measured as the command line measures it,
     with its defaults and checks (``env`` None: the run's, from the ``run.json`` beside the model). Returns the
@@ -68,6 +71,7 @@ def evaluate_model(
         argv += [] if value is None else [option, str(value)]
     argv += [] if references else ["--no-references"]
     argv += ["--trust-model"] if trust_model else []
+    argv += ["--backend", backend]
     argv += [] if opponents is None else ["--opponents", ",".join(opponents)]
     return main(argv, raise_errors=True)
 
@@ -122,6 +126,10 @@ def main(argv: list[str] | None = None, raise_errors: bool = False) -> list[Eval
     seats.add_argument(
         "--games", type=arguments.count(1), default=None, help="games against each opponent (default 400)"
     )
+    seats.add_argument("--backend", default="auto", choices=("auto", "python", "batched"),
+                       help="auto (default): an opponent whose agents all have compiled twins plays on the batched "
+                            "game (fast; its own deals), the others as python: the Python agents on the AEC rules, "
+                            "game g seeded (seed, g)")  # fmt: skip
     arguments.add_executor_options(parser.add_argument_group("where the games run"))
     args = parser.parse_args(argv)
     _check_if_kept(args.model, parser)

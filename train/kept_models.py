@@ -154,9 +154,24 @@ def _evaluate(model: Path, arguments: list[str]) -> dict[str, Any]:
     from train import evaluate
     from train.comparison import seen_by_imitation
 
+    arguments = list(arguments)
+    if "--backend" not in arguments and _multiplayer(model, arguments):  # the figures were the Python agents'
+        arguments += ["--backend", "python"]
     with tempfile.TemporaryDirectory() as scratch:
         results = evaluate.main(["--model", str(model), *arguments, "--output", scratch])
     return figures_of(results, seen_by_imitation(model.parent))
+
+
+def _multiplayer(model: Path, arguments: list[str]) -> bool:
+    """Whether the model plays a multiplayer game (``--env`` in ``arguments``, else its run's)."""
+    from deduction_envs import registry
+    from train.run_files import run_settings
+
+    env = arguments[arguments.index("--env") + 1] if "--env" in arguments else (run_settings(model) or {}).get("env")
+    try:
+        return env is not None and registry.game(env).multiplayer
+    except ValueError:
+        return False
 
 
 def default_evaluation(run: dict[str, Any]) -> list[str]:

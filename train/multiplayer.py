@@ -48,7 +48,9 @@ __all__ = [
     "is_multiplayer",
     "multiplayer_envs",
     "OpponentPool",
+    "BACKENDS",
     "SeatEvaluation",
+    "batched_seat_games",
     "evaluate_seat_policy",
     "SeatEnvs",
     "league_callback",
@@ -327,6 +329,7 @@ class SeatEvaluation:
     rank_ci: tuple[float, float]
     p_rank: float
     truncated: int = 0  #: games stopped at the action cap (nobody's win), in ``games``
+    backend: str = "python"  #: "python": the Python agents on the AEC rules; "batched": their compiled twins
 
     @property
     def win_rate(self) -> float:
@@ -358,7 +361,9 @@ def seat_games(rules: Any, agent: Any, others: Sequence[Any], games: int, seed: 
     ]
 
 
-def seat_evaluation(opponent: str, played: Sequence[tuple[int, Any, bool]], players: int) -> SeatEvaluation:
+def seat_evaluation(
+    opponent: str, played: Sequence[tuple[int, Any, bool]], players: int, backend: str = "python"
+) -> SeatEvaluation:
     """The figures of :func:`seat_games`' games against ``opponent``: wins with a Wilson interval and the
     one-sided binomial test above 1/players, the mean rank with a t interval and the one-sided t-test below
     (players + 1) / 2, and the games stopped unfinished."""
@@ -385,7 +390,33 @@ def seat_evaluation(opponent: str, played: Sequence[tuple[int, Any, bool]], play
         rank_ci=(float(rank_ci[0]), float(rank_ci[1])),
         p_rank=p_rank,
         truncated=sum(truncated for _, _, truncated in played),
+        backend=backend,
     )
+
+
+#: Where :func:`evaluate_seat_policy` plays: the Python agents, the compiled twins, or the twins where they exist.
+BACKENDS = ("python", "batched", "auto")
+
+
+def batched_seat_games(model: str | Path, env: str, env_kwargs: dict[str, Any], opponent: str, games: int,
+                       seed: int = 0, algo: str = "maskable_ppo", trust_model: bool = False) -> list:  # fmt: skip
+    """:func:`seat_games` on the twin: the saved model's most likely legal action (one forward pass for every game
+    it is to act in) against ``opponent``'s compiled agents (a name or a table ``NAME+NAME+...``), seats rotated,
+    each game to its end or the action cap, the games dealt by the batch's generator seeded ``seed``."""
+    import torch
+
+    from agents.sb3_policy import load_model, masked_probabilities
+    from deduction_envs.envs.batched_tables import BatchedMatches
+
+    torch.set_num_threads(1)  # as each worker of the Python route
+    sizes = {**env_kwargs, "max_cycles": TOURNAMENT_MAX_ACTIONS}
+    matches = BatchedMatches(env, sizes, str(opponent).split("+"), games, seed)
+    policy = load_model(model, algo, trust_model=trust_model).policy
+    if policy.observation_space.shape != matches.observation_space.shape:
+        raise ValueError(f"{model} observes {policy.observation_space.shape}, {env} {env_kwargs} "
+                         f"{matches.observation_space.shape}")  # fmt: skip
+    seats, rewards, truncated = matches.play(lambda obs, masks: masked_probabilities(policy, obs, masks).argmax(1))
+    return [(int(seat), tuple(row), bool(cut)) for seat, row, cut in zip(seats, rewards, truncated, strict=True)]
 
 
 def evaluate_seat_policy(
@@ -399,6 +430,7 @@ def evaluate_seat_policy(
     workers: int | Executor = 1,
     store: str | Path | None = None,
     trust_model: bool = False,
+    backend: str = "python",
 ) -> list[SeatEvaluation]:
     """The saved model at ``model`` against each of ``opponents`` (reference-agent names of ``env``).
 
@@ -412,22 +444,39 @@ def evaluate_seat_policy(
     part, so that the same call after an interruption plays only the rest (the
     caller names it after the model's contents). ``trust_model``: load the model with SB3's own load, which runs
     code the file may hold (:func:`~agents.model_files.load_model`); only for a file you trust.
+    ``backend``: ``"python"`` (the above), ``"batched"`` (every opponent's compiled twin, in this process:
+    :func:`batched_seat_games`, the same table from other deals) or ``"auto"`` (the twin for each opponent whose
+    agents all have one at these sizes, else the Python agents); a row says which it played.
+
+    Raises:
+        ValueError: an unknown opponent or backend, or ``backend="batched"`` where the twin cannot play.
     """
+    from deduction_envs.envs.batched_tables import batched_refusal
     from train.stats import chunks
 
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     players = raw_env(env, **env_kwargs).rules.players
     check_opponents(env, opponents)
     games = -(-games // players) * players
+    batched = {}
+    for name in opponents if backend != "python" else ():
+        why = batched_refusal(env, {**env_kwargs, "max_cycles": TOURNAMENT_MAX_ACTIONS}, str(name).split("+"))
+        if why and backend == "batched":
+            raise ValueError(f"--backend batched against {name}: {why}")
+        if not why:
+            batched[name] = seat_evaluation(name, batched_seat_games(model, env, env_kwargs, name, games, seed, algo,
+                                                                     trust_model), players, "batched")  # fmt: skip
     workers = as_executor(workers)
     size = max(players, min(-(-games // (4 * workers.workers)), 100) // players * players)
-    jobs = [(name, start, n) for name in opponents for start, n in chunks(games, size)]
+    jobs = [(name, start, n) for name in opponents if name not in batched for start, n in chunks(games, size)]
     parts = run_jobs(_play_part, jobs, workers, "evaluating", env, env_kwargs, str(model), algo, seed,
                      trust_model, store=store)  # fmt: skip
-    results = [
+    return [
+        batched[name] if name in batched else
         seat_evaluation(name, [game for job in jobs if job[0] == name for game in parts[job]], players)
         for name in opponents
-    ]
-    return results
+    ]  # fmt: skip
 
 
 def write_seat_evaluation(results: Sequence[SeatEvaluation], path: Path | None, title: str) -> str:
@@ -451,6 +500,10 @@ def write_seat_evaluation(results: Sequence[SeatEvaluation], path: Path | None, 
             f"| {format_p(r.p_win)} | {r.mean_rank:.3f} [{r.rank_ci[0]:.3f}, {r.rank_ci[1]:.3f}] "
             f"| {format_p(r.p_rank)} |"
         )
+    compiled = [r.opponent for r in results if r.backend == "batched"]
+    if compiled:
+        lines += ["", f"Against {', '.join(compiled)}: the agents' compiled twins on the batched game (its deals "
+                  "drawn by the batch's generator from the seed), not the games seeded (seed, g)."]  # fmt: skip
     stopped = [f"{r.truncated} of the {r.games} against {r.opponent}" for r in results if r.truncated]
     if stopped:
         lines += [

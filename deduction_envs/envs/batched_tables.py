@@ -44,6 +44,7 @@ from deduction_envs.core.rules import check_int
 
 __all__ = [
     "SELF",
+    "BatchedMatches",
     "BatchedSelfPlay",
     "BatchedTables",
     "batched_refusal",
@@ -452,3 +453,65 @@ class BatchedSelfPlay(BatchedTables):
             self._start(self.ended)
         rewards = self.step_rewards[rows, movers].astype(np.float32)
         return seats.observe(), rewards, dones, infos
+
+
+class BatchedMatches(BatchedTables):
+    """``games`` games of a twin, each played once to its end, a player in seat ``g mod players`` of game ``g`` (seats
+    rotated) and the ``table``'s compiled agents in the other seats, in its order after the player's seat (cycled):
+    the batched route of measuring a policy against reference agents, as :func:`agents.multiplayer.play_match`
+    rotates its lineups. A game over before the player's first decision counts, and nothing is dealt anew.
+
+    ::
+
+        from deduction_envs.envs.batched_tables import BatchedMatches
+
+        matches = BatchedMatches("clue_v0", {"players": 3, "probabilities": False}, ["deduction_sheet"], 300, seed=0)
+        seats, rewards, truncated = matches.play(lambda observations, masks: masks.argmax(axis=1))
+
+    Args:
+        env, sizes, seed: as :class:`BatchedTables`'s (``sizes["max_cycles"]`` caps a game's actions: stopped there,
+            every reward 0, ``truncated``).
+        table: the compiled agents' roster names beside the player, in seat order after it.
+        games: how many games.
+
+    Raises:
+        ValueError: what :class:`BatchedTables` refuses, and an empty table.
+    """
+
+    def __init__(self, env: str, sizes: dict[str, Any], table: Sequence[str], games: int, seed: int = 0) -> None:
+        table = [str(name) for name in table]
+        if not table or SELF in table:
+            raise ValueError(f"the table is compiled agents' roster names, got {table!r}")
+        self.table = table
+        super().__init__(env, sizes, list(dict.fromkeys(table)), games, seed)
+
+    def _draw_seats(self, games: np.ndarray) -> None:
+        players = self.rules.players
+        self.learner[games] = games % players
+        for k in range(players - 1):
+            seat = (self.learner[games] + 1 + k) % players
+            self.seated[games, seat] = self.entries.index(self.table[k % len(self.table)])
+        self.seated[games, self.learner[games]] = -1
+
+    def _start(self, games: np.ndarray) -> None:
+        """Deal the games and play up to the player's first decision (a game may end before it)."""
+        self.seats.reset_games(games)
+        self._draw_seats(games)
+        self._advance()
+
+    def play(self, choose: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Play every game to its end, ``choose(observations, masks)`` deciding for the player in the games where
+        it is to act (its observations and legal masks, a row a game; it returns an action a row): each game's
+        player's seat, every seat's rewards and whether the game was stopped at the cap."""
+        self.reset()
+        games, n = self.seats.games, self.num_envs
+        while not games.over.all():
+            live = ~games.over
+            actions = np.zeros(n, dtype=np.int64)
+            rows = np.flatnonzero(live)
+            observations = self.seats.observe(self.learner, live)[rows]
+            actions[rows] = np.asarray(choose(observations, games.legal_masks()[rows]), dtype=np.int64)
+            self._play(actions, live)
+            self._advance()
+        truncated = self._truncated & ~self._terminated
+        return self.learner.copy(), self._rewards.copy(), truncated

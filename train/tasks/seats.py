@@ -241,7 +241,7 @@ class SeatsTask:
             store = path.parent / ".jobs" / f"evaluation-{digest}"
             results = evaluate_seat_policy(
                 args.model, args.env, sizes, opponents, games, args.seed, args.algo, workers, store=store,
-                trust_model=args.trust_model,
+                trust_model=args.trust_model, backend=args.backend,
             )
         except (TypeError, ValueError, FileNotFoundError) as error:
             refuse(parser, args.model, error)

@@ -216,7 +216,8 @@ class SecretsTask:
         from train.comparison import compare, seen_by_imitation, write_comparison
         from train.multiplayer import multiplayer_envs
 
-        for option, value in (("--opponents", args.opponents), ("--games", args.games)):
+        for option, value in (("--opponents", args.opponents), ("--games", args.games),
+                              ("--backend", None if args.backend == "auto" else args.backend)):  # fmt: skip
             if value is not None:
                 parser.error(f"{option} is for the multiplayer envs ({', '.join(multiplayer_envs())})")
         args.eval_secrets = args.eval_secrets or SECRETS_DEFAULTS["eval_secrets"]
