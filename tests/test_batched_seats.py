@@ -199,7 +199,11 @@ def test_a_game_without_a_twin_says_so():
 
 
 def test_bad_input_is_refused(tmp_path):
-    assert "give --size probabilities=false" in batched_refusal("clue_v0", {"players": 3}, ["random"])
+    from deduction_envs.envs.clue_batched import BatchedClueSeats
+
+    with mock.patch.object(BatchedClueSeats, "has_probabilities", False):  # a twin without them says so
+        assert "give --size probabilities=false" in batched_refusal("clue_v0", {"players": 3}, ["random"])
+    assert batched_refusal("clue_v0", {"players": 3}, ["random"]) is None  # counted with the AEC env's engine
     assert batched_refusal("clue_v0", {"players": 3, "board": True, "probabilities": False}, ["random"]) is None
     assert "compiled opponents are random, deduction_sheet" in batched_refusal("clue_v0", SIZES, ["velma"])
     assert batched_refusal("clue_v0", SIZES, ["self", "random"]) is None
@@ -272,12 +276,14 @@ def test_the_same_seed_plays_the_same_games():
 @pytest.mark.parametrize(
     ("env", "sizes", "opponents"),
     [("algo_v0", {"players": 2}, ["random", "epsilon_greedy"]),
-     ("generalized_clue_v0", {"cards": 12}, ["random", "scoreboard"])],
+     ("generalized_clue_v0", {"cards": 12}, ["random", "scoreboard"]),
+     ("clue_v0", {"players": 3, "probabilities": False}, ["random", "deduction_sheet"])],
 )  # fmt: skip
 def test_the_entropy_shaped_reward_on_the_twins(tmp_path, env, sizes, opponents):
     """The shaping of each step is EntropyRewardWrapper's over the learner's bits (the AEC env's
     ``entropy(agent)``, tested equal in tests/test_conformance.py)
-    before its decision and after the replies, added outside the monitor; a twin without bits refuses it."""
+    before its decision and after the replies, added outside the monitor (Clue's counted by the AEC env's engine from
+    the twin's facts); a twin without bits refuses it."""
     from deduction_envs.wrappers.entropy_reward import entropy_shaping
 
     venv = batched_envs(env, sizes, opponents, 8, 0, tmp_path / "m", entropy_reward=0.5,
@@ -298,7 +304,10 @@ def test_the_entropy_shaped_reward_on_the_twins(tmp_path, env, sizes, opponents)
         np.testing.assert_allclose(adapter.shaping, expected)  # an ended game's potential after is 0
         shaped += int((adapter.shaping != 0).sum())
     assert shaped > 100
-    with pytest.raises(ValueError, match="clue_v0's batched twin has no entropy in bits"):
+    from deduction_envs.envs.clue_batched import BatchedClueSeats
+
+    with mock.patch.object(BatchedClueSeats, "has_entropy", False), pytest.raises(
+            ValueError, match="clue_v0's batched twin has no entropy in bits"):  # fmt: skip
         BatchedSeatsVecEnv("clue_v0", SIZES, ["random"], 4, entropy_reward=0.5)
 
 

@@ -187,6 +187,7 @@ def test_each_game_without_a_twin_says_so_and_each_twin_declares_its_capabilitie
             continue
         _, seats_class, agents = twin_of(game.env_id)
         assert isinstance(seats_class.has_probabilities, bool) and isinstance(seats_class.has_entropy, bool)
+        assert isinstance(seats_class.compiled_probabilities, bool)
         assert "random" in agents and game.opponent in agents, (game.env_id, sorted(agents))
 
 

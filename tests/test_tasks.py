@@ -64,10 +64,8 @@ def test_a_python_caller_gets_the_command_lines_errors():
         (RunConfig(env="clue_v0", opponents=["self"]), "--opponents self (self-play) plays on the batched twin"),
         (RunConfig(env="algo_v0", vec_env="batched", opponents=["self"], entropy_reward=1.0),
          "--entropy-reward is not on self-play yet"),
-        (RunConfig(env="clue_v0", vec_env="batched", sizes={"probabilities": True}), "give --size probabilities=false"),
         (RunConfig(env="clue_v0", vec_env="batched", opponents=["velma"]), "compiled opponents are random, deduc"),
         (RunConfig(env="clue_v0", vec_env="batched", algo="ppo"), "the batched seats train with maskable_ppo"),
-        (RunConfig(env="clue_v0", vec_env="batched", entropy_reward=0.1), "batched twin has no entropy in bits yet"),
         (RunConfig(env="generalized_clue_v0", vec_env="batched", opponents=["exact"]), "are random, scoreboard, got"),
     ]
     for config, message in cases:
@@ -83,9 +81,14 @@ def test_checking_twice_changes_nothing_more():
     assert config.eval_games == 400 and config.sizes == registry.game("clue_v0").default_sizes()
     single = RunConfig().check()
     assert single.sizes == {"pegs": 3, "colors": 3} and single.eval_secrets == 2000 and single.vec_env == "batched"
-    assert RunConfig(env="clue_v0").check().vec_env == "dummy"  # its probability observation is not batched
+    # Clue's twin counts the probability pieces one seat at a time, as the AEC env: "auto" keeps the AEC env, a run
+    # on the twin observes without them unless asked (so the kept runs' commands train as they did).
+    assert RunConfig(env="clue_v0").check().vec_env == "dummy"
+    assert RunConfig(env="clue_v0", sizes={"probabilities": False}).check().vec_env == "batched"
     batched = RunConfig(env="clue_v0", vec_env="batched", opponents=["self", "random"]).check()
     assert batched.sizes["probabilities"] is False and batched.opponents == ["self", "random"]
+    counted = RunConfig(env="clue_v0", vec_env="batched", sizes={"probabilities": True}, entropy_reward=0.1).check()
+    assert counted.sizes["probabilities"] is True and counted.vec_env == "batched"
     algo = RunConfig(env="algo_v0", vec_env="batched", opponents=["random"]).check()
     assert "probabilities" not in algo.sizes  # Algo's twin writes the probability pieces: the env's default
 

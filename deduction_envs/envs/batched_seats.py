@@ -37,6 +37,9 @@ class BatchedSeats:
     rules_class: type[Any]
     #: Whether the twin can write the AEC env's probability pieces (its ``probabilities`` keyword).
     has_probabilities = False
+    #: Whether it counts them compiled, across the batch (else one seat at a time with the AEC env's engine, no
+    #: faster than the AEC env: a run on the twin then observes without them unless asked).
+    compiled_probabilities = True
     #: Whether the twin gives each seat's entropy in bits as the AEC env's ``entropy(agent)`` (its ``entropy``).
     has_entropy = False
 

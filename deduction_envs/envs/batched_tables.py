@@ -48,6 +48,7 @@ __all__ = [
     "BatchedSelfPlay",
     "BatchedTables",
     "batched_refusal",
+    "compiled_probabilities",
     "has_entropy",
     "has_probabilities",
     "twin",
@@ -74,6 +75,16 @@ def has_probabilities(env: str) -> bool:
         return bool(twin(env)[1].has_probabilities)
     except ValueError:
         return False
+
+
+def compiled_probabilities(env: str) -> bool:
+    """Whether ``env``'s batched twin counts the probability pieces compiled across the batch (False if it has no
+    twin, or counts them one seat at a time with the AEC env's engine)."""
+    try:
+        seats_class = twin(env)[1]
+    except ValueError:
+        return False
+    return bool(seats_class.has_probabilities and seats_class.compiled_probabilities)
 
 
 def has_entropy(env: str) -> bool:

@@ -217,21 +217,28 @@ class SheetObserver(Observer):
 
     def encode_sheet(self, knowledge: Any) -> np.ndarray:
         """A new observation vector with the seat's hand, facts, probabilities, entropy and record in it."""
-        me, at = knowledge.player, self._slots
+        me = knowledge.player
         vector = np.zeros(self.pieces.size, dtype=np.float32)
         if self.probabilities:
-            places = self._places[me]
-            sheet = knowledge.sheet()[:, places]
-            vector[at["held"]] = (sheet == 1).ravel()
-            vector[at["not_held"]] = (sheet == 0).ravel()
-            vector[at["probabilities"]] = knowledge.solution().probabilities[:, places].ravel()
-            vector[at["entropy"]] = knowledge.entropy() / self._max_entropy
+            solution = knowledge.solution()
+            self.write_counted(vector, me, knowledge.sheet(), solution.probabilities, solution.entropy)
             required = forbidden = None
         else:  # what propagation proves, without counting
             required, forbidden = knowledge.fact_masks()
         write_sheet(vector, self._starts, card_mask(knowledge.hand), required, forbidden, self._place_arrays[me],
                      knowledge.record, self._seat_arrays[me])  # fmt: skip
         return vector
+
+    def write_counted(self, vector: np.ndarray, me: int, sheet: np.ndarray, probabilities: np.ndarray,
+                      entropy: float) -> None:  # fmt: skip
+        """Write into seat ``me``'s observation ``vector`` what counting the deals gives: the exact ``sheet``
+        (``(cards, places)``: 1 held, 0 not, -1 unknown), each card's ``probabilities`` at each place and the case
+        file's ``entropy`` in bits (places in the seat's turn order); the AEC env's and a batched twin's."""
+        places, at = self._places[me], self._slots
+        vector[at["held"]] = (sheet[:, places] == 1).ravel()
+        vector[at["not_held"]] = (sheet[:, places] == 0).ravel()
+        vector[at["probabilities"]] = probabilities[:, places].ravel()
+        vector[at["entropy"]] = entropy / self._max_entropy
 
 
 class ClueObserver(SheetObserver):

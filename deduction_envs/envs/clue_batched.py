@@ -6,9 +6,14 @@ event proves for the seat (``ClueRules.event_facts``: its hand, the passes, a re
 a card shown to it, an accusation's verdict) as int64 masks per place and a table of open clauses, propagated by
 the one compiled kernel of the unit rules (``clue_facts._propagate_masks``, whose fixed point does not depend on
 the order facts arrive in), and the public record (suggested, passed, refuted; and what the seat has shown).
-:meth:`~BatchedClueSeats.observe` writes the observation of each game's seat to act as ``clue_v0`` with
-``probabilities=False`` does (:class:`~deduction_envs.envs.clue.ClueObserver`), tested equal to it; on the board
-(games of :class:`~deduction_envs.games.clue_board_batched.BatchedClueBoardRules`), with the board's pieces.
+:meth:`~BatchedClueSeats.observe` writes the observation of each game's seat to act as ``clue_v0`` does
+(:class:`~deduction_envs.envs.clue.ClueObserver`), tested equal to it; on the board (games of
+:class:`~deduction_envs.games.clue_board_batched.BatchedClueBoardRules`), with the board's pieces. With
+``probabilities=True`` (the AEC env's default; the twin's is False) the exact sheet, the probability pieces and the
+entropy are counted by the AEC seat's own engine from the twin's facts (:meth:`~BatchedClueSeats.counted`: the same
+facts, so the same answers, sampled from the same seed where exact counting is over budget), one seat at a time and
+no faster than the AEC env: a compiled counter across the batch is issue 83's. :meth:`~BatchedClueSeats.entropy` gives
+each seat's bits for the entropy-shaped reward.
 
     from deduction_envs.games.clue import ClueRules
     from deduction_envs.games.clue_batched import BatchedClueRules
@@ -31,7 +36,7 @@ from deduction_envs.envs.batched_seats import BatchedSeats
 from deduction_envs.envs.clue import ClueObserver, write_sheet
 from deduction_envs.games.clue_batched import BatchedClueRules
 from deduction_envs.games.clue_board_batched import BatchedClueBoardRules
-from deduction_envs.reasoning.clue_facts import AT_LEAST, DEAD, NOT_ALL, propagate_masks
+from deduction_envs.reasoning.clue_facts import AT_LEAST, DEAD, NOT_ALL, Facts, facts_of, propagate_masks
 
 __all__ = ["CLAUSES", "BatchedClueSeats", "BatchedSheetSeats"]
 
@@ -76,14 +81,27 @@ class BatchedSheetSeats(BatchedSeats):
 
 class BatchedClueSeats(BatchedSheetSeats):
     """Every seat's knowledge of every game of ``games`` (a :class:`BatchedClueRules`), fed by :meth:`step`, and
-    its observation as ``clue_v0`` with ``probabilities=False`` gives it; see the module docstring and
-    :class:`BatchedSheetSeats` for the arguments (``max_cycles`` as ``clue_v0``'s, 1,000)."""
+    its observation as ``clue_v0`` gives it; see the module docstring and :class:`BatchedSheetSeats` for the
+    arguments (``max_cycles`` as ``clue_v0``'s, 1,000), and ``probabilities``: the counted pieces too."""
 
     rules_class = BatchedClueRules
     observer_class = ClueObserver
+    has_probabilities = True
+    has_entropy = True
+    #: The probability pieces and the entropy are counted by the AEC env's own engine (Python and numba), from the
+    #: twin's facts, one seat at a time: no faster than the AEC env's (issue 83 compiles the counter).
+    compiled_probabilities = False
 
-    def __init__(self, games: BatchedClueRules, max_cycles: int = 1000, illegal_action: str = "end") -> None:
+    def __init__(self, games: BatchedClueRules, max_cycles: int = 1000, illegal_action: str = "end",
+                 probabilities: bool = False) -> None:  # fmt: skip
+        if not isinstance(probabilities, bool):
+            raise ValueError(f"probabilities must be True or False, got {probabilities!r}")
         super().__init__(games, max_cycles, illegal_action)
+        self.probabilities = probabilities
+        blank = self.observer.new_knowledge(0)  # the AEC seat's engine and its number of deals when it samples
+        self._engine, self._samples = blank.engine, blank.samples
+        #: Per (game, seat): the facts last counted and what counting gave (the exact sheet and the solution).
+        self._counted: dict[tuple[int, int], tuple[Facts, np.ndarray, Any]] = {}
         slots = self.observer.pieces.slices
         self._starts = np.array([slots[name].start for name in ("suggestion", "asker", "refuter", "phase", "turn",
                                                                  "in")], dtype=np.int64)  # fmt: skip
@@ -101,12 +119,50 @@ class BatchedClueSeats(BatchedSheetSeats):
                      self.used, self.dirty, self.record, self._full, self._groups):  # fmt: skip
             raise RuntimeError(f"a seat's open clauses outgrew {CLAUSES} rows (raise CLAUSES)")
 
+    def _start(self, games: np.ndarray) -> None:
+        super()._start(games)
+        if self._counted:  # a game dealt anew: its seats' counts are gone
+            for g in np.asarray(games).ravel().tolist():
+                for s in range(self.games.rules.players):
+                    self._counted.pop((g, s), None)
+
+    def counted(self, game: int, seat: int) -> tuple[np.ndarray, Any]:
+        """What counting the deals gives seat ``seat`` of game ``game``: its exact sheet (``(cards, places)``, 1
+        held, 0 not, -1 unknown) and its :class:`~deduction_envs.reasoning.clue_knowledge.ClueSolution`, as the AEC
+        env's seat has them (``knowledge.sheet()``, ``knowledge.solution()``: the same engine, from the same facts,
+        sampling the same number of deals from the same seed where exact counting is over budget); kept until the
+        seat's facts change."""
+        g, s = int(game), int(seat)
+        if not settled(g, s, self.required, self.forbidden, self.clauses, self.dirty, self._full, self._groups):
+            raise RuntimeError("a seat's facts contradict: the batched game is inconsistent")
+        facts = facts_of(self.required[g, s], self.forbidden[g, s], self.clauses[g, s])
+        kept = self._counted.get((g, s))
+        if kept is None or kept[0] != facts:
+            engine = self._engine.with_facts(facts)
+            # The AEC seat seeds its sampling with the events it has seen: the deal and one a move.
+            solution = engine.solve("auto", samples=self._samples, rng=1 + int(self.moves[g]))
+            kept = self._counted[g, s] = (facts, engine.deduction_sheet(solution=solution), solution)
+        return kept[1], kept[2]
+
+    def entropy(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """Bits of the case file's distribution each seat ``seats[g]`` of the games ``games`` marks has still to
+        find out, as the AEC env's ``entropy(agent)`` (zeros elsewhere)."""
+        seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), games.shape)
+        bits = np.zeros(games.size)
+        for g in np.flatnonzero(games):
+            bits[g] = self.counted(int(g), int(seats[g]))[1].entropy
+        return bits
+
     def _encode(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
         batch = self.games
         if not _observe(games, seats, batch.turn, batch.phase, batch.refuter, batch.suggestion, batch.out,
                         self.hand, self.required, self.forbidden, self.clauses, self.dirty, self.record, self._full,
                         self._groups, self._sheet_starts, self._places, self._seats, self._starts, out):  # fmt: skip
             return False
+        if self.probabilities:
+            for g in np.flatnonzero(games):
+                sheet, solution = self.counted(int(g), int(seats[g]))
+                self.observer.write_counted(out[g], int(seats[g]), sheet, solution.probabilities, solution.entropy)
         if self.board:
             board = batch.rules.board
             _observe_board(games, seats, batch.positions, batch.weapons, batch.roll, batch.moved, batch.summoned,

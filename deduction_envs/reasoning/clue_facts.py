@@ -285,6 +285,17 @@ def propagate_python(model: FactModel, facts: Facts) -> Facts:
 TRUSTED_KINDS = ("hand", "holds", "none", "one_of", "right", "wrong")
 
 
+def facts_of(required: np.ndarray, forbidden: np.ndarray, clauses: np.ndarray) -> Facts:
+    """The immutable :class:`Facts` of int64 masks per place (``required``, ``forbidden``) and a clause table (rows
+    of place, mask and kind; :data:`DEAD` rows left out): a :class:`TrustedFacts`' or a batched twin's seat's."""
+    at_least: set[tuple[int, int]] = set()
+    not_all: set[tuple[int, int]] = set()
+    for place, mask, kind in clauses.tolist():
+        if kind != DEAD:
+            (at_least if kind == AT_LEAST else not_all).add((place, mask))
+    return Facts(tuple(required.tolist()), tuple(forbidden.tolist()), frozenset(at_least), frozenset(not_all))
+
+
 class TrustedFacts:
     """Facts as mutable int64 masks, fed events that cannot contradict and propagated in place when read.
 
@@ -360,13 +371,7 @@ class TrustedFacts:
 
     def facts(self) -> Facts:
         """The facts as the immutable :class:`Facts` (propagated if :meth:`propagate` was)."""
-        at_least: set[tuple[int, int]] = set()
-        not_all: set[tuple[int, int]] = set()
-        for place, mask, kind in self._clauses[: self._used].tolist():
-            if kind != DEAD:
-                (at_least if kind == AT_LEAST else not_all).add((place, mask))
-        return Facts(tuple(self.required.tolist()), tuple(self.forbidden.tolist()), frozenset(at_least),
-                      frozenset(not_all))  # fmt: skip
+        return facts_of(self.required, self.forbidden, self._clauses[: self._used])
 
     def copy(self) -> TrustedFacts:
         """An independent copy."""

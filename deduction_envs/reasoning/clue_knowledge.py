@@ -494,6 +494,14 @@ class ClueKnowledge:
         other.__dict__.update(self.__dict__)
         return other
 
+    def with_facts(self, facts: Facts) -> ClueKnowledge:
+        """A copy holding ``facts`` instead of its own: facts a game's engine has propagated, as a batched twin keeps
+        them (per place the cards held and not held, and the clauses still open), trusted and unchecked; its
+        answers are counted from them as from the facts of events."""
+        other = self.copy()
+        other._keep(facts, [])
+        return other
+
     def __repr__(self) -> str:
         return f"ClueKnowledge(players={self.players}, cards={self._model.cards}, events={len(self._events)})"
 

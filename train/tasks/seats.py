@@ -66,10 +66,10 @@ class SeatsTask:
             raise ValueError("--opponents self (self-play) plays on the batched twin: give --vec-env batched")
         if SELF in config.opponents and config.entropy_reward is not None:
             raise ValueError("--entropy-reward is not on self-play yet (--opponents self)")
-        if config.vec_env == "batched":  # a twin without the probability pieces observes without them
-            from deduction_envs.envs.batched_tables import has_probabilities
+        if config.vec_env == "batched":  # a twin that does not count them compiled observes without them
+            from deduction_envs.envs.batched_tables import compiled_probabilities
 
-            if not has_probabilities(config.env):
+            if not compiled_probabilities(config.env):
                 config.sizes.setdefault("probabilities", False)
         for name in ("opponents", "eval_opponents"):
             names = getattr(config, name)
@@ -121,12 +121,15 @@ class SeatsTask:
         return algorithm_class(self.config.algo)
 
     def vec_env_refusal(self) -> str | None:
-        from deduction_envs.envs.batched_tables import batched_refusal
+        from deduction_envs.envs.batched_tables import batched_refusal, compiled_probabilities
 
         config = self.config
         if config.algo != "maskable_ppo":
             return "the batched seats train with maskable_ppo"
-        return batched_refusal(config.env, config.sizes or {}, config.opponents or [], config.entropy_reward)
+        sizes = config.sizes or {}
+        if config.vec_env == "auto" and sizes.get("probabilities", True) and not compiled_probabilities(config.env):
+            return "the twin counts the probability pieces no faster than the AEC env (one seat at a time)"
+        return batched_refusal(config.env, sizes, config.opponents or [], config.entropy_reward)
 
     def make_envs(self, vec_env: str, gamma: float, append: bool) -> Any:
         from train.multiplayer import SeatEnvs, make_seat_envs, read_league
