@@ -1,0 +1,104 @@
+"""The probability pieces of a Clue observation: the AEC env's against the batched twin's (issue 83's x20 figure).
+
+    python -m benchmarks.clue_probabilities                  # 4 players, 24 games a side
+    python -m benchmarks.clue_probabilities --players 3 --board --games 40
+
+Both sides play the same kind of game: every seat a deduction sheet (the AEC env's Python agents, the twin's
+compiled ones), one seat a game observed at each of its decisions (the learner's seat, rotated), with and without
+the probability pieces. A side's cost of the pieces is its mean time for the observation with them less the mean
+without them: the AEC env's counts the observed seat's knowledge (``knowledge.solution()`` and its exact sheet), the
+twin's the same engine from its facts (``BatchedClueSeats.counted``); the twin is timed one game an ``observe`` call
+here, so that each observation has its own time. Means and 99th percentiles per observation, and the ratio AEC /
+twin (above 1: the twin is cheaper). The games differ between the sides (their own deals), so the figures are of
+the same measure, not of the same positions.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+
+import numpy as np
+
+from train import arguments
+
+
+def aec_times(players: int, board: bool, games: int, probabilities: bool) -> np.ndarray:
+    """Seconds of each observation of the learner's seat on the AEC env (deduction sheets in every seat)."""
+    from agents.roster import seat_agent
+    from deduction_envs.envs import clue_v0
+
+    times = []
+    for g in range(games):
+        env = clue_v0.raw_env(players=players, board=board, probabilities=probabilities)
+        agents = [seat_agent("clue_v0", "deduction_sheet") for _ in range(players)]
+        streams = np.random.SeedSequence(g).spawn(players + 1)  # as play_game: the agents' own streams, not the
+        for seat, agent in enumerate(agents):  # deal's (numpy's default_rng(g) is default_rng((g, 0)))
+            agent.reset(env.rules, seat, int(streams[seat + 1].generate_state(1)[0]))
+        env.seat_listeners = {seat: agent.observe for seat, agent in enumerate(agents)}
+        env.reset(seed=int(streams[0].generate_state(1)[0]))
+        learner = env.possible_agents[g % players]
+        while env.agents:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+                continue
+            if agent == learner:
+                start = time.perf_counter()
+                env.observe(agent)
+                times.append(time.perf_counter() - start)
+            seat = env.possible_agents.index(agent)
+            env.step(int(agents[seat].act(env.table.legal_mask())))
+    return np.array(times)
+
+
+def twin_times(players: int, board: bool, games: int, probabilities: bool) -> np.ndarray:
+    """Seconds of each observation of the learner's seat on the twin (its compiled deduction sheets in every seat),
+    one game an ``observe`` call."""
+    from deduction_envs import registry
+    from deduction_envs.envs.batched_tables import twin
+
+    make_games, seats_class, agent = twin("clue_v0")
+    rules = registry.game("clue_v0").make_rules(players=players, board=board)
+    seats = seats_class(make_games(rules, games, 0), probabilities=probabilities)
+    seats.reset(seeds=range(games))
+    sheet, rng, learner = agent("deduction_sheet"), np.random.default_rng(0), np.arange(games) % players
+    times = []
+    while not seats.games.over.all():
+        live = ~seats.games.over
+        theirs = live & (seats.games.mover == learner)
+        for g in np.flatnonzero(theirs):  # one game a call: each observation's own time
+            one = np.zeros(games, dtype=bool)
+            one[g] = True
+            start = time.perf_counter()
+            seats.observe(learner, one)
+            times.append(time.perf_counter() - start)
+        uniforms = rng.random((games, sheet.draws(rules)))
+        seats.step(sheet.act(seats, live, uniforms), live)
+    return np.array(times)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments.Parser(prog="python -m benchmarks.clue_probabilities", description=__doc__)
+    parser.add_argument("--players", type=arguments.count(2), default=4, help="players (default 4)")
+    parser.add_argument("--board", action="store_true", help="Clue on the board")
+    parser.add_argument("--games", type=arguments.count(1), default=24, help="games a side (default 24)")
+    args = parser.parse_args(argv)
+    twin_times(args.players, args.board, 2, True)  # compile first
+    aec_on, aec_off = (aec_times(args.players, args.board, args.games, p) for p in (True, False))
+    twin_on, twin_off = (twin_times(args.players, args.board, args.games, p) for p in (True, False))
+    print(f"{platform.machine()}, Python {platform.python_version()}; clue_v0, {args.players} players"
+          f"{' on the board' if args.board else ''}, {args.games} games a side\n")  # fmt: skip
+    print("| side | observations | with pieces: mean (ms) | p99 (ms) | without: mean (ms) | pieces' mean (ms) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    pieces = {}
+    for name, on, off in (("AEC env", aec_on, aec_off), ("twin", twin_on, twin_off)):
+        pieces[name] = (on.mean() - off.mean(), np.percentile(on, 99))
+        print(f"| {name} | {on.size:,} | {on.mean() * 1e3:.3f} | {np.percentile(on, 99) * 1e3:.2f} | "
+              f"{off.mean() * 1e3:.3f} | {pieces[name][0] * 1e3:.3f} |")  # fmt: skip
+    (a_mean, a_p99), (t_mean, t_p99) = pieces["AEC env"], pieces["twin"]
+    print(f"\nAEC / twin: x{a_mean / t_mean:.2f} on the pieces' mean, x{a_p99 / t_p99:.2f} on the 99th percentile")
+
+
+if __name__ == "__main__":
+    main()
