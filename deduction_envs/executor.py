@@ -423,10 +423,10 @@ def _keys(function: Callable[..., Any], jobs: Sequence[Any], args: tuple) -> dic
 
 def discard_store(store: str | Path) -> None:
     """Remove a finished run's kept results (``store`` of :func:`run_jobs`), and its parent folder if that is
-    left empty (the ``.jobs`` folder beside a run's outputs)."""
+    left empty (the ``.jobs`` folder beside a run's outputs); nothing if no job ever kept a result there."""
     folder = Path(store)
-    shutil.rmtree(folder)
-    if not any(folder.parent.iterdir()):
+    shutil.rmtree(folder, ignore_errors=True)
+    if folder.parent.is_dir() and not any(folder.parent.iterdir()):
         folder.parent.rmdir()
 
 

@@ -471,7 +471,7 @@ def evaluate_seat_policy(
     size = max(players, min(-(-games // (4 * workers.workers)), 100) // players * players)
     jobs = [(name, start, n) for name in opponents if name not in batched for start, n in chunks(games, size)]
     parts = run_jobs(_play_part, jobs, workers, "evaluating", env, env_kwargs, str(model), algo, seed,
-                     trust_model, store=store)  # fmt: skip
+                     trust_model, store=store) if jobs else {}  # fmt: skip
     return [
         batched[name] if name in batched else
         seat_evaluation(name, [game for job in jobs if job[0] == name for game in parts[job]], players)

@@ -386,20 +386,10 @@ class BatchedSelfPlay(BatchedTables):
 
     learns_self = True
 
-    def __init__(
-        self,
-        env: str,
-        sizes: dict[str, Any],
-        opponents: Sequence[str],
-        n_envs: int,
-        seed: int = 0,
-        entropy_reward: float | None = None,
-        gamma: float = 1.0,
-        entropy_end: str = DEFAULT_ENTROPY_END,
-    ) -> None:
-        if SELF not in [str(entry) for entry in opponents]:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if SELF not in self.entries:
             raise ValueError("self-play needs 'self' in the pool")
-        super().__init__(env, sizes, opponents, n_envs, seed, entropy_reward, gamma, entropy_end)
         n, players = self.num_envs, self.rules.players
         #: Every seat's rewards in the last step's games (before the games dealt anew play their first moves).
         self.step_rewards = np.zeros((n, players))
