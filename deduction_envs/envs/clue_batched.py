@@ -4,7 +4,7 @@
 and every seat, what :class:`~deduction_envs.reasoning.clue_player.CluePlayerKnowledge` keeps: the facts each
 event proves for the seat (``ClueRules.event_facts``: its hand, the passes, a refuter holding one of three cards,
 a card shown to it, an accusation's verdict) as int64 masks per place and a table of open clauses, propagated by
-the one compiled kernel of the unit rules (``clue_facts._propagate_masks``, whose fixed point does not depend on
+the one compiled kernel of the unit rules (``clue_facts.propagate_masks``, whose fixed point does not depend on
 the order facts arrive in), and the public record (suggested, passed, refuted; and what the seat has shown).
 :meth:`~BatchedClueSeats.observe` writes the observation of each game's seat to act as ``clue_v0`` does
 (:class:`~deduction_envs.envs.clue.ClueObserver`), tested equal to it; on the board (games of
