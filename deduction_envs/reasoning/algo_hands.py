@@ -84,6 +84,55 @@ def position_ways(
 _COLOUR_MASKS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
 
+def _bits(cards: set[int]) -> int:
+    """The cards as bits of an int64."""
+    return sum(1 << int(card) for card in cards)
+
+
+@njit(cache=True)
+def posterior_tables(sizes, colours, cards, excluded, seen, placed, deck):  # pragma: no cover - compiled
+    """The walk's tables of a view for :class:`AlgoHandPosterior`, from arrays: for each opponent ``j`` with a card
+    face down (``sizes[j]`` positions), each position's colour, its card if known (-1 if not) and the numbers missed
+    attacks excluded there (bits); ``seen``, the cards the viewer can place (bits), and ``placed``, those lying face
+    up in those opponents' hands. Returns the mixed-radix ``strides`` and ``final`` state, ``moves[j, c, s]`` (card
+    ``c`` may fill opponent ``j``'s next position from state ``s``), ``filled[j, s]`` (its positions filled in
+    ``s``), ``accepts[j, c, i]`` (position ``i`` may hold card ``c``; a last column for a full hand) and ``skips[c]``
+    (card ``c`` may lie elsewhere)."""
+    count = sizes.size
+    strides = np.zeros(count, dtype=np.int64)
+    states, final = 1, 0
+    for j in range(count):
+        strides[j] = states
+        states *= sizes[j] + 1
+    for j in range(count):
+        final += strides[j] * sizes[j]
+    width = 0
+    for j in range(count):
+        width = max(width, sizes[j])
+    accepts = np.zeros((count, deck, width + 1), dtype=np.bool_)
+    filled = np.zeros((count, states), dtype=np.int64)
+    moves = np.zeros((count, deck, states), dtype=np.bool_)
+    for j in range(count):
+        for i in range(sizes[j]):
+            if cards[j, i] >= 0:
+                accepts[j, cards[j, i], i] = True
+            else:
+                for c in range(colours[j, i], deck, 2):
+                    if not (seen >> c & 1) and not (excluded[j, i] >> (c // 2) & 1):
+                        accepts[j, c, i] = True
+        for s in range(states):
+            f = (s // strides[j]) % (sizes[j] + 1)
+            filled[j, s] = f
+            if f < sizes[j]:
+                for c in range(deck):
+                    moves[j, c, s] = accepts[j, c, f]
+    skips = np.ones(deck, dtype=np.bool_)
+    for c in range(deck):
+        if placed >> c & 1:
+            skips[c] = False
+    return strides, final, moves, filled, accepts, skips
+
+
 def _colour_masks(deck: int) -> tuple[np.ndarray, np.ndarray]:
     """The cards of each colour in a deck of ``deck`` cards (card ``c`` has colour ``c % 2``), read-only."""
     masks = _COLOUR_MASKS.get(deck)
@@ -113,20 +162,6 @@ class AlgoHandPosterior:
         n = self.deck_size
         # Opponents with a face-down card; every other card the player can place is "seen".
         self.players = [q for q, hand in enumerate(view.hands) if q != view.player and any(k < 0 for k in hand.known)]
-        sizes = [len(view.hands[q].known) for q in self.players]
-        # A state counts the positions filled in each of those hands, mixed radix (Python ints: numpy's calls
-        # cost more than the arithmetic on lists this short).
-        strides, states = [], 1
-        for size in sizes:
-            strides.append(states)
-            states *= size + 1
-        self._strides = np.array(strides, dtype=np.int64)
-        self._states = states
-        index = np.arange(states)
-        self._filled = [(index // stride) % (size + 1) for stride, size in zip(strides, sizes, strict=True)]
-        self._final = sum(stride * size for stride, size in zip(strides, sizes, strict=True))
-
-        # accepts[j][c, i]: opponent j's position i may hold card c. skips[c]: card c may lie elsewhere.
         seen = set(view.own) | ({view.drawn} if view.drawn >= 0 else set())
         placed = set()
         for q, hand in enumerate(view.hands):
@@ -134,29 +169,21 @@ class AlgoHandPosterior:
             seen |= known
             if q in self.players:
                 placed |= known
-        # Unseen cards of each colour; a face-down position takes those of its colour whose number no missed
-        # attack has excluded.
-        unseen = np.ones(n, dtype=bool)
-        unseen[list(seen)] = False
-        of_colour = [unseen & colour_cards for colour_cards in _colour_masks(n)]
-        self._accepts = []
-        for q in self.players:
+        count = len(self.players)
+        width = max((len(view.hands[q].known) for q in self.players), default=0)
+        sizes = np.array([len(view.hands[q].known) for q in self.players], dtype=np.int64)
+        colours = np.zeros((count, width), dtype=np.int64)
+        cards = np.full((count, width), -1, dtype=np.int64)
+        excluded = np.zeros((count, width), dtype=np.int64)
+        for j, q in enumerate(self.players):
             hand = view.hands[q]
-            accept = np.zeros((n, len(hand.known) + 1), dtype=bool)  # a last column for "hand full"
-            for i, (colour, number, excluded) in enumerate(zip(hand.colours, hand.known, hand.excluded, strict=True)):
-                if number >= 0:
-                    accept[number, i] = True
-                else:
-                    accept[:, i] = of_colour[colour]
-                    for number in excluded:
-                        accept[2 * number : 2 * number + 2, i] = False
-            self._accepts.append(accept)
-        self._skips = np.ones(n, dtype=bool)
-        self._skips[list(placed)] = False
-        # _moves[j, c, s]: from state s, card c may fill opponent j's next position.
-        self._moves = np.zeros((len(self.players), n, self._states), dtype=bool)
-        for j, (accept, filled) in enumerate(zip(self._accepts, self._filled, strict=True)):
-            self._moves[j] = accept[:, filled]
+            for i, (colour, card, numbers_out) in enumerate(zip(hand.colours, hand.known, hand.excluded, strict=True)):
+                colours[j, i], cards[j, i] = colour, card
+                excluded[j, i] = sum(1 << int(number) for number in numbers_out)
+        tables = posterior_tables(sizes, colours, cards, excluded, _bits(seen), _bits(placed), n)
+        self._strides, self._final, self._moves, filled, accepts, self._skips = tables
+        self._states = int(filled.shape[1]) if count else 1
+        self._filled, self._accepts = list(filled), list(accepts)
 
         self._forward = np.zeros((n + 1, self._states), dtype=np.int64)
         self._forward[0, 0] = 1
