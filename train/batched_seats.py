@@ -18,7 +18,6 @@ The trained policy is evaluated on the AEC env against the Python reference agen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,6 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
 from agents.sb3_policy import masked_probabilities, sample_actions
-from deduction_envs.core.entropy import DEFAULT_ENTROPY_END
 from deduction_envs.envs.batched_tables import BatchedTables
 
 __all__ = ["BatchedSeatsVecEnv"]
@@ -51,22 +49,11 @@ class BatchedSeatsVecEnv(BatchedTables, VecEnv):
     snapshots were saved with (only ``maskable_ppo``: they mask actions).
     """
 
-    def __init__(
-        self,
-        env: str,
-        sizes: dict[str, Any],
-        opponents: Sequence[str],
-        n_envs: int,
-        seed: int = 0,
-        algo: str = "maskable_ppo",
-        entropy_reward: float | None = None,
-        gamma: float = 1.0,
-        entropy_end: str = DEFAULT_ENTROPY_END,
-    ) -> None:
+    def __init__(self, *args: Any, algo: str = "maskable_ppo", **kwargs: Any) -> None:
         if algo != "maskable_ppo":
             raise ValueError(f"the batched seats train with maskable_ppo (their snapshots mask actions), got {algo}")
         self.algo = algo
-        super().__init__(env, sizes, opponents, n_envs, seed, entropy_reward, gamma, entropy_end)
+        super().__init__(*args, **kwargs)
         self.render_mode = None  # before SB3's set-up, which warns where it is missing
         VecEnv.__init__(self, self.num_envs, self.observation_space, self.action_space)
 

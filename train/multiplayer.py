@@ -226,16 +226,16 @@ def make_seat_envs(spec: SeatEnvs, vec_env: str = "dummy") -> Any:
         monitor_dir.mkdir(parents=True, exist_ok=True)
         writer = ResultsWriter(str(monitor_dir / "batched"), header={"t_start": time.time(), "env_id": spec.env},
                                extra_keys=("rank", "won"), override_existing=not spec.append)  # fmt: skip
-        venv = BatchedSelfPlayVecEnv(spec.env, spec.sizes, pool, spec.n_envs, spec.seed, spec.algo,
-                                     spec.entropy_reward, spec.gamma, spec.entropy_end, monitor=writer)  # fmt: skip
+        venv = BatchedSelfPlayVecEnv(spec.env, spec.sizes, pool, spec.n_envs, spec.seed, spec.entropy_reward,
+                                     spec.gamma, spec.entropy_end, algo=spec.algo, monitor=writer)  # fmt: skip
         venv.seed(spec.seed)
         return venv
     if vec_env == "batched":
         from train.batched_seats import BatchedSeatsVecEnv
         from train.vec_env import Shaped, monitored
 
-        adapter = BatchedSeatsVecEnv(spec.env, spec.sizes, pool, spec.n_envs, spec.seed, spec.algo,
-                                     spec.entropy_reward, spec.gamma, spec.entropy_end)  # fmt: skip
+        adapter = BatchedSeatsVecEnv(spec.env, spec.sizes, pool, spec.n_envs, spec.seed, spec.entropy_reward,
+                                     spec.gamma, spec.entropy_end, algo=spec.algo)  # fmt: skip
         adapter.seed(spec.seed)
         watched = monitored(adapter, monitor_dir, spec.env, spec.append, keys=("rank", "won"))
         return watched if spec.entropy_reward is None else Shaped(watched, adapter)
