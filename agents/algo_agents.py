@@ -8,6 +8,7 @@ function of a view, which SO-ISMCTS's play-outs and the training side's play-out
 from __future__ import annotations
 
 import bisect
+import math
 
 import numpy as np
 
@@ -76,8 +77,9 @@ def _reveal(view: PlayerView, player: int, position: int, number: int) -> Player
 
 
 def _entropy(p: float) -> float:
-    """``-log2 p`` (0 for p = 0, whose term has weight 0)."""
-    return -float(np.log2(p)) if p > 0 else 0.0
+    """``-log2 p`` (0 for p = 0, whose term has weight 0), by the C library's ``log2`` (``math.log2``) as the
+    compiled agent's: numpy's own ``log2`` differs from it in the last bit on some inputs on AVX-512 machines."""
+    return -math.log2(p) if p > 0 else 0.0
 
 
 class AlgoMaxEntropy(SeatAgent):
@@ -134,7 +136,7 @@ class AlgoMaxEntropy(SeatAgent):
             raise ValueError(f"units must be one of {', '.join(self.UNITS)}, got {units!r}")
         self.depth, self.top_n, self.samples, self.win_value = depth, top_n, samples, float(win_value)
         self.win_rule, self.units = win_rule, units
-        self._per_bit = float(np.log(2)) if units == "nats" else 1.0  # the unit's value of one bit
+        self._per_bit = math.log(2) if units == "nats" else 1.0  # the unit's value of one bit
         self.name = "max-entropy" if units == "nats" else "max-entropy(bits)"
         self.last_values: dict[int, float] = {}
 
@@ -224,9 +226,9 @@ class AlgoMaxEntropy(SeatAgent):
             for opponent in opponents:
                 # The opponent's view: its own (sampled) hand, mine as everyone sees it, my drawn card unseen.
                 theirs = view._replace(player=opponent, own=tuple(hands[opponent]), drawn=-1)
-                before = np.log2(AlgoHandPosterior(theirs, self.rules.numbers).count)
+                before = math.log2(AlgoHandPosterior(theirs, self.rules.numbers).count)
                 for column in (0, 1):
                     after = AlgoHandPosterior(theirs._replace(hands=tuple(hands_after[column])), self.rules.numbers)
-                    gains[s, column] += before - np.log2(after.count)
+                    gains[s, column] += before - math.log2(after.count)
         revealed, hidden = gains.mean(axis=0)
         return float(revealed), float(hidden)

@@ -1,25 +1,36 @@
-"""Algo's reference opponents inside the batch (issue 61): the random agent (:class:`agents.batched.BatchedRandom`)
-and the article's epsilon-greedy baseline, compiled.
+"""Algo's reference opponents inside the batch (issues 61 and 83): the random agent
+(:class:`agents.batched.BatchedRandom`), the article's epsilon-greedy baseline and its max-entropy agent, compiled.
 
 :class:`BatchedEpsilonGreedy` is :class:`agents.algo_agents.AlgoEpsilonGreedy` for many games of a
 :class:`~deduction_envs.envs.algo_batched.BatchedAlgoSeats`: the hit probability of every attack from the seat's
 exact hand posterior (:meth:`~deduction_envs.envs.algo_batched.BatchedAlgoSeats.number_probabilities`, counted as
 the Python agent's posterior counts it), the likeliest attack (the first in action order on ties), a stop after
 a hit with probability ``epsilon``, a random own card to reveal. Fed the same random draws it decides as the
-Python agent (``tests/test_conformance.py``). The max-entropy agent stays in Python.
+Python agent (``tests/test_conformance.py``).
+
+:class:`BatchedMaxEntropy` is :class:`agents.algo_agents.AlgoMaxEntropy` compiled whole: the disclosure terms S
+and T from determinisations drawn from the seat's posterior (the same walk backwards, each card's option picked
+from one uniform number as ``rng.choice`` with probabilities picks it), then the information values of the
+``top_n`` likeliest attacks to ``depth`` levels over hypothetical reveals, each counted exactly
+(:func:`~deduction_envs.reasoning.algo_hands.view_numbers`), and stopping. Its logarithm is the C library's
+``log2``, as the Python agent's.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 from numba import njit
 
 from agents.batched import BatchedAgent, BatchedRandom, checked, named_agent, pick_legal
+from deduction_envs.core.rules import check_int
 from deduction_envs.games.algo import Phase
+from deduction_envs.games.algo_batched import seat_view
+from deduction_envs.reasoning.algo_hands import view_numbers, view_walk
 
-__all__ = ["BATCHED_AGENTS", "BatchedEpsilonGreedy", "batched_agent"]
+__all__ = ["BATCHED_AGENTS", "BatchedEpsilonGreedy", "BatchedMaxEntropy", "batched_agent"]
 
 _ATTACK, _CONTINUE, _REVEAL = int(Phase.ATTACK), int(Phase.CONTINUE), int(Phase.REVEAL)
 
@@ -51,8 +62,53 @@ class BatchedEpsilonGreedy:
         return actions
 
 
+class BatchedMaxEntropy:
+    """The article's max-entropy agent deciding for many games at once; the arguments are
+    :class:`agents.algo_agents.AlgoMaxEntropy`'s, and so is the decision on the same draws (see the module
+    docstring). It reads ``samples * deck_size`` uniform numbers a decision (one for a reveal)."""
+
+    WIN_RULES = ("certain", "outright")
+    UNITS = ("nats", "bits")
+
+    def __init__(
+        self,
+        depth: int = 2,
+        top_n: int = 5,
+        samples: int = 8,
+        win_value: float = 10.0,
+        win_rule: str = "certain",
+        units: str = "nats",
+    ) -> None:
+        for label, value in (("depth", depth), ("top_n", top_n), ("samples", samples)):
+            check_int(label, value, low=1)
+        if win_rule not in self.WIN_RULES:
+            raise ValueError(f"win_rule must be one of {', '.join(self.WIN_RULES)}, got {win_rule!r}")
+        if units not in self.UNITS:
+            raise ValueError(f"units must be one of {', '.join(self.UNITS)}, got {units!r}")
+        self.depth, self.top_n, self.samples, self.win_value = depth, top_n, samples, float(win_value)
+        self.win_rule, self.units = win_rule, units
+        self._per_bit = math.log(2) if units == "nats" else 1.0
+        self.name = "max-entropy" if units == "nats" else "max-entropy(bits)"
+
+    def draws(self, rules: Any) -> int:
+        return max(1, self.samples * rules.deck_size)
+
+    def act(self, seats: Any, games: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+        batch, rules = seats.games, seats.games.rules
+        games, uniforms = checked(seats, games, uniforms, self.draws(rules))
+        actions = np.zeros(batch.n, dtype=np.int64)
+        _max_entropy(games, batch.phase, batch.legal_masks(), batch.hands, batch.revealed, batch.ruled_out,
+                     batch.drawn, batch.turn, rules.max_hand, rules.numbers, self.depth, self.top_n, self.samples,
+                     self.win_value, self.win_rule == "certain", self._per_bit, uniforms, actions)  # fmt: skip
+        return actions
+
+
 #: The compiled twins, by the roster's names (:mod:`agents.roster`).
-BATCHED_AGENTS: dict[str, type] = {"random": BatchedRandom, "epsilon_greedy": BatchedEpsilonGreedy}
+BATCHED_AGENTS: dict[str, type] = {
+    "random": BatchedRandom,
+    "epsilon_greedy": BatchedEpsilonGreedy,
+    "max_entropy": BatchedMaxEntropy,
+}
 
 
 def batched_agent(name: str) -> BatchedAgent:
@@ -83,3 +139,245 @@ def _epsilon_greedy(games, phase, masks, table, max_hand, numbers, attacks, epsi
             if value > best_value:
                 best, best_value = a, value
         actions[g] = best
+
+
+@njit(cache=True)
+def _hits(viewer, sizes, colours, cards, excluded, seen, max_hand, numbers):  # pragma: no cover - compiled
+    """``attack_probabilities`` of a view given as arrays: the probability that each attack action hits (0 on face-up
+    positions and hands all face up)."""
+    players = sizes.size
+    table = np.zeros((players, max_hand, numbers))
+    view_numbers(viewer, sizes, colours, cards, excluded, np.int64(0), seen, numbers, table)
+    hits = np.zeros((players - 1) * max_hand * numbers)
+    for target in range(players - 1):
+        q = (viewer + 1 + target) % players
+        for position in range(sizes[q]):
+            if cards[q, position] < 0:
+                for number in range(numbers):
+                    hits[(target * max_hand + position) * numbers + number] = table[target + 1, position, number]
+    return hits
+
+
+@njit(cache=True)
+def _candidates(hits, top_n):  # pragma: no cover - compiled
+    """The ``top_n`` likeliest attacks that may hit, likeliest first, ties in action order (a stable sort's)."""
+    chosen = np.full(top_n, -1, dtype=np.int64)
+    taken = np.zeros(hits.size, dtype=np.bool_)
+    count = 0
+    for k in range(top_n):
+        best, best_value = -1, 0.0
+        for a in range(hits.size):
+            if not taken[a] and hits[a] > best_value:
+                best, best_value = a, hits[a]
+        if best < 0:
+            break
+        taken[best] = True
+        chosen[k] = best
+        count += 1
+    return chosen[:count]
+
+
+@njit(cache=True)
+def _information(p):  # pragma: no cover - compiled
+    """``-log2 p`` (0 for p = 0), as the Python agent's ``_entropy``."""
+    return -math.log2(p) if p > 0 else 0.0
+
+
+@njit(cache=True)
+def _best(viewer, sizes, colours, cards, excluded, seen, hits, depth, can_stop, revealed, hidden, max_hand, numbers,
+          top_n, win_value, certain, per_bit):  # pragma: no cover - compiled  # fmt: skip
+    """The best action over the ``top_n`` likeliest attacks (``hits``: the view's) and, if ``can_stop``, stopping:
+    ``AlgoMaxEntropy._values`` and the first of the best in its order (attacks likeliest first, then stop). Its
+    recursion over hypothetical hits runs on a stack of levels (numba's cache cannot hold a recursive function)."""
+    players, attacks = sizes.size, hits.size
+    views = np.empty((depth + 1, players, cards.shape[1]), dtype=np.int64)  # each level's view: the cards known
+    known = np.empty(depth + 1, dtype=np.int64)  # and the cards the viewer can place
+    chances = np.empty((depth + 1, attacks))
+    options = np.empty((depth, top_n), dtype=np.int64)
+    counts, at = np.zeros(depth, dtype=np.int64), np.zeros(depth, dtype=np.int64)
+    best_values, best_actions = np.full(depth, -np.inf), np.full(depth, -1, dtype=np.int64)
+    views[0], known[0], chances[0] = cards, seen, hits
+    chosen = _candidates(hits, top_n)
+    counts[0] = chosen.size
+    options[0, : chosen.size] = chosen
+    d = 0
+    while True:
+        if at[d] == counts[d]:  # every candidate of this level valued: stopping last, then its best to the parent
+            if (d > 0 or can_stop) and -hidden > best_values[d]:
+                best_values[d], best_actions[d] = -hidden, attacks
+            if d == 0:
+                return best_actions[0]
+            value = best_values[d]
+            d -= 1
+        else:  # the next candidate's hit, hypothetically
+            action = options[d, at[d]]
+            number, rest = action % numbers, action // numbers
+            q = (viewer + 1 + rest // max_hand) % players
+            position = rest % max_hand
+            card = 2 * number + colours[q, position]
+            views[d + 1] = views[d]
+            views[d + 1, q, position] = card
+            known[d + 1] = known[d] | np.int64(1) << card
+            if certain:  # the article: nothing left to attack, or every candidate attack certain
+                chances[d + 1] = _hits(viewer, sizes, colours, views[d + 1], excluded, known[d + 1], max_hand, numbers)
+                won = True
+                for other in _candidates(chances[d + 1], top_n):
+                    if chances[d + 1, other] < 1:
+                        won = False
+            else:  # no opponent has a card face down
+                won = True
+                for r in range(players):
+                    for i in range(sizes[r]):
+                        if r != viewer and views[d + 1, r, i] < 0:
+                            won = False
+            if won:
+                value = win_value
+            elif depth - d > 1:  # one level down: its candidates valued first
+                if not certain:
+                    chances[d + 1] = _hits(viewer, sizes, colours, views[d + 1], excluded, known[d + 1], max_hand,
+                                           numbers)  # fmt: skip
+                d += 1
+                chosen = _candidates(chances[d], top_n)
+                counts[d], at[d] = chosen.size, 0
+                options[d, : chosen.size] = chosen
+                best_values[d], best_actions[d] = -np.inf, -1
+                continue
+            else:
+                value = 0.0
+        # ``value``: the best after the hit of this level's current candidate; its I, then the next candidate.
+        action = options[d, at[d]]
+        p = chances[d, action]
+        if p < 1:
+            surprise, missed = _information(p) * per_bit, _information(1 - p) * per_bit
+            value = p * (surprise + value) + (1 - p) * (missed - revealed)
+        if value > best_values[d]:
+            best_values[d], best_actions[d] = value, action
+        at[d] += 1
+
+
+@njit(cache=True)
+def _disclosure(viewer, sizes, colours, cards, excluded, seen, drawn, own, numbers, samples,
+                uniforms):  # pragma: no cover - compiled  # fmt: skip
+    """(S, T) in bits, as ``AlgoMaxEntropy._disclosure``: the opponents' gain about my hand when my drawn card goes
+    face up, face down, averaged over ``samples`` determinisations of their hands, each drawn backwards through my
+    walk with one uniform number a card (as ``posterior.sample`` draws with ``rng.choice``)."""
+    deck = 2 * numbers
+    players, count, strides, final, filled, accepts, skips, forward = view_walk(
+        viewer, sizes, colours, cards, excluded, seen, deck
+    )
+    # My hand with the drawn card placed, face up (column 0) and face down (column 1).
+    me = sizes[viewer]
+    at = 0
+    for c in range(drawn):
+        at += own >> c & 1
+    width = cards.shape[1]
+    placed_sizes = sizes.copy()
+    placed_sizes[viewer] = me + 1
+    placed_colours, placed_excluded = colours.copy(), excluded.copy()
+    up, down = cards.copy(), cards.copy()
+    for i in range(min(me, width - 1), at, -1):
+        placed_colours[viewer, i] = colours[viewer, i - 1]
+        placed_excluded[viewer, i] = excluded[viewer, i - 1]
+        up[viewer, i] = down[viewer, i] = cards[viewer, i - 1]
+    placed_colours[viewer, at] = drawn % 2
+    placed_excluded[viewer, at] = 0
+    up[viewer, at], down[viewer, at] = drawn, -1
+    public = np.int64(0)  # every face-up card
+    for q in range(sizes.size):
+        for i in range(sizes[q]):
+            if cards[q, i] >= 0:
+                public |= np.int64(1) << cards[q, i]
+    weights = np.zeros(count + 1)
+    options = np.zeros(count + 1, dtype=np.int64)
+    revealed, hidden = 0.0, 0.0
+    gains = np.zeros((samples, 2))
+    seen_players = np.zeros(samples * count, dtype=np.int64)  # the opponents' hands counted, and their gains
+    seen_hands = np.zeros(samples * count, dtype=np.int64)
+    seen_gains = np.zeros((samples * count, 2))
+    counted = 0
+    for s in range(samples):
+        hands = np.zeros(sizes.size, dtype=np.int64)  # each opponent's whole hand, bits
+        for j in range(count):
+            q = players[j]
+            for i in range(sizes[q]):
+                if cards[q, i] >= 0:
+                    hands[q] |= np.int64(1) << cards[q, i]
+        state = final
+        for c in range(deck - 1, -1, -1):
+            k = 0
+            if skips[c]:
+                options[k], weights[k] = -1, forward[c, state]
+                k += 1
+            for j in range(count):
+                done = filled[j, state]
+                if done > 0 and accepts[j, c, done - 1]:
+                    options[k], weights[k] = j, forward[c, state - strides[j]]
+                    k += 1
+            total = 0.0
+            for i in range(k):
+                total += weights[i]
+            cumulative, last = 0.0, 0.0  # numpy's choice: the cumulative probabilities, normalised by the last
+            for i in range(k):
+                cumulative += weights[i] / total
+                last = cumulative
+            u = uniforms[s * deck + deck - 1 - c]
+            pick, cumulative = k - 1, 0.0
+            for i in range(k):
+                cumulative += weights[i] / total
+                if cumulative / last > u:
+                    pick = i
+                    break
+            j = options[pick]
+            if j >= 0:
+                state -= strides[j]
+                hands[players[j]] |= np.int64(1) << c
+        for j in range(count):
+            opponent = players[j]
+            for k in range(counted):  # an opponent's hand drawn before: its gains again
+                if seen_hands[k] == hands[opponent] and seen_players[k] == opponent:
+                    break
+            else:
+                theirs = hands[opponent] | public
+                before = math.log2(_count(opponent, sizes, colours, cards, excluded, theirs, deck))
+                after_up = math.log2(_count(opponent, placed_sizes, placed_colours, up, placed_excluded,
+                                            theirs | np.int64(1) << drawn, deck))  # fmt: skip
+                after_down = math.log2(_count(opponent, placed_sizes, placed_colours, down, placed_excluded, theirs,
+                                              deck))  # fmt: skip
+                k = counted
+                seen_players[k], seen_hands[k] = opponent, hands[opponent]
+                seen_gains[k, 0], seen_gains[k, 1] = before - after_up, before - after_down
+                counted += 1
+            gains[s, 0] += seen_gains[k, 0]
+            gains[s, 1] += seen_gains[k, 1]
+    for s in range(samples):
+        revealed += gains[s, 0]
+        hidden += gains[s, 1]
+    return revealed / samples, hidden / samples
+
+
+@njit(cache=True)
+def _count(viewer, sizes, colours, cards, excluded, seen, deck):  # pragma: no cover - compiled
+    """The deals consistent with a view given as arrays."""
+    walk = view_walk(viewer, sizes, colours, cards, excluded, seen, deck)
+    return walk[7][deck, walk[3]]  # the forward counts at the final state
+
+
+@njit(cache=True)
+def _max_entropy(games, phase, masks, hands, revealed, ruled_out, drawn, turn, max_hand, numbers, depth, top_n,
+                 samples, win_value, certain, per_bit, uniforms, actions):  # pragma: no cover - compiled  # fmt: skip
+    for g in range(games.size):
+        if not games[g]:
+            continue
+        if phase[g] == _REVEAL:  # a random own face-down card (rng.choice of the legal reveals)
+            actions[g] = pick_legal(masks[g], uniforms[g, 0])
+            continue
+        s = turn[g]
+        sizes, colours, cards, excluded, own, seen = seat_view(g, s, hands, revealed, ruled_out, drawn, turn, max_hand)
+        revealed_bits, hidden_bits = 0.0, 0.0
+        if drawn[g] >= 0:
+            revealed_bits, hidden_bits = _disclosure(s, sizes, colours, cards, excluded, seen, drawn[g], own, numbers,
+                                                     samples, uniforms[g])  # fmt: skip
+        hits = _hits(s, sizes, colours, cards, excluded, seen, max_hand, numbers)
+        actions[g] = _best(s, sizes, colours, cards, excluded, seen, hits, depth, phase[g] == _CONTINUE,
+                           revealed_bits * per_bit, hidden_bits * per_bit, max_hand, numbers, top_n, win_value,
+                           certain, per_bit)  # fmt: skip

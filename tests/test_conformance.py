@@ -117,10 +117,15 @@ class Draws:
     def random(self) -> float:
         return self.uniforms.pop(0)
 
-    def choice(self, pool, size=None, replace=True):
-        """``pool[int(u * len(pool))]``; ``size`` without replacement: drawn so one after another, each removed (an
-        int pool is ``range(pool)``)."""
+    def choice(self, pool, size=None, replace=True, p=None):
+        """``pool[int(u * len(pool))]``; with probabilities ``p``, numpy's pick: the first whose cumulative
+        probability (normalised by the last) passes ``u``; ``size`` without replacement: drawn so one after another,
+        each removed (an int pool is ``range(pool)``)."""
         pool = list(range(pool)) if isinstance(pool, int) else list(np.asarray(pool).tolist())
+        if p is not None:
+            assert size is None
+            cumulative = np.cumsum(p)
+            return pool[int(np.searchsorted(cumulative / cumulative[-1], self.uniforms.pop(0), side="right"))]
         if size is None:
             return pool[int(self.uniforms.pop(0) * len(pool))]
         assert not replace

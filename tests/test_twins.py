@@ -56,24 +56,45 @@ def test_algo_deals_and_bad_input():
         batched.step(np.full(3000, rules.stop_action))  # stopping is not legal before a hit
 
 
-@pytest.mark.parametrize(("sizes", "epsilon", "others"), [({"players": 2}, 0.3, False), ({"players": 3}, 1.0, False),
-                                                           ({"players": 2, "numbers": 6}, 0.1, True)])  # fmt: skip
-def test_the_epsilon_greedy_twin_decides_as_its_python_agent(sizes, epsilon, others):
+def _algo_pair(name: str, options: dict):
+    """A Python Algo agent and its compiled twin with the same options."""
+    from agents.algo_agents import AlgoEpsilonGreedy, AlgoMaxEntropy
+    from agents.algo_batched import BatchedEpsilonGreedy, BatchedMaxEntropy
+
+    python, compiled = {"epsilon_greedy": (AlgoEpsilonGreedy, BatchedEpsilonGreedy),
+                        "max_entropy": (AlgoMaxEntropy, BatchedMaxEntropy)}[name]  # fmt: skip
+    return (lambda: python(**options)), compiled(**options)
+
+
+@pytest.mark.parametrize(
+    ("sizes", "name", "options", "others", "seen"),
+    [
+        ({"players": 2}, "epsilon_greedy", {"epsilon": 0.3}, False, ("attack", "stop")),
+        ({"players": 3}, "epsilon_greedy", {"epsilon": 1.0}, False, ("attack", "stop")),
+        ({"players": 2, "numbers": 6}, "epsilon_greedy", {"epsilon": 0.1}, True, ("reveal",)),
+        ({"players": 2, "numbers": 8}, "max_entropy", {"win_rule": "outright", "units": "bits"}, False,
+         ("attack", "stop")),
+        ({"players": 3, "numbers": 6}, "max_entropy", {"depth": 3, "top_n": 3, "samples": 2}, False, ("attack",)),
+        ({"players": 2, "numbers": 6}, "max_entropy", {"depth": 1, "samples": 1, "win_value": 3.0}, True,
+         ("reveal",)),
+    ],
+)  # fmt: skip
+def test_the_compiled_twin_decides_as_its_python_agent(sizes, name, options, others, seen):
     """Every decision of every seat, or (``others``) random moves with the agents only following the game, and
-    their decision compared wherever one must reveal a card (the deck empty after a miss)."""
-    from agents.algo_agents import AlgoEpsilonGreedy
-    from agents.algo_batched import BatchedEpsilonGreedy, batched_agent
+    their decision compared wherever one must reveal a card (the deck empty after a miss); the agents' options
+    other than the roster's too (the roster's are in the conformance suite). ``seen``: the kinds of decision that
+    must have been compared (attacks many times)."""
     from deduction_envs.envs import algo_v0
     from deduction_envs.envs.algo_batched import BatchedAlgoSeats
 
     rules, n = AlgoRules(**sizes), 12
     seats = BatchedAlgoSeats(BatchedAlgoRules(rules, n), probabilities=True)
     seats.reset(seeds=range(n))
-    twin = BatchedEpsilonGreedy(epsilon)
+    make_agent, twin = _algo_pair(name, options)
     envs, agents = [], []
     for g in range(n):
         env = algo_v0.raw_env(**sizes, probabilities=False)
-        seated = [AlgoEpsilonGreedy(epsilon) for _ in range(rules.players)]
+        seated = [make_agent() for _ in range(rules.players)]
         for seat, agent in enumerate(seated):
             agent.reset(rules, seat, seed=0)
         env.seat_listeners = {seat: agent.observe for seat, agent in enumerate(seated)}
@@ -82,7 +103,7 @@ def test_the_epsilon_greedy_twin_decides_as_its_python_agent(sizes, epsilon, oth
         agents.append(seated)
     rng, kinds = np.random.default_rng(sum(sizes.values())), {"attack": 0, "stop": 0, "reveal": 0}
     while not seats.games.over.all():
-        uniforms = rng.random((n, 1))
+        uniforms = rng.random((n, twin.draws(rules)))
         live, movers = ~seats.games.over, seats.games.mover
         actions = twin.act(seats, live, uniforms)
         masks = seats.games.legal_masks()
@@ -101,14 +122,23 @@ def test_the_epsilon_greedy_twin_decides_as_its_python_agent(sizes, epsilon, oth
             kinds[rules.decode(int(expected)).kind] += 1
             env.step(int(expected))
         seats.step(actions)
-    if others:
-        assert kinds["reveal"] > n // 2
-    else:
-        assert kinds["attack"] > 10 * n and kinds["stop"] > 0
-    with pytest.raises(ValueError, match="Algo's compiled opponents are random, epsilon_greedy"):
-        batched_agent("max_entropy")
+    assert all(kinds[kind] > 0 for kind in seen), kinds
+    assert kinds["reveal"] > n // 2 if others else kinds["attack"] > 4 * n, kinds
+
+
+def test_the_compiled_algo_agents_refuse_bad_options():
+    from agents.algo_batched import BatchedEpsilonGreedy, BatchedMaxEntropy, batched_agent
+
+    with pytest.raises(ValueError, match="Algo's compiled opponents are random, epsilon_greedy, max_entropy"):
+        batched_agent("ismcts")
     with pytest.raises(ValueError, match="epsilon must be a probability"):
         BatchedEpsilonGreedy(2)
+    for bad, message in (({"depth": 0}, "depth"), ({"top_n": 1.5}, "top_n"), ({"samples": -1}, "samples"),
+                         ({"win_rule": "soon"}, "win_rule must be one of certain, outright"),
+                         ({"units": "hartleys"}, "units must be one of nats, bits")):  # fmt: skip
+        with pytest.raises(ValueError, match=message):
+            BatchedMaxEntropy(**bad)
+    assert BatchedMaxEntropy(samples=3).draws(AlgoRules(2, numbers=6)) == 36
 
 
 # ---------------------------------------------------------------------------------------------------------- Clue

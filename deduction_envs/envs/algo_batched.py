@@ -11,7 +11,7 @@ encode_view` does (tested equal to ``algo_v0``'s observation of every seat at ev
 ids), exactly: tested equal too.
 
     from deduction_envs.games.algo import AlgoRules
-    from deduction_envs.games.algo_batched import BatchedAlgoRules
+    from deduction_envs.games.algo_batched import BatchedAlgoRules, seat_view
     from deduction_envs.envs.algo_batched import BatchedAlgoSeats
 
     seats = BatchedAlgoSeats(BatchedAlgoRules(AlgoRules(2), 256))
@@ -28,9 +28,8 @@ from numba import njit
 
 from deduction_envs.envs.algo import AlgoObserver
 from deduction_envs.envs.batched_seats import BatchedSeats
-from deduction_envs.games.algo_batched import BatchedAlgoRules
-from deduction_envs.reasoning.algo_hands import backward_pass, forward_pass, position_ways
-from deduction_envs.reasoning.clue_counting import popcount as _popcount
+from deduction_envs.games.algo_batched import BatchedAlgoRules, seat_view
+from deduction_envs.reasoning.algo_hands import view_numbers
 
 __all__ = ["BatchedAlgoSeats"]
 
@@ -158,96 +157,12 @@ def _posteriors(live, viewer, hands, revealed, ruled_out, drawn, turn, numbers, 
     position, number]`` (rows in turn order from the seat): what :class:`~deduction_envs.reasoning.algo_hands.
     AlgoHandPosterior` counts (the same walk over the card ids, forward and backward). False if a view
     contradicts itself. ``counts[g]``: the consistent deals."""
-    players = hands.shape[1]
-    deck = 2 * numbers
     for g in range(live.size):
         if not live[g]:
             continue
-        s = viewer[g]
-        # The opponents with a face-down card, their hand sizes, and the walk's mixed-radix states.
-        opponents = np.zeros(players, dtype=np.int64)
-        sizes = np.zeros(players, dtype=np.int64)
-        count = 0
-        for q in range(players):
-            if q != s and revealed[g, q] != hands[g, q]:
-                opponents[count] = q
-                sizes[count] = _popcount(hands[g, q])
-                count += 1
-        strides = np.zeros(count, dtype=np.int64)
-        states = 1
-        for j in range(count):
-            strides[j] = states
-            states *= sizes[j] + 1
-        final = 0
-        for j in range(count):
-            final += strides[j] * sizes[j]
-        seen = hands[g, s]
-        if drawn[g] >= 0 and turn[g] == s:
-            seen |= np.int64(1) << drawn[g]
-        placed = np.int64(0)
-        for q in range(players):
-            seen |= revealed[g, q]
-        for j in range(count):
-            placed |= revealed[g, opponents[j]]
-        # moves[j, c, state]: card c may fill opponent j's next position from this state.
-        moves = np.zeros((count, deck, states), dtype=np.bool_)
-        for j in range(count):
-            q = opponents[j]
-            accept = np.zeros((deck, sizes[j] + 1), dtype=np.bool_)
-            bits, card, position = hands[g, q], 0, 0
-            while bits:
-                if bits & 1:
-                    if revealed[g, q] >> card & 1:
-                        accept[card, position] = True
-                    else:
-                        for c in range(card % 2, deck, 2):
-                            if not (seen >> c & 1) and not (ruled_out[g, card] >> (c // 2) & 1):
-                                accept[c, position] = True
-                    position += 1
-                bits >>= 1
-                card += 1
-            for state in range(states):
-                filled = (state // strides[j]) % (sizes[j] + 1)
-                for c in range(deck):
-                    moves[j, c, state] = accept[c, filled]
-        skips = np.ones(deck, dtype=np.bool_)
-        for c in range(deck):
-            if placed >> c & 1:
-                skips[c] = False
-        forward = np.zeros((deck + 1, states), dtype=np.int64)
-        forward[0, 0] = 1
-        forward_pass(moves, strides, skips, forward)
-        total = forward[deck, final]
-        counts[g] = total
-        if total == 0 and count > 0:
+        sizes, colours, cards, excluded, own, seen = seat_view(g, viewer[g], hands, revealed, ruled_out, drawn, turn,
+                                                               table.shape[2])  # fmt: skip
+        counts[g] = view_numbers(viewer[g], sizes, colours, cards, excluded, own, seen, numbers, table[g])
+        if counts[g] == 0:
             return False
-        backward = np.zeros((deck + 1, states), dtype=np.int64)
-        backward[deck, final] = 1
-        if count > 0:
-            backward_pass(moves, strides, skips, backward)
-        for row in range(players):
-            q = (s + row) % players
-            j = -1
-            for k in range(count):
-                if opponents[k] == q:
-                    j = k
-            if j < 0:  # certain: its own hand, or a hand all face up
-                bits, card, position = hands[g, q], 0, 0
-                while bits:
-                    if bits & 1:
-                        table[g, row, position, card // 2] = 1.0
-                        position += 1
-                    bits >>= 1
-                    card += 1
-                continue
-            ways = np.zeros((sizes[j] + 1, deck), dtype=np.int64)
-            filled = np.zeros(states, dtype=np.int64)
-            for state in range(states):
-                filled[state] = (state // strides[j]) % (sizes[j] + 1)
-            position_ways(forward, backward, moves[j], strides[j], filled, ways)
-            for position in range(sizes[j]):
-                for number in range(numbers):  # by card, then summed over the colours, as number_probabilities
-                    table[g, row, position, number] = (
-                        ways[position, 2 * number] / total + ways[position, 2 * number + 1] / total
-                    )
     return True

@@ -25,7 +25,7 @@ from numba import njit
 from deduction_envs.games.algo import AlgoRules, Phase
 from deduction_envs.games.batched import BatchedRules
 
-__all__ = ["BatchedAlgoRules"]
+__all__ = ["BatchedAlgoRules", "seat_view"]
 
 _ATTACK, _CONTINUE, _REVEAL, _OVER = (int(p) for p in Phase)
 
@@ -111,6 +111,37 @@ class BatchedAlgoRules(BatchedRules):
               self.phase, self.ruled_out, self.out, self.outs, rules.max_hand, rules.numbers, rewards,
               ended)  # fmt: skip
         return rewards, ended
+
+
+@njit(cache=True)
+def seat_view(g, seat, hands, revealed, ruled_out, drawn, turn, max_hand):  # pragma: no cover - compiled
+    """Game ``g`` as ``seat`` sees it, in the arrays :func:`~deduction_envs.reasoning.algo_hands.view_walk` reads:
+    every hand's size and, position by position, its colour, its card if face up (-1 if not) and the numbers missed
+    attacks named against it (bits); then the seat's own cards and every card it can place (its own, its drawn
+    card on its turn, the face-up ones), as bits."""
+    players = hands.shape[1]
+    sizes = np.zeros(players, dtype=np.int64)
+    colours = np.zeros((players, max_hand), dtype=np.int64)
+    cards = np.full((players, max_hand), -1, dtype=np.int64)
+    excluded = np.zeros((players, max_hand), dtype=np.int64)
+    own = hands[g, seat]
+    seen = own
+    if drawn[g] >= 0 and turn[g] == seat:
+        seen |= np.int64(1) << drawn[g]
+    for q in range(players):
+        bits, card, position = hands[g, q], 0, 0
+        seen |= revealed[g, q]
+        while bits:
+            if bits & 1:
+                colours[q, position] = card % 2
+                if revealed[g, q] >> card & 1:
+                    cards[q, position] = card
+                excluded[q, position] = ruled_out[g, card]
+                position += 1
+            bits >>= 1
+            card += 1
+        sizes[q] = position
+    return sizes, colours, cards, excluded, own, seen
 
 
 @njit(cache=True)

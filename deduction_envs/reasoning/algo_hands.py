@@ -37,47 +37,52 @@ __all__ = ["AlgoHandPosterior", "AlgoKnowledge", "attack_probabilities"]
 
 
 @njit(cache=True)
-def forward_pass(moves: np.ndarray, strides: np.ndarray, skips: np.ndarray, forward: np.ndarray) -> None:
+def forward_pass(accepts: np.ndarray, filled: np.ndarray, strides: np.ndarray, skips: np.ndarray,
+                 forward: np.ndarray) -> None:  # fmt: skip
     """``forward[c + 1]`` from ``forward[c]`` for every card: card ``c`` lies elsewhere (if it may) or fills the
-    next position of an opponent ``j`` (``moves[j, c, s]``), moving state ``s`` to ``s + strides[j]``. A state
-    whose hand ``j`` is full has no move, so ``s + stride`` never wraps into another hand's count."""
+    next position of an opponent ``j`` (if ``accepts[j, c, filled[j, s]]``), moving state ``s`` to ``s +
+    strides[j]``. A state whose hand ``j`` is full accepts nothing there (the table's last column), so ``s +
+    stride`` never wraps into another hand's count."""
     states = forward.shape[1]
     for c in range(skips.size):
         before, after = forward[c], forward[c + 1]
         for s in range(states):
             after[s] = before[s] if skips[c] else 0
-        for j in range(moves.shape[0]):
-            stride = strides[j]
+        for j in range(accepts.shape[0]):
+            stride, accept, level = strides[j], accepts[j, c], filled[j]
             for s in range(states - stride):
-                if moves[j, c, s]:
+                if before[s] and accept[level[s]]:
                     after[s + stride] += before[s]
 
 
 @njit(cache=True)
-def backward_pass(moves: np.ndarray, strides: np.ndarray, skips: np.ndarray, backward: np.ndarray) -> None:
+def backward_pass(accepts: np.ndarray, filled: np.ndarray, strides: np.ndarray, skips: np.ndarray,
+                  backward: np.ndarray) -> None:  # fmt: skip
     """``backward[c]`` from ``backward[c + 1]``, last card first: the walks that finish from each state."""
     states = backward.shape[1]
     for c in range(skips.size - 1, -1, -1):
         after, before = backward[c + 1], backward[c]
         for s in range(states):
             before[s] = after[s] if skips[c] else 0
-        for j in range(moves.shape[0]):
-            stride = strides[j]
+        for j in range(accepts.shape[0]):
+            stride, accept, level = strides[j], accepts[j, c], filled[j]
             for s in range(states - stride):
-                if moves[j, c, s]:
+                if after[s + stride] and accept[level[s]]:
                     before[s] += after[s + stride]
 
 
 @njit(cache=True)
 def position_ways(
-    forward: np.ndarray, backward: np.ndarray, moves: np.ndarray, stride: int, filled: np.ndarray, ways: np.ndarray
+    forward: np.ndarray, backward: np.ndarray, accepts: np.ndarray, filled: np.ndarray, stride: int, ways: np.ndarray
 ) -> None:
-    """``ways[i, c]``: the walks that put card ``c`` in position ``i`` of one opponent's hand: they reach a state
-    ``s`` with ``i`` of its positions filled before ``c``, put ``c`` next (``moves[c, s]``), and still finish."""
-    cards, states = moves.shape
+    """``ways[i, c]``: the walks that put card ``c`` in position ``i`` of one opponent's hand (``accepts`` and
+    ``filled``: its tables): they reach a state ``s`` with ``i`` of its positions filled before ``c``, put ``c``
+    next, and still finish."""
+    cards, states = accepts.shape[0], forward.shape[1]
     for c in range(cards):
+        accept = accepts[c]
         for s in range(states - stride):
-            if moves[c, s]:
+            if forward[c, s] and accept[filled[s]]:
                 ways[filled[s], c] += forward[c, s] * backward[c + 1, s + stride]
 
 
@@ -94,10 +99,10 @@ def posterior_tables(sizes, colours, cards, excluded, seen, placed, deck):  # pr
     """The walk's tables of a view for :class:`AlgoHandPosterior`, from arrays: for each opponent ``j`` with a card
     face down (``sizes[j]`` positions), each position's colour, its card if known (-1 if not) and the numbers missed
     attacks excluded there (bits); ``seen``, the cards the viewer can place (bits), and ``placed``, those lying face
-    up in those opponents' hands. Returns the mixed-radix ``strides`` and ``final`` state, ``moves[j, c, s]`` (card
-    ``c`` may fill opponent ``j``'s next position from state ``s``), ``filled[j, s]`` (its positions filled in
-    ``s``), ``accepts[j, c, i]`` (position ``i`` may hold card ``c``; a last column for a full hand) and ``skips[c]``
-    (card ``c`` may lie elsewhere)."""
+    up in those opponents' hands. Returns the mixed-radix ``strides`` and ``final`` state, ``filled[j, s]`` (opponent
+    ``j``'s positions filled in state ``s``), ``accepts[j, c, i]`` (its position ``i`` may hold card ``c``; False
+    from ``sizes[j]`` on, a full hand's column) and ``skips[c]`` (card ``c`` may lie elsewhere): card ``c`` may fill
+    ``j``'s next position from ``s`` if ``accepts[j, c, filled[j, s]]``."""
     count = sizes.size
     strides = np.zeros(count, dtype=np.int64)
     states, final = 1, 0
@@ -111,7 +116,6 @@ def posterior_tables(sizes, colours, cards, excluded, seen, placed, deck):  # pr
         width = max(width, sizes[j])
     accepts = np.zeros((count, deck, width + 1), dtype=np.bool_)
     filled = np.zeros((count, states), dtype=np.int64)
-    moves = np.zeros((count, deck, states), dtype=np.bool_)
     for j in range(count):
         for i in range(sizes[j]):
             if cards[j, i] >= 0:
@@ -121,16 +125,89 @@ def posterior_tables(sizes, colours, cards, excluded, seen, placed, deck):  # pr
                     if not (seen >> c & 1) and not (excluded[j, i] >> (c // 2) & 1):
                         accepts[j, c, i] = True
         for s in range(states):
-            f = (s // strides[j]) % (sizes[j] + 1)
-            filled[j, s] = f
-            if f < sizes[j]:
-                for c in range(deck):
-                    moves[j, c, s] = accepts[j, c, f]
+            filled[j, s] = (s // strides[j]) % (sizes[j] + 1)
     skips = np.ones(deck, dtype=np.bool_)
     for c in range(deck):
         if placed >> c & 1:
             skips[c] = False
-    return strides, final, moves, filled, accepts, skips
+    return strides, final, filled, accepts, skips
+
+
+@njit(cache=True)
+def view_walk(viewer, sizes, colours, cards, excluded, seen, deck):  # pragma: no cover - compiled
+    """The walk of a view given as arrays over every hand (player ``q``: ``sizes[q]`` positions, each one's colour,
+    its card if face up or -1, the numbers missed attacks excluded there as bits) and ``seen``, the cards ``viewer``
+    can place (its own, its drawn card, every face-up card; bits). Returns the opponents with a card face down
+    (``players[:count]``, the walk's order), :func:`posterior_tables` of them and the forward counts, whose
+    ``forward[deck, final]`` is the number of consistent deals (0: the view contradicts itself)."""
+    hands = sizes.size
+    players = np.zeros(hands, dtype=np.int64)
+    count = 0
+    for q in range(hands):
+        if q == viewer:
+            continue
+        for i in range(sizes[q]):
+            if cards[q, i] < 0:
+                players[count] = q
+                count += 1
+                break
+    placed = np.int64(0)
+    for j in range(count):
+        for i in range(sizes[players[j]]):
+            if cards[players[j], i] >= 0:
+                placed |= np.int64(1) << cards[players[j], i]
+    who = players[:count]
+    tables = posterior_tables(sizes[who], colours[who], cards[who], excluded[who], seen, placed, deck)
+    strides, final, filled, accepts, skips = tables
+    forward = np.zeros((deck + 1, filled.shape[1] if count else 1), dtype=np.int64)
+    forward[0, 0] = 1
+    forward_pass(accepts, filled, strides, skips, forward)
+    return players, count, strides, final, filled, accepts, skips, forward
+
+
+@njit(cache=True)
+def view_numbers(viewer, sizes, colours, cards, excluded, own, seen, numbers, table):  # pragma: no cover - compiled
+    """``table[row, position, number]``: the probability of each number at each position of every hand (rows in
+    turn order from ``viewer``, whose own cards are ``own``, bits), as :meth:`AlgoHandPosterior.number_probabilities`
+    gives them, from the view's arrays (:func:`view_walk`'s). Returns the consistent deals (0: the view contradicts
+    itself, and the table is left unwritten)."""
+    deck = 2 * numbers
+    players, count, strides, final, filled, accepts, skips, forward = view_walk(
+        viewer, sizes, colours, cards, excluded, seen, deck
+    )
+    total = forward[deck, final]
+    if total == 0:
+        return total
+    backward = np.zeros_like(forward)
+    backward[deck, final] = 1
+    backward_pass(accepts, filled, strides, skips, backward)
+    hands = sizes.size
+    for row in range(hands):
+        q = (viewer + row) % hands
+        j = -1
+        for k in range(count):
+            if players[k] == q:
+                j = k
+        if j < 0:  # certain: the viewer's own hand, or a hand all face up
+            if q == viewer:
+                bits, card, position = own, 0, 0
+                while bits:
+                    if bits & 1:
+                        table[row, position, card // 2] = 1.0
+                        position += 1
+                    bits >>= 1
+                    card += 1
+            else:
+                for position in range(sizes[q]):
+                    table[row, position, cards[q, position] // 2] = 1.0
+            continue
+        ways = np.zeros((sizes[q] + 1, deck), dtype=np.int64)
+        position_ways(forward, backward, accepts[j], filled[j], strides[j], ways)
+        for position in range(sizes[q]):
+            for number in range(numbers):  # by card, then summed over the colours, as number_probabilities
+                black, white = ways[position, 2 * number], ways[position, 2 * number + 1]
+                table[row, position, number] = black / total + white / total
+    return total
 
 
 def _colour_masks(deck: int) -> tuple[np.ndarray, np.ndarray]:
@@ -181,13 +258,12 @@ class AlgoHandPosterior:
                 colours[j, i], cards[j, i] = colour, card
                 excluded[j, i] = sum(1 << int(number) for number in numbers_out)
         tables = posterior_tables(sizes, colours, cards, excluded, _bits(seen), _bits(placed), n)
-        self._strides, self._final, self._moves, filled, accepts, self._skips = tables
-        self._states = int(filled.shape[1]) if count else 1
-        self._filled, self._accepts = list(filled), list(accepts)
+        self._strides, self._final, self._filled, self._accepts, self._skips = tables
+        self._states = int(self._filled.shape[1]) if count else 1
 
         self._forward = np.zeros((n + 1, self._states), dtype=np.int64)
         self._forward[0, 0] = 1
-        forward_pass(self._moves, self._strides, self._skips, self._forward)
+        forward_pass(self._accepts, self._filled, self._strides, self._skips, self._forward)
         self.count = int(self._forward[n, self._final])
         if self.count == 0:
             raise ValueError(f"no deal agrees with player {view.player}'s view: it contradicts itself")
@@ -197,7 +273,7 @@ class AlgoHandPosterior:
         """``[c, s]``: the walks that finish from state ``s`` before card ``c`` (for probabilities only)."""
         backward = np.zeros((self.deck_size + 1, self._states), dtype=np.int64)
         backward[self.deck_size, self._final] = 1
-        backward_pass(self._moves, self._strides, self._skips, backward)
+        backward_pass(self._accepts, self._filled, self._strides, self._skips, backward)
         return backward
 
     def card_probabilities(self, player: int) -> np.ndarray:
@@ -214,7 +290,7 @@ class AlgoHandPosterior:
             return table
         j = self.players.index(player)
         ways = np.zeros((len(hand.known) + 1, self.deck_size), dtype=np.int64)
-        position_ways(self._forward, self._backward, self._moves[j], int(self._strides[j]), self._filled[j], ways)
+        position_ways(self._forward, self._backward, self._accepts[j], self._filled[j], int(self._strides[j]), ways)
         return ways[:-1] / self.count
 
     def _certain_cards(self, player: int) -> tuple[int, ...]:

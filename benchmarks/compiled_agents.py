@@ -1,0 +1,106 @@
+"""A compiled reference agent against its Python agent, on the same positions with the same draws (issue 83's x20).
+
+    python -m benchmarks.compiled_agents                                   # Algo's max-entropy, 2 players, 64 games
+    python -m benchmarks.compiled_agents --games 32 --size players=3
+
+Seeded games are played in lockstep on the AEC env and on its batched twin, every seat the named agent: at each step
+the compiled agent decides for every live game in one call (its time shared among them), then the Python agent
+decides each game's position, fed the same uniform numbers (as ``tests/test_conformance.py`` feeds it), timed one
+decision at a time; the decisions must agree. Both run on one core (the kernels are serial, torch is not used).
+Reported: decisions, seconds a decision on each side (mean; the Python side's 99th percentile too) and the ratio.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+
+import numpy as np
+
+from train import arguments
+
+
+class Draws:
+    """A generator replaying uniform numbers as the compiled agents read them (``tests/test_conformance.py``'s)."""
+
+    def __init__(self, uniforms: np.ndarray) -> None:
+        self.uniforms = list(uniforms)
+
+    def random(self) -> float:
+        return self.uniforms.pop(0)
+
+    def choice(self, pool, p=None):
+        pool = list(range(pool)) if isinstance(pool, int) else list(np.asarray(pool).tolist())
+        if p is None:
+            return pool[int(self.uniforms.pop(0) * len(pool))]
+        cumulative = np.cumsum(p)
+        return pool[int(np.searchsorted(cumulative / cumulative[-1], self.uniforms.pop(0), side="right"))]
+
+
+def lockstep(env_id: str, agent: str, sizes: dict, games: int) -> tuple[np.ndarray, np.ndarray]:
+    """Seconds a decision: the compiled agent's (each call's time over its games, repeated per game) and the
+    Python agent's, on the same positions."""
+    from agents.roster import seat_agent
+    from deduction_envs import registry
+    from deduction_envs.envs.batched_tables import twin
+
+    make_games, seats_class, compiled = twin(env_id)
+    game = registry.game(env_id)
+    rules = game.make_rules(**sizes)
+    seats = seats_class(make_games(rules, games, 0))
+    seats.reset(seeds=range(games))
+    fast = compiled(agent)
+    envs, players = [], []
+    for g in range(games):
+        env = game.make_raw_env(**sizes)
+        seated = [seat_agent(env_id, agent) for _ in range(rules.players)]
+        for seat, player in enumerate(seated):
+            player.reset(rules, seat, seed=0)
+        env.seat_listeners = {seat: player.observe for seat, player in enumerate(seated)}
+        env.reset(seed=g)
+        envs.append(env)
+        players.append(seated)
+    rng, compiled_times, python_times = np.random.default_rng(0), [], []
+    fast.act(seats, ~seats.games.over, rng.random((games, fast.draws(rules))))  # compiled before the clock
+    while not seats.games.over.all():
+        live = ~seats.games.over
+        uniforms = rng.random((games, fast.draws(rules)))
+        start = time.perf_counter()
+        actions = fast.act(seats, live, uniforms)
+        compiled_times += [(time.perf_counter() - start) / live.sum()] * int(live.sum())
+        for g in np.flatnonzero(live):
+            env = envs[g]
+            player = players[g][seats.games.mover[g]]
+            player.rng = Draws(uniforms[g])
+            mask = env.observe(env.agent_selection)["action_mask"]
+            start = time.perf_counter()
+            action = player.act(mask)
+            python_times.append(time.perf_counter() - start)
+            if action != actions[g]:
+                raise AssertionError(f"game {g}: the compiled agent chose {actions[g]}, the Python agent {action}")
+            env.step(int(action))
+        seats.step(actions, live)
+    return np.array(compiled_times), np.array(python_times)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments.Parser(prog="python -m benchmarks.compiled_agents", description=__doc__)
+    parser.add_argument("--env", default="algo_v0", help="a multiplayer env with a twin (default algo_v0)")
+    parser.add_argument("--agent", default="max_entropy", help="a roster name compiled for the twin")
+    parser.add_argument("--games", type=arguments.count(1), default=64, help="games (default 64)")
+    arguments.add_size_option(parser)
+    args = parser.parse_args(argv)
+    sizes = dict(args.size) or {"players": 2}
+    compiled, python = lockstep(args.env, args.agent, sizes, args.games)
+    print(f"{args.env} {sizes}, {args.agent} in every seat, {args.games} games; {platform.machine()}, "
+          f"Python {platform.python_version()}\n")  # fmt: skip
+    print("| side | decisions | mean (ms) | p99 (ms) | decisions a second |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for label, times in (("Python agent, one at a time", python), ("compiled, all live games a call", compiled)):
+        print(f"| {label} | {times.size:,} | {1e3 * times.mean():.3f} | {1e3 * np.percentile(times, 99):.3f} | "
+              f"{1 / times.mean():,.0f} |")  # fmt: skip
+    print(f"ratio (Python / compiled, mean): x{python.mean() / compiled.mean():.1f}")
+
+
+if __name__ == "__main__":
+    main()
