@@ -28,7 +28,7 @@ from agents.batched import BatchedAgent, BatchedRandom, checked, named_agent, pi
 from deduction_envs.core.rules import check_int
 from deduction_envs.games.algo import Phase
 from deduction_envs.games.algo_batched import seat_view
-from deduction_envs.reasoning.algo_hands import view_numbers, view_walk
+from deduction_envs.reasoning.algo_hands import sample_walk, view_numbers, view_walk
 
 __all__ = ["BATCHED_AGENTS", "BatchedEpsilonGreedy", "BatchedMaxEntropy", "batched_agent"]
 
@@ -197,6 +197,12 @@ def _best(viewer, sizes, colours, cards, excluded, seen, hits, depth, can_stop, 
     counts, at = np.zeros(depth, dtype=np.int64), np.zeros(depth, dtype=np.int64)
     best_values, best_actions = np.full(depth, -np.inf), np.full(depth, -1, dtype=np.int64)
     views[0], known[0], chances[0] = cards, seen, hits
+    # The views reached by the same hits in another order are one view: their probabilities counted once, found by
+    # the cards known and the positions hit (bits of the attack's target and position, below 63).
+    hit = np.zeros(depth + 1, dtype=np.int64)
+    room = min(1024, sum([top_n**level for level in range(1, depth + 1)]))
+    memo_known, memo_hit = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
+    memo_chances, memos = np.empty((room, attacks)), 0
     chosen = _candidates(hits, top_n)
     counts[0] = chosen.size
     options[0, : chosen.size] = chosen
@@ -218,8 +224,23 @@ def _best(viewer, sizes, colours, cards, excluded, seen, hits, depth, can_stop, 
             views[d + 1] = views[d]
             views[d + 1, q, position] = card
             known[d + 1] = known[d] | np.int64(1) << card
+            hit[d + 1] = hit[d] | np.int64(1) << rest
+            if certain or depth - d > 1:  # the view's probabilities, counted or found
+                found = -1
+                for m in range(memos):
+                    if memo_known[m] == known[d + 1] and memo_hit[m] == hit[d + 1]:
+                        found = m
+                        break
+                if found >= 0:
+                    chances[d + 1] = memo_chances[found]
+                else:
+                    chances[d + 1] = _hits(viewer, sizes, colours, views[d + 1], excluded, known[d + 1], max_hand,
+                                           numbers)  # fmt: skip
+                    if memos < room:
+                        memo_known[memos], memo_hit[memos] = known[d + 1], hit[d + 1]
+                        memo_chances[memos] = chances[d + 1]
+                        memos += 1
             if certain:  # the article: nothing left to attack, or every candidate attack certain
-                chances[d + 1] = _hits(viewer, sizes, colours, views[d + 1], excluded, known[d + 1], max_hand, numbers)
                 won = True
                 for other in _candidates(chances[d + 1], top_n):
                     if chances[d + 1, other] < 1:
@@ -233,9 +254,6 @@ def _best(viewer, sizes, colours, cards, excluded, seen, hits, depth, can_stop, 
             if won:
                 value = win_value
             elif depth - d > 1:  # one level down: its candidates valued first
-                if not certain:
-                    chances[d + 1] = _hits(viewer, sizes, colours, views[d + 1], excluded, known[d + 1], max_hand,
-                                           numbers)  # fmt: skip
                 d += 1
                 chosen = _candidates(chances[d], top_n)
                 counts[d], at[d] = chosen.size, 0
@@ -262,9 +280,7 @@ def _disclosure(viewer, sizes, colours, cards, excluded, seen, drawn, own, numbe
     face up, face down, averaged over ``samples`` determinisations of their hands, each drawn backwards through my
     walk with one uniform number a card (as ``posterior.sample`` draws with ``rng.choice``)."""
     deck = 2 * numbers
-    players, count, strides, final, filled, accepts, skips, forward = view_walk(
-        viewer, sizes, colours, cards, excluded, seen, deck
-    )
+    players, count, tables, forward, _ = view_walk(viewer, sizes, colours, cards, excluded, seen, deck)
     # My hand with the drawn card placed, face up (column 0) and face down (column 1).
     me = sizes[viewer]
     at = 0
@@ -287,50 +303,20 @@ def _disclosure(viewer, sizes, colours, cards, excluded, seen, drawn, own, numbe
         for i in range(sizes[q]):
             if cards[q, i] >= 0:
                 public |= np.int64(1) << cards[q, i]
-    weights = np.zeros(count + 1)
-    options = np.zeros(count + 1, dtype=np.int64)
     revealed, hidden = 0.0, 0.0
     gains = np.zeros((samples, 2))
     seen_players = np.zeros(samples * count, dtype=np.int64)  # the opponents' hands counted, and their gains
     seen_hands = np.zeros(samples * count, dtype=np.int64)
     seen_gains = np.zeros((samples * count, 2))
     counted = 0
+    walk_sizes = sizes[players[:count]]
+    sampled = np.zeros((count, cards.shape[1]), dtype=np.int64)
     for s in range(samples):
+        sample_walk(tables, forward, walk_sizes, uniforms[s * deck : (s + 1) * deck], sampled)
         hands = np.zeros(sizes.size, dtype=np.int64)  # each opponent's whole hand, bits
         for j in range(count):
-            q = players[j]
-            for i in range(sizes[q]):
-                if cards[q, i] >= 0:
-                    hands[q] |= np.int64(1) << cards[q, i]
-        state = final
-        for c in range(deck - 1, -1, -1):
-            k = 0
-            if skips[c]:
-                options[k], weights[k] = -1, forward[c, state]
-                k += 1
-            for j in range(count):
-                done = filled[j, state]
-                if done > 0 and accepts[j, c, done - 1]:
-                    options[k], weights[k] = j, forward[c, state - strides[j]]
-                    k += 1
-            total = 0.0
-            for i in range(k):
-                total += weights[i]
-            cumulative, last = 0.0, 0.0  # numpy's choice: the cumulative probabilities, normalised by the last
-            for i in range(k):
-                cumulative += weights[i] / total
-                last = cumulative
-            u = uniforms[s * deck + deck - 1 - c]
-            pick, cumulative = k - 1, 0.0
-            for i in range(k):
-                cumulative += weights[i] / total
-                if cumulative / last > u:
-                    pick = i
-                    break
-            j = options[pick]
-            if j >= 0:
-                state -= strides[j]
-                hands[players[j]] |= np.int64(1) << c
+            for i in range(walk_sizes[j]):
+                hands[players[j]] |= np.int64(1) << sampled[j, i]
         for j in range(count):
             opponent = players[j]
             for k in range(counted):  # an opponent's hand drawn before: its gains again
@@ -358,8 +344,7 @@ def _disclosure(viewer, sizes, colours, cards, excluded, seen, drawn, own, numbe
 @njit(cache=True)
 def _count(viewer, sizes, colours, cards, excluded, seen, deck):  # pragma: no cover - compiled
     """The deals consistent with a view given as arrays."""
-    walk = view_walk(viewer, sizes, colours, cards, excluded, seen, deck)
-    return walk[7][deck, walk[3]]  # the forward counts at the final state
+    return view_walk(viewer, sizes, colours, cards, excluded, seen, deck)[4]
 
 
 @njit(cache=True)

@@ -26,8 +26,10 @@ class Draws:
     def __init__(self, uniforms: np.ndarray) -> None:
         self.uniforms = list(uniforms)
 
-    def random(self) -> float:
-        return self.uniforms.pop(0)
+    def random(self, size: int | None = None):
+        if size is None:
+            return self.uniforms.pop(0)
+        return np.array([self.uniforms.pop(0) for _ in range(size)])
 
     def choice(self, pool, p=None):
         pool = list(range(pool)) if isinstance(pool, int) else list(np.asarray(pool).tolist())
@@ -61,7 +63,6 @@ def lockstep(env_id: str, agent: str, sizes: dict, games: int) -> tuple[np.ndarr
         envs.append(env)
         players.append(seated)
     rng, compiled_times, python_times = np.random.default_rng(0), [], []
-    fast.act(seats, ~seats.games.over, rng.random((games, fast.draws(rules))))  # compiled before the clock
     while not seats.games.over.all():
         live = ~seats.games.over
         uniforms = rng.random((games, fast.draws(rules)))
@@ -91,6 +92,7 @@ def main(argv: list[str] | None = None) -> None:
     arguments.add_size_option(parser)
     args = parser.parse_args(argv)
     sizes = dict(args.size) or {"players": 2}
+    lockstep(args.env, args.agent, sizes, 2)  # both sides compiled before the clock
     compiled, python = lockstep(args.env, args.agent, sizes, args.games)
     print(f"{args.env} {sizes}, {args.agent} in every seat, {args.games} games; {platform.machine()}, "
           f"Python {platform.python_version()}\n")  # fmt: skip

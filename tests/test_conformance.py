@@ -105,7 +105,8 @@ def test_a_reward_wrapper_adds_through_the_envs_public_seam_and_an_unknown_agent
 # ---------------------------------------------------------------------------------------------- the batched twins
 class Draws:
     """A Python agent's generator drawing from given uniform numbers, in order, as the compiled agents read them:
-    ``integers(low, high)`` is ``low + int(u * (high - low))``, ``random()`` is ``u``, ``choice`` below."""
+    ``integers(low, high)`` is ``low + int(u * (high - low))``, ``random()`` is ``u`` (``random(k)`` the next k),
+    ``choice`` below."""
 
     def __init__(self, uniforms: np.ndarray) -> None:
         self.uniforms = list(uniforms)
@@ -114,8 +115,10 @@ class Draws:
         low, high = (0, low) if high is None else (low, high)
         return low + int(self.uniforms.pop(0) * (high - low))
 
-    def random(self) -> float:
-        return self.uniforms.pop(0)
+    def random(self, size: int | None = None):
+        if size is None:
+            return self.uniforms.pop(0)
+        return np.array([self.uniforms.pop(0) for _ in range(size)])
 
     def choice(self, pool, size=None, replace=True, p=None):
         """``pool[int(u * len(pool))]``; with probabilities ``p``, numpy's pick: the first whose cumulative

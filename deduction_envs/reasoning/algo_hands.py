@@ -22,6 +22,11 @@ programme over cards, and forward and backward counts give the probability
 of every card at every position exactly, in ``O(N * states * opponents)``
 compiled work (numba); the backward counts are computed only when
 probabilities are asked for. Sampling walks the forward counts backwards.
+
+Before each card, each opponent's filled positions lie between two bounds (its
+positions filled as early as their accepted cards allow, and as late), so only
+a box of states can be both reached and finished: the counts are stored box by
+box (:func:`posterior_tables`), about a tenth of the states at 4 players.
 """
 
 from __future__ import annotations
@@ -36,54 +41,152 @@ from deduction_envs.games.algo import AlgoDeal, AlgoEvent, AlgoRules, AlgoState,
 __all__ = ["AlgoHandPosterior", "AlgoKnowledge", "attack_probabilities"]
 
 
+#: The most opponents a walk has (Algo seats four players): the passes loop over three levels, unused ones fixed at 0.
+DIMENSIONS = 3
+
+
 @njit(cache=True)
-def forward_pass(accepts: np.ndarray, filled: np.ndarray, strides: np.ndarray, skips: np.ndarray,
-                 forward: np.ndarray) -> None:  # fmt: skip
-    """``forward[c + 1]`` from ``forward[c]`` for every card: card ``c`` lies elsewhere (if it may) or fills the
-    next position of an opponent ``j`` (if ``accepts[j, c, filled[j, s]]``), moving state ``s`` to ``s +
-    strides[j]``. A state whose hand ``j`` is full accepts nothing there (the table's last column), so ``s +
-    stride`` never wraps into another hand's count."""
-    states = forward.shape[1]
+def forward_pass(tables, forward):  # pragma: no cover - compiled
+    """``forward`` over every layer from its first state: card ``c`` lies elsewhere (if ``skips[c]``) or fills the
+    next position of an opponent ``j`` (if ``accepts[j, c, levels[j]]``, False for a full hand). ``forward``:
+    zeros, the walk's length (:func:`posterior_tables`); only the states of each layer's box are walked (the others
+    cannot both be reached and finish)."""
+    accepts, skips, low, high, radix, offsets = tables
+    count = accepts.shape[0]
+    if offsets[1] > offsets[0]:
+        forward[0] = 1
     for c in range(skips.size):
-        before, after = forward[c], forward[c + 1]
-        for s in range(states):
-            after[s] = before[s] if skips[c] else 0
-        for j in range(accepts.shape[0]):
-            stride, accept, level = strides[j], accepts[j, c], filled[j]
-            for s in range(states - stride):
-                if before[s] and accept[level[s]]:
-                    after[s + stride] += before[s]
+        k, d = offsets[c], c + 1
+        for l2 in range(low[2, c], high[2, c] + 1):
+            in2, up2 = low[2, d] <= l2 <= high[2, d], low[2, d] <= l2 + 1 <= high[2, d]
+            at2 = offsets[d] + (l2 - low[2, d]) * radix[d, 2]
+            for l1 in range(low[1, c], high[1, c] + 1):
+                in1, up1 = low[1, d] <= l1 <= high[1, d], low[1, d] <= l1 + 1 <= high[1, d]
+                at1 = at2 + (l1 - low[1, d]) * radix[d, 1]
+                for l0 in range(low[0, c], high[0, c] + 1):
+                    ways = forward[k]
+                    k += 1
+                    if ways == 0:
+                        continue
+                    in0, up0 = low[0, d] <= l0 <= high[0, d], low[0, d] <= l0 + 1 <= high[0, d]
+                    at = at1 + (l0 - low[0, d]) * radix[d, 0]
+                    if skips[c] and in0 and in1 and in2:
+                        forward[at] += ways
+                    if count > 0 and up0 and in1 and in2 and accepts[0, c, l0]:
+                        forward[at + radix[d, 0]] += ways
+                    if count > 1 and in0 and up1 and in2 and accepts[1, c, l1]:
+                        forward[at + radix[d, 1]] += ways
+                    if count > 2 and in0 and in1 and up2 and accepts[2, c, l2]:
+                        forward[at + radix[d, 2]] += ways
 
 
 @njit(cache=True)
-def backward_pass(accepts: np.ndarray, filled: np.ndarray, strides: np.ndarray, skips: np.ndarray,
-                  backward: np.ndarray) -> None:  # fmt: skip
-    """``backward[c]`` from ``backward[c + 1]``, last card first: the walks that finish from each state."""
-    states = backward.shape[1]
-    for c in range(skips.size - 1, -1, -1):
-        after, before = backward[c + 1], backward[c]
-        for s in range(states):
-            before[s] = after[s] if skips[c] else 0
-        for j in range(accepts.shape[0]):
-            stride, accept, level = strides[j], accepts[j, c], filled[j]
-            for s in range(states - stride):
-                if after[s + stride] and accept[level[s]]:
-                    before[s] += after[s + stride]
+def backward_pass(tables, backward):  # pragma: no cover - compiled
+    """``backward``, last card first: the walks that finish from each state (zeros, the walk's length)."""
+    accepts, skips, low, high, radix, offsets = tables
+    count, deck = accepts.shape[0], skips.size
+    if offsets[deck + 1] > offsets[deck]:
+        backward[offsets[deck + 1] - 1] = 1  # the box before no card is the final state alone
+    for c in range(deck - 1, -1, -1):
+        k, d = offsets[c], c + 1
+        for l2 in range(low[2, c], high[2, c] + 1):
+            in2, up2 = low[2, d] <= l2 <= high[2, d], low[2, d] <= l2 + 1 <= high[2, d]
+            at2 = offsets[d] + (l2 - low[2, d]) * radix[d, 2]
+            for l1 in range(low[1, c], high[1, c] + 1):
+                in1, up1 = low[1, d] <= l1 <= high[1, d], low[1, d] <= l1 + 1 <= high[1, d]
+                at1 = at2 + (l1 - low[1, d]) * radix[d, 1]
+                for l0 in range(low[0, c], high[0, c] + 1):
+                    in0, up0 = low[0, d] <= l0 <= high[0, d], low[0, d] <= l0 + 1 <= high[0, d]
+                    at = at1 + (l0 - low[0, d]) * radix[d, 0]
+                    ways = backward[at] if skips[c] and in0 and in1 and in2 else 0
+                    if count > 0 and up0 and in1 and in2 and accepts[0, c, l0]:
+                        ways += backward[at + radix[d, 0]]
+                    if count > 1 and in0 and up1 and in2 and accepts[1, c, l1]:
+                        ways += backward[at + radix[d, 1]]
+                    if count > 2 and in0 and in1 and up2 and accepts[2, c, l2]:
+                        ways += backward[at + radix[d, 2]]
+                    backward[k] = ways
+                    k += 1
 
 
 @njit(cache=True)
-def position_ways(
-    forward: np.ndarray, backward: np.ndarray, accepts: np.ndarray, filled: np.ndarray, stride: int, ways: np.ndarray
-) -> None:
-    """``ways[i, c]``: the walks that put card ``c`` in position ``i`` of one opponent's hand (``accepts`` and
-    ``filled``: its tables): they reach a state ``s`` with ``i`` of its positions filled before ``c``, put ``c``
-    next, and still finish."""
-    cards, states = accepts.shape[0], forward.shape[1]
-    for c in range(cards):
-        accept = accepts[c]
-        for s in range(states - stride):
-            if forward[c, s] and accept[filled[s]]:
-                ways[filled[s], c] += forward[c, s] * backward[c + 1, s + stride]
+def position_ways(tables, forward, backward, j, ways):  # pragma: no cover - compiled
+    """``ways[i, c]``: the walks that put card ``c`` in position ``i`` of opponent ``j``'s hand: they reach a state
+    with ``i`` of its positions filled before ``c``, put ``c`` next, and still finish."""
+    accepts, skips, low, high, radix, offsets = tables
+    for c in range(skips.size):
+        k, d = offsets[c], c + 1
+        for l2 in range(low[2, c], high[2, c] + 1):
+            in2, up2 = low[2, d] <= l2 <= high[2, d], low[2, d] <= l2 + 1 <= high[2, d]
+            at2 = offsets[d] + (l2 - low[2, d]) * radix[d, 2]
+            for l1 in range(low[1, c], high[1, c] + 1):
+                in1, up1 = low[1, d] <= l1 <= high[1, d], low[1, d] <= l1 + 1 <= high[1, d]
+                at1 = at2 + (l1 - low[1, d]) * radix[d, 1]
+                for l0 in range(low[0, c], high[0, c] + 1):
+                    here = forward[k]
+                    k += 1
+                    if here == 0:
+                        continue
+                    in0, up0 = low[0, d] <= l0 <= high[0, d], low[0, d] <= l0 + 1 <= high[0, d]
+                    at = at1 + (l0 - low[0, d]) * radix[d, 0]
+                    if j == 0 and up0 and in1 and in2 and accepts[0, c, l0]:
+                        ways[l0, c] += here * backward[at + radix[d, 0]]
+                    elif j == 1 and in0 and up1 and in2 and accepts[1, c, l1]:
+                        ways[l1, c] += here * backward[at + radix[d, 1]]
+                    elif j == 2 and in0 and in1 and up2 and accepts[2, c, l2]:
+                        ways[l2, c] += here * backward[at + radix[d, 2]]
+
+
+@njit(cache=True)
+def sample_walk(tables, forward, sizes, uniforms, hands):  # pragma: no cover - compiled
+    """A uniformly random walk, drawn backwards from the final state: ``hands[j, i]``, opponent ``j``'s card at
+    position ``i`` (every position; a face-up card is its own). Card ``c``'s option (lie elsewhere, then each
+    opponent it may end) is drawn from ``uniforms[deck - 1 - c]`` as numpy's ``Generator.choice`` with
+    probabilities draws from its uniform number: the first whose cumulative probability, normalised by the last,
+    passes it."""
+    accepts, skips, low, high, radix, offsets = tables
+    count, deck = accepts.shape[0], skips.size
+    levels = sizes.copy()
+    options = np.zeros(count + 1, dtype=np.int64)
+    weights = np.zeros(count + 1)
+    for c in range(deck - 1, -1, -1):
+        k = 0
+        if skips[c]:
+            options[k], weights[k] = -1, _weight(low, high, radix, offsets, c, levels, count, forward)
+            k += 1
+        for j in range(count):
+            if levels[j] > 0 and accepts[j, c, levels[j] - 1]:
+                levels[j] -= 1
+                options[k], weights[k] = j, _weight(low, high, radix, offsets, c, levels, count, forward)
+                levels[j] += 1
+                k += 1
+        total = 0.0
+        for i in range(k):
+            total += weights[i]
+        last = 0.0
+        for i in range(k):
+            last += weights[i] / total
+        pick, cumulative = k - 1, 0.0
+        for i in range(k):
+            cumulative += weights[i] / total
+            if cumulative / last > uniforms[deck - 1 - c]:
+                pick = i
+                break
+        j = options[pick]
+        if j >= 0:
+            levels[j] -= 1
+            hands[j, levels[j]] = c
+
+
+@njit(cache=True)
+def _weight(low, high, radix, offsets, c, levels, count, forward):  # pragma: no cover - compiled
+    """The walks reaching ``levels`` before card ``c`` (0 outside that layer's box)."""
+    index = offsets[c]
+    for j in range(count):
+        if not low[j, c] <= levels[j] <= high[j, c]:
+            return 0.0
+        index += (levels[j] - low[j, c]) * radix[c, j]
+    return float(forward[index])
 
 
 _COLOUR_MASKS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -99,23 +202,20 @@ def posterior_tables(sizes, colours, cards, excluded, seen, placed, deck):  # pr
     """The walk's tables of a view for :class:`AlgoHandPosterior`, from arrays: for each opponent ``j`` with a card
     face down (``sizes[j]`` positions), each position's colour, its card if known (-1 if not) and the numbers missed
     attacks excluded there (bits); ``seen``, the cards the viewer can place (bits), and ``placed``, those lying face
-    up in those opponents' hands. Returns the mixed-radix ``strides`` and ``final`` state, ``filled[j, s]`` (opponent
-    ``j``'s positions filled in state ``s``), ``accepts[j, c, i]`` (its position ``i`` may hold card ``c``; False
-    from ``sizes[j]`` on, a full hand's column) and ``skips[c]`` (card ``c`` may lie elsewhere): card ``c`` may fill
-    ``j``'s next position from ``s`` if ``accepts[j, c, filled[j, s]]``."""
+    up in those opponents' hands.
+
+    Returns ``(accepts, skips, low, high, radix, offsets)``: ``accepts[j, c, i]``, position ``i`` of opponent ``j``
+    may hold card ``c`` (False from ``sizes[j]`` on, a full hand's column); ``skips[c]``, card ``c`` may lie
+    elsewhere. A state of the walk before card ``c`` is each opponent's filled positions ``levels[j]``; only those
+    between ``low[j, c]`` and ``high[j, c]`` can be both reached and finished (the positions filled earliest, each
+    with the least card it accepts above the last, fill the most below ``c``; filled latest, the fewest: bounds
+    that ignore the other hands), a box whose states are stored from ``offsets[c]`` in mixed radix ``radix[c]``.
+    """
     count = sizes.size
-    strides = np.zeros(count, dtype=np.int64)
-    states, final = 1, 0
-    for j in range(count):
-        strides[j] = states
-        states *= sizes[j] + 1
-    for j in range(count):
-        final += strides[j] * sizes[j]
     width = 0
     for j in range(count):
         width = max(width, sizes[j])
     accepts = np.zeros((count, deck, width + 1), dtype=np.bool_)
-    filled = np.zeros((count, states), dtype=np.int64)
     for j in range(count):
         for i in range(sizes[j]):
             if cards[j, i] >= 0:
@@ -124,13 +224,51 @@ def posterior_tables(sizes, colours, cards, excluded, seen, placed, deck):  # pr
                 for c in range(colours[j, i], deck, 2):
                     if not (seen >> c & 1) and not (excluded[j, i] >> (c // 2) & 1):
                         accepts[j, c, i] = True
-        for s in range(states):
-            filled[j, s] = (s // strides[j]) % (sizes[j] + 1)
     skips = np.ones(deck, dtype=np.bool_)
     for c in range(deck):
         if placed >> c & 1:
             skips[c] = False
-    return strides, final, filled, accepts, skips
+    if count > DIMENSIONS:
+        raise ValueError("a walk has at most three opponents")
+    low = np.zeros((DIMENSIONS, deck + 1), dtype=np.int64)  # rows past the opponents: levels fixed at 0
+    high = np.zeros((DIMENSIONS, deck + 1), dtype=np.int64)
+    bound = np.zeros(width + 1, dtype=np.int64)
+    for j in range(count):
+        card, feasible = -1, True  # high: the positions filled earliest below c
+        for i in range(sizes[j]):
+            card += 1
+            while card < deck and not accepts[j, card, i]:
+                card += 1
+            bound[i] = card
+            feasible = feasible and card < deck
+        at = 0
+        for c in range(deck + 1):
+            while at < sizes[j] and bound[at] < c:
+                at += 1
+            high[j, c] = at
+        card = deck  # low: the positions filled latest below c
+        for i in range(sizes[j] - 1, -1, -1):
+            card -= 1
+            while card >= 0 and not accepts[j, card, i]:
+                card -= 1
+            bound[i] = card
+        at = 0
+        for c in range(deck + 1):
+            while at < sizes[j] and bound[at] < c:
+                at += 1
+            low[j, c] = at
+        if not feasible:  # the hand cannot be filled: no state at all
+            for c in range(deck + 1):
+                low[j, c], high[j, c] = 1, 0
+    radix = np.zeros((deck + 1, DIMENSIONS), dtype=np.int64)
+    offsets = np.zeros(deck + 2, dtype=np.int64)
+    for c in range(deck + 1):
+        size = 1
+        for j in range(DIMENSIONS):
+            radix[c, j] = size
+            size *= max(0, high[j, c] - low[j, c] + 1)
+        offsets[c + 1] = offsets[c] + size
+    return accepts, skips, low, high, radix, offsets
 
 
 @njit(cache=True)
@@ -138,8 +276,8 @@ def view_walk(viewer, sizes, colours, cards, excluded, seen, deck):  # pragma: n
     """The walk of a view given as arrays over every hand (player ``q``: ``sizes[q]`` positions, each one's colour,
     its card if face up or -1, the numbers missed attacks excluded there as bits) and ``seen``, the cards ``viewer``
     can place (its own, its drawn card, every face-up card; bits). Returns the opponents with a card face down
-    (``players[:count]``, the walk's order), :func:`posterior_tables` of them and the forward counts, whose
-    ``forward[deck, final]`` is the number of consistent deals (0: the view contradicts itself)."""
+    (``players[:count]``, the walk's order), :func:`posterior_tables` of them and the forward counts, and the number
+    of consistent deals (0: the view contradicts itself)."""
     hands = sizes.size
     players = np.zeros(hands, dtype=np.int64)
     count = 0
@@ -158,11 +296,11 @@ def view_walk(viewer, sizes, colours, cards, excluded, seen, deck):  # pragma: n
                 placed |= np.int64(1) << cards[players[j], i]
     who = players[:count]
     tables = posterior_tables(sizes[who], colours[who], cards[who], excluded[who], seen, placed, deck)
-    strides, final, filled, accepts, skips = tables
-    forward = np.zeros((deck + 1, filled.shape[1] if count else 1), dtype=np.int64)
-    forward[0, 0] = 1
-    forward_pass(accepts, filled, strides, skips, forward)
-    return players, count, strides, final, filled, accepts, skips, forward
+    offsets = tables[5]
+    forward = np.zeros(offsets[-1], dtype=np.int64)
+    forward_pass(tables, forward)
+    total = forward[offsets[-1] - 1] if offsets[-1] > offsets[-2] else 0
+    return players, count, tables, forward, total
 
 
 @njit(cache=True)
@@ -172,15 +310,11 @@ def view_numbers(viewer, sizes, colours, cards, excluded, own, seen, numbers, ta
     gives them, from the view's arrays (:func:`view_walk`'s). Returns the consistent deals (0: the view contradicts
     itself, and the table is left unwritten)."""
     deck = 2 * numbers
-    players, count, strides, final, filled, accepts, skips, forward = view_walk(
-        viewer, sizes, colours, cards, excluded, seen, deck
-    )
-    total = forward[deck, final]
+    players, count, tables, forward, total = view_walk(viewer, sizes, colours, cards, excluded, seen, deck)
     if total == 0:
         return total
     backward = np.zeros_like(forward)
-    backward[deck, final] = 1
-    backward_pass(accepts, filled, strides, skips, backward)
+    backward_pass(tables, backward)
     hands = sizes.size
     for row in range(hands):
         q = (viewer + row) % hands
@@ -202,7 +336,7 @@ def view_numbers(viewer, sizes, colours, cards, excluded, own, seen, numbers, ta
                     table[row, position, cards[q, position] // 2] = 1.0
             continue
         ways = np.zeros((sizes[q] + 1, deck), dtype=np.int64)
-        position_ways(forward, backward, accepts[j], filled[j], strides[j], ways)
+        position_ways(tables, forward, backward, j, ways)
         for position in range(sizes[q]):
             for number in range(numbers):  # by card, then summed over the colours, as number_probabilities
                 black, white = ways[position, 2 * number], ways[position, 2 * number + 1]
@@ -257,23 +391,20 @@ class AlgoHandPosterior:
             for i, (colour, card, numbers_out) in enumerate(zip(hand.colours, hand.known, hand.excluded, strict=True)):
                 colours[j, i], cards[j, i] = colour, card
                 excluded[j, i] = sum(1 << int(number) for number in numbers_out)
-        tables = posterior_tables(sizes, colours, cards, excluded, _bits(seen), _bits(placed), n)
-        self._strides, self._final, self._filled, self._accepts, self._skips = tables
-        self._states = int(self._filled.shape[1]) if count else 1
-
-        self._forward = np.zeros((n + 1, self._states), dtype=np.int64)
-        self._forward[0, 0] = 1
-        forward_pass(self._accepts, self._filled, self._strides, self._skips, self._forward)
-        self.count = int(self._forward[n, self._final])
+        self._sizes = sizes
+        self._tables = posterior_tables(sizes, colours, cards, excluded, _bits(seen), _bits(placed), n)
+        offsets = self._tables[5]
+        self._forward = np.zeros(offsets[-1], dtype=np.int64)
+        forward_pass(self._tables, self._forward)
+        self.count = int(self._forward[-1]) if offsets[-1] > offsets[-2] else 0
         if self.count == 0:
             raise ValueError(f"no deal agrees with player {view.player}'s view: it contradicts itself")
 
     @cached_property
     def _backward(self) -> np.ndarray:
-        """``[c, s]``: the walks that finish from state ``s`` before card ``c`` (for probabilities only)."""
-        backward = np.zeros((self.deck_size + 1, self._states), dtype=np.int64)
-        backward[self.deck_size, self._final] = 1
-        backward_pass(self._accepts, self._filled, self._strides, self._skips, backward)
+        """The walks that finish from each state of the walk (for probabilities only)."""
+        backward = np.zeros_like(self._forward)
+        backward_pass(self._tables, backward)
         return backward
 
     def card_probabilities(self, player: int) -> np.ndarray:
@@ -290,7 +421,7 @@ class AlgoHandPosterior:
             return table
         j = self.players.index(player)
         ways = np.zeros((len(hand.known) + 1, self.deck_size), dtype=np.int64)
-        position_ways(self._forward, self._backward, self._accepts[j], self._filled[j], int(self._strides[j]), ways)
+        position_ways(self._tables, self._forward, self._backward, j, ways)
         return ways[:-1] / self.count
 
     def _certain_cards(self, player: int) -> tuple[int, ...]:
@@ -308,25 +439,11 @@ class AlgoHandPosterior:
         return by_card.reshape(len(by_card), self.numbers, 2).sum(axis=2)
 
     def sample(self, rng: np.random.Generator) -> dict[int, list[int]]:
-        """A uniformly random consistent assignment: every opponent's whole hand, by player."""
-        hands = {q: list(self.view.hands[q].known) for q in self.players}
-        state = self._final
-        for c in range(self.deck_size - 1, -1, -1):
-            options, weights = [], []
-            if self._skips[c]:
-                options.append(-1)
-                weights.append(self._forward[c, state])
-            for j, stride in enumerate(self._strides):
-                filled = self._filled[j][state]
-                if filled > 0 and self._accepts[j][c, filled - 1]:
-                    options.append(j)
-                    weights.append(self._forward[c, state - stride])
-            weights_array = np.asarray(weights, dtype=float)
-            j = options[rng.choice(len(options), p=weights_array / weights_array.sum())]
-            if j >= 0:
-                state -= int(self._strides[j])
-                hands[self.players[j]][self._filled[j][state]] = c
-        return hands
+        """A uniformly random consistent assignment: every opponent's whole hand, by player (one uniform number a
+        card of the deck, :func:`sample_walk`)."""
+        hands = np.full((len(self.players), max(self._sizes, default=0)), -1, dtype=np.int64)
+        sample_walk(self._tables, self._forward, self._sizes, rng.random(self.deck_size), hands)
+        return {q: hands[j, : self._sizes[j]].tolist() for j, q in enumerate(self.players)}
 
 
 class AlgoKnowledge:
