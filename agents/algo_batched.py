@@ -312,7 +312,7 @@ def _disclosure(viewer, sizes, colours, cards, excluded, seen, drawn, own, numbe
     walk_sizes = sizes[players[:count]]
     sampled = np.zeros((count, cards.shape[1]), dtype=np.int64)
     for s in range(samples):
-        sample_walk(tables, forward, walk_sizes, uniforms[s * deck : (s + 1) * deck], sampled)
+        sample_walk(*tables, forward, walk_sizes, uniforms[s * deck : (s + 1) * deck], sampled)
         hands = np.zeros(sizes.size, dtype=np.int64)  # each opponent's whole hand, bits
         for j in range(count):
             for i in range(walk_sizes[j]):

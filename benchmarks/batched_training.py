@@ -4,6 +4,7 @@
     python -m benchmarks.batched_training                        # Clue, N = 1024 batched games, 4 players
     python -m benchmarks.batched_training --games 256 --rollouts 3
     python -m benchmarks.batched_training --env algo_v0          # 2-player Algo against epsilon-greedy
+    python -m benchmarks.batched_training --env algo_v0 --opponent max_entropy --games 256
     python -m benchmarks.batched_training --n-epochs 4 --batch-size 1024   # a cheaper update
 
 All three train ``python -m train``'s MaskablePPO for the game (its hyperparameters: ``n_steps`` 128, batch 256,
@@ -11,7 +12,8 @@ All three train ``python -m train``'s MaskablePPO for the game (its hyperparamet
 Clue observed without probabilities, Algo with them:
 
 * reference: ``--copies`` single-seat envs of the AEC env in one process (``python -m train --vec-env dummy``),
-  the learner against the game's default opponent (Clue's deduction sheet, Algo's epsilon-greedy);
+  the learner against ``--opponent`` (by default the game's: Clue's deduction sheet, Algo's epsilon-greedy), its
+  Python agent;
 * batched, one seat: :class:`~train.batched_seats.BatchedSeatsVecEnv` with ``--games`` games, the learner on one
   seat a game against that opponent's compiled twin;
 * self-play: :class:`~train.self_play.SelfPlayMaskablePPO` on ``--games`` games whose every seat is the learner's
@@ -133,6 +135,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rollouts", type=arguments.count(1), default=2, help="rollouts timed (default 2)")
     parser.add_argument("--n-epochs", type=arguments.count(1), default=None, help="epochs an update (default 10)")
     parser.add_argument("--batch-size", type=arguments.count(1), default=None, help="minibatch (default 256)")
+    parser.add_argument("--opponent", default=None, help="a reference agent with a compiled twin (default the game's)")
     args = parser.parse_args(argv)
     import tempfile
     from pathlib import Path
@@ -148,6 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     settings = {**hyperparameters("maskable_ppo", args.env), **changes}
     with tempfile.TemporaryDirectory() as folder:
         sizes, opponent = GAMES[args.env]
+        opponent = args.opponent or opponent
         aec = make_seat_envs(SeatEnvs(args.env, sizes, [opponent], args.copies, 0, Path(folder) / "aec"))
         aec_moves = [0]
         for copy in aec.envs:  # count every seat's moves

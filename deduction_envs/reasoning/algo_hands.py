@@ -46,12 +46,11 @@ DIMENSIONS = 3
 
 
 @njit(cache=True)
-def forward_pass(tables, forward):  # pragma: no cover - compiled
-    """``forward`` over every layer from its first state: card ``c`` lies elsewhere (if ``skips[c]``) or fills the
-    next position of an opponent ``j`` (if ``accepts[j, c, levels[j]]``, False for a full hand). ``forward``:
-    zeros, the walk's length (:func:`posterior_tables`); only the states of each layer's box are walked (the others
-    cannot both be reached and finish)."""
-    accepts, skips, low, high, radix, offsets = tables
+def forward_pass(accepts, skips, low, high, radix, offsets, forward):  # pragma: no cover - compiled
+    """``forward`` over every layer from its first state (the walk's tables: :func:`posterior_tables`'): card ``c``
+    lies elsewhere (if ``skips[c]``) or fills the next position of an opponent ``j`` (if ``accepts[j, c,
+    levels[j]]``, False for a full hand). ``forward``: zeros, the walk's length; only the states of each layer's box
+    are walked (the others cannot both be reached and finish)."""
     count = accepts.shape[0]
     if offsets[1] > offsets[0]:
         forward[0] = 1
@@ -59,31 +58,30 @@ def forward_pass(tables, forward):  # pragma: no cover - compiled
         k, d = offsets[c], c + 1
         for l2 in range(low[2, c], high[2, c] + 1):
             in2, up2 = low[2, d] <= l2 <= high[2, d], low[2, d] <= l2 + 1 <= high[2, d]
-            at2 = offsets[d] + (l2 - low[2, d]) * radix[d, 2]
+            at2 = offsets[d] + (l2 - low[2, d]) * radix[2, d]
             for l1 in range(low[1, c], high[1, c] + 1):
                 in1, up1 = low[1, d] <= l1 <= high[1, d], low[1, d] <= l1 + 1 <= high[1, d]
-                at1 = at2 + (l1 - low[1, d]) * radix[d, 1]
+                at1 = at2 + (l1 - low[1, d]) * radix[1, d]
                 for l0 in range(low[0, c], high[0, c] + 1):
                     ways = forward[k]
                     k += 1
                     if ways == 0:
                         continue
                     in0, up0 = low[0, d] <= l0 <= high[0, d], low[0, d] <= l0 + 1 <= high[0, d]
-                    at = at1 + (l0 - low[0, d]) * radix[d, 0]
+                    at = at1 + (l0 - low[0, d]) * radix[0, d]
                     if skips[c] and in0 and in1 and in2:
                         forward[at] += ways
                     if count > 0 and up0 and in1 and in2 and accepts[0, c, l0]:
-                        forward[at + radix[d, 0]] += ways
+                        forward[at + radix[0, d]] += ways
                     if count > 1 and in0 and up1 and in2 and accepts[1, c, l1]:
-                        forward[at + radix[d, 1]] += ways
+                        forward[at + radix[1, d]] += ways
                     if count > 2 and in0 and in1 and up2 and accepts[2, c, l2]:
-                        forward[at + radix[d, 2]] += ways
+                        forward[at + radix[2, d]] += ways
 
 
 @njit(cache=True)
-def backward_pass(tables, backward):  # pragma: no cover - compiled
+def backward_pass(accepts, skips, low, high, radix, offsets, backward):  # pragma: no cover - compiled
     """``backward``, last card first: the walks that finish from each state (zeros, the walk's length)."""
-    accepts, skips, low, high, radix, offsets = tables
     count, deck = accepts.shape[0], skips.size
     if offsets[deck + 1] > offsets[deck]:
         backward[offsets[deck + 1] - 1] = 1  # the box before no card is the final state alone
@@ -91,60 +89,59 @@ def backward_pass(tables, backward):  # pragma: no cover - compiled
         k, d = offsets[c], c + 1
         for l2 in range(low[2, c], high[2, c] + 1):
             in2, up2 = low[2, d] <= l2 <= high[2, d], low[2, d] <= l2 + 1 <= high[2, d]
-            at2 = offsets[d] + (l2 - low[2, d]) * radix[d, 2]
+            at2 = offsets[d] + (l2 - low[2, d]) * radix[2, d]
             for l1 in range(low[1, c], high[1, c] + 1):
                 in1, up1 = low[1, d] <= l1 <= high[1, d], low[1, d] <= l1 + 1 <= high[1, d]
-                at1 = at2 + (l1 - low[1, d]) * radix[d, 1]
+                at1 = at2 + (l1 - low[1, d]) * radix[1, d]
                 for l0 in range(low[0, c], high[0, c] + 1):
                     in0, up0 = low[0, d] <= l0 <= high[0, d], low[0, d] <= l0 + 1 <= high[0, d]
-                    at = at1 + (l0 - low[0, d]) * radix[d, 0]
+                    at = at1 + (l0 - low[0, d]) * radix[0, d]
                     ways = backward[at] if skips[c] and in0 and in1 and in2 else 0
                     if count > 0 and up0 and in1 and in2 and accepts[0, c, l0]:
-                        ways += backward[at + radix[d, 0]]
+                        ways += backward[at + radix[0, d]]
                     if count > 1 and in0 and up1 and in2 and accepts[1, c, l1]:
-                        ways += backward[at + radix[d, 1]]
+                        ways += backward[at + radix[1, d]]
                     if count > 2 and in0 and in1 and up2 and accepts[2, c, l2]:
-                        ways += backward[at + radix[d, 2]]
+                        ways += backward[at + radix[2, d]]
                     backward[k] = ways
                     k += 1
 
 
 @njit(cache=True)
-def position_ways(tables, forward, backward, j, ways):  # pragma: no cover - compiled
+def position_ways(accepts, skips, low, high, radix, offsets, forward, backward, j, ways):  # pragma: no cover - compiled
     """``ways[i, c]``: the walks that put card ``c`` in position ``i`` of opponent ``j``'s hand: they reach a state
     with ``i`` of its positions filled before ``c``, put ``c`` next, and still finish."""
-    accepts, skips, low, high, radix, offsets = tables
     for c in range(skips.size):
         k, d = offsets[c], c + 1
         for l2 in range(low[2, c], high[2, c] + 1):
             in2, up2 = low[2, d] <= l2 <= high[2, d], low[2, d] <= l2 + 1 <= high[2, d]
-            at2 = offsets[d] + (l2 - low[2, d]) * radix[d, 2]
+            at2 = offsets[d] + (l2 - low[2, d]) * radix[2, d]
             for l1 in range(low[1, c], high[1, c] + 1):
                 in1, up1 = low[1, d] <= l1 <= high[1, d], low[1, d] <= l1 + 1 <= high[1, d]
-                at1 = at2 + (l1 - low[1, d]) * radix[d, 1]
+                at1 = at2 + (l1 - low[1, d]) * radix[1, d]
                 for l0 in range(low[0, c], high[0, c] + 1):
                     here = forward[k]
                     k += 1
                     if here == 0:
                         continue
                     in0, up0 = low[0, d] <= l0 <= high[0, d], low[0, d] <= l0 + 1 <= high[0, d]
-                    at = at1 + (l0 - low[0, d]) * radix[d, 0]
+                    at = at1 + (l0 - low[0, d]) * radix[0, d]
                     if j == 0 and up0 and in1 and in2 and accepts[0, c, l0]:
-                        ways[l0, c] += here * backward[at + radix[d, 0]]
+                        ways[l0, c] += here * backward[at + radix[0, d]]
                     elif j == 1 and in0 and up1 and in2 and accepts[1, c, l1]:
-                        ways[l1, c] += here * backward[at + radix[d, 1]]
+                        ways[l1, c] += here * backward[at + radix[1, d]]
                     elif j == 2 and in0 and in1 and up2 and accepts[2, c, l2]:
-                        ways[l2, c] += here * backward[at + radix[d, 2]]
+                        ways[l2, c] += here * backward[at + radix[2, d]]
 
 
 @njit(cache=True)
-def sample_walk(tables, forward, sizes, uniforms, hands):  # pragma: no cover - compiled
+def sample_walk(accepts, skips, low, high, radix, offsets, forward, sizes, uniforms,
+                hands):  # pragma: no cover - compiled  # fmt: skip
     """A uniformly random walk, drawn backwards from the final state: ``hands[j, i]``, opponent ``j``'s card at
     position ``i`` (every position; a face-up card is its own). Card ``c``'s option (lie elsewhere, then each
     opponent it may end) is drawn from ``uniforms[deck - 1 - c]`` as numpy's ``Generator.choice`` with
     probabilities draws from its uniform number: the first whose cumulative probability, normalised by the last,
     passes it."""
-    accepts, skips, low, high, radix, offsets = tables
     count, deck = accepts.shape[0], skips.size
     levels = sizes.copy()
     options = np.zeros(count + 1, dtype=np.int64)
@@ -185,7 +182,7 @@ def _weight(low, high, radix, offsets, c, levels, count, forward):  # pragma: no
     for j in range(count):
         if not low[j, c] <= levels[j] <= high[j, c]:
             return 0.0
-        index += (levels[j] - low[j, c]) * radix[c, j]
+        index += (levels[j] - low[j, c]) * radix[j, c]
     return float(forward[index])
 
 
@@ -198,74 +195,75 @@ def _bits(cards: set[int]) -> int:
 
 
 @njit(cache=True)
-def posterior_tables(sizes, colours, cards, excluded, seen, placed, deck):  # pragma: no cover - compiled
+def posterior_tables(sizes, colours, cards, excluded, who, seen, placed, deck):  # pragma: no cover - compiled
     """The walk's tables of a view for :class:`AlgoHandPosterior`, from arrays: for each opponent ``j`` with a card
-    face down (``sizes[j]`` positions), each position's colour, its card if known (-1 if not) and the numbers missed
-    attacks excluded there (bits); ``seen``, the cards the viewer can place (bits), and ``placed``, those lying face
-    up in those opponents' hands.
+    face down (row ``who[j]`` of the arrays: ``sizes`` positions, each position's colour, its card if known, -1 if
+    not, and the numbers missed attacks excluded there, bits); ``seen``, the cards the viewer can place (bits), and
+    ``placed``, those lying face up in those opponents' hands.
 
     Returns ``(accepts, skips, low, high, radix, offsets)``: ``accepts[j, c, i]``, position ``i`` of opponent ``j``
-    may hold card ``c`` (False from ``sizes[j]`` on, a full hand's column); ``skips[c]``, card ``c`` may lie
-    elsewhere. A state of the walk before card ``c`` is each opponent's filled positions ``levels[j]``; only those
-    between ``low[j, c]`` and ``high[j, c]`` can be both reached and finished (the positions filled earliest, each
-    with the least card it accepts above the last, fill the most below ``c``; filled latest, the fewest: bounds
-    that ignore the other hands), a box whose states are stored from ``offsets[c]`` in mixed radix ``radix[c]``.
+    may hold card ``c`` (False from its size on, a full hand's column); ``skips[c]``, card ``c`` may lie elsewhere.
+    A state of the walk before card ``c`` is each opponent's filled positions ``levels[j]``; only those between
+    ``low[j, c]`` and ``high[j, c]`` can be both reached and finished (the positions filled earliest, each with the
+    least card it accepts above the last, fill the most below ``c``; filled latest, the fewest: bounds that ignore
+    the other hands), a box whose states are stored from ``offsets[c]`` in mixed radix ``radix[j, c]``.
     """
-    count = sizes.size
+    count = who.size
+    if count > DIMENSIONS:
+        raise ValueError("a walk has at most three opponents")
     width = 0
     for j in range(count):
-        width = max(width, sizes[j])
+        width = max(width, sizes[who[j]])
     accepts = np.zeros((count, deck, width + 1), dtype=np.bool_)
     for j in range(count):
-        for i in range(sizes[j]):
-            if cards[j, i] >= 0:
-                accepts[j, cards[j, i], i] = True
+        q = who[j]
+        for i in range(sizes[q]):
+            if cards[q, i] >= 0:
+                accepts[j, cards[q, i], i] = True
             else:
-                for c in range(colours[j, i], deck, 2):
-                    if not (seen >> c & 1) and not (excluded[j, i] >> (c // 2) & 1):
+                for c in range(colours[q, i], deck, 2):
+                    if not (seen >> c & 1) and not (excluded[q, i] >> (c // 2) & 1):
                         accepts[j, c, i] = True
     skips = np.ones(deck, dtype=np.bool_)
     for c in range(deck):
         if placed >> c & 1:
             skips[c] = False
-    if count > DIMENSIONS:
-        raise ValueError("a walk has at most three opponents")
-    low = np.zeros((DIMENSIONS, deck + 1), dtype=np.int64)  # rows past the opponents: levels fixed at 0
-    high = np.zeros((DIMENSIONS, deck + 1), dtype=np.int64)
-    bound = np.zeros(width + 1, dtype=np.int64)
+    bounds = np.zeros((3, DIMENSIONS, deck + 1), dtype=np.int64)  # rows past the opponents: levels fixed at 0
+    low, high, radix = bounds[0], bounds[1], bounds[2]
     for j in range(count):
-        card, feasible = -1, True  # high: the positions filled earliest below c
-        for i in range(sizes[j]):
+        size, feasible = sizes[who[j]], True
+        card, done = -1, 0  # high[j, c]: the positions whose earliest card is below c
+        for i in range(size):
             card += 1
             while card < deck and not accepts[j, card, i]:
                 card += 1
-            bound[i] = card
-            feasible = feasible and card < deck
-        at = 0
-        for c in range(deck + 1):
-            while at < sizes[j] and bound[at] < c:
-                at += 1
-            high[j, c] = at
-        card = deck  # low: the positions filled latest below c
-        for i in range(sizes[j] - 1, -1, -1):
+            if card >= deck:
+                feasible = False
+                break
+            for c in range(done, card + 1):
+                high[j, c] = i
+            done = card + 1
+        for c in range(done, deck + 1):
+            high[j, c] = size
+        card, top = deck, deck  # low[j, c]: the positions whose latest card is below c
+        for i in range(size - 1, -1, -1):
             card -= 1
             while card >= 0 and not accepts[j, card, i]:
                 card -= 1
-            bound[i] = card
-        at = 0
-        for c in range(deck + 1):
-            while at < sizes[j] and bound[at] < c:
-                at += 1
-            low[j, c] = at
+            if card < 0:
+                feasible = False
+                break
+            for c in range(card + 1, top + 1):
+                low[j, c] = i + 1
+            top = card
         if not feasible:  # the hand cannot be filled: no state at all
             for c in range(deck + 1):
                 low[j, c], high[j, c] = 1, 0
-    radix = np.zeros((deck + 1, DIMENSIONS), dtype=np.int64)
     offsets = np.zeros(deck + 2, dtype=np.int64)
     for c in range(deck + 1):
         size = 1
         for j in range(DIMENSIONS):
-            radix[c, j] = size
+            radix[j, c] = size
             size *= max(0, high[j, c] - low[j, c] + 1)
         offsets[c + 1] = offsets[c] + size
     return accepts, skips, low, high, radix, offsets
@@ -294,11 +292,10 @@ def view_walk(viewer, sizes, colours, cards, excluded, seen, deck):  # pragma: n
         for i in range(sizes[players[j]]):
             if cards[players[j], i] >= 0:
                 placed |= np.int64(1) << cards[players[j], i]
-    who = players[:count]
-    tables = posterior_tables(sizes[who], colours[who], cards[who], excluded[who], seen, placed, deck)
+    tables = posterior_tables(sizes, colours, cards, excluded, players[:count], seen, placed, deck)
     offsets = tables[5]
     forward = np.zeros(offsets[-1], dtype=np.int64)
-    forward_pass(tables, forward)
+    forward_pass(*tables, forward)
     total = forward[offsets[-1] - 1] if offsets[-1] > offsets[-2] else 0
     return players, count, tables, forward, total
 
@@ -314,8 +311,9 @@ def view_numbers(viewer, sizes, colours, cards, excluded, own, seen, numbers, ta
     if total == 0:
         return total
     backward = np.zeros_like(forward)
-    backward_pass(tables, backward)
+    backward_pass(*tables, backward)
     hands = sizes.size
+    ways = np.zeros((cards.shape[1] + 1, deck), dtype=np.int64)
     for row in range(hands):
         q = (viewer + row) % hands
         j = -1
@@ -335,8 +333,8 @@ def view_numbers(viewer, sizes, colours, cards, excluded, own, seen, numbers, ta
                 for position in range(sizes[q]):
                     table[row, position, cards[q, position] // 2] = 1.0
             continue
-        ways = np.zeros((sizes[q] + 1, deck), dtype=np.int64)
-        position_ways(tables, forward, backward, j, ways)
+        ways[:] = 0
+        position_ways(*tables, forward, backward, j, ways)
         for position in range(sizes[q]):
             for number in range(numbers):  # by card, then summed over the colours, as number_probabilities
                 black, white = ways[position, 2 * number], ways[position, 2 * number + 1]
@@ -392,10 +390,11 @@ class AlgoHandPosterior:
                 colours[j, i], cards[j, i] = colour, card
                 excluded[j, i] = sum(1 << int(number) for number in numbers_out)
         self._sizes = sizes
-        self._tables = posterior_tables(sizes, colours, cards, excluded, _bits(seen), _bits(placed), n)
+        rows = np.arange(count)
+        self._tables = posterior_tables(sizes, colours, cards, excluded, rows, _bits(seen), _bits(placed), n)
         offsets = self._tables[5]
         self._forward = np.zeros(offsets[-1], dtype=np.int64)
-        forward_pass(self._tables, self._forward)
+        forward_pass(*self._tables, self._forward)
         self.count = int(self._forward[-1]) if offsets[-1] > offsets[-2] else 0
         if self.count == 0:
             raise ValueError(f"no deal agrees with player {view.player}'s view: it contradicts itself")
@@ -404,7 +403,7 @@ class AlgoHandPosterior:
     def _backward(self) -> np.ndarray:
         """The walks that finish from each state of the walk (for probabilities only)."""
         backward = np.zeros_like(self._forward)
-        backward_pass(self._tables, backward)
+        backward_pass(*self._tables, backward)
         return backward
 
     def card_probabilities(self, player: int) -> np.ndarray:
@@ -421,7 +420,7 @@ class AlgoHandPosterior:
             return table
         j = self.players.index(player)
         ways = np.zeros((len(hand.known) + 1, self.deck_size), dtype=np.int64)
-        position_ways(self._tables, self._forward, self._backward, j, ways)
+        position_ways(*self._tables, self._forward, self._backward, j, ways)
         return ways[:-1] / self.count
 
     def _certain_cards(self, player: int) -> tuple[int, ...]:
@@ -442,7 +441,7 @@ class AlgoHandPosterior:
         """A uniformly random consistent assignment: every opponent's whole hand, by player (one uniform number a
         card of the deck, :func:`sample_walk`)."""
         hands = np.full((len(self.players), max(self._sizes, default=0)), -1, dtype=np.int64)
-        sample_walk(self._tables, self._forward, self._sizes, rng.random(self.deck_size), hands)
+        sample_walk(*self._tables, self._forward, self._sizes, rng.random(self.deck_size), hands)
         return {q: hands[j, : self._sizes[j]].tolist() for j, q in enumerate(self.players)}
 
 
