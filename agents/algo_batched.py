@@ -178,6 +178,73 @@ def _candidates(hits, top_n):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _one_hand_left(viewer, sizes, cards):  # pragma: no cover - compiled
+    """Whether at most one opponent of ``viewer`` has cards face down in a view (whose cards are ``cards``)."""
+    holder = -1
+    for r in range(sizes.size):
+        for i in range(sizes[r]):
+            if r != viewer and cards[r, i] < 0:
+                if holder >= 0 and holder != r:
+                    return False
+                holder = r
+    return True
+
+
+@njit(cache=True)
+def _certain_win(viewer, sizes, colours, cards, excluded, seen, deck, top_n):  # pragma: no cover - compiled
+    """The article's win in a view where at most one opponent has cards face down (:func:`_one_hand_left`): every
+    one of the ``top_n`` likeliest attacks certain, decided without counting. The deck holds any card nobody shows,
+    so one hand's positions constrain only each other: position ``i`` may hold an accepted card above the least card
+    position ``i - 1`` can hold (each position in turn taking the least it accepts above the last) and below the
+    greatest position ``i + 1`` can (from the end); a position is certain when one card is left, and its attack
+    then hits with probability exactly 1. The win: every hidden position certain, or ``top_n`` of them."""
+    holder = -1
+    for r in range(sizes.size):
+        for i in range(sizes[r]):
+            if r != viewer and cards[r, i] < 0:
+                holder = r
+    if holder < 0:  # nothing left to attack
+        return True
+    size = sizes[holder]
+    earliest, latest = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+    card = -1
+    for i in range(size):
+        card += 1
+        while card < deck and not _accepts(holder, i, card, colours, cards, excluded, seen):
+            card += 1
+        earliest[i] = card
+    card = deck
+    for i in range(size - 1, -1, -1):
+        card -= 1
+        while card >= 0 and not _accepts(holder, i, card, colours, cards, excluded, seen):
+            card -= 1
+        latest[i] = card
+    hidden, sure = 0, 0
+    for i in range(size):
+        if cards[holder, i] >= 0:
+            continue
+        hidden += 1
+        low = earliest[i - 1] if i > 0 else -1
+        high = latest[i + 1] if i + 1 < size else deck
+        options = 0
+        for c in range(low + 1, high):
+            if _accepts(holder, i, c, colours, cards, excluded, seen):
+                options += 1
+                if options > 1:
+                    break
+        sure += options == 1
+    return sure == hidden or sure >= top_n
+
+
+@njit(cache=True)
+def _accepts(q, i, card, colours, cards, excluded, seen):  # pragma: no cover - compiled
+    """Whether position ``i`` of hand ``q`` may hold ``card``, as ``posterior_tables`` accepts it."""
+    if cards[q, i] >= 0:
+        return card == cards[q, i]
+    return card % 2 == colours[q, i] and not (seen >> card & 1) and not (excluded[q, i] >> (card // 2) & 1)
+
+
+@njit(cache=True)
 def _information(p):  # pragma: no cover - compiled
     """``-log2 p`` (0 for p = 0), as the Python agent's ``_entropy``."""
     return -math.log2(p) if p > 0 else 0.0
@@ -198,10 +265,12 @@ def _best(viewer, sizes, colours, cards, excluded, seen, hits, depth, can_stop, 
     best_values, best_actions = np.full(depth, -np.inf), np.full(depth, -1, dtype=np.int64)
     views[0], known[0], chances[0] = cards, seen, hits
     # The views reached by the same hits in another order are one view: their probabilities counted once, found by
-    # the cards known and the positions hit (bits of the attack's target and position, below 63).
+    # the cards known and the positions hit (bits of the attack's target and position, below 63), then the view
+    # itself (two hands may take the same two cards either way round).
     hit = np.zeros(depth + 1, dtype=np.int64)
     room = min(1024, sum([top_n**level for level in range(1, depth + 1)]))
     memo_known, memo_hit = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
+    memo_views = np.empty((room, players, cards.shape[1]), dtype=np.int64)
     memo_chances, memos = np.empty((room, attacks)), 0
     chosen = _candidates(hits, top_n)
     counts[0] = chosen.size
@@ -225,12 +294,18 @@ def _best(viewer, sizes, colours, cards, excluded, seen, hits, depth, can_stop, 
             views[d + 1, q, position] = card
             known[d + 1] = known[d] | np.int64(1) << card
             hit[d + 1] = hit[d] | np.int64(1) << rest
-            if certain or depth - d > 1:  # the view's probabilities, counted or found
+            # Two levels of the search need the view's probabilities; the last needs only whether the article's
+            # win holds, which one opponent with cards face down lets one decide without counting.
+            won = certain and depth - d == 1 and _certain_win(viewer, sizes, colours, views[d + 1], excluded,
+                                                              known[d + 1], 2 * numbers, top_n)  # fmt: skip
+            decided = certain and depth - d == 1 and _one_hand_left(viewer, sizes, views[d + 1])
+            if not decided and (certain or depth - d > 1):  # the view's probabilities, counted or found
                 found = -1
                 for m in range(memos):
                     if memo_known[m] == known[d + 1] and memo_hit[m] == hit[d + 1]:
-                        found = m
-                        break
+                        if (memo_views[m] == views[d + 1]).all():
+                            found = m
+                            break
                 if found >= 0:
                     chances[d + 1] = memo_chances[found]
                 else:
@@ -238,9 +313,11 @@ def _best(viewer, sizes, colours, cards, excluded, seen, hits, depth, can_stop, 
                                            numbers)  # fmt: skip
                     if memos < room:
                         memo_known[memos], memo_hit[memos] = known[d + 1], hit[d + 1]
-                        memo_chances[memos] = chances[d + 1]
+                        memo_views[memos], memo_chances[memos] = views[d + 1], chances[d + 1]
                         memos += 1
-            if certain:  # the article: nothing left to attack, or every candidate attack certain
+            if decided:
+                pass
+            elif certain:  # the article: nothing left to attack, or every candidate attack certain
                 won = True
                 for other in _candidates(chances[d + 1], top_n):
                     if chances[d + 1, other] < 1:

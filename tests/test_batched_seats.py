@@ -503,3 +503,19 @@ def test_a_saved_policy_measured_on_the_twin_gives_the_table_of_the_python_route
     assert [row.backend for row in auto] == ["batched", "python"]
     with pytest.raises(ValueError, match=r"--backend batched against velma: .*compiled opponents are"):
         evaluate_seat_policy(model, "clue_v0", sizes, ["velma"], 4, backend="batched")
+
+
+def test_algo_against_the_compiled_max_entropy_agent_gives_the_table_of_the_python_route():
+    """The same on Algo against the strongest agent compiled for it (issue 83): the kept RL policy against
+    max-entropy, 240 games a route, win rates that a two-proportion test does not tell apart."""
+    from scipy.stats import fisher_exact
+
+    from train.multiplayer import evaluate_seat_policy
+
+    model, sizes = "models/rl-algo2-seed-0/model.zip", {"players": 2}
+    twin, python = (evaluate_seat_policy(model, "algo_v0", sizes, ["max_entropy"], 240, backend=backend)[0]
+                    for backend in ("batched", "python"))  # fmt: skip
+    assert (twin.backend, python.backend) == ("batched", "python")
+    assert 0.4 < twin.win_rate < 0.7 and 0.4 < python.win_rate < 0.7  # about 0.545 on both (400 games each)
+    table = [[twin.wins, twin.games - twin.wins], [python.wins, python.games - python.wins]]
+    assert fisher_exact(table).pvalue > 0.01, table

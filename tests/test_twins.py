@@ -126,6 +126,46 @@ def test_the_compiled_twin_decides_as_its_python_agent(sizes, name, options, oth
     assert kinds["reveal"] > n // 2 if others else kinds["attack"] > 4 * n, kinds
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_win_decided_without_counting_is_the_counted_one(players):
+    """Where one opponent alone has cards face down, the compiled max-entropy agent decides the article's win (every
+    one of the likeliest attacks certain) from the hand's chains of accepted cards; on views of random games and
+    views after hypothetical hits, it agrees with the win read from the counted probabilities for every top_n."""
+    from agents.algo_batched import _candidates, _certain_win, _hits, _one_hand_left
+    from agents.batched import BatchedRandom
+    from deduction_envs.envs.algo_batched import BatchedAlgoSeats
+    from deduction_envs.games.algo_batched import seat_view
+
+    rules, n = AlgoRules(players, numbers=8), 40
+    seats = BatchedAlgoSeats(BatchedAlgoRules(rules, n))
+    seats.reset(seeds=range(n))
+    rng, agent, compared = np.random.default_rng(players), BatchedRandom(), {True: 0, False: 0}
+    batch = seats.games
+    while not batch.over.all():
+        for g in np.flatnonzero(~batch.over):
+            sizes, colours, cards, excluded, _, seen = seat_view(g, batch.turn[g], batch.hands, batch.revealed,
+                                                                 batch.ruled_out, batch.drawn, batch.turn,
+                                                                 rules.max_hand)  # fmt: skip
+            for _ in range(3):  # the view, then after hypothetical hits on likely cards
+                hits = _hits(batch.turn[g], sizes, colours, cards, excluded, seen, rules.max_hand, rules.numbers)
+                if _one_hand_left(batch.turn[g], sizes, cards):
+                    for top_n in (1, 3, 5):
+                        counted = bool((hits[_candidates(hits, top_n)] >= 1).all())
+                        assert _certain_win(batch.turn[g], sizes, colours, cards, excluded, seen, rules.deck_size,
+                                            top_n) == counted  # fmt: skip
+                        compared[counted] += 1
+                if not (hits > 0).any():
+                    break
+                action = int(rng.choice(np.flatnonzero(hits > 0), p=hits[hits > 0] / hits.sum()))
+                rest, number = divmod(action, rules.numbers)
+                q = (batch.turn[g] + 1 + rest // rules.max_hand) % players
+                cards = cards.copy()
+                cards[q, rest % rules.max_hand] = card = 2 * number + colours[q, rest % rules.max_hand]
+                seen = seen | 1 << card
+        seats.step(agent.act(seats, ~batch.over, rng.random((n, 1))))
+    assert compared[True] > 20 and compared[False] > 20, compared
+
+
 def test_the_compiled_algo_agents_refuse_bad_options():
     from agents.algo_batched import BatchedEpsilonGreedy, BatchedMaxEntropy, batched_agent
 
