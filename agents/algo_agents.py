@@ -18,7 +18,7 @@ from deduction_envs.games.algo import AlgoRules, HandView, Phase, PlayerView
 from deduction_envs.reasoning import AlgoHandPosterior
 from deduction_envs.reasoning.algo_hands import AlgoKnowledge, attack_probabilities
 
-__all__ = ["AlgoEpsilonGreedy", "AlgoMaxEntropy", "attack_probabilities", "epsilon_greedy_move"]
+__all__ = ["AlgoEpsilonGreedy", "AlgoMaxEntropy", "attack_probabilities", "epsilon_greedy_move", "max_entropy_settings"]
 
 
 def epsilon_greedy_move(
@@ -82,6 +82,25 @@ def _entropy(p: float) -> float:
     return -math.log2(p) if p > 0 else 0.0
 
 
+#: The max-entropy agent's win rules and units (:class:`AlgoMaxEntropy`).
+WIN_RULES = ("certain", "outright")
+UNITS = ("nats", "bits")
+
+
+def max_entropy_settings(depth: int, top_n: int, samples: int, win_value: float, win_rule: str,
+                         units: str) -> tuple[int, int, int, float, str, str, float, str]:  # fmt: skip
+    """The max-entropy agent's settings checked (a ValueError naming what is wrong), as :class:`AlgoMaxEntropy` and
+    its compiled twin keep them: the options, then the unit's value of one bit and the agent's name."""
+    for label, value in (("depth", depth), ("top_n", top_n), ("samples", samples)):
+        check_int(label, value, low=1)
+    if win_rule not in WIN_RULES:
+        raise ValueError(f"win_rule must be one of {', '.join(WIN_RULES)}, got {win_rule!r}")
+    if units not in UNITS:
+        raise ValueError(f"units must be one of {', '.join(UNITS)}, got {units!r}")
+    per_bit, name = (math.log(2), "max-entropy") if units == "nats" else (1.0, "max-entropy(bits)")
+    return depth, top_n, samples, float(win_value), win_rule, units, per_bit, name
+
+
 class AlgoMaxEntropy(SeatAgent):
     """The article's method: the action that maximises an expected information gain.
 
@@ -115,8 +134,7 @@ class AlgoMaxEntropy(SeatAgent):
     rules: AlgoRules
     knowledge: AlgoKnowledge
 
-    WIN_RULES = ("certain", "outright")
-    UNITS = ("nats", "bits")
+    WIN_RULES, UNITS = WIN_RULES, UNITS
 
     def __init__(
         self,
@@ -128,16 +146,10 @@ class AlgoMaxEntropy(SeatAgent):
         units: str = "nats",
     ) -> None:
         super().__init__()
-        for label, value in (("depth", depth), ("top_n", top_n), ("samples", samples)):
-            check_int(label, value, low=1)
-        if win_rule not in self.WIN_RULES:
-            raise ValueError(f"win_rule must be one of {', '.join(self.WIN_RULES)}, got {win_rule!r}")
-        if units not in self.UNITS:
-            raise ValueError(f"units must be one of {', '.join(self.UNITS)}, got {units!r}")
-        self.depth, self.top_n, self.samples, self.win_value = depth, top_n, samples, float(win_value)
-        self.win_rule, self.units = win_rule, units
-        self._per_bit = math.log(2) if units == "nats" else 1.0  # the unit's value of one bit
-        self.name = "max-entropy" if units == "nats" else "max-entropy(bits)"
+        settings = max_entropy_settings(depth, top_n, samples, win_value, win_rule, units)
+        self.depth, self.top_n, self.samples, self.win_value, self.win_rule, self.units, self._per_bit, self.name = (
+            settings
+        )
         self.last_values: dict[int, float] = {}
 
     def act(self, mask: np.ndarray) -> int:

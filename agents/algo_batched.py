@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from agents.algo_agents import max_entropy_settings
 from agents.batched import BatchedAgent, BatchedRandom, checked, named_agent, pick_legal
-from deduction_envs.core.rules import check_int
 from deduction_envs.games.algo import Phase
 from deduction_envs.games.algo_batched import seat_view
 from deduction_envs.reasoning.algo_hands import sample_walk, view_numbers, view_walk
@@ -67,9 +67,6 @@ class BatchedMaxEntropy:
     :class:`agents.algo_agents.AlgoMaxEntropy`'s, and so is the decision on the same draws (see the module
     docstring). It reads ``samples * deck_size`` uniform numbers a decision (one for a reveal)."""
 
-    WIN_RULES = ("certain", "outright")
-    UNITS = ("nats", "bits")
-
     def __init__(
         self,
         depth: int = 2,
@@ -79,16 +76,10 @@ class BatchedMaxEntropy:
         win_rule: str = "certain",
         units: str = "nats",
     ) -> None:
-        for label, value in (("depth", depth), ("top_n", top_n), ("samples", samples)):
-            check_int(label, value, low=1)
-        if win_rule not in self.WIN_RULES:
-            raise ValueError(f"win_rule must be one of {', '.join(self.WIN_RULES)}, got {win_rule!r}")
-        if units not in self.UNITS:
-            raise ValueError(f"units must be one of {', '.join(self.UNITS)}, got {units!r}")
-        self.depth, self.top_n, self.samples, self.win_value = depth, top_n, samples, float(win_value)
-        self.win_rule, self.units = win_rule, units
-        self._per_bit = math.log(2) if units == "nats" else 1.0
-        self.name = "max-entropy" if units == "nats" else "max-entropy(bits)"
+        settings = max_entropy_settings(depth, top_n, samples, win_value, win_rule, units)
+        self.depth, self.top_n, self.samples, self.win_value, self.win_rule, self.units, self._per_bit, self.name = (
+            settings
+        )
 
     def draws(self, rules: Any) -> int:
         return max(1, self.samples * rules.deck_size)

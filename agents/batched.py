@@ -6,7 +6,8 @@ A compiled agent decides for the seat to act in many games of a batched twin at 
 :class:`~deduction_envs.envs.generalized_clue_batched.BatchedGeneralizedClueSeats`), reading only what that seat
 knows. Its random draws are given as uniform numbers, ``uniforms[g, k]`` for the ``k``-th draw of game ``g``'s
 decision, where its Python agent draws ``rng.integers(k)`` or ``rng.choice(pool)``: fed the same numbers, the two
-decide alike (each game's twins are tested so).
+decide alike (each game's twins are tested so). :class:`UniformDraws` is a generator for the Python agent that
+replays such numbers the way the compiled agents read them.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ __all__ = [
     "DRAWS",
     "BatchedAgent",
     "BatchedRandom",
+    "UniformDraws",
     "checked",
     "named_agent",
     "pick",
@@ -32,6 +34,47 @@ __all__ = [
 
 #: Uniform draws a decision takes at most (a Clue suggestion's three cards).
 DRAWS = 3
+
+
+class UniformDraws:
+    """A stand-in for a Python agent's ``numpy.random.Generator`` that draws from given uniform numbers, in order, as
+    the compiled agents read them: ``random()`` is the next number ``u`` (``random(k)`` the next ``k``),
+    ``integers(low, high)`` is ``low + int(u * (high - low))``, ``choice(pool)`` is ``pool[int(u * len(pool))]``
+    (an int pool is ``range(pool)``), ``choice(pool, p=...)`` numpy's pick from one number (the first option whose
+    cumulative probability, normalised by the last, passes ``u``), and ``choice(pool, size, replace=False)`` draws
+    one after another, each removed. Fed to the Python agent (``agent.rng``) with the numbers its compiled twin was
+    given, the two decide alike::
+
+        from agents.batched import UniformDraws
+
+        rng = UniformDraws([0.5, 0.25, 0.9])
+        assert (rng.choice(4), rng.integers(2, 6), rng.random()) == (2, 3, 0.9)
+    """
+
+    def __init__(self, uniforms: np.ndarray) -> None:
+        self.uniforms = list(uniforms)
+
+    def integers(self, low: int, high: int | None = None) -> int:
+        low, high = (0, low) if high is None else (low, high)
+        return low + int(self.uniforms.pop(0) * (high - low))
+
+    def random(self, size: int | None = None) -> Any:
+        if size is None:
+            return self.uniforms.pop(0)
+        return np.array([self.uniforms.pop(0) for _ in range(size)])
+
+    def choice(self, pool: Any, size: int | None = None, replace: bool = True, p: Any = None) -> Any:
+        pool = list(range(pool)) if isinstance(pool, int) else list(np.asarray(pool).tolist())
+        if p is not None:
+            if size is not None:
+                raise ValueError("UniformDraws draws one option with probabilities at a time")
+            cumulative = np.cumsum(p)
+            return pool[int(np.searchsorted(cumulative / cumulative[-1], self.uniforms.pop(0), side="right"))]
+        if size is None:
+            return pool[int(self.uniforms.pop(0) * len(pool))]
+        if replace:
+            raise ValueError("UniformDraws draws several options without replacement only")
+        return np.array([pool.pop(int(self.uniforms.pop(0) * len(pool))) for _ in range(size)], dtype=np.int64)
 
 
 class BatchedAgent(Protocol):

@@ -20,28 +20,10 @@ import numpy as np
 from train import arguments
 
 
-class Draws:
-    """A generator replaying uniform numbers as the compiled agents read them (``tests/test_conformance.py``'s)."""
-
-    def __init__(self, uniforms: np.ndarray) -> None:
-        self.uniforms = list(uniforms)
-
-    def random(self, size: int | None = None):
-        if size is None:
-            return self.uniforms.pop(0)
-        return np.array([self.uniforms.pop(0) for _ in range(size)])
-
-    def choice(self, pool, p=None):
-        pool = list(range(pool)) if isinstance(pool, int) else list(np.asarray(pool).tolist())
-        if p is None:
-            return pool[int(self.uniforms.pop(0) * len(pool))]
-        cumulative = np.cumsum(p)
-        return pool[int(np.searchsorted(cumulative / cumulative[-1], self.uniforms.pop(0), side="right"))]
-
-
 def lockstep(env_id: str, agent: str, sizes: dict, games: int) -> tuple[np.ndarray, np.ndarray]:
     """Seconds a decision: the compiled agent's (each call's time over its games, repeated per game) and the
     Python agent's, on the same positions."""
+    from agents.batched import UniformDraws
     from agents.roster import seat_agent
     from deduction_envs import registry
     from deduction_envs.envs.batched_tables import twin
@@ -72,7 +54,7 @@ def lockstep(env_id: str, agent: str, sizes: dict, games: int) -> tuple[np.ndarr
         for g in np.flatnonzero(live):
             env = envs[g]
             player = players[g][seats.games.mover[g]]
-            player.rng = Draws(uniforms[g])
+            player.rng = UniformDraws(uniforms[g])
             mask = env.observe(env.agent_selection)["action_mask"]
             start = time.perf_counter()
             action = player.act(mask)

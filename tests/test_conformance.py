@@ -13,6 +13,7 @@ from toy_duel import DUEL, DuelRules
 from toy_duel import raw_env as duel_env
 
 from agents import play_match
+from agents.batched import UniformDraws
 from agents.roster import seat_agent
 from deduction_envs import registry
 from deduction_envs.core.multiplayer import MultiplayerRules
@@ -103,38 +104,6 @@ def test_a_reward_wrapper_adds_through_the_envs_public_seam_and_an_unknown_agent
 
 
 # ---------------------------------------------------------------------------------------------- the batched twins
-class Draws:
-    """A Python agent's generator drawing from given uniform numbers, in order, as the compiled agents read them:
-    ``integers(low, high)`` is ``low + int(u * (high - low))``, ``random()`` is ``u`` (``random(k)`` the next k),
-    ``choice`` below."""
-
-    def __init__(self, uniforms: np.ndarray) -> None:
-        self.uniforms = list(uniforms)
-
-    def integers(self, low: int, high: int | None = None) -> int:
-        low, high = (0, low) if high is None else (low, high)
-        return low + int(self.uniforms.pop(0) * (high - low))
-
-    def random(self, size: int | None = None):
-        if size is None:
-            return self.uniforms.pop(0)
-        return np.array([self.uniforms.pop(0) for _ in range(size)])
-
-    def choice(self, pool, size=None, replace=True, p=None):
-        """``pool[int(u * len(pool))]``; with probabilities ``p``, numpy's pick: the first whose cumulative
-        probability (normalised by the last) passes ``u``; ``size`` without replacement: drawn so one after another,
-        each removed (an int pool is ``range(pool)``)."""
-        pool = list(range(pool)) if isinstance(pool, int) else list(np.asarray(pool).tolist())
-        if p is not None:
-            assert size is None
-            cumulative = np.cumsum(p)
-            return pool[int(np.searchsorted(cumulative / cumulative[-1], self.uniforms.pop(0), side="right"))]
-        if size is None:
-            return pool[int(self.uniforms.pop(0) * len(pool))]
-        assert not replace
-        return np.array([pool.pop(int(self.uniforms.pop(0) * len(pool))) for _ in range(size)], dtype=np.int64)
-
-
 def twin_of(env_id: str) -> tuple[Any, Any, dict[str, type]]:
     """The registry's twin of ``env_id``: the games' factory, the seats class and the compiled agents by name."""
     game = registry.game(env_id)
@@ -261,7 +230,7 @@ def test_the_twin_plays_the_aec_envs_game_step_by_step(env_id, sizes, probabilit
             mask = env.observe(env.agent_selection)["action_mask"]
             np.testing.assert_array_equal(masks[g], mask, err_msg=f"game {g}")
             agent = players[g][movers[g]]
-            agent.rng = Draws(uniforms[g])
+            agent.rng = UniformDraws(uniforms[g])
             expected = agent.act(mask)
             assert actions[g] == expected, (g, int(movers[g]), kinds[g][movers[g]])
             decisions[kinds[g][movers[g]]] += 1

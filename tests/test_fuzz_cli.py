@@ -142,6 +142,23 @@ def test_the_checked_types_accept_and_refuse_what_they_say(tmp_path):
     assert arguments.output_folder(str(tmp_path)) == Path(tmp_path)
 
 
+def test_a_folder_another_process_makes_during_the_check_is_taken_as_it_is(tmp_path, monkeypatch):
+    """Two runs (or two test workers) checking one missing default folder at once: the one whose ``mkdir`` finds
+    it made by the other takes it (the race CI met with ``runs/Mastermind-v0``) and removes nothing of it."""
+    target, mkdir = tmp_path / "runs" / "game", Path.mkdir
+
+    def made_meanwhile(self, *args, **kwargs):
+        if self == target:
+            mkdir(self, parents=True)  # the other process, just before us
+            (self / "theirs").write_text("x")
+            raise FileExistsError(17, "File exists")
+        return mkdir(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", made_meanwhile)
+    assert arguments.output_folder(str(target)) == target
+    assert (target / "theirs").exists()
+
+
 @pytest.mark.parametrize(
     ("command", "argv", "message"),
     [

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_conformance import Draws
 
-from agents.batched import DRAWS
+from agents.batched import DRAWS, UniformDraws
 from agents.clue_batched import batched_agent as clue_agent
 from agents.generalized_clue_batched import batched_agent as generalized_clue_agent
 from deduction_envs.envs import clue_v0
@@ -116,7 +115,7 @@ def test_the_compiled_twin_decides_as_its_python_agent(sizes, name, options, oth
                 actions[g] = rng.choice(right) if right and rng.random() < 0.15 else rng.choice(legal)
                 env.step(int(actions[g]))
                 continue
-            agent.rng = Draws(uniforms[g])
+            agent.rng = UniformDraws(uniforms[g])
             expected = agent.act(env.observe(env.agent_selection)["action_mask"])
             assert actions[g] == expected, (g, int(movers[g]), int(seats.games.phase[g]))
             kinds[rules.decode(int(expected)).kind] += 1

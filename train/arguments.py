@@ -184,6 +184,10 @@ def output_folder(text: str) -> Path:
         missing.append(missing[-1].parent)
     try:
         path.mkdir(parents=True)
+    except FileExistsError:  # another process (a run, a test on another worker) made it since the check above
+        if path.is_dir():
+            return path
+        raise argparse.ArgumentTypeError(f"{text} exists and is not a folder") from None
     except OSError as error:
         raise argparse.ArgumentTypeError(f"cannot make the folder {text}: {error.strerror or error}") from None
     for folder in missing:  # deepest first: leave the disk as it was; the run makes it again
