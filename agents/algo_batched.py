@@ -28,7 +28,7 @@ from agents.algo_agents import max_entropy_settings
 from agents.batched import BatchedAgent, BatchedRandom, checked, named_agent, pick_legal
 from deduction_envs.games.algo import Phase
 from deduction_envs.games.algo_batched import seat_view
-from deduction_envs.reasoning.algo_hands import sample_walk, view_numbers, view_walk
+from deduction_envs.reasoning.algo_hands import posterior_tables, sample_walk, view_numbers, view_walk
 
 __all__ = ["BATCHED_AGENTS", "BatchedEpsilonGreedy", "BatchedMaxEntropy", "batched_agent"]
 
@@ -197,17 +197,18 @@ def _certain_win(viewer, sizes, colours, cards, excluded, seen, deck, top_n):  #
     if holder < 0:  # nothing left to attack
         return True
     size = sizes[holder]
+    accepts = posterior_tables(sizes, colours, cards, excluded, np.array([holder]), seen, np.int64(0), deck)[0][0]
     earliest, latest = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
     card = -1
     for i in range(size):
         card += 1
-        while card < deck and not _accepts(holder, i, card, colours, cards, excluded, seen):
+        while card < deck and not accepts[card, i]:
             card += 1
         earliest[i] = card
     card = deck
     for i in range(size - 1, -1, -1):
         card -= 1
-        while card >= 0 and not _accepts(holder, i, card, colours, cards, excluded, seen):
+        while card >= 0 and not accepts[card, i]:
             card -= 1
         latest[i] = card
     hidden, sure = 0, 0
@@ -219,20 +220,12 @@ def _certain_win(viewer, sizes, colours, cards, excluded, seen, deck, top_n):  #
         high = latest[i + 1] if i + 1 < size else deck
         options = 0
         for c in range(low + 1, high):
-            if _accepts(holder, i, c, colours, cards, excluded, seen):
+            if accepts[c, i]:
                 options += 1
                 if options > 1:
                     break
         sure += options == 1
     return sure == hidden or sure >= top_n
-
-
-@njit(cache=True)
-def _accepts(q, i, card, colours, cards, excluded, seen):  # pragma: no cover - compiled
-    """Whether position ``i`` of hand ``q`` may hold ``card``, as ``posterior_tables`` accepts it."""
-    if cards[q, i] >= 0:
-        return card == cards[q, i]
-    return card % 2 == colours[q, i] and not (seen >> card & 1) and not (excluded[q, i] >> (card // 2) & 1)
 
 
 @njit(cache=True)

@@ -57,6 +57,8 @@ def test_a_python_caller_gets_the_command_lines_errors():
         (RunConfig(env="Mastermind-v0", workers=2), "--workers is the number of seeds or trials trained at a time"),
         (RunConfig(env="Mastermind-v0", vec_env="batched", query_features=True), "--vec-env batched: it has no"),
         (RunConfig(env="Mastermind-v0", device="tpu:x"), "--device: "),
+        (RunConfig(env="Mastermind-v0", ray_memory="1"), "ray_memory (--ray-memory) must be a number, not text"),
+        (RunConfig(env="Mastermind-v0", n_envs="8"), "n_envs (--n-envs) must be a number, not text"),
         (RunConfig(env="FakeCoin-v0", action_mask="consistent"), "--action-mask consistent needs queries"),
         (RunConfig(env="Mastermind-v0", marginal_weight=2.0), "--marginal-weight is for --policy marginals"),
         (RunConfig(env="generalized_clue_v0", policy="marginals"), "--policy marginals is for the single-player"),

@@ -277,9 +277,11 @@ class RunConfig:
                 texts = [",".join(map(str, value)) if isinstance(value, list | tuple) else str(value)]
             for text in texts:
                 try:
-                    action.type(text)
+                    parsed = action.type(text)
                 except argparse.ArgumentTypeError as error:
                     raise ValueError(f"{name} ({option}) {error}") from None
+                if isinstance(value, str) and isinstance(parsed, int | float) and not isinstance(parsed, bool):
+                    raise ValueError(f"{name} ({option}) must be a number, not text: got {value!r}")
         if self.sizes is not None and not (
             isinstance(self.sizes, dict) and all(isinstance(key, str) for key in self.sizes)
         ):
