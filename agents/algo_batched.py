@@ -188,14 +188,17 @@ def _certain_win(viewer, sizes, colours, cards, excluded, seen, deck, top_n):  #
     so one hand's positions constrain only each other: position ``i`` may hold an accepted card above the least card
     position ``i - 1`` can hold (each position in turn taking the least it accepts above the last) and below the
     greatest position ``i + 1`` can (from the end); a position is certain when one card is left, and its attack
-    then hits with probability exactly 1. The win: every hidden position certain, or ``top_n`` of them."""
+    then hits with probability exactly 1. The win: every hidden position certain, or ``top_n`` of them. Returns 1
+    (won), 0 (not), or -1 where several opponents have cards face down (the hands then compete for cards)."""
+    if not _one_hand_left(viewer, sizes, cards):
+        return -1
     holder = -1
     for r in range(sizes.size):
         for i in range(sizes[r]):
             if r != viewer and cards[r, i] < 0:
                 holder = r
     if holder < 0:  # nothing left to attack
-        return True
+        return 1
     size = sizes[holder]
     accepts = posterior_tables(sizes, colours, cards, excluded, np.array([holder]), seen, np.int64(0), deck)[0][0]
     earliest, latest = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
@@ -225,7 +228,7 @@ def _certain_win(viewer, sizes, colours, cards, excluded, seen, deck, top_n):  #
                 if options > 1:
                     break
         sure += options == 1
-    return sure == hidden or sure >= top_n
+    return 1 if sure == hidden or sure >= top_n else 0
 
 
 @njit(cache=True)
@@ -280,9 +283,10 @@ def _best(viewer, sizes, colours, cards, excluded, seen, hits, depth, can_stop, 
             hit[d + 1] = hit[d] | np.int64(1) << rest
             # Two levels of the search need the view's probabilities; the last needs only whether the article's
             # win holds, which one opponent with cards face down lets one decide without counting.
-            won = certain and depth - d == 1 and _certain_win(viewer, sizes, colours, views[d + 1], excluded,
-                                                              known[d + 1], 2 * numbers, top_n)  # fmt: skip
-            decided = certain and depth - d == 1 and _one_hand_left(viewer, sizes, views[d + 1])
+            verdict = -1
+            if certain and depth - d == 1:
+                verdict = _certain_win(viewer, sizes, colours, views[d + 1], excluded, known[d + 1], 2 * numbers, top_n)
+            won, decided = verdict == 1, verdict >= 0
             if not decided and (certain or depth - d > 1):  # the view's probabilities, counted or found
                 found = -1
                 for m in range(memos):
