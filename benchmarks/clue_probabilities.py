@@ -2,15 +2,23 @@
 
     python -m benchmarks.clue_probabilities                  # 4 players, 24 games a side
     python -m benchmarks.clue_probabilities --players 3 --board --games 40
+    python -m benchmarks.clue_probabilities --states         # the two counters on the same seats' states
 
 Both sides play the same kind of game: every seat a deduction sheet (the AEC env's Python agents, the twin's
 compiled ones), one seat a game observed at each of its decisions (the learner's seat, rotated), with and without
 the probability pieces. A side's cost of the pieces is its mean time for the observation with them less the mean
 without them: the AEC env's counts the observed seat's knowledge (``knowledge.solution()`` and its exact sheet), the
-twin's the same engine from its facts (``BatchedClueSeats.counted``); the twin is timed one game an ``observe`` call
-here, so that each observation has its own time. Means and 99th percentiles per observation, and the ratio AEC /
+twin's the compiled sweep from the seat's masks (``deduction_envs.reasoning.clue_sweep``; the AEC seat's engine
+past the sweep's budget); the twin is timed one game an ``observe`` call here, so that each observation has its
+own time. Means and 99th percentiles per observation, and the ratio AEC /
 twin (above 1: the twin is cheaper). The games differ between the sides (their own deals), so the figures are of
 the same measure, not of the same positions.
+
+``--states`` compares the counters alone on the same positions: the states of the learner's seat at each of its
+decisions in the twin's games, each counted cold (no answer kept) by the AEC seat's engine (``solve`` with the
+observation's budget and its number of deals, and the exact sheet) and by the compiled sweep
+(:func:`~deduction_envs.reasoning.clue_sweep.count_seat`), each timed on its own; with how many states each counted
+exactly.
 """
 
 from __future__ import annotations
@@ -78,12 +86,82 @@ def twin_times(players: int, board: bool, games: int, probabilities: bool) -> np
     return np.array(times)
 
 
+def seat_states(players: int, board: bool, games: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]:
+    """The learner's seat's facts (required, forbidden, clauses; propagated) and its game's moves, at each of its
+    decisions in the twin's games of deduction sheets."""
+    from deduction_envs import registry
+    from deduction_envs.envs.batched_tables import twin
+    from deduction_envs.envs.clue_batched import settled
+
+    make_games, seats_class, agent = twin("clue_v0")
+    rules = registry.game("clue_v0").make_rules(players=players, board=board)
+    seats = seats_class(make_games(rules, games, 0))
+    seats.reset(seeds=range(games))
+    sheet, rng, learner = agent("deduction_sheet"), np.random.default_rng(0), np.arange(games) % players
+    states = []
+    while not seats.games.over.all():
+        live = ~seats.games.over
+        for g in np.flatnonzero(live & (seats.games.mover == learner)):
+            s = learner[g]
+            settled(g, s, seats.required, seats.forbidden, seats.clauses, seats.dirty, seats._full, seats._groups)
+            states.append((seats.required[g, s].copy(), seats.forbidden[g, s].copy(), seats.clauses[g, s].copy(),
+                           int(seats.moves[g])))  # fmt: skip
+        seats.step(sheet.act(seats, live, rng.random((games, sheet.draws(rules)))), live)
+    return states
+
+
+def counter_times(players: int, board: bool, games: int) -> None:
+    """Print the engine's and the sweep's times on the same seats' states (``--states``)."""
+    from deduction_envs import registry
+    from deduction_envs.envs.clue import ClueObserver
+    from deduction_envs.envs.clue_batched import SWEEP_WORK
+    from deduction_envs.reasoning.clue_facts import facts_of
+    from deduction_envs.reasoning.clue_sweep import EXACT, count_seat
+
+    rules = registry.game("clue_v0").make_rules(players=players, board=board)
+    knowledge = ClueObserver(rules).new_knowledge(0)
+    engine, model = knowledge.engine, knowledge.engine._model
+    table = (np.array(model.sizes), np.array(model.category_masks), np.array(model.case_counts), model.full)
+    states = seat_states(players, board, games)
+    out = np.zeros((model.cards, model.places))
+    count_seat(*states[0][:3], *table, SWEEP_WORK, out)  # compile first
+    engine.with_facts(facts_of(*states[0][:3])).solve("auto", samples=knowledge.samples, rng=0)
+    times: dict[str, list[float]] = {"engine": [], "sweep": []}
+    exact = {"engine": 0, "sweep": 0}
+    for required, forbidden, clauses, moves in states:
+        seat = engine.with_facts(facts_of(required, forbidden, clauses))
+        start = time.perf_counter()
+        solution = seat.solve("auto", samples=knowledge.samples, rng=1 + moves)
+        seat.deduction_sheet(solution=solution)
+        times["engine"].append(time.perf_counter() - start)
+        exact["engine"] += solution.method == "exact"
+        start = time.perf_counter()
+        status = count_seat(required, forbidden, clauses, *table, SWEEP_WORK, out)[0]
+        times["sweep"].append(time.perf_counter() - start)
+        exact["sweep"] += status == EXACT
+    print(f"{platform.machine()}, Python {platform.python_version()}; clue_v0, {players} players"
+          f"{' on the board' if board else ''}, {len(states):,} states of the learner's seat in {games} games\n")
+    print("| counter | exact | mean (ms) | median (ms) | p99 (ms) | most (ms) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for name, spent in times.items():
+        t = np.array(spent) * 1e3
+        print(f"| {name} | {exact[name]:,} | {t.mean():.3f} | {np.median(t):.3f} | {np.percentile(t, 99):.2f} | "
+              f"{t.max():.1f} |")  # fmt: skip
+    engine_t, sweep_t = np.array(times["engine"]), np.array(times["sweep"])
+    print(f"\nengine / sweep: x{engine_t.mean() / sweep_t.mean():.1f} on the mean, "
+          f"x{np.percentile(engine_t, 99) / np.percentile(sweep_t, 99):.1f} on the 99th percentile")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = arguments.Parser(prog="python -m benchmarks.clue_probabilities", description=__doc__)
     parser.add_argument("--players", type=arguments.count(2), default=4, help="players (default 4)")
     parser.add_argument("--board", action="store_true", help="Clue on the board")
     parser.add_argument("--games", type=arguments.count(1), default=24, help="games a side (default 24)")
+    parser.add_argument("--states", action="store_true", help="the counters alone on the same seats' states")
     args = parser.parse_args(argv)
+    if args.states:
+        counter_times(args.players, args.board, args.games)
+        return
     twin_times(args.players, args.board, 2, True)  # compile first
     aec_on, aec_off = (aec_times(args.players, args.board, args.games, p) for p in (True, False))
     twin_on, twin_off = (twin_times(args.players, args.board, args.games, p) for p in (True, False))

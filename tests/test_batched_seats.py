@@ -235,7 +235,7 @@ def test_python_m_train_trains_a_seat_on_the_batched_twin_and_evaluates_it_on_th
     done = run(config)
     assert done.timesteps >= 1024 and [r.opponent for r in done.results] == ["random"] and done.results[0].games == 9
     settings = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert settings["sizes"] == {"players": 3, "probabilities": False}
+    assert settings["sizes"] == {"players": 3}  # the env's observation, the probability pieces counted compiled
     assert settings["opponents"] == ["self", "random"]
     league = json.loads((tmp_path / "run" / "league.json").read_text())["snapshots"]
     assert league and all(path.endswith(".zip") for path in league)  # the league's snapshots joined the pool

@@ -84,12 +84,14 @@ def test_checking_twice_changes_nothing_more():
     assert config.eval_games == 400 and config.sizes == registry.game("clue_v0").default_sizes()
     single = RunConfig().check()
     assert single.sizes == {"pegs": 3, "colors": 3} and single.eval_secrets == 2000 and single.vec_env == "batched"
-    # Clue's twin counts the probability pieces one seat at a time, as the AEC env: "auto" keeps the AEC env, a run
-    # on the twin observes without them unless asked (so the kept runs' commands train as they did).
-    assert RunConfig(env="clue_v0").check().vec_env == "dummy"
+    # Clue's twin counts the probability pieces compiled across the batch: "auto" takes it, with the env's default
+    # observation (the pieces on); a run asks for the observation without them by its size.
+    assert RunConfig(env="clue_v0").check().vec_env == "batched"
     assert RunConfig(env="clue_v0", sizes={"probabilities": False}).check().vec_env == "batched"
     batched = RunConfig(env="clue_v0", vec_env="batched", opponents=["self", "random"]).check()
-    assert batched.sizes["probabilities"] is False and batched.opponents == ["self", "random"]
+    assert "probabilities" not in batched.sizes and batched.opponents == ["self", "random"]
+    # An opponent without a compiled twin keeps the AEC env.
+    assert RunConfig(env="clue_v0", opponents=["entropy"]).check().vec_env == "dummy"
     counted = RunConfig(env="clue_v0", vec_env="batched", sizes={"probabilities": True}, entropy_reward=0.1).check()
     assert counted.sizes["probabilities"] is True and counted.vec_env == "batched"
     algo = RunConfig(env="algo_v0", vec_env="batched", opponents=["random"]).check()
@@ -152,11 +154,12 @@ def test_nonsense_in_any_field_is_a_value_error_or_a_checked_config(field, value
 
 def test_the_features_policy_reads_the_case_files_facts_where_the_probabilities_are_off():
     """Clue's pointers read each card's probability of being in the case file; observed without the
-    probabilities (the batched twins), its facts "in the case file" and "not in it" instead."""
+    probabilities (``--size probabilities=false``), its facts "in the case file" and "not in it" instead."""
     from train.tasks.seats import SeatsTask
     from train.training_envs import ClueTrainingEnv
 
-    plain = RunConfig(env="clue_v0", vec_env="batched", sizes={"players": 3}, opponents=["random"], policy="features")
+    plain = RunConfig(env="clue_v0", vec_env="batched", sizes={"players": 3, "probabilities": False},
+                      opponents=["random"], policy="features")  # fmt: skip
     policy, kwargs = SeatsTask(plain.check()).policy()
     pointers = kwargs["observation_pointers"]
     assert policy.__name__ == "MaskableFeaturePolicy" and pointers.shape == (670, 12)

@@ -10,10 +10,12 @@ the order facts arrive in), and the public record (suggested, passed, refuted; a
 (:class:`~deduction_envs.envs.clue.ClueObserver`), tested equal to it; on the board (games of
 :class:`~deduction_envs.games.clue_board_batched.BatchedClueBoardRules`), with the board's pieces. With
 ``probabilities=True`` (the AEC env's default; the twin's is False) the exact sheet, the probability pieces and the
-entropy are counted by the AEC seat's own engine from the twin's facts (:meth:`~BatchedClueSeats.counted`: the same
-facts, so the same answers, sampled from the same seed where exact counting is over budget), one seat at a time and
-no faster than the AEC env: a compiled counter across the batch is issue 83's. :meth:`~BatchedClueSeats.entropy` gives
-each seat's bits for the entropy-shaped reward.
+entropy are counted for every observed seat in one compiled call
+(:func:`~deduction_envs.reasoning.clue_sweep.count_seat`, from the seat's masks, kept until its facts change):
+exact, so equal to the AEC env's where the AEC env counts exactly, and exact too in most of the states where the
+AEC env's engine is over its observation budget and samples (past the sweep's own budget, :data:`SWEEP_WORK`, the
+twin asks the AEC seat's engine, which samples as the AEC env does: :meth:`~BatchedClueSeats.counted`).
+:meth:`~BatchedClueSeats.entropy` gives each seat's bits for the entropy-shaped reward.
 
     from deduction_envs.games.clue import ClueRules
     from deduction_envs.games.clue_batched import BatchedClueRules
@@ -37,11 +39,16 @@ from deduction_envs.envs.clue import ClueObserver, write_sheet
 from deduction_envs.games.clue_batched import BatchedClueRules
 from deduction_envs.games.clue_board_batched import BatchedClueBoardRules
 from deduction_envs.reasoning.clue_facts import AT_LEAST, DEAD, NOT_ALL, Facts, facts_of, propagate_masks
+from deduction_envs.reasoning.clue_sweep import CONTRADICTION, EXACT, OVER_BUDGET, count_seat
 
-__all__ = ["CLAUSES", "BatchedClueSeats", "BatchedSheetSeats"]
+__all__ = ["CLAUSES", "SWEEP_WORK", "BatchedClueSeats", "BatchedSheetSeats"]
 
 #: Open clauses a seat keeps at most (rows the propagation has settled are reused first).
 CLAUSES = 96
+#: Work the compiled count of one seat may do (states times ways to deal a type; tens of milliseconds at most on
+#: the 2-core benchmark machine) before the seat is counted by the AEC seat's engine instead. Clue's 2 to 5-player
+#: states all fit; at 6 players a few in a thousand do not.
+SWEEP_WORK = 3e6
 
 
 class BatchedSheetSeats(BatchedSeats):
@@ -88,9 +95,9 @@ class BatchedClueSeats(BatchedSheetSeats):
     observer_class = ClueObserver
     has_probabilities = True
     has_entropy = True
-    #: The probability pieces and the entropy are counted by the AEC env's own engine (Python and numba), from the
-    #: twin's facts, one seat at a time: no faster than the AEC env's (issue 83 compiles the counter).
-    compiled_probabilities = False
+    #: The probability pieces and the entropy are counted compiled across the batch (the AEC seat's engine only
+    #: past :data:`SWEEP_WORK`).
+    compiled_probabilities = True
 
     def __init__(self, games: BatchedClueRules, max_cycles: int = 1000, illegal_action: str = "end",
                  probabilities: bool = False) -> None:  # fmt: skip
@@ -102,7 +109,23 @@ class BatchedClueSeats(BatchedSheetSeats):
         self._engine, self._samples = blank.engine, blank.samples
         #: Per (game, seat): the facts last counted and what counting gave (the exact sheet and the solution).
         self._counted: dict[tuple[int, int], tuple[Facts, np.ndarray, Any]] = {}
+        model = blank.engine._model
+        self._table = (np.array(model.sizes, dtype=np.int64), np.array(model.category_masks, dtype=np.int64),
+                       np.array(model.case_counts, dtype=np.int64))  # fmt: skip
+        n, players, cards = games.n, games.rules.players, games.rules.cards
+        #: What counting gave each seat, kept while ``_fresh``: each card's probability at each place, the sheet
+        #: (1 held, 0 not, -1 unknown) and the case file's entropy in bits.
+        self._probabilities = np.zeros((n, players, cards, players + 1))
+        self._sheet = np.zeros((n, players, cards, players + 1), dtype=np.int8)
+        self._entropy = np.zeros((n, players))
+        self._fresh = np.zeros((n, players), dtype=np.bool_)
+        #: Whether each seat's last count was the compiled sweep's (exact) rather than the AEC seat's engine's.
+        self.swept = np.zeros((n, players), dtype=np.bool_)
+        self._status = np.zeros(n, dtype=np.int64)  # the sweep's answer for each game's seat counted last
+        self._no_vectors = np.zeros((n, 1), dtype=np.float32)  # where a count writes no observation
         slots = self.observer.pieces.slices
+        self._counted_starts = np.array([slots[name].start for name in ("held", "not_held", "probabilities",
+                                                                         "entropy")], dtype=np.int64)  # fmt: skip
         self._starts = np.array([slots[name].start for name in ("suggestion", "asker", "refuter", "phase", "turn",
                                                                  "in")], dtype=np.int64)  # fmt: skip
         #: Whether the games are on the board (a :class:`BatchedClueBoardRules`): the observation's board pieces.
@@ -118,9 +141,11 @@ class BatchedClueSeats(BatchedSheetSeats):
                      event["card"], event["correct"], self.games.turn, self.required, self.forbidden, self.clauses,
                      self.used, self.dirty, self.record, self._full, self._groups):  # fmt: skip
             raise RuntimeError(f"a seat's open clauses outgrew {CLAUSES} rows (raise CLAUSES)")
+        self._fresh &= ~self.dirty  # a seat whose facts changed is counted again when next asked
 
     def _start(self, games: np.ndarray) -> None:
         super()._start(games)
+        self._fresh[games] = False
         if self._counted:  # a game dealt anew: its seats' counts are gone
             for g in np.asarray(games).ravel().tolist():
                 for s in range(self.games.rules.players):
@@ -148,10 +173,36 @@ class BatchedClueSeats(BatchedSheetSeats):
         """Bits of the case file's distribution each seat ``seats[g]`` of the games ``games`` marks has still to
         find out, as the AEC env's ``entropy(agent)`` (zeros elsewhere)."""
         seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), games.shape)
-        bits = np.zeros(games.size)
-        for g in np.flatnonzero(games):
-            bits[g] = self.counted(int(g), int(seats[g]))[1].entropy
-        return bits
+        self._count(games, seats)
+        return np.where(games, self._entropy[np.arange(games.size), seats], 0.0)
+
+    def _count(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray | None = None) -> None:
+        """Count the deals of seat ``seats[g]`` of every game ``games`` marks whose count is not kept: compiled, and
+        the seats past :data:`SWEEP_WORK` by the AEC seat's engine (:meth:`counted`); with ``out``, the observations
+        to write the counted pieces into (in the same compiled call)."""
+        status = self._status
+        sizes, categories, case_counts = self._table
+        vectors = self._no_vectors if out is None else out
+        left = _count_seats(games, seats, self.required, self.forbidden, self.clauses, self.dirty, self._full,
+                            self._groups, sizes, categories, case_counts, SWEEP_WORK, self._fresh,
+                            self._probabilities, self._sheet, self._entropy, self.swept, status, self._places,
+                            self._counted_starts, self.observer._max_entropy, out is not None, vectors)  # fmt: skip
+        if left < 0:
+            raise RuntimeError("a seat's facts contradict: the batched game is inconsistent")
+        if left == 0:
+            return
+        if np.any(status == CONTRADICTION):
+            raise RuntimeError("a seat's facts admit no deal: the batched game is inconsistent")
+        past = status == OVER_BUDGET
+        for g in np.flatnonzero(past):
+            s = int(seats[g])
+            sheet, solution = self.counted(int(g), s)
+            self._probabilities[g, s], self._sheet[g, s], self._entropy[g, s] = (solution.probabilities, sheet,
+                                                                                 solution.entropy)  # fmt: skip
+            self._fresh[g, s] = True
+        if out is not None:
+            _write_counted(past, seats, self._probabilities, self._sheet, self._entropy, self._places,
+                           self._counted_starts, self.observer._max_entropy, out)  # fmt: skip
 
     def _encode(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
         batch = self.games
@@ -160,15 +211,80 @@ class BatchedClueSeats(BatchedSheetSeats):
                         self._groups, self._sheet_starts, self._places, self._seats, self._starts, out):  # fmt: skip
             return False
         if self.probabilities:
-            for g in np.flatnonzero(games):
-                sheet, solution = self.counted(int(g), int(seats[g]))
-                self.observer.write_counted(out[g], int(seats[g]), sheet, solution.probabilities, solution.entropy)
+            self._count(games, seats, out)
         if self.board:
             board = batch.rules.board
             _observe_board(games, seats, batch.positions, batch.weapons, batch.roll, batch.moved, batch.summoned,
                            batch.reachable(), self._tokens, self._seats, self._board_starts, board.nodes, board.rooms,
                            out)  # fmt: skip
         return True
+
+
+@njit(cache=True)
+def _count_seats(games, seats, required, forbidden, clauses, dirty, full, groups, sizes, categories, case_counts,
+                 budget, fresh, probabilities, sheet, entropy, swept, status, places, starts, max_entropy, write,
+                 vectors):  # pragma: no cover - compiled  # fmt: skip
+    """Count seat ``seats[g]`` of each game ``games`` marks whose count is not ``fresh``: its probabilities, exact
+    sheet and entropy (``swept``); with ``write``, write them into the game's observation in ``vectors``
+    (:func:`_write_counted`). ``status[g]`` says where the sweep was over its budget or found no deal (nothing
+    written); returns how many such games are left to count another way, -1 if a seat's facts contradict."""
+    left = 0
+    one = np.zeros(games.size, dtype=np.bool_)
+    for g in range(games.size):
+        status[g] = EXACT
+        if not games[g]:
+            continue
+        s = seats[g]
+        if fresh[g, s]:
+            if write:
+                one[g] = True
+                _write_counted(one, seats, probabilities, sheet, entropy, places, starts, max_entropy, vectors)
+                one[g] = False
+            continue
+        if not settled(g, s, required, forbidden, clauses, dirty, full, groups):
+            return -1
+        code, _, bits = count_seat(required[g, s], forbidden[g, s], clauses[g, s], sizes, categories, case_counts,
+                                   full, budget, probabilities[g, s])  # fmt: skip
+        status[g] = code
+        swept[g, s] = code == EXACT
+        if code != EXACT:
+            left += 1
+            continue
+        entropy[g, s] = bits
+        table = probabilities[g, s]
+        for card in range(table.shape[0]):
+            for place in range(table.shape[1]):
+                p = table[card, place]
+                sheet[g, s, card, place] = 1 if p == 1.0 else (0 if p == 0.0 else -1)
+        fresh[g, s] = True
+        if write:
+            one[g] = True
+            _write_counted(one, seats, probabilities, sheet, entropy, places, starts, max_entropy, vectors)
+            one[g] = False
+    return left
+
+
+@njit(cache=True)
+def _write_counted(games, seats, probabilities, sheet, entropy, places, starts, max_entropy, vectors):
+    # pragma: no cover - compiled
+    """What counting gave each observed seat, written as ``SheetObserver.write_counted`` writes it: held, not held
+    and the probabilities by card then place (the seat's turn order, the case file last), the entropy scaled."""
+    held, lacked, shares, bits = starts[0], starts[1], starts[2], starts[3]
+    for g in range(games.size):
+        if not games[g]:
+            continue
+        s = seats[g]
+        order = places[s]
+        vector = vectors[g]
+        width = order.size
+        for card in range(probabilities.shape[2]):
+            for i in range(width):
+                place = order[i]
+                at = card * width + i
+                vector[held + at] = 1.0 if sheet[g, s, card, place] == 1 else 0.0
+                vector[lacked + at] = 1.0 if sheet[g, s, card, place] == 0 else 0.0
+                vector[shares + at] = probabilities[g, s, card, place]
+        vector[bits] = entropy[g, s] / max_entropy
 
 
 @njit(cache=True)

@@ -369,6 +369,12 @@ class TrustedFacts:
             propagate_python(self.model, self.facts())  # raises, naming the reason
         return self.required, self.forbidden
 
+    @property
+    def clauses(self) -> np.ndarray:
+        """The clause table, ``(rows, 3)`` int64 rows of (place, mask, kind) (dead rows included; the store's own
+        array: do not write), as :func:`propagate_masks` and the compiled counters read it."""
+        return self._clauses[: self._used]
+
     def facts(self) -> Facts:
         """The facts as the immutable :class:`Facts` (propagated if :meth:`propagate` was)."""
         return facts_of(self.required, self.forbidden, self._clauses[: self._used])

@@ -494,6 +494,15 @@ class ClueKnowledge:
         other.__dict__.update(self.__dict__)
         return other
 
+    def with_work_limit(self, work_limit: float) -> ClueKnowledge:
+        """A copy that counts exactly up to ``work_limit`` hands (its answers counted afresh): to count exactly a
+        state this knowledge's budget samples."""
+        _check_positive("work_limit", work_limit)
+        other = self.copy()
+        other.work_limit = float(work_limit)
+        other._solution, other._over_budget, other._relaxed = None, None, {}
+        return other
+
     def with_facts(self, facts: Facts) -> ClueKnowledge:
         """A copy holding ``facts`` instead of its own: facts a game's engine has propagated, as a batched twin keeps
         them (per place the cards held and not held, and the clauses still open), trusted and unchecked; its

@@ -1,0 +1,114 @@
+"""The compiled sweep over card types (``deduction_envs.reasoning.clue_sweep``) against brute-force enumeration of
+small decks, and against the knowledge engine without a budget on the states of seeded Clue games where the
+engine's observation budget samples."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from test_clue_knowledge import apply, games
+
+from deduction_envs.core.entropy import entropy_bits
+from deduction_envs.reasoning import ContradictionError
+from deduction_envs.reasoning.clue_sweep import CONTRADICTION, EXACT, OVER_BUDGET, count_seat
+
+
+def sweep(knowledge, budget: float = 1e7):
+    """``count_seat`` on a knowledge's propagated masks: (status, deals, entropy, probabilities)."""
+    store = knowledge.trusted_facts()
+    required, forbidden = store.masks()
+    model = knowledge._model
+    probabilities = np.full((model.cards, model.places), np.nan)
+    status, deals, entropy = count_seat(required.copy(), forbidden.copy(), store.clauses.copy(),
+                                        np.array(model.sizes), np.array(model.category_masks),
+                                        np.array(model.case_counts), model.full, budget, probabilities)  # fmt: skip
+    return status, deals, entropy, probabilities
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game=games())
+def test_the_sweep_counts_every_small_deck_as_enumeration_does(game):
+    """Total, each card's probability at each place and the case file's entropy, from every deal of the deck
+    that agrees with the events (hands, passes, refutations unseen, wrong and right accusations)."""
+    knowledge, deals, events = game
+    consistent = np.ones(len(deals), dtype=bool)
+    for event in events:
+        try:
+            apply(knowledge, event)
+        except ContradictionError:
+            continue
+        kind, place, cards = event
+        at = deals[:, cards] == place
+        consistent &= {"hand": at.all(axis=1), "holds": at.all(axis=1), "none": ~at.any(axis=1),
+                       "one_of": at.any(axis=1), "right": at.all(axis=1), "wrong": ~at.all(axis=1)}[kind]  # fmt: skip
+        if kind == "hand":  # the hand is all the player holds
+            consistent &= (deals == place).sum(axis=1) == len(cards)
+    kept = deals[consistent]
+    status, total, entropy, probabilities = sweep(knowledge)
+    assert status == EXACT and total == len(kept)
+    expected = np.stack([(kept == p).mean(axis=0) for p in range(knowledge.case_file + 1)], axis=1)
+    np.testing.assert_allclose(probabilities, expected, rtol=0, atol=1e-12)
+    _, counts = np.unique(kept == knowledge.case_file, axis=0, return_counts=True)
+    assert entropy == pytest.approx(entropy_bits(counts), abs=1e-12)
+
+
+def test_a_tiny_budget_says_so_and_facts_with_no_deal_say_so():
+    from deduction_envs.reasoning import ClueKnowledge
+
+    knowledge = ClueKnowledge.classic(players=4)
+    knowledge.add_hand(0, [0, 6, 12, 13, 14])
+    assert sweep(knowledge, budget=10)[0] == OVER_BUDGET
+    assert sweep(knowledge)[0] == EXACT
+    store = knowledge.trusted_facts()
+    store.add("one_of", 1, 1 << 0)  # player 1 holds a card of player 0's hand: no deal
+    required, forbidden = store.required.copy(), store.forbidden.copy()  # unpropagated: the sweep finds it
+    model = knowledge._model
+    out = np.zeros((model.cards, model.places))
+    table = (np.array(model.sizes), np.array(model.category_masks), np.array(model.case_counts), model.full)
+    status = count_seat(required, forbidden, store.clauses.copy(), *table, 1e7, out)[0]
+    assert status == CONTRADICTION
+
+
+@pytest.mark.parametrize("players", [4, 6])
+def test_the_sweep_counts_exactly_where_the_observation_budget_samples(players):
+    """Seeded twin games of deduction sheets: the seats' states on which the AEC env's observation engine samples
+    (past its budget of hands), counted by the engine without a budget, equal the sweep's to 1e-9."""
+    from deduction_envs import registry
+    from deduction_envs.envs.batched_tables import twin
+    from deduction_envs.envs.clue import ClueObserver
+    from deduction_envs.envs.clue_batched import settled
+    from deduction_envs.reasoning.clue_facts import facts_of
+
+    make_games, seats_class, agent = twin("clue_v0")
+    rules = registry.game("clue_v0").make_rules(players=players)
+    games_n = 6
+    seats = seats_class(make_games(rules, games_n, 0))
+    seats.reset(seeds=range(games_n))
+    sheet, rng = agent("deduction_sheet"), np.random.default_rng(0)
+    engine = ClueObserver(rules).new_knowledge(0).engine
+    model = engine._model
+    table = (np.array(model.sizes), np.array(model.category_masks), np.array(model.case_counts), model.full)
+    checked = 0
+    while not seats.games.over.all() and checked < 3:
+        live = ~seats.games.over
+        for g in np.flatnonzero(live):
+            s = int(seats.games.turn[g])
+            assert settled(g, s, seats.required, seats.forbidden, seats.clauses, seats.dirty, seats._full,
+                           seats._groups)  # fmt: skip
+            facts = facts_of(seats.required[g, s], seats.forbidden[g, s], seats.clauses[g, s])
+            observed = engine.with_facts(facts)
+            if observed.solve("auto", samples=200).method == "exact":
+                continue
+            out = np.zeros((model.cards, model.places))
+            status, deals, bits = count_seat(seats.required[g, s].copy(), seats.forbidden[g, s].copy(),
+                                             seats.clauses[g, s].copy(), *table, 3e6, out)  # fmt: skip
+            assert status == EXACT
+            exact = observed.with_work_limit(1e12).solve("exact")
+            assert deals == exact.count
+            np.testing.assert_allclose(out, exact.probabilities, rtol=0, atol=1e-9)
+            assert bits == pytest.approx(exact.entropy, abs=1e-9)
+            checked += 1
+        uniforms = rng.random((games_n, sheet.draws(rules)))
+        seats.step(sheet.act(seats, live, uniforms), live)
+    assert checked > 0
