@@ -180,17 +180,22 @@ class BatchedClueSeats(BatchedSheetSeats):
         """Count the deals of seat ``seats[g]`` of every game ``games`` marks whose count is not kept: compiled, and
         the seats past :data:`SWEEP_WORK` by the AEC seat's engine (:meth:`counted`); with ``out``, the observations
         to write the counted pieces into (in the same compiled call)."""
-        status = self._status
         sizes, categories, case_counts = self._table
         vectors = self._no_vectors if out is None else out
         left = _count_seats(games, seats, self.required, self.forbidden, self.clauses, self.dirty, self._full,
                             self._groups, sizes, categories, case_counts, SWEEP_WORK, self._fresh,
-                            self._probabilities, self._sheet, self._entropy, self.swept, status, self._places,
+                            self._probabilities, self._sheet, self._entropy, self.swept, self._status, self._places,
                             self._counted_starts, self.observer._max_entropy, out is not None, vectors)  # fmt: skip
+        self._count_the_rest(left, seats, out)
+
+    def _count_the_rest(self, left: int, seats: np.ndarray, out: np.ndarray | None) -> None:
+        """After the compiled count (``left``: the games it could not count, -1 if a seat's facts contradict):
+        the seats past the sweep's budget, by the AEC seat's engine, written into ``out`` if given."""
         if left < 0:
             raise RuntimeError("a seat's facts contradict: the batched game is inconsistent")
         if left == 0:
             return
+        status = self._status
         if np.any(status == CONTRADICTION):
             raise RuntimeError("a seat's facts admit no deal: the batched game is inconsistent")
         past = status == OVER_BUDGET
@@ -206,12 +211,22 @@ class BatchedClueSeats(BatchedSheetSeats):
 
     def _encode(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
         batch = self.games
-        if not _observe(games, seats, batch.turn, batch.phase, batch.refuter, batch.suggestion, batch.out,
-                        self.hand, self.required, self.forbidden, self.clauses, self.dirty, self.record, self._full,
-                        self._groups, self._sheet_starts, self._places, self._seats, self._starts, out):  # fmt: skip
+        if self.probabilities:  # one compiled call observes and counts (each call's arguments cost microseconds)
+            sizes, categories, case_counts = self._table
+            left = _observe_counted(games, seats, batch.turn, batch.phase, batch.refuter, batch.suggestion,
+                                    batch.out, self.hand, self.required, self.forbidden, self.clauses, self.dirty,
+                                    self.record, self._full, self._groups, self._sheet_starts, self._places,
+                                    self._seats, self._starts, out, sizes, categories, case_counts, SWEEP_WORK,
+                                    self._fresh, self._probabilities, self._sheet, self._entropy, self.swept,
+                                    self._status, self._counted_starts, self.observer._max_entropy)  # fmt: skip
+            if left == -2:
+                return False
+            self._count_the_rest(left, seats, out)
+        elif not _observe(games, seats, batch.turn, batch.phase, batch.refuter, batch.suggestion, batch.out,
+                          self.hand, self.required, self.forbidden, self.clauses, self.dirty, self.record,
+                          self._full, self._groups, self._sheet_starts, self._places, self._seats, self._starts,
+                          out):  # fmt: skip
             return False
-        if self.probabilities:
-            self._count(games, seats, out)
         if self.board:
             board = batch.rules.board
             _observe_board(games, seats, batch.positions, batch.weapons, batch.roll, batch.moved, batch.summoned,
@@ -262,6 +277,21 @@ def _count_seats(games, seats, required, forbidden, clauses, dirty, full, groups
             _write_counted(one, seats, probabilities, sheet, entropy, places, starts, max_entropy, vectors)
             one[g] = False
     return left
+
+
+@njit(cache=True)
+def _observe_counted(live, mover, turn, phase, refuter, suggestion, out, hand, required, forbidden, clauses, dirty,
+                     record, full, groups, sheet_starts, places, seats, starts, vectors, sizes, categories,
+                     case_counts, budget, fresh, probabilities, sheet, entropy, swept, status, counted_starts,
+                     max_entropy):  # pragma: no cover - compiled  # fmt: skip
+    """:func:`_observe` then :func:`_count_seats` writing the counted pieces, in one call: -2 if a seat's facts
+    contradict, else what :func:`_count_seats` returns."""
+    if not _observe(live, mover, turn, phase, refuter, suggestion, out, hand, required, forbidden, clauses, dirty,
+                    record, full, groups, sheet_starts, places, seats, starts, vectors):  # fmt: skip
+        return -2
+    return _count_seats(live, mover, required, forbidden, clauses, dirty, full, groups, sizes, categories,
+                        case_counts, budget, fresh, probabilities, sheet, entropy, swept, status, places,
+                        counted_starts, max_entropy, True, vectors)  # fmt: skip
 
 
 @njit(cache=True)
