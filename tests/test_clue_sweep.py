@@ -1,17 +1,18 @@
 """The compiled sweep over card types (``deduction_envs.reasoning.clue_sweep``) against brute-force enumeration of
 small decks, and against the knowledge engine without a budget on the states of seeded Clue games where the
-engine's observation budget samples."""
+engine's observation budget samples; and its deals, listed and drawn."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_clue_knowledge import apply, games
 
 from deduction_envs.core.entropy import entropy_bits
 from deduction_envs.reasoning import ContradictionError
-from deduction_envs.reasoning.clue_sweep import CONTRADICTION, EXACT, OVER_BUDGET, count_seat
+from deduction_envs.reasoning.clue_sweep import CONTRADICTION, EXACT, OVER_BUDGET, count_seat, deal_seat
 
 
 def sweep(knowledge, budget: float = 1e7):
@@ -112,3 +113,71 @@ def test_the_sweep_counts_exactly_where_the_observation_budget_samples(players):
         uniforms = rng.random((games_n, sheet.draws(rules)))
         seats.step(sheet.act(seats, live, uniforms), live)
     assert checked > 0
+
+
+def deal(knowledge, n: int = 0, seed: int = 0, enumerate_limit: int = 0, budget: float = 1e7):
+    """``deal_seat`` on a knowledge's propagated masks: (status, count, deals written)."""
+    store = knowledge.trusted_facts()
+    required, forbidden = store.masks()
+    model = knowledge._model
+    table = (np.array(model.sizes), np.array(model.category_masks), np.array(model.case_counts), model.full)
+    out = np.full((n, model.cards), -1, dtype=np.int64)
+    status, count, dealt = deal_seat(required.copy(), forbidden.copy(), store.clauses.copy(), *table, budget, seed,
+                                     enumerate_limit, out)  # fmt: skip
+    return status, count, out[:dealt]
+
+
+def consistent_deals(knowledge, deals, events):
+    """The rows of ``deals`` (every deal of the deck) that agree with the events the knowledge took."""
+    keep = np.ones(len(deals), dtype=bool)
+    for event in events:
+        kind, place, cards = event
+        at = deals[:, cards] == place
+        keep &= {"hand": at.all(axis=1), "holds": at.all(axis=1), "none": ~at.any(axis=1), "one_of": at.any(axis=1),
+                 "right": at.all(axis=1), "wrong": ~at.all(axis=1)}[kind]  # fmt: skip
+        if kind == "hand":
+            keep &= (deals == place).sum(axis=1) == len(cards)
+    return deals[keep]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game=games(), seed=st.integers(0, 2**63 - 1))
+def test_dealing_lists_every_consistent_deal_once_and_draws_only_consistent_ones(game, seed):
+    """Enumerated, the deals are exactly the deck's deals that agree with the events, each once; drawn, each is
+    one of them, and the same seed draws the same deals."""
+    knowledge, deals, events = game
+    taken = []
+    for event in events:
+        try:
+            apply(knowledge, event)
+            taken.append(event)
+        except ContradictionError:
+            continue
+    expected = consistent_deals(knowledge, deals, taken)
+    status, count, listed = deal(knowledge, n=len(expected) + 1, enumerate_limit=len(expected))
+    assert status == EXACT and count == len(expected) == len(listed)
+    assert sorted(map(tuple, listed.tolist())) == sorted(map(tuple, expected.tolist()))
+    _, _, drawn = deal(knowledge, n=50, seed=seed)
+    assert len(drawn) == 50 and {tuple(d) for d in drawn.tolist()} <= {tuple(d) for d in expected.tolist()}
+    np.testing.assert_array_equal(deal(knowledge, n=50, seed=seed)[2], drawn)
+
+
+def test_drawn_deals_are_uniform_over_the_consistent_deals():
+    """A seat with 90 consistent deals (a 3-player deck of 12 cards after a few events), 45,000 draws: every deal
+    drawn, the counts as a uniform draw gives them (chi-square), and other seeds draw other deals."""
+    from scipy import stats
+
+    from deduction_envs.reasoning import ClueKnowledge
+
+    knowledge = ClueKnowledge([3, 3, 6], [3, 3, 3], 1)
+    knowledge.add_hand(0, [0, 3, 6])
+    knowledge.add_holds_one_of(1, [1, 4, 7])
+    knowledge.add_holds_none(2, [2, 8])
+    status, count, listed = deal(knowledge, n=10_000, enumerate_limit=10_000)
+    assert status == EXACT and 50 <= count <= 2_000
+    index = {tuple(d): i for i, d in enumerate(listed.tolist())}
+    _, _, drawn = deal(knowledge, n=500 * int(count), seed=7)
+    frequency = np.bincount([index[tuple(d)] for d in drawn.tolist()], minlength=int(count))
+    assert frequency.min() > 0
+    assert stats.chisquare(frequency).pvalue > 1e-3
+    assert not np.array_equal(deal(knowledge, n=20, seed=8)[2], drawn[:20])

@@ -37,7 +37,7 @@ from numba import njit
 
 from deduction_envs.reasoning.clue_counting import popcount
 
-__all__ = ["CONTRADICTION", "EXACT", "MAX_WIDTH", "OVER_BUDGET", "count_seat"]
+__all__ = ["CONTRADICTION", "EXACT", "MAX_WIDTH", "OVER_BUDGET", "count_seat", "deal_seat"]
 
 #: What :func:`count_seat` returns: counted exactly, over its budget (nothing written), or no deal at all.
 EXACT, OVER_BUDGET, CONTRADICTION = 0, 1, 2
@@ -96,24 +96,6 @@ def _grown(keys, values, bits):  # pragma: no cover - compiled
         if keys[i] != EMPTY:
             _add(new_keys, new_values, bits + 1, keys[i], values[i])
     return new_keys, new_values
-
-
-@njit(cache=True)
-def _compact(keys, values):  # pragma: no cover - compiled
-    """The table's keys and values, without the empty slots."""
-    found = 0
-    for i in range(keys.size):
-        if keys[i] != EMPTY:
-            found += 1
-    out_keys = np.empty(found, dtype=np.int64)
-    out_values = np.empty(found)
-    found = 0
-    for i in range(keys.size):
-        if keys[i] != EMPTY:
-            out_keys[found] = keys[i]
-            out_values[found] = values[i]
-            found += 1
-    return out_keys, out_values
 
 
 @njit(cache=True)
@@ -302,6 +284,87 @@ def _first(keys):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _splitmix(state):  # pragma: no cover - compiled
+    """SplitMix64: the next state and its 64-bit output."""
+    state = state + np.uint64(0x9E3779B97F4A7C15)
+    z = state
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return state, z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def _unrank(number, start, types, width, shift, field, where, places_of, comp_start, comp_k, comp_weight, comp_delta,
+            comp_set, close, avail, keys, bits, finish, order, type_cards, type_count, real, binom,
+            row):  # pragma: no cover - compiled  # fmt: skip
+    """Write into ``row`` the free cards' places of deal ``number`` (below the count): at each layer, the way of
+    dealing its type whose deals hold the number (the ways in order, each as many deals as its weight times the
+    ways to finish after it), then which of the type's cards go to each place (the number's quotient by the ways
+    to finish, in a mixed radix of each place's subsets, each subset in lexicographic order)."""
+    key = start
+    wmask = (np.int64(1) << width) - 1
+    left = np.zeros(type_cards.shape[1], dtype=np.int64)
+    for t in range(types):
+        clause_bits = key & wmask
+        caps = key >> width
+        chosen, chosen_key, after_chosen = -1, np.int64(-1), np.int64(1)
+        for j in range(comp_start[t], comp_start[t + 1]):
+            if not _fits(caps, j, t, where, places_of, shift, field, comp_k, avail):
+                continue
+            new_bits = clause_bits | comp_set[j]
+            if new_bits & close[t] != close[t]:
+                continue
+            new_key = ((caps - comp_delta[j]) << width) | (new_bits & ~close[t])
+            slot = _find(keys[t + 1], bits[t + 1], new_key)
+            if slot < 0:
+                continue
+            after = np.int64(finish[t + 1][slot])
+            ways = np.int64(comp_weight[j]) * after
+            if ways == 0:
+                continue
+            chosen, chosen_key, after_chosen = j, new_key, after
+            if number < ways:
+                break
+            number -= ways
+        assignment = number // after_chosen
+        number -= assignment * after_chosen
+        kind = order[t]
+        remaining = type_count[kind]
+        for i in range(remaining):
+            left[i] = type_cards[kind, i]
+        a = places_of[t]
+        for q in range(a):
+            k = comp_k[chosen, q]
+            place = real[where[t, q]]
+            if q == a - 1:  # the last place takes the rest
+                for i in range(remaining):
+                    row[left[i]] = place
+                break
+            subsets = np.int64(binom[remaining, k])
+            index = assignment % subsets
+            assignment //= subsets
+            # The index-th k-subset of the remaining cards, in lexicographic order of positions.
+            kept_cards = 0
+            e = 0
+            for taken in range(k):
+                while True:
+                    starting_here = np.int64(binom[remaining - e - 1, k - taken - 1])
+                    if index < starting_here:
+                        break
+                    index -= starting_here
+                    left[kept_cards] = left[e]
+                    kept_cards += 1
+                    e += 1
+                row[left[e]] = place
+                e += 1
+            for i in range(e, remaining):
+                left[kept_cards] = left[i]
+                kept_cards += 1
+            remaining = kept_cards
+        key = chosen_key
+
+
+@njit(cache=True)
 def count_seat(required, forbidden, clauses, sizes, category_masks, case_counts, full, budget, probabilities):
     # pragma: no cover - compiled
     """Count the deals consistent with one seat's propagated facts; write each card's probability at each place.
@@ -320,6 +383,38 @@ def count_seat(required, forbidden, clauses, sizes, category_masks, case_counts,
         ``(status, deals, entropy)``: :data:`EXACT`, :data:`OVER_BUDGET` or :data:`CONTRADICTION`; the number of
         consistent deals and the entropy in bits of the case file's distribution (when exact).
     """
+    none = np.zeros((0, probabilities.shape[0]), dtype=np.int64)
+    status, total, entropy, _ = _solve(required, forbidden, clauses, sizes, category_masks, case_counts, full, budget,
+                                       probabilities, True, none, 0, 0)  # fmt: skip
+    return status, total, entropy
+
+
+@njit(cache=True)
+def deal_seat(required, forbidden, clauses, sizes, category_masks, case_counts, full, budget, seed, enumerate_limit,
+              deals):  # pragma: no cover - compiled  # fmt: skip
+    """Deals consistent with one seat's propagated facts: every one of them when there are at most
+    ``enumerate_limit`` (in a fixed order), else ``deals.shape[0]`` drawn uniformly and independently from the
+    stream ``seed`` names (SplitMix64: the same seed, the same deals).
+
+    Each deal is a number below the count, read back place by place through the sweep's counts (which way each
+    type is dealt, then which of its cards go where), so a uniform number is a uniform deal. The arguments are
+    :func:`count_seat`'s; ``deals`` is ``(n, cards)`` int64, each row a deal as each card's place (the case file
+    is the last place), at least as many rows as the count when enumerating.
+
+    Returns:
+        ``(status, count, dealt)``: :data:`EXACT`, :data:`OVER_BUDGET` (also when the count is too large to number
+        its deals exactly, 2**53) or :data:`CONTRADICTION`; the number of consistent deals, and the rows written.
+    """
+    scratch = np.zeros((deals.shape[1], required.size))
+    status, total, _, dealt = _solve(required, forbidden, clauses, sizes, category_masks, case_counts, full, budget,
+                                     scratch, False, deals, seed, enumerate_limit)  # fmt: skip
+    return status, total, dealt
+
+
+@njit(cache=True)
+def _solve(required, forbidden, clauses, sizes, category_masks, case_counts, full, budget, probabilities,
+           want_entropy, deals, seed, enumerate_limit):  # pragma: no cover - compiled  # fmt: skip
+    """:func:`count_seat` and :func:`deal_seat` in one: ``(status, count, entropy, deals written)``."""
     n_places = required.size
     case_file = n_places - 1
     placed = 0
@@ -334,19 +429,19 @@ def count_seat(required, forbidden, clauses, sizes, category_masks, case_counts,
     for p in range(case_file):
         left = sizes[p] - popcount(required[p])
         if left < 0:
-            return CONTRADICTION, 0.0, 0.0
+            return CONTRADICTION, 0.0, 0.0, 0
         if left > 0:
             if places == MAX_PLACES:
-                return OVER_BUDGET, 0.0, 0.0
+                return OVER_BUDGET, 0.0, 0.0, 0
             real[places], room[places], allowed[places] = p, left, free & ~forbidden[p]
             places += 1
     for c in range(category_masks.size):
         left = case_counts[c] - popcount(required[case_file] & category_masks[c])
         if left < 0:
-            return CONTRADICTION, 0.0, 0.0
+            return CONTRADICTION, 0.0, 0.0, 0
         if left > 0:
             if places == MAX_PLACES:
-                return OVER_BUDGET, 0.0, 0.0
+                return OVER_BUDGET, 0.0, 0.0, 0
             real[places], room[places] = case_file, left
             allowed[places] = free & ~forbidden[case_file] & category_masks[c]
             places += 1
@@ -361,16 +456,22 @@ def count_seat(required, forbidden, clauses, sizes, category_masks, case_counts,
     for v in range(places):
         total_room += room[v]
     if total_room != n_free:
-        return CONTRADICTION, 0.0, 0.0
-    if n_free == 0:
-        return EXACT, 1.0, 0.0
+        return CONTRADICTION, 0.0, 0.0, 0
+    if n_free == 0:  # one deal: the facts place every card
+        dealt = min(deals.shape[0], 1 if enumerate_limit >= 1 else deals.shape[0])
+        for row in range(dealt):
+            for b in range(cards):
+                for p in range(n_places):
+                    if required[p] >> b & 1:
+                        deals[row, b] = p
+        return EXACT, 1.0, 0.0, dealt
     # Live clauses over the free cards: at-least (a place holds one of them) and not-all (not every one of them).
     live = 0
     for c in range(clauses.shape[0]):
         if clauses[c, 2] != -1:
             live += 1
     if live > 62:
-        return OVER_BUDGET, 0.0, 0.0
+        return OVER_BUDGET, 0.0, 0.0, 0
     clause_place = np.zeros(live, dtype=np.int64)
     clause_mask = np.zeros(live, dtype=np.int64)
     clause_least = np.zeros(live, dtype=np.bool_)
@@ -387,10 +488,10 @@ def count_seat(required, forbidden, clauses, sizes, category_masks, case_counts,
                     group |= allowed[v]
             mask &= group
             if mask == 0:
-                return CONTRADICTION, 0.0, 0.0
+                return CONTRADICTION, 0.0, 0.0, 0
         else:  # not all: a card the place cannot take settles it
             if mask == 0:
-                return CONTRADICTION, 0.0, 0.0
+                return CONTRADICTION, 0.0, 0.0, 0
             group = 0
             for v in range(places):
                 if real[v] == clauses[c, 0]:
@@ -433,7 +534,7 @@ def count_seat(required, forbidden, clauses, sizes, category_masks, case_counts,
             if allowed[v] >> a & 1:
                 type_places[t] |= np.int64(1) << v
         if type_places[t] == 0:
-            return CONTRADICTION, 0.0, 0.0
+            return CONTRADICTION, 0.0, 0.0, 0
     type_clauses = np.zeros((types, kept), dtype=np.bool_)
     clause_types = np.zeros(kept, dtype=np.int64)
     for t in range(types):
@@ -517,7 +618,7 @@ def count_seat(required, forbidden, clauses, sizes, category_masks, case_counts,
                 while taken[s]:
                     s += 1
                 if s == MAX_WIDTH:
-                    return OVER_BUDGET, 0.0, 0.0
+                    return OVER_BUDGET, 0.0, 0.0, 0
                 taken[s], slot[c] = True, s
                 width = max(width, s + 1)
             layer_slots[position, c] = slot[c]
@@ -535,7 +636,7 @@ def count_seat(required, forbidden, clauses, sizes, category_masks, case_counts,
             avail[position, v] = avail[position + 1, v] + (type_count[t] if type_places[t] >> v & 1 else 0)
     for v in range(places):
         if room[v] > avail[0, v]:
-            return CONTRADICTION, 0.0, 0.0
+            return CONTRADICTION, 0.0, 0.0, 0
     # A bit field a place for the cards it still takes, then the case file's digits.
     shift = np.zeros(places + 1, dtype=np.int64)
     field = np.zeros(places, dtype=np.int64)
@@ -546,7 +647,7 @@ def count_seat(required, forbidden, clauses, sizes, category_masks, case_counts,
         field[v] = (1 << size) - 1
         shift[v + 1] = shift[v] + size
     if shift[places] + width > 62:  # a state's code: the caps, then the clause bits
-        return OVER_BUDGET, 0.0, 0.0
+        return OVER_BUDGET, 0.0, 0.0, 0
     start_caps = 0
     for v in range(places):
         start_caps += room[v] << shift[v]
@@ -576,7 +677,7 @@ def count_seat(required, forbidden, clauses, sizes, category_masks, case_counts,
             digit_base[position] = most + 1
             codes *= most + 1
         if codes > MAX_CASE_CODES:
-            return OVER_BUDGET, 0.0, 0.0
+            return OVER_BUDGET, 0.0, 0.0, 0
     columns = (group_size[last_group] + 1) if readoff < prefix else 1
     # Every way to deal each type: its cards' counts at each of its places, weight, change of code, clause bits
     # set and the case file's digit.
@@ -601,7 +702,7 @@ def count_seat(required, forbidden, clauses, sizes, category_masks, case_counts,
             count = count * (type_count[t] + i) / i
         rows += int(count + 0.5)
         if rows > budget:
-            return OVER_BUDGET, 0.0, 0.0
+            return OVER_BUDGET, 0.0, 0.0, 0
     comp_k = np.zeros((rows, places), dtype=np.int64)
     comp_weight = np.zeros(rows)
     comp_delta = np.zeros(rows, dtype=np.int64)
@@ -690,10 +791,10 @@ def count_seat(required, forbidden, clauses, sizes, category_masks, case_counts,
                                       comp_weight, comp_delta, comp_set, close, avail, open_count, open_slot,
                                       open_caps, budget)  # fmt: skip
     if work < 0:
-        return OVER_BUDGET, 0.0, 0.0
-    deals = _get(keys[types], values[types], bits[types], 0)
-    if deals == 0.0:
-        return CONTRADICTION, 0.0, 0.0
+        return OVER_BUDGET, 0.0, 0.0, 0
+    deals_count = _get(keys[types], values[types], bits[types], 0)
+    if deals_count == 0.0:
+        return CONTRADICTION, 0.0, 0.0, 0
     # Backward: the ways to finish from each state, and the expected cards of each type at each place.
     expected = np.zeros((types, places))
     finish_keys = [np.zeros(0, dtype=np.int64)] * (types + 1)
@@ -739,16 +840,45 @@ def count_seat(required, forbidden, clauses, sizes, category_masks, case_counts,
             if card_type[b] != t:
                 continue
             for v in range(places):
-                probabilities[b, real[v]] += expected[position, v] / type_count[t] / deals
+                probabilities[b, real[v]] += expected[position, v] / type_count[t] / deals_count
+    # Deals asked for: numbered below the count, each read back through the counts.
+    dealt = 0
+    if deals.shape[0] > 0:
+        if deals_count >= 2.0**53:
+            return OVER_BUDGET, 0.0, 0.0, 0
+        count = np.int64(deals_count)
+        type_cards = np.zeros((types, n_free), dtype=np.int64)  # each type's cards, in order
+        filled = np.zeros(types, dtype=np.int64)
+        for b in range(cards):
+            t = card_type[b]
+            if t >= 0:
+                type_cards[t, filled[t]] = b
+                filled[t] += 1
+        enumerate_all = count <= enumerate_limit
+        dealt = min(count, deals.shape[0]) if enumerate_all else deals.shape[0]
+        state = np.uint64(seed)
+        for row in range(dealt):
+            if enumerate_all:
+                number = np.int64(row)
+            else:
+                state, drawn = _splitmix(state)
+                number = np.int64(drawn % np.uint64(count))
+            for b in range(cards):  # the facts' cards
+                for p in range(n_places):
+                    if required[p] >> b & 1:
+                        deals[row, b] = p
+            _unrank(number, start_key, types, width, shift, field, where, places_of, comp_start, comp_k, comp_weight,
+                    comp_delta, comp_set, close, avail, keys, bits, finish_values, order, type_cards, type_count, real,
+                    binom, deals[row])  # fmt: skip
     # The case file's distribution: the prefix swept again, carrying what the case file has taken.
     entropy = 0.0
-    if prefix > 0:
+    if want_entropy and prefix > 0:
         by_case = np.zeros((codes, columns))
         spent = _carry(prefix, readoff, codes, width, shift, field, where, places_of, comp_start, comp_k,
                        comp_weight, comp_delta, comp_set, comp_code, comp_read, close, avail, keys, bits,
                        finish_values, by_case, budget - work)  # fmt: skip
         if spent < 0:
-            return OVER_BUDGET, 0.0, 0.0
+            return OVER_BUDGET, 0.0, 0.0, 0
         for code in range(codes):
             subsets = 1.0  # the case files this code stands for: which cards of each type
             for position in range(min(prefix, readoff)):
@@ -761,11 +891,11 @@ def count_seat(required, forbidden, clauses, sizes, category_masks, case_counts,
                 else:
                     subsets *= binom[type_count[order[position]], digit]
             for column in range(columns):
-                share = by_case[code, column] / deals
+                share = by_case[code, column] / deals_count
                 if share <= 0.0:
                     continue
                 ways = subsets
                 if readoff < prefix:
                     ways *= type_count[order[readoff + column - 1]]  # the read-off card: one of its type's
                 entropy -= share * math.log2(share / ways)
-    return EXACT, deals, max(entropy, 0.0)
+    return EXACT, deals_count, max(entropy, 0.0), dealt
