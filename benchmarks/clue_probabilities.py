@@ -7,11 +7,12 @@
 Both sides play the same kind of game: every seat a deduction sheet (the AEC env's Python agents, the twin's
 compiled ones), one seat a game observed at each of its decisions (the learner's seat, rotated), with and without
 the probability pieces. A side's cost of the pieces is its mean time for the observation with them less the mean
-without them: the AEC env's counts the observed seat's knowledge (``knowledge.solution()`` and its exact sheet), the
-twin's the compiled sweep from the seat's masks (``deduction_envs.reasoning.clue_sweep``; the AEC seat's engine
-past the sweep's budget); the twin is timed one game an ``observe`` call here, so that each observation has its
-own time. Means and 99th percentiles per observation, and the ratio AEC /
-twin (above 1: the twin is cheaper). The games differ between the sides (their own deals), so the figures are of
+without them: the AEC env's counts the observed seat's knowledge (``knowledge.solution()`` and its exact sheet:
+the compiled sweep, ``deduction_envs.reasoning.clue_sweep``, within its budget, else the seat's engine; measured
+too with the engine alone, as the AEC env counted before the sweep), the twin's the same sweep from the seat's
+masks, every observed seat in one compiled call; the twin is timed one game an ``observe`` call here, so that each
+observation has its own time. Means and 99th percentiles per observation, and the ratios AEC / twin (above 1: the
+twin is cheaper). The games differ between the sides (their own deals), so the figures are of
 the same measure, not of the same positions.
 
 ``--states`` compares the counters alone on the same positions: the states of the learner's seat at each of its
@@ -25,14 +26,21 @@ from __future__ import annotations
 
 import platform
 import time
+from unittest import mock
 
 import numpy as np
 
 from train import arguments
 
 
-def aec_times(players: int, board: bool, games: int, probabilities: bool) -> np.ndarray:
-    """Seconds of each observation of the learner's seat on the AEC env (deduction sheets in every seat)."""
+def aec_times(players: int, board: bool, games: int, probabilities: bool, engine: bool = False) -> np.ndarray:
+    """Seconds of each observation of the learner's seat on the AEC env (deduction sheets in every seat); with
+    ``engine``, its seats counting with their engine alone, as before the sweep."""
+    if engine:
+        from deduction_envs.reasoning.clue_player import CluePlayerKnowledge
+
+        with mock.patch.object(CluePlayerKnowledge, "_swept", lambda self: None):
+            return aec_times(players, board, games, probabilities)
     from agents.roster import seat_agent
     from deduction_envs.envs import clue_v0
 
@@ -114,9 +122,8 @@ def counter_times(players: int, board: bool, games: int) -> None:
     """Print the engine's and the sweep's times on the same seats' states (``--states``)."""
     from deduction_envs import registry
     from deduction_envs.envs.clue import ClueObserver
-    from deduction_envs.envs.clue_batched import SWEEP_WORK
     from deduction_envs.reasoning.clue_facts import facts_of
-    from deduction_envs.reasoning.clue_sweep import EXACT, count_seat
+    from deduction_envs.reasoning.clue_sweep import EXACT, SWEEP_WORK, count_seat
 
     rules = registry.game("clue_v0").make_rules(players=players, board=board)
     knowledge = ClueObserver(rules).new_knowledge(0)
@@ -163,19 +170,29 @@ def main(argv: list[str] | None = None) -> None:
         counter_times(args.players, args.board, args.games)
         return
     twin_times(args.players, args.board, 2, True)  # compile first
-    aec_on, aec_off = (aec_times(args.players, args.board, args.games, p) for p in (True, False))
-    twin_on, twin_off = (twin_times(args.players, args.board, args.games, p) for p in (True, False))
+    aec_times(args.players, args.board, 1, True)
+    aec_times(args.players, args.board, 1, True, True)
+    sides = {
+        "AEC env, its engine (as before the sweep)": (aec_times(args.players, args.board, args.games, True, True),
+                                                      aec_times(args.players, args.board, args.games, False)),
+        "AEC env, the sweep": tuple(aec_times(args.players, args.board, args.games, p) for p in (True, False)),
+        "twin": tuple(twin_times(args.players, args.board, args.games, p) for p in (True, False)),
+    }  # fmt: skip
     print(f"{platform.machine()}, Python {platform.python_version()}; clue_v0, {args.players} players"
           f"{' on the board' if args.board else ''}, {args.games} games a side\n")  # fmt: skip
     print("| side | observations | with pieces: mean (ms) | p99 (ms) | without: mean (ms) | pieces' mean (ms) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     pieces = {}
-    for name, on, off in (("AEC env", aec_on, aec_off), ("twin", twin_on, twin_off)):
+    for name, (on, off) in sides.items():
         pieces[name] = (on.mean() - off.mean(), np.percentile(on, 99))
         print(f"| {name} | {on.size:,} | {on.mean() * 1e3:.3f} | {np.percentile(on, 99) * 1e3:.2f} | "
               f"{off.mean() * 1e3:.3f} | {pieces[name][0] * 1e3:.3f} |")  # fmt: skip
-    (a_mean, a_p99), (t_mean, t_p99) = pieces["AEC env"], pieces["twin"]
-    print(f"\nAEC / twin: x{a_mean / t_mean:.2f} on the pieces' mean, x{a_p99 / t_p99:.2f} on the 99th percentile")
+    t_mean, t_p99 = pieces["twin"]
+    print()
+    for name in list(sides)[:2]:
+        a_mean, a_p99 = pieces[name]
+        print(f"{name} / twin: x{a_mean / t_mean:.2f} on the pieces' mean, x{a_p99 / t_p99:.2f} on the 99th "
+              "percentile")
 
 
 if __name__ == "__main__":

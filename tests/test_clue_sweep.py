@@ -4,6 +4,8 @@ engine's observation budget samples; and its deals, listed and drawn."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -12,18 +14,23 @@ from test_clue_knowledge import apply, games
 
 from deduction_envs.core.entropy import entropy_bits
 from deduction_envs.reasoning import ContradictionError
-from deduction_envs.reasoning.clue_sweep import CONTRADICTION, EXACT, OVER_BUDGET, count_seat, deal_seat
+from deduction_envs.reasoning.clue_sweep import CONTRADICTION, EXACT, OVER_BUDGET, count_seat, deal_seat, solve_seat
 
 
-def sweep(knowledge, budget: float = 1e7):
-    """``count_seat`` on a knowledge's propagated masks: (status, deals, entropy, probabilities)."""
+def sweep(knowledge, budget: float = 1e7, cases: int = 0):
+    """``count_seat`` on a knowledge's propagated masks: (status, deals, entropy, probabilities); with ``cases``,
+    ``solve_seat``'s and its case-file distribution too."""
     store = knowledge.trusted_facts()
     required, forbidden = store.masks()
     model = knowledge._model
     probabilities = np.full((model.cards, model.places), np.nan)
-    status, deals, entropy = count_seat(required.copy(), forbidden.copy(), store.clauses.copy(),
-                                        np.array(model.sizes), np.array(model.category_masks),
-                                        np.array(model.case_counts), model.full, budget, probabilities)  # fmt: skip
+    table = (np.array(model.sizes), np.array(model.category_masks), np.array(model.case_counts), model.full)
+    masks = (required.copy(), forbidden.copy(), store.clauses.copy())
+    if cases:
+        distribution = np.full(cases, np.nan)
+        status, deals, entropy = solve_seat(*masks, *table, budget, probabilities, distribution)
+        return status, deals, entropy, probabilities, distribution
+    status, deals, entropy = count_seat(*masks, *table, budget, probabilities)
     return status, deals, entropy, probabilities
 
 
@@ -52,6 +59,11 @@ def test_the_sweep_counts_every_small_deck_as_enumeration_does(game):
     np.testing.assert_allclose(probabilities, expected, rtol=0, atol=1e-12)
     _, counts = np.unique(kept == knowledge.case_file, axis=0, return_counts=True)
     assert entropy == pytest.approx(entropy_bits(counts), abs=1e-12)
+    if all(size == 1 for size in knowledge.case_file_sizes):  # one card a category: each combination's share
+        combos = np.array(list(itertools.product(*knowledge.categories)))
+        cases = sweep(knowledge, cases=len(combos))[4]
+        share = [(kept[:, combo] == knowledge.case_file).all(axis=1).mean() for combo in combos]
+        np.testing.assert_allclose(cases, share, rtol=0, atol=1e-12)
 
 
 def test_a_tiny_budget_says_so_and_facts_with_no_deal_say_so():

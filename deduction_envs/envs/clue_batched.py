@@ -13,8 +13,9 @@ the order facts arrive in), and the public record (suggested, passed, refuted; a
 entropy are counted for every observed seat in one compiled call
 (:func:`~deduction_envs.reasoning.clue_sweep.count_seat`, from the seat's masks, kept until its facts change):
 exact, so equal to the AEC env's where the AEC env counts exactly, and exact too in most of the states where the
-AEC env's engine is over its observation budget and samples (past the sweep's own budget, :data:`SWEEP_WORK`, the
-twin asks the AEC seat's engine, which samples as the AEC env does: :meth:`~BatchedClueSeats.counted`).
+AEC env's engine is over its observation budget and samples (past the sweep's own budget,
+:data:`~deduction_envs.reasoning.clue_sweep.SWEEP_WORK`, the twin asks the AEC seat's engine, which samples as the
+AEC env does: :meth:`~BatchedClueSeats.counted`).
 :meth:`~BatchedClueSeats.entropy` gives each seat's bits for the entropy-shaped reward.
 
     from deduction_envs.games.clue import ClueRules
@@ -39,16 +40,12 @@ from deduction_envs.envs.clue import ClueObserver, write_sheet
 from deduction_envs.games.clue_batched import BatchedClueRules
 from deduction_envs.games.clue_board_batched import BatchedClueBoardRules
 from deduction_envs.reasoning.clue_facts import AT_LEAST, DEAD, NOT_ALL, Facts, facts_of, propagate_masks
-from deduction_envs.reasoning.clue_sweep import CONTRADICTION, EXACT, OVER_BUDGET, count_seat
+from deduction_envs.reasoning.clue_sweep import CONTRADICTION, EXACT, OVER_BUDGET, SWEEP_WORK, count_seat
 
-__all__ = ["CLAUSES", "SWEEP_WORK", "BatchedClueSeats", "BatchedSheetSeats"]
+__all__ = ["CLAUSES", "BatchedClueSeats", "BatchedSheetSeats"]
 
 #: Open clauses a seat keeps at most (rows the propagation has settled are reused first).
 CLAUSES = 96
-#: Work the compiled count of one seat may do (states times ways to deal a type; tens of milliseconds at most on
-#: the 2-core benchmark machine) before the seat is counted by the AEC seat's engine instead. Clue's 2 to 5-player
-#: states all fit; at 6 players a few in a thousand do not.
-SWEEP_WORK = 3e6
 
 
 class BatchedSheetSeats(BatchedSeats):
@@ -96,7 +93,7 @@ class BatchedClueSeats(BatchedSheetSeats):
     has_probabilities = True
     has_entropy = True
     #: The probability pieces and the entropy are counted compiled across the batch (the AEC seat's engine only
-    #: past :data:`SWEEP_WORK`).
+    #: past the sweep's budget, :data:`~deduction_envs.reasoning.clue_sweep.SWEEP_WORK`).
     compiled_probabilities = True
 
     def __init__(self, games: BatchedClueRules, max_cycles: int = 1000, illegal_action: str = "end",
@@ -178,7 +175,7 @@ class BatchedClueSeats(BatchedSheetSeats):
 
     def _count(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray | None = None) -> None:
         """Count the deals of seat ``seats[g]`` of every game ``games`` marks whose count is not kept: compiled, and
-        the seats past :data:`SWEEP_WORK` by the AEC seat's engine (:meth:`counted`); with ``out``, the observations
+        the seats past the sweep's budget by the AEC seat's engine (:meth:`counted`); with ``out``, the observations
         to write the counted pieces into (in the same compiled call)."""
         sizes, categories, case_counts = self._table
         vectors = self._no_vectors if out is None else out

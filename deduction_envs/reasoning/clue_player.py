@@ -19,23 +19,28 @@ validation or the satisfiability search (``ClueKnowledge.add_trusted``), as
 int64 masks that are propagated when read and handed to the engine only when
 an answer is asked for.
 
-Answers (:meth:`CluePlayerKnowledge.solution`) are exact when counting fits
-the work budget, else estimated from a fixed number of sampled deals (seeded
-by the number of events, so the same events give the same answer), and kept
-until the next event that changes what is known.
+Answers (:meth:`CluePlayerKnowledge.solution`) are counted exactly by the
+compiled sweep over card types (:mod:`~deduction_envs.reasoning.clue_sweep`,
+the batched twins' counter) within its budget; past it by the engine, exact
+when its counting fits the work budget, else estimated from a fixed number of
+sampled deals (seeded by the number of events, so the same events give the
+same answer); kept until the next event that changes what is known.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 from typing import Any
 
 import numpy as np
 
+from deduction_envs.core.information_set import readonly
 from deduction_envs.core.rules import check_int
 from deduction_envs.games.clue import ClueEvent, CluePhase, ClueRules, ClueState
 from deduction_envs.reasoning.clue_facts import card_mask
 from deduction_envs.reasoning.clue_knowledge import ClueKnowledge, ClueSolution
+from deduction_envs.reasoning.clue_sweep import EXACT, SWEEP_WORK, solve_seat
 
 __all__ = ["RECORD", "CluePlayerKnowledge", "SeatKnowledge", "blank_engine"]
 
@@ -46,6 +51,18 @@ RECORD = ("shown", "suggested", "passed", "refuted")
 def _count(row: np.ndarray, cards: tuple[int, ...]) -> None:
     for card in cards:  # three scalar increments are cheaper than one fancy-indexed one
         row[card] += 1
+
+
+@functools.lru_cache(maxsize=64)
+def _sweep_table(categories: tuple, hand_sizes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, int,
+                                                                          np.ndarray]:  # fmt: skip
+    """What the sweep needs of a classic table (one card of each category in the case file): each place's size,
+    the category masks, the case file's counts, the full mask, and every combination in triple order."""
+    sizes = np.array([*hand_sizes, len(categories)], dtype=np.int64)
+    starts = np.cumsum([0, *(len(c) for c in categories)])
+    masks = np.array([((1 << int(b)) - 1) ^ ((1 << int(a)) - 1) for a, b in itertools.pairwise(starts)], dtype=np.int64)
+    triples = np.array(list(itertools.product(*(range(a, b) for a, b in itertools.pairwise(starts)))), dtype=np.int64)
+    return sizes, masks, np.ones(len(categories), dtype=np.int64), (1 << int(starts[-1])) - 1, triples
 
 
 @functools.lru_cache(maxsize=64)
@@ -120,13 +137,18 @@ class SeatKnowledge:
         return self._facts.masks()
 
     def solution(self) -> ClueSolution:
-        """Probabilities and case-file distribution: exact within the work budget, else from ``samples`` deals."""
+        """Probabilities and case-file distribution: exact within the work budget, else from ``samples`` deals
+        (a subclass may count exactly first, :meth:`_swept`)."""
         engine = self.engine
         if self._changes != engine.changes:  # only when what is known changed (-1: never solved)
-            self._solution = engine.solve("auto", samples=self.samples, rng=len(self.events))
+            self._solution = self._swept() or engine.solve("auto", samples=self.samples, rng=len(self.events))
             self._changes = engine.changes
         assert self._solution is not None
         return self._solution
+
+    def _swept(self) -> ClueSolution | None:
+        """The exact solution from a compiled counter, or None to ask the engine (the default)."""
+        return None
 
     def entropy(self) -> float:
         """Bits of the case file's distribution still to find out."""
@@ -164,6 +186,7 @@ class CluePlayerKnowledge(SeatKnowledge):
     def __init__(self, rules: ClueRules, player: int, work_limit: float = 2e6, samples: int = 4000) -> None:
         super().__init__(blank_engine(rules.categories, rules.hand_sizes, 1, float(work_limit)), player, samples)
         self.rules = rules
+        self._table = _sweep_table(rules.categories, rules.hand_sizes)
         players, cards = rules.players, rules.cards
         self.hand: tuple[int, ...] = ()
         #: ``[what, seat, card]``, ``what`` in RECORD: the public record, and what this seat has shown.
@@ -175,6 +198,22 @@ class CluePlayerKnowledge(SeatKnowledge):
         #: The public position (no cards): whose turn, the phase, the pending suggestion, who is out, the winner;
         #: moved by the rules' own public state machine (:meth:`ClueRules.advance`).
         self.public = rules.public_state()
+
+    def _swept(self) -> ClueSolution | None:
+        """The exact solution by the compiled sweep (:func:`~deduction_envs.reasoning.clue_sweep.solve_seat`),
+        as the batched twin counts its seats; None past the sweep's budget."""
+        required, forbidden = self._facts.masks()
+        sizes, categories, case_counts, full, triples = self._table
+        probabilities = np.zeros((self.rules.cards, self.rules.players + 1))
+        cases = np.zeros(len(triples))
+        status, count, _ = solve_seat(required, forbidden, self._facts.clauses, sizes, categories, case_counts, full,
+                                      SWEEP_WORK, probabilities, cases)  # fmt: skip
+        if status != EXACT:
+            return None
+        possible = np.flatnonzero(cases > 0)
+        return ClueSolution(method="exact", count=round(count), count_error=0.0, probabilities=readonly(probabilities),
+                            errors=readonly(np.zeros_like(probabilities)), case_files=readonly(triples[possible]),
+                            case_file_probabilities=readonly(cases[possible]))  # fmt: skip
 
     @property
     def suggestion(self) -> tuple[int, ...]:

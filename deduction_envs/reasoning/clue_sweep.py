@@ -37,7 +37,7 @@ from numba import njit
 
 from deduction_envs.reasoning.clue_counting import popcount
 
-__all__ = ["CONTRADICTION", "EXACT", "MAX_WIDTH", "OVER_BUDGET", "count_seat", "deal_seat"]
+__all__ = ["CONTRADICTION", "EXACT", "MAX_WIDTH", "OVER_BUDGET", "SWEEP_WORK", "count_seat", "deal_seat", "solve_seat"]
 
 #: What :func:`count_seat` returns: counted exactly, over its budget (nothing written), or no deal at all.
 EXACT, OVER_BUDGET, CONTRADICTION = 0, 1, 2
@@ -46,6 +46,10 @@ MAX_WIDTH = 20
 #: Places the sweep deals to at most (players taking cards, and a case-file place per category).
 MAX_PLACES = 16
 EMPTY = -1
+#: Work a seat's count may do by default (states times ways to deal a type; tens of milliseconds at most on the
+#: 2-core benchmark machine) before the caller counts another way. Clue's 2 to 5-player states all fit; at 6
+#: players a few in a thousand do not.
+SWEEP_WORK = 3e6
 #: Contents of the case file the entropy's table may have to tell apart (types' counts): a table of twice as many.
 MAX_CASE_CODES = 1 << 20
 
@@ -365,6 +369,61 @@ def _unrank(number, start, types, width, shift, field, where, places_of, comp_st
 
 
 @njit(cache=True)
+def _spread(share, code, column, cases, prefix, readoff, order, group_of, group_stride, digit_base, group_rank,
+            category_of, card_type, known, category_masks, cards):  # pragma: no cover - compiled  # fmt: skip
+    """Add ``share`` to every combination (one card a category, in triple order) the case file's ``code`` and
+    read-off ``column`` stand for: per category, each card of the type the code names, or the card known to be
+    there (``known``: the case file's cards the facts place)."""
+    categories = category_masks.size
+    lists = np.zeros((categories, cards), dtype=np.int64)  # each category's candidate positions in it
+    lengths = np.zeros(categories, dtype=np.int64)
+    strides = np.ones(categories, dtype=np.int64)
+    starts = np.zeros(categories, dtype=np.int64)
+    for c in range(categories - 1, -1, -1):
+        mask = category_masks[c]
+        starts[c] = 0
+        while not mask >> starts[c] & 1:
+            starts[c] += 1
+        if c < categories - 1:
+            strides[c] = strides[c + 1] * popcount(category_masks[c + 1])
+    for c in range(categories):
+        held = known & category_masks[c]
+        if held:
+            for b in range(cards):
+                if held >> b & 1:
+                    lists[c, lengths[c]] = b - starts[c]
+                    lengths[c] += 1
+    # The types the code names: a carried category's digit, the read-off column.
+    for position in range(prefix):
+        v = group_of[order[position]]
+        c = category_of[v]
+        if position < readoff:
+            if code // group_stride[v] % digit_base[position] != group_rank[position]:
+                continue
+        elif readoff + column - 1 != position:
+            continue
+        for b in range(cards):
+            if card_type[b] == order[position]:
+                lists[c, lengths[c]] = b - starts[c]
+                lengths[c] += 1
+    pick = np.zeros(categories, dtype=np.int64)  # an odometer over the lists
+    while True:
+        index = 0
+        for c in range(categories):
+            index += lists[c, pick[c]] * strides[c]
+        cases[index] += share
+        c = categories - 1
+        while c >= 0:
+            pick[c] += 1
+            if pick[c] < lengths[c]:
+                break
+            pick[c] = 0
+            c -= 1
+        if c < 0:
+            return
+
+
+@njit(cache=True)
 def count_seat(required, forbidden, clauses, sizes, category_masks, case_counts, full, budget, probabilities):
     # pragma: no cover - compiled
     """Count the deals consistent with one seat's propagated facts; write each card's probability at each place.
@@ -385,7 +444,20 @@ def count_seat(required, forbidden, clauses, sizes, category_masks, case_counts,
     """
     none = np.zeros((0, probabilities.shape[0]), dtype=np.int64)
     status, total, entropy, _ = _solve(required, forbidden, clauses, sizes, category_masks, case_counts, full, budget,
-                                       probabilities, True, none, 0, 0)  # fmt: skip
+                                       probabilities, True, none, 0, 0, np.zeros(0))  # fmt: skip
+    return status, total, entropy
+
+
+@njit(cache=True)
+def solve_seat(required, forbidden, clauses, sizes, category_masks, case_counts, full, budget, probabilities,
+               cases):  # pragma: no cover - compiled  # fmt: skip
+    """:func:`count_seat`, and the case file's distribution where it holds one card of each category: ``cases``
+    (float64, one entry a combination, every category's cards in order, the last category fastest: Clue's
+    triple order) gets each combination's probability. Returns :func:`count_seat`'s ``(status, deals,
+    entropy)``; ``cases`` is written when exact."""
+    none = np.zeros((0, probabilities.shape[0]), dtype=np.int64)
+    status, total, entropy, _ = _solve(required, forbidden, clauses, sizes, category_masks, case_counts, full, budget,
+                                       probabilities, True, none, 0, 0, cases)  # fmt: skip
     return status, total, entropy
 
 
@@ -407,14 +479,15 @@ def deal_seat(required, forbidden, clauses, sizes, category_masks, case_counts, 
     """
     scratch = np.zeros((deals.shape[1], required.size))
     status, total, _, dealt = _solve(required, forbidden, clauses, sizes, category_masks, case_counts, full, budget,
-                                     scratch, False, deals, seed, enumerate_limit)  # fmt: skip
+                                     scratch, False, deals, seed, enumerate_limit, np.zeros(0))  # fmt: skip
     return status, total, dealt
 
 
 @njit(cache=True)
 def _solve(required, forbidden, clauses, sizes, category_masks, case_counts, full, budget, probabilities,
-           want_entropy, deals, seed, enumerate_limit):  # pragma: no cover - compiled  # fmt: skip
-    """:func:`count_seat` and :func:`deal_seat` in one: ``(status, count, entropy, deals written)``."""
+           want_entropy, deals, seed, enumerate_limit, cases):  # pragma: no cover - compiled  # fmt: skip
+    """:func:`count_seat`, :func:`solve_seat` and :func:`deal_seat` in one: ``(status, count, entropy, deals
+    written)``."""
     n_places = required.size
     case_file = n_places - 1
     placed = 0
@@ -425,6 +498,7 @@ def _solve(required, forbidden, clauses, sizes, category_masks, case_counts, ful
     real = np.zeros(MAX_PLACES, dtype=np.int64)
     room = np.zeros(MAX_PLACES, dtype=np.int64)
     allowed = np.zeros(MAX_PLACES, dtype=np.int64)
+    category_of = np.full(MAX_PLACES, -1, dtype=np.int64)  # a case-file place's category
     places = 0
     for p in range(case_file):
         left = sizes[p] - popcount(required[p])
@@ -442,11 +516,12 @@ def _solve(required, forbidden, clauses, sizes, category_masks, case_counts, ful
         if left > 0:
             if places == MAX_PLACES:
                 return OVER_BUDGET, 0.0, 0.0, 0
-            real[places], room[places] = case_file, left
+            real[places], room[places], category_of[places] = case_file, left, c
             allowed[places] = free & ~forbidden[case_file] & category_masks[c]
             places += 1
     cards = probabilities.shape[0]
     probabilities[:, :] = 0.0
+    cases[:] = 0.0
     for p in range(n_places):
         for b in range(cards):
             if required[p] >> b & 1:
@@ -458,6 +533,11 @@ def _solve(required, forbidden, clauses, sizes, category_masks, case_counts, ful
     if total_room != n_free:
         return CONTRADICTION, 0.0, 0.0, 0
     if n_free == 0:  # one deal: the facts place every card
+        if cases.size:
+            _spread(1.0, 0, 0, cases, 0, 0, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                    np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                    category_of, np.full(cards, -1, dtype=np.int64), required[case_file], category_masks,
+                    cards)  # fmt: skip
         dealt = min(deals.shape[0], 1 if enumerate_limit >= 1 else deals.shape[0])
         for row in range(dealt):
             for b in range(cards):
@@ -898,4 +978,11 @@ def _solve(required, forbidden, clauses, sizes, category_masks, case_counts, ful
                 if readoff < prefix:
                     ways *= type_count[order[readoff + column - 1]]  # the read-off card: one of its type's
                 entropy -= share * math.log2(share / ways)
+                if cases.size:
+                    _spread(share / ways, code, column, cases, prefix, readoff, order, group_of, group_stride,
+                            digit_base, group_rank, category_of, card_type, required[case_file], category_masks,
+                            cards)  # fmt: skip
+    if cases.size and prefix == 0:  # every card of the case file known
+        _spread(1.0, 0, 0, cases, 0, 0, order, group_of, group_stride, digit_base, group_rank, category_of,
+                card_type, required[case_file], category_masks, cards)  # fmt: skip
     return EXACT, deals_count, max(entropy, 0.0), dealt
