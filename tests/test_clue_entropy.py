@@ -89,6 +89,38 @@ def test_sampled_scores_are_close_to_exact():
     assert sampled.best() in exact.top(3)
 
 
+@pytest.mark.parametrize("players", [3, 4])
+def test_the_compiled_scores_equal_the_python_scores_on_the_same_deals(players):
+    """``score_deals`` (the batched agents' scoring) against ``score_suggestions`` on the deals it drew: seat 0's
+    states along seeded games of deduction sheets, exact where every deal is listed and Miller-Madow where they
+    are drawn."""
+    from deduction_envs.reasoning.clue_suggestions import _deals, score_deals, suggestion_table
+
+    rules = ClueRules(players)
+    checked = {True: 0, False: 0}
+    agents = [ClueDeductionSheet() for _ in range(players)]
+    steps = []
+
+    def check(table) -> None:
+        steps.append(None)
+        if len(steps) % 7:
+            return
+        knowledge, seed = agents[0].knowledge.engine, len(steps)
+        for limit in (0, 500):
+            scores = score_suggestions(knowledge, 0, rng=seed, samples=300, enumerate_limit=limit)
+            deals, exact = _deals(knowledge, 300, limit, np.random.default_rng(seed))
+            expected = np.zeros(rules.num_triples)
+            score_deals(deals, 0, players, suggestion_table(knowledge), np.array(rules.category_starts),
+                        np.array(rules.category_sizes), not exact, expected)  # fmt: skip
+            assert exact == scores.exact
+            np.testing.assert_allclose(expected, scores.expected_entropy, rtol=0, atol=1e-9)
+            checked[exact] += 1
+
+    for seed in range(3):
+        play_game(rules, agents, seed, watch=check)
+    assert checked[True] and checked[False], checked
+
+
 def test_scores_are_seeded_and_bad_arguments_are_refused():
     knowledge, _ = small_knowledge()
     a = score_suggestions(knowledge, 1, samples=300, rng=5, enumerate_limit=0)

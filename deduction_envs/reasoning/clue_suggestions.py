@@ -25,13 +25,14 @@ Which card a refuter with a choice shows is a model (``refuter``):
   know more than that about the asker's view).
 
 The deals: when the asker's knowledge counts exactly at most
-``enumerate_limit`` deals, all of them, drawn until every one has been seen
-(checked against the exact count), and the figures are exact. Otherwise
-``samples`` uniform deals (exact uniform draws through the counts where the
-counting fits the budget, else the engine's sampler), and each outcome's
-entropy is the Miller-Madow estimate, so that suggestions with many outcomes,
+``enumerate_limit`` deals, all of them, and the figures are exact. Otherwise
+``samples`` uniform deals, and each outcome's entropy is the Miller-Madow
+estimate, so that suggestions with many outcomes,
 whose outcomes are each seen in fewer deals, are not favoured by the
-plug-in estimate's bias.
+plug-in estimate's bias. The compiled sweep over card types lists or draws
+them (:func:`~deduction_envs.reasoning.clue_sweep.deal_seat`, seeded by one
+number of the caller's generator); past its budget the engine does (drawn until
+every deal has been seen, checked against the count, when enumerating).
 """
 
 from __future__ import annotations
@@ -42,12 +43,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from deduction_envs.core.entropy import binary_entropy_bits, conditional_entropy_bits, grouped_conditional_entropy_bits
 from deduction_envs.core.rules import check_int
 from deduction_envs.reasoning.clue_knowledge import ClueKnowledge
+from deduction_envs.reasoning.clue_sweep import EXACT, SWEEP_WORK, deal_seat
 
-__all__ = ["REFUTER_MODELS", "SuggestionScores", "ask_candidates", "score_asks", "score_suggestions", "sure_to_learn"]
+__all__ = [
+    "REFUTER_MODELS",
+    "SuggestionScores",
+    "ask_candidates",
+    "score_asks",
+    "score_deals",
+    "score_suggestions",
+    "sure_to_learn",
+]
 
 #: How a refuter holding several of the suggested cards chooses the one to show.
 REFUTER_MODELS = ("uniform", "adversarial")
@@ -143,7 +154,21 @@ def score_suggestions(
 def _deals(
     knowledge: ClueKnowledge, samples: int, enumerate_limit: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, bool]:
-    """Every consistent deal when the exact count is at most ``enumerate_limit``, else ``samples`` uniform ones."""
+    """Every consistent deal when the exact count is at most ``enumerate_limit``, else ``samples`` uniform ones:
+    dealt by the compiled sweep (:func:`~deduction_envs.reasoning.clue_sweep.deal_seat`, from one number drawn
+    from ``rng`` whichever way, so that a compiled agent given that number deals the same), or by the engine where
+    the sweep is over its budget."""
+    seed = int(rng.integers(2**53))
+    store = knowledge.trusted_facts()
+    required, forbidden = store.masks()
+    model = knowledge._model
+    table = (np.array(model.sizes), np.array(model.category_masks), np.array(model.case_counts), model.full)
+    deals = np.zeros((max(samples, enumerate_limit), model.cards), dtype=np.int64)
+    status, count, dealt = deal_seat(required, forbidden, store.clauses, *table, SWEEP_WORK, seed, enumerate_limit,
+                                     deals)  # fmt: skip
+    if status == EXACT:
+        exact = count <= enumerate_limit
+        return deals[:dealt] if exact else deals[:samples], exact
     solution = knowledge.solve()
     if solution.method == "exact" and solution.count <= enumerate_limit:
         # 20 draws per deal miss a given deal with probability e**-20: all are seen, which the count checks.
@@ -198,6 +223,87 @@ def _joint(
         weight = np.where(refuted[:, :, None], np.arange(width) == chosen[:, :, None], weight).astype(np.float64)
         joint = tally(weight)
     return joint
+
+
+@njit(cache=True)
+def score_deals(deals, asker, players, triples, starts, sizes, sampled, expected):  # pragma: no cover - compiled
+    """Compiled, for the batched agents: every suggestion's expected entropy after its answer from ``deals`` (a deal
+    a row, each card's place, the case file ``players``), as :func:`score_suggestions` scores them under the
+    ``"uniform"`` refuter model (a refuter shows each matching card with equal probability), each outcome's entropy
+    the Miller-Madow estimate when ``sampled``. ``triples``: ``(n, 3)`` the suggestions' cards; ``starts`` /
+    ``sizes``: each category's first card and size (a deal's case file numbered in triple order). Writes
+    ``expected`` (one a suggestion)."""
+    n, categories = deals.shape[0], starts.size
+    cases = 1
+    for c in range(categories):
+        cases *= sizes[c]
+    case = np.zeros(n, dtype=np.int64)
+    for d in range(n):
+        index = 0
+        for c in range(categories):
+            for b in range(starts[c], starts[c] + sizes[c]):
+                if deals[d, b] == players:
+                    index = index * sizes[c] + b - starts[c]
+                    break
+        case[d] = index
+    width = triples.shape[1]
+    outcomes = 1 + width * (players - 1)
+    joint = np.zeros((outcomes, cases))
+    touched_outcome = np.zeros(n * width, dtype=np.int64)
+    touched_case = np.zeros(n * width, dtype=np.int64)
+    per_outcome = np.zeros(outcomes)
+    plug_in = np.zeros(outcomes)
+    observed = np.zeros(outcomes, dtype=np.int64)
+    turns = np.zeros(width, dtype=np.int64)
+    for s in range(triples.shape[0]):
+        touched = 0
+        for d in range(n):
+            first = players
+            for k in range(width):
+                place = deals[d, triples[s, k]]
+                turn = players if place == players else (place - asker) % players
+                if turn == 0:  # the asker's own card: nobody shows it
+                    turn = players
+                turns[k] = turn
+                first = min(first, turn)
+            if first == players:
+                outcome_weight = 1.0
+                matching = 0
+            else:
+                matching = 0
+                for k in range(width):
+                    if turns[k] == first:
+                        matching += 1
+                outcome_weight = 1.0 / matching
+            for k in range(width if matching else 1):
+                if matching and turns[k] != first:
+                    continue
+                o = 1 + width * (first - 1) + k if matching else 0
+                if joint[o, case[d]] == 0.0:
+                    touched_outcome[touched], touched_case[touched] = o, case[d]
+                    touched += 1
+                joint[o, case[d]] += outcome_weight
+        per_outcome[:] = 0.0
+        plug_in[:] = 0.0
+        observed[:] = 0
+        for i in range(touched):
+            per_outcome[touched_outcome[i]] += joint[touched_outcome[i], touched_case[i]]
+            observed[touched_outcome[i]] += 1
+        for i in range(touched):
+            o = touched_outcome[i]
+            p = joint[o, touched_case[i]] / per_outcome[o]
+            plug_in[o] -= p * np.log2(p)
+            joint[o, touched_case[i]] = 0.0
+        total, value = 0.0, 0.0
+        for o in range(outcomes):
+            if per_outcome[o] <= 0.0:
+                continue
+            h = plug_in[o]
+            if sampled and observed[o] > 1:
+                h += (observed[o] - 1) / (2 * per_outcome[o] * math.log(2))
+            value += per_outcome[o] * h
+            total += per_outcome[o]
+        expected[s] = max(value / total, 0.0)
 
 
 def score_asks(

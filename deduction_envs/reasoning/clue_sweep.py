@@ -47,8 +47,8 @@ MAX_WIDTH = 20
 MAX_PLACES = 16
 EMPTY = -1
 #: Work a seat's count may do by default (states times ways to deal a type; tens of milliseconds at most on the
-#: 2-core benchmark machine) before the caller counts another way. Clue's 2 to 5-player states all fit; at 6
-#: players a few in a thousand do not.
+#: 2-core benchmark machine) before the caller counts another way. Every seat's state of the benchmarks' games
+#: fits, 6 players included (671 states; 3 of them need more than 1e6).
 SWEEP_WORK = 3e6
 #: Contents of the case file the entropy's table may have to tell apart (types' counts): a table of twice as many.
 MAX_CASE_CODES = 1 << 20
