@@ -135,8 +135,8 @@ def _find(keys, bits, key):  # pragma: no cover - compiled
         i = (i + 1) & mask
 
 
-# The forward, backward and carrying passes each step a state through a layer's ways in their own loop (the fit
-# check here, then the clause bits): written out in each, since a shared step function called in the inner loop,
+# The forward, backward, carrying and dealing passes each step a state through a layer's ways in their own loop
+# (the fit check here, then the clause bits): written out in each, since a shared step function called in the inner loop,
 # inlined by numba or not, made the sweep three to four times slower (measured; the thirteen arguments a call, most of
 # them arrays, are the likely cost).
 @njit(cache=True)
