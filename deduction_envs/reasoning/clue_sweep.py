@@ -136,9 +136,9 @@ def _find(keys, bits, key):  # pragma: no cover - compiled
 
 
 # The forward, backward, carrying and dealing passes each step a state through a layer's ways in their own loop
-# (the fit check here, then the clause bits): written out in each, since a shared step function called in the inner loop,
-# inlined by numba or not, made the sweep three to four times slower (measured; the thirteen arguments a call, most of
-# them arrays, are the likely cost).
+# (the fit check here, then the clause bits): written out in each, since a shared step function called in the
+# inner loop, inlined by numba or not, made the sweep three to four times slower (measured; the thirteen arguments
+# a call, most of them arrays, are the likely cost).
 @njit(cache=True)
 def _fits(caps, j, t, where, places_of, shift, field, comp_k, avail):  # pragma: no cover - compiled
     """Whether way ``j`` of dealing layer ``t``'s type fits the places' ``caps`` and leaves each place no more than
