@@ -5,27 +5,34 @@ Python: by types of interchangeable cards (:mod:`~deduction_envs.reasoning.clue_
 counts of every type still to deal and grow as two to the number of types once clauses tell the cards apart, and
 the bitmask programme (:mod:`~deduction_envs.reasoning.clue_counting`), whose work grows with the hands of each
 place. Mid-game Clue (15 free cards in a dozen types, a handful of open clauses) is too much for both within an
-observation's budget. This module counts the same deals another way, and from the masks a batched twin keeps
-(``required``, ``forbidden`` and a clause table, propagated), with no Python between the masks and the answer:
+observation's budget. This module counts the same deals another way, from the masks a seat keeps (``required``,
+``forbidden`` and a clause table, propagated), with no Python between the masks and the answer. A Clue env's seats
+(:class:`~deduction_envs.reasoning.clue_player.CluePlayerKnowledge`) and the batched twins count with it, and ask
+the engine only past its budget (:data:`SWEEP_WORK`):
 
 - the free cards are grouped into *types* (cards every fact and clause treats alike), and the *places* are the
   players still to receive cards and, for the case file, one place per category (it takes a fixed number of
   each);
-- the sweep deals the types one after another: a state is how many cards each place still takes and, for each
-  clause that has some of its types dealt and some not (the *frontier*), whether it is settled so far (an
-  at-least clause: a card went to its place; a not-all clause: a card went elsewhere). A type's cards go to the
-  places in every way their counts allow, weighted by the multinomial coefficient (which of the type's cards);
-  a clause whose last type is dealt must be settled. The states are few when the frontier is narrow, which the
-  order of the types keeps it (greedily, fewest open clauses first);
+- the sweep deals the types one after another: a state is how many cards each place still takes (a bit field a
+  place) and, for each clause that has some of its types dealt and some not (the *frontier*), whether it is
+  settled so far (an at-least clause: a card went to its place; a not-all clause: a card went elsewhere). A type's
+  cards go to the places in every way their counts allow, weighted by the multinomial coefficient (which of the
+  type's cards); a clause whose last type is dealt must be settled; a state that cannot finish (a place left more
+  than the later types can fill, an open at-least clause whose place is full) is dropped;
+- the order: the types the case file may take first, category by category, fewest types first (within each and
+  after them, greedily the type that leaves the fewest clauses open), then the rest;
 - the forward and backward counts give the number of deals and the expected cards of each type at each place
-  (a card's probability by symmetry within its type), and a forward pass that also carries how many of each
-  type went to the case file (the types the case file may take are dealt first) gives the distribution of the
-  case file over its possible contents, hence its entropy.
+  (a card's probability by symmetry within its type); the forward's states swept again, each carrying a vector
+  over what the case file has taken (a digit a category, the last category read off where its card is dealt),
+  give the case file's distribution (:func:`solve_seat`) and its entropy;
+- a deal is a number below the count, read back layer by layer through the counts (which way the type is dealt,
+  then which of its cards go where): :func:`deal_seat` lists every deal, or draws uniform ones from a seed.
 
 The counts are float64 sums of integers: exact while the number of deals is below 2**53 (Clue's are). The work
-(states times ways to deal a type, summed over the sweep) is bounded by a budget; past it, or where the frontier
-or the state's code would not fit, :func:`count_seat` says so and the caller counts another way. Tested equal to
-:class:`~deduction_envs.reasoning.clue_knowledge.ClueKnowledge` on the states of random games.
+(states times ways to deal a type, summed over the passes) is bounded by a budget; past it, or where the frontier
+or the state's code would not fit, the functions say so and the caller counts another way. Tested against
+brute-force enumeration of small decks and against
+:class:`~deduction_envs.reasoning.clue_knowledge.ClueKnowledge` without a budget (``tests/test_clue_sweep.py``).
 """
 
 from __future__ import annotations
