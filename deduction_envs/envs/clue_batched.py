@@ -241,7 +241,6 @@ def _count_seats(games, seats, required, forbidden, clauses, dirty, full, groups
     (:func:`_write_counted`). ``status[g]`` says where the sweep was over its budget or found no deal (nothing
     written); returns how many such games are left to count another way, -1 if a seat's facts contradict."""
     left = 0
-    one = np.zeros(games.size, dtype=np.bool_)
     for g in range(games.size):
         status[g] = EXACT
         if not games[g]:
@@ -249,9 +248,7 @@ def _count_seats(games, seats, required, forbidden, clauses, dirty, full, groups
         s = seats[g]
         if fresh[g, s]:
             if write:
-                one[g] = True
-                _write_counted(one, seats, probabilities, sheet, entropy, places, starts, max_entropy, vectors)
-                one[g] = False
+                _write_seat(g, s, probabilities, sheet, entropy, places, starts, max_entropy, vectors)
             continue
         if not settled(g, s, required, forbidden, clauses, dirty, full, groups):
             return -1
@@ -270,9 +267,7 @@ def _count_seats(games, seats, required, forbidden, clauses, dirty, full, groups
                 sheet[g, s, card, place] = 1 if p == 1.0 else (0 if p == 0.0 else -1)
         fresh[g, s] = True
         if write:
-            one[g] = True
-            _write_counted(one, seats, probabilities, sheet, entropy, places, starts, max_entropy, vectors)
-            one[g] = False
+            _write_seat(g, s, probabilities, sheet, entropy, places, starts, max_entropy, vectors)
     return left
 
 
@@ -296,22 +291,27 @@ def _write_counted(games, seats, probabilities, sheet, entropy, places, starts, 
     # pragma: no cover - compiled
     """What counting gave each observed seat, written as ``SheetObserver.write_counted`` writes it: held, not held
     and the probabilities by card then place (the seat's turn order, the case file last), the entropy scaled."""
-    held, lacked, shares, bits = starts[0], starts[1], starts[2], starts[3]
     for g in range(games.size):
-        if not games[g]:
-            continue
-        s = seats[g]
-        order = places[s]
-        vector = vectors[g]
-        width = order.size
-        for card in range(probabilities.shape[2]):
-            for i in range(width):
-                place = order[i]
-                at = card * width + i
-                vector[held + at] = 1.0 if sheet[g, s, card, place] == 1 else 0.0
-                vector[lacked + at] = 1.0 if sheet[g, s, card, place] == 0 else 0.0
-                vector[shares + at] = probabilities[g, s, card, place]
-        vector[bits] = entropy[g, s] / max_entropy
+        if games[g]:
+            _write_seat(g, seats[g], probabilities, sheet, entropy, places, starts, max_entropy, vectors)
+
+
+@njit(cache=True)
+def _write_seat(g, s, probabilities, sheet, entropy, places, starts, max_entropy, vectors):
+    # pragma: no cover - compiled
+    """:func:`_write_counted` for seat ``s`` of game ``g``."""
+    held, lacked, shares, bits = starts[0], starts[1], starts[2], starts[3]
+    order = places[s]
+    vector = vectors[g]
+    width = order.size
+    for card in range(probabilities.shape[2]):
+        for i in range(width):
+            place = order[i]
+            at = card * width + i
+            vector[held + at] = 1.0 if sheet[g, s, card, place] == 1 else 0.0
+            vector[lacked + at] = 1.0 if sheet[g, s, card, place] == 0 else 0.0
+            vector[shares + at] = probabilities[g, s, card, place]
+    vector[bits] = entropy[g, s] / max_entropy
 
 
 @njit(cache=True)
