@@ -128,7 +128,7 @@ def counter_times(players: int, board: bool, games: int) -> None:
     rules = registry.game("clue_v0").make_rules(players=players, board=board)
     knowledge = ClueObserver(rules).new_knowledge(0)
     engine, model = knowledge.engine, knowledge.engine._model
-    table = (np.array(model.sizes), np.array(model.category_masks), np.array(model.case_counts), model.full)
+    table = model.sweep_table
     states = seat_states(players, board, games)
     out = np.zeros((model.cards, model.places))
     count_seat(*states[0][:3], *table, SWEEP_WORK, out)  # compile first

@@ -24,7 +24,7 @@ def sweep(knowledge, budget: float = 1e7, cases: int = 0):
     required, forbidden = store.masks()
     model = knowledge._model
     probabilities = np.full((model.cards, model.places), np.nan)
-    table = (np.array(model.sizes), np.array(model.category_masks), np.array(model.case_counts), model.full)
+    table = model.sweep_table
     masks = (required.copy(), forbidden.copy(), store.clauses.copy())
     if cases:
         distribution = np.full(cases, np.nan)
@@ -78,7 +78,7 @@ def test_a_tiny_budget_says_so_and_facts_with_no_deal_say_so():
     required, forbidden = store.required.copy(), store.forbidden.copy()  # unpropagated: the sweep finds it
     model = knowledge._model
     out = np.zeros((model.cards, model.places))
-    table = (np.array(model.sizes), np.array(model.category_masks), np.array(model.case_counts), model.full)
+    table = model.sweep_table
     status = count_seat(required, forbidden, store.clauses.copy(), *table, 1e7, out)[0]
     assert status == CONTRADICTION
 
@@ -101,7 +101,7 @@ def test_the_sweep_counts_exactly_where_the_observation_budget_samples(players):
     sheet, rng = agent("deduction_sheet"), np.random.default_rng(0)
     engine = ClueObserver(rules).new_knowledge(0).engine
     model = engine._model
-    table = (np.array(model.sizes), np.array(model.category_masks), np.array(model.case_counts), model.full)
+    table = model.sweep_table
     checked = 0
     while not seats.games.over.all() and checked < 3:
         live = ~seats.games.over
@@ -132,7 +132,7 @@ def deal(knowledge, n: int = 0, seed: int = 0, enumerate_limit: int = 0, budget:
     store = knowledge.trusted_facts()
     required, forbidden = store.masks()
     model = knowledge._model
-    table = (np.array(model.sizes), np.array(model.category_masks), np.array(model.case_counts), model.full)
+    table = model.sweep_table
     out = np.full((n, model.cards), -1, dtype=np.int64)
     status, count, dealt = deal_seat(required.copy(), forbidden.copy(), store.clauses.copy(), *table, budget, seed,
                                      enumerate_limit, out)  # fmt: skip

@@ -106,9 +106,7 @@ class BatchedClueSeats(BatchedSheetSeats):
         self._engine, self._samples = blank.engine, blank.samples
         #: Per (game, seat): the facts last counted and what counting gave (the exact sheet and the solution).
         self._counted: dict[tuple[int, int], tuple[Facts, np.ndarray, Any]] = {}
-        model = blank.engine._model
-        self._table = (np.array(model.sizes, dtype=np.int64), np.array(model.category_masks, dtype=np.int64),
-                       np.array(model.case_counts, dtype=np.int64))  # fmt: skip
+        self._table = blank.engine._model.sweep_table[:3]  # the sweep's sizes, category masks and case counts
         n, players, cards = games.n, games.rules.players, games.rules.cards
         #: What counting gave each seat, kept while ``_fresh``: each card's probability at each place, the sheet
         #: (1 held, 0 not, -1 unknown) and the case file's entropy in bits.

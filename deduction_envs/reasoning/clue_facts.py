@@ -83,6 +83,13 @@ class FactModel:
         return ", ".join(self.names[b] for b in mask_bits(mask))
 
     @functools.cached_property
+    def sweep_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """The table as :mod:`~deduction_envs.reasoning.clue_sweep`'s functions take it: each place's size, the
+        category masks and the case file's count of each (int64 arrays), and the mask of every card."""
+        return (np.array(self.sizes, dtype=np.int64), np.array(self.category_masks, dtype=np.int64),
+                np.array(self.case_counts, dtype=np.int64), self.full)  # fmt: skip
+
+    @functools.cached_property
     def group_table(self) -> np.ndarray:
         """Every count a place must meet, ``(groups, 3)`` int64 rows of (place, mask, count), for the compiled
         propagation."""

@@ -54,15 +54,10 @@ def _count(row: np.ndarray, cards: tuple[int, ...]) -> None:
 
 
 @functools.lru_cache(maxsize=64)
-def _sweep_table(categories: tuple, hand_sizes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, int,
-                                                                          np.ndarray]:  # fmt: skip
-    """What the sweep needs of a classic table (one card of each category in the case file): each place's size,
-    the category masks, the case file's counts, the full mask, and every combination in triple order."""
-    sizes = np.array([*hand_sizes, len(categories)], dtype=np.int64)
+def _triples(categories: tuple) -> np.ndarray:
+    """Every case file of a classic table (one card of each category), card ids in triple order."""
     starts = np.cumsum([0, *(len(c) for c in categories)])
-    masks = np.array([((1 << int(b)) - 1) ^ ((1 << int(a)) - 1) for a, b in itertools.pairwise(starts)], dtype=np.int64)
-    triples = np.array(list(itertools.product(*(range(a, b) for a, b in itertools.pairwise(starts)))), dtype=np.int64)
-    return sizes, masks, np.ones(len(categories), dtype=np.int64), (1 << int(starts[-1])) - 1, triples
+    return np.array(list(itertools.product(*(range(a, b) for a, b in itertools.pairwise(starts)))), dtype=np.int64)
 
 
 @functools.lru_cache(maxsize=64)
@@ -186,7 +181,7 @@ class CluePlayerKnowledge(SeatKnowledge):
     def __init__(self, rules: ClueRules, player: int, work_limit: float = 2e6, samples: int = 4000) -> None:
         super().__init__(blank_engine(rules.categories, rules.hand_sizes, 1, float(work_limit)), player, samples)
         self.rules = rules
-        self._table = _sweep_table(rules.categories, rules.hand_sizes)
+        self._triples = _triples(rules.categories)
         players, cards = rules.players, rules.cards
         self.hand: tuple[int, ...] = ()
         #: ``[what, seat, card]``, ``what`` in RECORD: the public record, and what this seat has shown.
@@ -203,10 +198,10 @@ class CluePlayerKnowledge(SeatKnowledge):
         """The exact solution by the compiled sweep (:func:`~deduction_envs.reasoning.clue_sweep.solve_seat`),
         as the batched twin counts its seats; None past the sweep's budget."""
         required, forbidden = self._facts.masks()
-        sizes, categories, case_counts, full, triples = self._table
+        triples = self._triples
         probabilities = np.zeros((self.rules.cards, self.rules.players + 1))
         cases = np.zeros(len(triples))
-        status, count, _ = solve_seat(required, forbidden, self._facts.clauses, sizes, categories, case_counts, full,
+        status, count, _ = solve_seat(required, forbidden, self._facts.clauses, *self._engine._model.sweep_table,
                                       SWEEP_WORK, probabilities, cases)  # fmt: skip
         if status != EXACT:
             return None

@@ -162,10 +162,9 @@ def _deals(
     store = knowledge.trusted_facts()
     required, forbidden = store.masks()
     model = knowledge._model
-    table = (np.array(model.sizes), np.array(model.category_masks), np.array(model.case_counts), model.full)
     deals = np.zeros((max(samples, enumerate_limit), model.cards), dtype=np.int64)
-    status, count, dealt = deal_seat(required, forbidden, store.clauses, *table, SWEEP_WORK, seed, enumerate_limit,
-                                     deals)  # fmt: skip
+    status, count, dealt = deal_seat(required, forbidden, store.clauses, *model.sweep_table, SWEEP_WORK, seed,
+                                     enumerate_limit, deals)  # fmt: skip
     if status == EXACT:
         exact = count <= enumerate_limit
         return deals[:dealt] if exact else deals[:samples], exact
