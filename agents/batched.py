@@ -163,18 +163,23 @@ def pick_many(bits, uniforms, start, k):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def reshown(mine, shown, asker, u):  # pragma: no cover - compiled
+def reshown(mine, shown, asker, u, most_shown=False):  # pragma: no cover - compiled
     """The card a refuter shows of its matching cards ``mine`` (bits), as :func:`agents.multiplayer.reshown_card`
     and its fallback choose it: one already shown to ``asker`` (``shown[seat, card] > 0``: shown to that seat),
-    else to anyone, else any of them, drawn at ``u``."""
-    to_asker, to_anyone = np.int64(0), np.int64(0)
+    else to anyone (with ``most_shown``, Velma's rule: to the most seats), else any of them, drawn at ``u``."""
+    to_asker, to_anyone, most = np.int64(0), np.int64(0), 0
     for c in range(shown.shape[1]):
         if mine >> c & 1:
             if shown[asker, c] > 0:
                 to_asker |= np.int64(1) << c
+            seen = 0
             for q in range(shown.shape[0]):
                 if shown[q, c] > 0:
-                    to_anyone |= np.int64(1) << c
+                    seen += 1
+            if seen > 0 and (not most_shown or seen >= most):
+                if most_shown and seen > most:
+                    to_anyone, most = np.int64(0), seen
+                to_anyone |= np.int64(1) << c
     return pick(to_asker if to_asker else (to_anyone if to_anyone else mine), u)
 
 

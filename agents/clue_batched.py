@@ -25,15 +25,20 @@ agent draws ``rng.integers(k)`` or ``rng.choice(pool)``; fed the same numbers, t
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 from numba import njit
 
 from agents.batched import DRAWS, BatchedAgent, BatchedRandom, checked, named_agent, pick, popcount, reshown
-from deduction_envs.envs.clue_batched import BatchedClueSeats
+from deduction_envs.core.rules import check_int
+from deduction_envs.envs.clue_batched import BatchedClueSeats, settled
 from deduction_envs.games.clue import CluePhase
-from deduction_envs.reasoning.clue_facts import propagate_masks
+from deduction_envs.reasoning.clue_facts import DEAD, facts_of, propagate_masks
+from deduction_envs.reasoning.clue_suggestions import score_deals, score_suggestions, suggestion_table
+from deduction_envs.reasoning.clue_sweep import CONTRADICTION, EXACT, SWEEP_WORK, deal_seat
 
-__all__ = ["BATCHED_AGENTS", "BatchedDeductionSheet", "batched_agent"]
+__all__ = ["BATCHED_AGENTS", "BatchedDeductionSheet", "BatchedEntropyAgent", "batched_agent"]
 
 _START, _SHOW = int(CluePhase.START), int(CluePhase.SHOW)
 
@@ -75,8 +80,113 @@ class BatchedDeductionSheet:
         return actions
 
 
+class BatchedEntropyAgent:
+    """:class:`agents.clue_agents.ClueEntropyAgent` as the roster seats it (``"entropy"``: the uniform refuter
+    model, accusing only when its exact sheet names the case file, Velma's card to show) for many games, with and
+    without the board, deciding as it does on the same draws.
+
+    Its sheet is the twin's count of the seat's deals (:meth:`BatchedClueSeats.count`, the AEC seat's
+    ``solution()``). Its suggestion scores are made as the Python agent makes them, once each time the seat's
+    facts change (or a new game is dealt): the deals from the number it draws first, ``int(u * 2**53)`` (every
+    consistent deal when at most ``enumerate_limit``, else ``samples`` uniform ones:
+    :func:`~deduction_envs.reasoning.clue_sweep.deal_seat`), each suggestion's expected entropy after its answer
+    over them (:func:`~deduction_envs.reasoning.clue_suggestions.score_deals`); then the best allowed suggestion
+    (ties within 1e-9 bits drawn), or on the board the move toward the room of its best suggestion
+    (:func:`agents.clue_moves.head_for`). Where the seat's facts are past the sweep's budget (rare: 6 players),
+    its scores come from :func:`~deduction_envs.reasoning.clue_suggestions.score_suggestions` given that number,
+    as the Python agent's do.
+
+    Args:
+        samples: deals drawn to score suggestions when they are not all listed (the Python agent's ``samples``).
+        enumerate_limit: the largest exact count of deals that is listed whole (the Python agent's, 500).
+    """
+
+    name = "entropy"
+
+    def __init__(self, samples: int = 2000, enumerate_limit: int = 500) -> None:
+        self.samples = check_int("samples", samples, low=1)
+        self.enumerate_limit = check_int("enumerate_limit", enumerate_limit, low=0)
+        #: Per seats object (held weakly): the scores of each (game, seat) and what they were made from.
+        self._memory: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def draws(self, rules: object) -> int:
+        return DRAWS
+
+    def act(self, seats: BatchedClueSeats, games: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+        games, uniforms = checked(seats, games, uniforms)
+        batch = seats.games
+        memory = self._memory.get(seats)
+        if memory is None:
+            memory = self._memory[seats] = _ScoreMemory(seats, max(self.samples, self.enumerate_limit))
+        masks = batch.legal_masks()
+        deciding = games & (batch.phase != _SHOW)
+        seats.count(deciding, batch.mover)  # the exact sheets (the engine's where the sweep is over its budget)
+        actions = np.zeros(batch.n, dtype=np.int64)
+        memory.scored_now[:] = False
+        memory.pending[:] = False
+        arguments = self._arguments(seats, memory, masks, uniforms, actions)
+        if not _entropy_actions(games, *arguments):
+            raise RuntimeError("a seat's facts contradict: the batched game and its events disagree")
+        if memory.pending.any():  # past the sweep's budget: the Python scoring, from the same number
+            for g in np.flatnonzero(memory.pending):
+                s = int(batch.mover[g])
+                facts = facts_of(seats.required[g, s], seats.forbidden[g, s], seats.clauses[g, s])
+                found = score_suggestions(seats._engine.with_facts(facts), s, samples=self.samples,
+                                          enumerate_limit=self.enumerate_limit, seed=int(memory.seeds[g]))
+                memory.expected[g, s] = found.expected_entropy
+            pending = memory.pending.copy()
+            if not _entropy_actions(pending, *arguments):
+                raise RuntimeError("a seat's facts contradict: the batched game and its events disagree")
+        return actions
+
+    def _arguments(self, seats: BatchedClueSeats, memory: _ScoreMemory, masks: np.ndarray, uniforms: np.ndarray,
+                   actions: np.ndarray) -> tuple:  # fmt: skip
+        batch, rules = seats.games, seats.games.rules
+        if seats.board:
+            board = rules.board
+            moves = (batch.positions, batch.roll, batch.moved, board.room_rolls, board.distances, batch._passages,
+                     board.squares, rules.roll_action)  # fmt: skip
+        else:
+            none = np.zeros((1, 1), dtype=np.int64)
+            moves = (none, none[0], np.zeros(1, dtype=np.bool_), np.zeros((1, 1)), none, none[0], 0, 0)
+        sweep_sizes, category_masks, case_counts = seats._table
+        return (batch.mover, batch.phase, batch.turn, batch.suggestion, seats.hand, seats.required,
+                seats.forbidden, seats.clauses, seats.dirty, seats.record, seats._full, seats._groups,
+                seats._sheet, seats.dealt, memory.starts, memory.sizes, memory.triples, rules.num_triples,
+                rules.end_action, masks, uniforms, actions, memory.key_dealt, memory.key_required,
+                memory.key_forbidden, memory.key_clauses, memory.expected, memory.scored_now, memory.pending,
+                memory.seeds, memory.deals, self.samples, self.enumerate_limit, sweep_sizes, category_masks,
+                case_counts, SWEEP_WORK, seats.board, getattr(rules, "accusations", "anywhere") == "room",
+                *moves)  # fmt: skip
+
+
+class _ScoreMemory:
+    """What a compiled entropy agent keeps for one seats object: each (game, seat)'s suggestion scores and the
+    facts and deal they were made from (``key_*``; ``key_dealt`` -1: none yet), and its working arrays."""
+
+    def __init__(self, seats: BatchedClueSeats, rows: int) -> None:
+        rules = seats.games.rules
+        n, players = seats.games.n, rules.players
+        self.starts = np.array(rules.category_starts, dtype=np.int64)
+        self.sizes = np.array(rules.category_sizes, dtype=np.int64)
+        self.triples = suggestion_table(seats._engine)
+        self.expected = np.zeros((n, players, rules.num_triples))
+        self.key_dealt = np.full((n, players), -1, dtype=np.int64)
+        self.key_required = np.zeros_like(seats.required)
+        self.key_forbidden = np.zeros_like(seats.forbidden)
+        self.key_clauses = np.zeros_like(seats.clauses)
+        self.scored_now = np.zeros(n, dtype=np.bool_)  # the seat's scores were made this decision (a draw taken)
+        self.pending = np.zeros(n, dtype=np.bool_)  # past the sweep's budget: scored in Python
+        self.seeds = np.zeros(n, dtype=np.int64)
+        self.deals = np.zeros((rows, rules.cards), dtype=np.int64)
+
+
 #: The compiled twins, by the roster's names (:mod:`agents.roster`).
-BATCHED_AGENTS: dict[str, type] = {"random": BatchedRandom, "deduction_sheet": BatchedDeductionSheet}
+BATCHED_AGENTS: dict[str, type] = {
+    "random": BatchedRandom,
+    "deduction_sheet": BatchedDeductionSheet,
+    "entropy": BatchedEntropyAgent,
+}
 
 
 def batched_agent(name: str) -> BatchedAgent:
@@ -123,8 +233,9 @@ def _sheet_actions(games, mover, phase, turn, suggestion, hand, required, forbid
         for place in range(players + 1):
             known |= required[g, s, place]
         if board and phase[g] == _START and not moved[g]:
-            move = _head_for(g, s, known, required[g, s, s] | case_file, only, starts[-1], rooms, positions, roll,
-                             masks, room_rolls, distances, passages, squares, triples, roll_action, uniforms)
+            wanted = _sheet_rooms(known, required[g, s, s] | case_file, only, starts[-1], rooms)
+            move = _head_for(g, s, wanted, 0, positions, roll, masks, room_rolls, distances, passages, squares,
+                             triples, roll_action, uniforms)  # fmt: skip
             if move >= 0:
                 actions[g] = move
                 continue
@@ -154,19 +265,27 @@ def _sheet_actions(games, mover, phase, turn, suggestion, hand, required, forbid
 
 
 @njit(cache=True)
-def _head_for(g, s, known, mine, only, first_room, rooms, positions, roll, masks, room_rolls, distances, passages,
-              squares, triples, roll_action, uniforms):  # pragma: no cover - compiled  # fmt: skip
-    """``agents.clue_moves.head_for`` toward the nearest room whose place seat ``s`` does not know (else one of
-    its own or the case file's: ``mine``), or toward room ``only`` if it is not -1 (``clue_moves.to_accuse``),
-    or -1 where it should suggest where it stands (summoned into such a room at the start of its turn)."""
+def _sheet_rooms(known, mine, only, first_room, rooms):  # pragma: no cover - compiled
+    """The deduction sheet's rooms to head for: those whose place it does not know (``known``: bits), else one of
+    its own or the case file's (``mine``), or room ``only`` if it is not -1 (``clue_moves.to_accuse``)."""
     wanted = np.zeros(rooms, dtype=np.bool_)
     for r in range(rooms):
         wanted[r] = not (known >> (first_room + r) & 1) if only < 0 else r == only
     if not wanted.any():
         for r in range(rooms):
             wanted[r] = mine >> (first_room + r) & 1
+    return wanted
+
+
+@njit(cache=True)
+def _head_for(g, s, wanted, at, positions, roll, masks, room_rolls, distances, passages, squares, triples,
+              roll_action, uniforms):  # pragma: no cover - compiled  # fmt: skip
+    """``agents.clue_moves.head_for`` toward the nearest of the rooms ``wanted`` marks (every room if none), its
+    draws from ``uniforms[g, at]`` on, or -1 where seat ``s`` should suggest where it stands (summoned into such
+    a room at the start of its turn)."""
+    rooms = wanted.size
     if not wanted.any():
-        wanted[:] = True
+        wanted = np.ones(rooms, dtype=np.bool_)
     here_node = positions[g, s]
     here = here_node - squares if here_node >= squares else -1
     if roll[g] == 0 and masks[g, :triples].any() and here >= 0 and wanted[here]:
@@ -179,7 +298,7 @@ def _head_for(g, s, known, mine, only, first_room, rooms, positions, roll, masks
     for r in range(rooms):
         if wanted[r] and room_rolls[here_node, r] <= best + 1e-9:
             ties += 1
-    chosen = int(uniforms[g, 0] * ties)
+    chosen = int(uniforms[g, at] * ties)
     target = 0
     for r in range(rooms):
         if wanted[r] and room_rolls[here_node, r] <= best + 1e-9:
@@ -208,10 +327,140 @@ def _head_for(g, s, known, mine, only, first_room, rooms, positions, roll, masks
     for node in range(nodes):
         if masks[g, move_action + node] and (node < squares or not any_square) and distances[node, goal] == nearest:
             ties += 1
-    chosen = int(uniforms[g, 1] * ties)
+    chosen = int(uniforms[g, at + 1] * ties)
     for node in range(nodes):
         if masks[g, move_action + node] and (node < squares or not any_square) and distances[node, goal] == nearest:
             if chosen == 0:
                 return move_action + node
             chosen -= 1
     return move_action + here_node
+
+
+@njit(cache=True)
+def _same_facts(g, s, dealt, key_dealt, required, forbidden, clauses, key_required, key_forbidden, key_clauses):
+    # pragma: no cover - compiled
+    """Whether seat ``s`` of game ``g`` has the facts (masks, and the set of live clauses) and the deal it had
+    when ``key_*`` were taken: the Python agent's scores are kept while its engine's facts do not change."""
+    if key_dealt[g, s] != dealt[g]:
+        return False
+    for p in range(required.shape[2]):
+        if required[g, s, p] != key_required[g, s, p] or forbidden[g, s, p] != key_forbidden[g, s, p]:
+            return False
+    for a, b in ((clauses, key_clauses), (key_clauses, clauses)):  # each live clause of one among the other's
+        for i in range(a.shape[2]):
+            if a[g, s, i, 2] == DEAD:
+                continue
+            found = False
+            for j in range(b.shape[2]):
+                if b[g, s, j, 2] == a[g, s, i, 2] and b[g, s, j, 0] == a[g, s, i, 0] and b[g, s, j, 1] == a[g, s, i, 1]:
+                    found = True
+                    break
+            if not found:
+                return False
+    return True
+
+
+@njit(cache=True)
+def _entropy_actions(games, mover, phase, turn, suggestion, hand, required, forbidden, clauses, dirty, record, full,
+                     groups, sheet, dealt, starts, sizes, triple_cards, triples, end_action, masks, uniforms, actions,
+                     key_dealt, key_required, key_forbidden, key_clauses, expected, scored_now, pending, seeds,
+                     deals, samples, enumerate_limit, sweep_sizes, category_masks, case_counts, budget, board,
+                     room_rule, positions, roll, moved, room_rolls, distances, passages, squares,
+                     roll_action):  # pragma: no cover - compiled  # fmt: skip
+    """:class:`BatchedEntropyAgent`'s decisions (``ClueEntropyAgent.act``) for the games ``games`` marks; a game
+    whose scores the sweep cannot make is marked ``pending`` (its number in ``seeds``) and left undecided. False
+    if a seat's facts contradict."""
+    players = required.shape[1]
+    categories = starts.size
+    rooms = sizes[-1]
+    for g in range(games.size):
+        if not games[g]:
+            continue
+        s = mover[g]
+        if phase[g] == _SHOW:  # Velma's card to show: reshown to the asker, else to the most seats, else any
+            held = np.int64(0)
+            for k in range(3):
+                if hand[g, s] >> suggestion[g, k] & 1:
+                    held |= np.int64(1) << suggestion[g, k]
+            actions[g] = end_action + 1 + reshown(held, record[g, s, 0], turn[g], uniforms[g, 0], True)
+            continue
+        if not settled(g, s, required, forbidden, clauses, dirty, full, groups):
+            return False
+        stage = board and phase[g] == _START and not moved[g]  # a board decision (clue_moves.board_stage)
+        certain = 0  # the exact sheet names the case file: accuse (clue_moves.to_accuse)
+        index = 0
+        for k in range(categories):
+            for card in range(starts[k], starts[k] + sizes[k]):
+                if sheet[g, s, card, players] == 1:
+                    certain += 1
+                    index = index * sizes[k] + card - starts[k]
+        if certain == categories:
+            if masks[g, triples + index]:
+                actions[g] = triples + index
+                continue
+            if stage and room_rule:  # toward the accused room first
+                wanted = np.zeros(rooms, dtype=np.bool_)
+                wanted[index % rooms] = True  # the room is the fastest index
+                move = _head_for(g, s, wanted, 0, positions, roll, masks, room_rolls, distances, passages, squares,
+                                 triples, roll_action, uniforms)  # fmt: skip
+                if move >= 0:
+                    actions[g] = move
+                    continue
+        suggesting = phase[g] == _START and masks[g, :triples].any()
+        if not stage and not suggesting:
+            if masks[g, end_action]:
+                actions[g] = end_action
+            else:
+                for a in range(masks.shape[1]):
+                    if masks[g, a]:
+                        actions[g] = a
+                        break
+            continue
+        if not _same_facts(g, s, dealt, key_dealt, required, forbidden, clauses, key_required, key_forbidden,
+                           key_clauses):  # fmt: skip
+            seed = np.int64(uniforms[g, 0] * 9007199254740992.0)  # rng.integers(2**53)
+            key_dealt[g, s] = dealt[g]
+            key_required[g, s] = required[g, s]
+            key_forbidden[g, s] = forbidden[g, s]
+            key_clauses[g, s] = clauses[g, s]
+            scored_now[g] = True
+            status, count, listed = deal_seat(required[g, s], forbidden[g, s], clauses[g, s], sweep_sizes,
+                                              category_masks, case_counts, full, budget, seed, enumerate_limit,
+                                              deals)  # fmt: skip
+            if status == CONTRADICTION:
+                return False
+            if status != EXACT:
+                pending[g] = True
+                seeds[g] = seed
+                continue
+            exact = count <= enumerate_limit
+            score_deals(deals[:listed] if exact else deals[:samples], s, players, triple_cards, starts, sizes,
+                        not exact, expected[g, s])  # fmt: skip
+        at = 1 if scored_now[g] else 0  # the draws after the number of the deals
+        if stage:  # toward the room of its best suggestion, or that suggestion where it was summoned
+            after = np.full(rooms, np.inf)
+            for t in range(triples):
+                after[t % rooms] = min(after[t % rooms], expected[g, s, t])
+            least = after.min()
+            wanted = after <= least + 1e-9
+            move = _head_for(g, s, wanted, at, positions, roll, masks, room_rolls, distances, passages, squares,
+                             triples, roll_action, uniforms)  # fmt: skip
+            if move >= 0:
+                actions[g] = move
+                continue
+        least = np.inf  # the best allowed suggestion, ties within 1e-9 bits drawn (SuggestionScores.best)
+        for t in range(triples):
+            if masks[g, t] and expected[g, s, t] < least:
+                least = expected[g, s, t]
+        ties = 0
+        for t in range(triples):
+            if masks[g, t] and expected[g, s, t] <= least + 1e-9:
+                ties += 1
+        chosen = int(uniforms[g, at] * ties)
+        for t in range(triples):
+            if masks[g, t] and expected[g, s, t] <= least + 1e-9:
+                if chosen == 0:
+                    actions[g] = t
+                    break
+                chosen -= 1
+    return True

@@ -107,8 +107,8 @@ def test_the_compiled_scores_equal_the_python_scores_on_the_same_deals(players):
             return
         knowledge, seed = agents[0].knowledge.engine, len(steps)
         for limit in (0, 500):
-            scores = score_suggestions(knowledge, 0, rng=seed, samples=300, enumerate_limit=limit)
-            deals, exact = _deals(knowledge, 300, limit, np.random.default_rng(seed))
+            scores = score_suggestions(knowledge, 0, samples=300, enumerate_limit=limit, seed=seed)
+            deals, exact = _deals(knowledge, 300, limit, seed)
             expected = np.zeros(rules.num_triples)
             score_deals(deals, 0, players, suggestion_table(knowledge), np.array(rules.category_starts),
                         np.array(rules.category_sizes), not exact, expected)  # fmt: skip

@@ -180,15 +180,72 @@ def _check_observation(theirs: np.ndarray, env: Any, seat: int, seats: Any, game
         np.testing.assert_array_equal(theirs, expected, err_msg=message)
 
 
+#: Compiled agents whose Python agents take tens of milliseconds a decision: played in a test of their own, at
+#: fewer sizes and with fewer deals to score a suggestion (the same for both), beside the faster agents.
+SLOW = {"entropy": {"samples": 48}}
+
+
 @pytest.mark.parametrize(("env_id", "sizes", "probabilities"), TWINS, ids=lambda v: str(v))
 def test_the_twin_plays_the_aec_envs_game_step_by_step(env_id, sizes, probabilities):
     """Seeded games of the AEC env and of its batched twin in lockstep, each seat played by a Python reference agent
     and by its compiled twin given the same random draws: at every step the same mover and mask, every seat's
     observation (and, where the twin declares them, its probability pieces and entropy) equal, the same decision
     from both agents, then the same end and rewards."""
+    _, _, compiled = twin_of(env_id)
+    names = sorted(set(compiled) - set(SLOW))
+    own = [name for name in names if name != "random"]
+    # Mostly the game's own compiled agents (whose games end), a random seat in some games.
+    _lockstep(env_id, sizes, probabilities, 12, lambda g, seat: "random" if (g + seat) % 5 == 0 else
+              own[(g + seat) % len(own)], {name: {} for name in names})  # fmt: skip
+
+
+#: The sizes the slow agents are played at: with and without the board and the probability pieces, both rules of
+#: accusation.
+SLOW_VARIANTS = [
+    ("clue_v0", {"players": 3}, False),
+    ("clue_v0", {"players": 4}, True),
+    ("clue_v0", {"players": 3, "board": True}, True),
+    ("clue_v0", {"players": 4, "board": True, "accusations": "room"}, False),
+]
+
+
+@pytest.mark.parametrize(("env_id", "sizes", "probabilities"), SLOW_VARIANTS, ids=lambda v: str(v))
+def test_the_slow_agents_twins_decide_as_they_do(env_id, sizes, probabilities):
+    """:data:`SLOW`'s agents in lockstep as above, in most seats, beside the game's other agents."""
+    _slow_lockstep(env_id, sizes, probabilities)
+
+
+def test_past_the_sweeps_budget_the_slow_agents_twins_still_decide_as_they_do(monkeypatch):
+    """With the compiled sweep's budget cut to nothing, every count and every suggestion's deals go to the engine
+    (the twin's through the Python scoring, from the number the compiled agent drew): the same decisions."""
+    for module in ("agents.clue_batched", "deduction_envs.reasoning.clue_player",
+                   "deduction_envs.reasoning.clue_suggestions", "deduction_envs.envs.clue_batched"):  # fmt: skip
+        monkeypatch.setattr(f"{module}.SWEEP_WORK", 1.0)
+    import agents.clue_batched
+
+    scored = []
+    score = agents.clue_batched.score_suggestions
+    monkeypatch.setattr("agents.clue_batched.score_suggestions", lambda *a, **k: scored.append(1) or score(*a, **k))
+    _slow_lockstep("clue_v0", {"players": 3}, True)
+    assert len(scored) > 10, scored
+
+
+def _slow_lockstep(env_id: str, sizes: dict, probabilities: bool) -> None:
+    _, _, compiled = twin_of(env_id)
+    slow = sorted(set(SLOW) & set(compiled))
+    assert slow, f"{env_id} has none of the slow agents compiled"
+    others = sorted(set(compiled) - set(SLOW))
+    kinds = [*slow, *slow, *others]
+    _lockstep(env_id, sizes, probabilities, 6, lambda g, seat: kinds[(g + 2 * seat) % len(kinds)],
+              {name: SLOW.get(name, {}) for name in compiled})  # fmt: skip
+
+
+def _lockstep(env_id: str, sizes: dict, probabilities: bool, n: int, kind_of: Any, settings: dict[str, dict]) -> None:
+    """``n`` seeded games in lockstep (see the tests above), seat ``seat`` of game ``g`` played by the agent named
+    ``kind_of(g, seat)``, built from ``settings[name]`` on both sides."""
     game = registry.game(env_id)
     make_games, seats_class, compiled = twin_of(env_id)
-    rules, n, max_cycles = game.make_rules(**sizes), 12, 3000
+    rules, max_cycles = game.make_rules(**sizes), 3000
     options = {"probabilities": probabilities} if seats_class.has_probabilities else {}
     try:
         seats = seats_class(make_games(rules, n), max_cycles=max_cycles, **options)
@@ -197,15 +254,13 @@ def test_the_twin_plays_the_aec_envs_game_step_by_step(env_id, sizes, probabilit
         return
     seats.reset(seeds=range(n))
     entropy = seats_class.has_entropy
-    # Mostly the game's own compiled agents (whose games end), a random seat in some games.
-    names, own = sorted(compiled), sorted(set(compiled) - {"random"})
-    kinds = [["random" if (g + seat) % 5 == 0 else own[(g + seat) % len(own)] for seat in range(rules.players)]
-             for g in range(n)]  # fmt: skip
-    twins = {name: compiled[name]() for name in names}
+    kinds = [[kind_of(g, seat) for seat in range(rules.players)] for g in range(n)]
+    names = sorted({kind for row in kinds for kind in row})
+    twins = {name: compiled[name](**settings[name]) for name in names}
     envs, players = [], []
     for g in range(n):
         env = game.make_raw_env(**sizes, probabilities=probabilities, max_cycles=max_cycles)
-        seated = [seat_agent(env_id, kind) for kind in kinds[g]]
+        seated = [_python_agent(env_id, kind, settings[kind]) for kind in kinds[g]]
         for seat, agent in enumerate(seated):
             agent.reset(rules, seat, seed=0)
         env.seat_listeners = {seat: agent.observe for seat, agent in enumerate(seated)}
@@ -253,6 +308,18 @@ def test_the_twin_plays_the_aec_envs_game_step_by_step(env_id, sizes, probabilit
             if env.table.over:
                 assert rewards[g].tolist() == pytest.approx(rules.rewards(env.table.state))
     assert all(decisions.values()) and sum(decisions.values()) > 4 * n, decisions
+
+
+
+
+def _python_agent(env_id: str, name: str, settings: dict) -> Any:
+    """The roster's agent ``name`` of ``env_id``, with ``settings`` in place of its own where given."""
+    if not settings:
+        return seat_agent(env_id, name)
+    declared = registry.game(env_id).agents[name]
+    agent = registry.load(declared.maker)(**{**declared.kwargs, **settings})
+    agent.name = name
+    return agent
 
 
 # ------------------------------------------------------------------------------------------ PettingZoo's own tests

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from agents.batched import DRAWS, UniformDraws
+from agents.clue_batched import BatchedEntropyAgent
 from agents.clue_batched import batched_agent as clue_agent
 from agents.generalized_clue_batched import batched_agent as generalized_clue_agent
 from deduction_envs.envs import clue_v0
@@ -514,14 +515,37 @@ def test_bad_input_is_refused():
     seats = BatchedClueSeats(BatchedClueRules(ClueRules(3), 4))
     seats.reset(seeds=range(4))
     every = np.ones(4, dtype=bool)
-    with pytest.raises(ValueError, match="Clue's compiled opponents are random, deduction_sheet"):
+    with pytest.raises(ValueError, match="Clue's compiled opponents are random, deduction_sheet, entropy"):
         clue_agent("velma")
+    for bad, message in (({"samples": 0}, "samples"), ({"enumerate_limit": -1}, "enumerate_limit"),
+                         ({"samples": 2.5}, "samples")):  # fmt: skip
+        with pytest.raises(ValueError, match=message):
+            BatchedEntropyAgent(**bad)
     with pytest.raises(ValueError, match="games must be 4 bools"):
         clue_agent("random").act(seats, np.ones(4), np.zeros((4, DRAWS)))
     with pytest.raises(ValueError, match="uniforms must be"):
         clue_agent("deduction_sheet").act(seats, every, np.ones((4, DRAWS)))
     actions = clue_agent("deduction_sheet").act(seats, every, np.zeros((4, DRAWS)))
     assert seats.games.legal_masks()[np.arange(4), actions].all()
+
+
+def test_the_compiled_entropy_agent_scores_once_a_change_of_facts_as_its_python_agent():
+    """Its scores are kept while the seat's facts and deal are the same (no draw taken for them: the Python agent's
+    cache), made again (a draw taken) when a new game is dealt into the slot; one agent may serve two batches."""
+    seats, other = (BatchedClueSeats(BatchedClueRules(ClueRules(3), 2)) for _ in range(2))
+    agent, every = BatchedEntropyAgent(samples=50), np.ones(2, dtype=bool)
+    for batch in (seats, other):
+        batch.reset(seeds=[0, 1])
+    memory = agent._memory
+
+    def scored(batch: BatchedClueSeats) -> list[bool]:
+        agent.act(batch, every, np.full((2, DRAWS), 0.5))
+        return memory[batch].scored_now.tolist()
+
+    assert scored(seats) == [True, True] and scored(seats) == [False, False]
+    assert scored(other) == [True, True] and scored(seats) == [False, False]
+    seats.reset_games(np.array([1]), seeds=[1])  # the same deal, a new game: its scores are made again
+    assert scored(seats) == [False, True]
 
 
 # ---------------------------------------------------------------------------- Generalized Clue's compiled agents

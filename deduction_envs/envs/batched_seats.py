@@ -56,6 +56,9 @@ class BatchedSeats:
         self.moves = np.zeros(games.n, dtype=np.int64)
         #: The games the last step ended on a masked action (``illegal_action="end"``).
         self.illegal = np.zeros(games.n, dtype=np.bool_)
+        #: How many times each game has been dealt: a new game in the slot moves it (what an agent keeping
+        #: something per game, as the compiled entropy agent its scores, checks).
+        self.dealt = np.zeros(games.n, dtype=np.int64)
 
     def make_observer(self, rules: Any) -> Any:
         """The AEC env's observer of ``rules`` without the probability pieces (what :meth:`observe` equals)."""
@@ -81,6 +84,7 @@ class BatchedSeats:
     def _start(self, games: np.ndarray) -> None:
         """The seats of the games ``games`` (indices), just dealt: no move played yet."""
         self.moves[games] = 0
+        self.dealt[games] += 1
 
     def step(self, actions: np.ndarray, moving: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Play ``actions[i]`` in every game ``i`` that is not over (or only in those ``moving``, a bool a game,

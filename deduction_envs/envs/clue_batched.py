@@ -79,6 +79,7 @@ class BatchedSheetSeats(BatchedSeats):
 
     def _start(self, games: np.ndarray) -> None:
         """The seats of the games ``games``, just dealt: each knows its hand and nothing else."""
+        self.dealt[games] += 1
         _start_seats(games, self.games.places, self._full, self.hand, self.required, self.forbidden, self.clauses,
                      self.used, self.record, self.dirty, self.moves)  # fmt: skip
 
@@ -163,6 +164,14 @@ class BatchedClueSeats(BatchedSheetSeats):
             solution = engine.solve("auto", samples=self._samples, rng=1 + int(self.moves[g]))
             kept = self._counted[g, s] = (facts, engine.deduction_sheet(solution=solution), solution)
         return kept[1], kept[2]
+
+    def count(self, games: np.ndarray, seats: np.ndarray) -> None:
+        """Count the deals of seat ``seats[g]`` of every game ``games`` marks, where its facts changed since its
+        last count: each card's probability at each place, the exact sheet and the case file's entropy, as the AEC
+        env's seat has them (``knowledge.solution()``, ``knowledge.sheet()``); what the compiled agents that
+        count (:mod:`agents.clue_batched`) read, kept for the observations (and the other way round)."""
+        seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), (self.games.n,))
+        self._count(np.asarray(games, dtype=np.bool_), seats)
 
     def entropy(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """Bits of the case file's distribution each seat ``seats[g]`` of the games ``games`` marks has still to

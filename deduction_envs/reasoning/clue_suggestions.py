@@ -31,8 +31,9 @@ estimate, so that suggestions with many outcomes,
 whose outcomes are each seen in fewer deals, are not favoured by the
 plug-in estimate's bias. The compiled sweep over card types lists or draws
 them (:func:`~deduction_envs.reasoning.clue_sweep.deal_seat`, seeded by one
-number of the caller's generator); past its budget the engine does (drawn until
-every deal has been seen, checked against the count, when enumerating).
+number of the caller's generator); past its budget the engine does, from a
+generator of that number (drawn until every deal has been seen, checked against
+the count, when enumerating).
 """
 
 from __future__ import annotations
@@ -119,6 +120,7 @@ def score_suggestions(
     samples: int = 2000,
     rng: np.random.Generator | int | None = None,
     enumerate_limit: int = 500,
+    seed: int | None = None,
 ) -> SuggestionScores:
     """Score every suggestion ``asker`` could make, from ``asker``'s ``knowledge``; see the module docstring.
 
@@ -127,8 +129,9 @@ def score_suggestions(
         asker: the asker's seat.
         refuter: ``"uniform"`` or ``"adversarial"``.
         samples: deals to draw when not enumerating.
-        rng: seed or generator of the draws.
+        rng: seed or generator of the draws: one number, ``rng.integers(2**53)``, that makes the deals.
         enumerate_limit: the largest exact count of deals that is enumerated.
+        seed: that number, given instead of ``rng`` (a compiled agent scoring as its Python agent, which drew it).
     """
     if refuter not in REFUTER_MODELS:
         raise ValueError(f"refuter must be one of {REFUTER_MODELS}, got {refuter!r}")
@@ -137,8 +140,10 @@ def score_suggestions(
     enumerate_limit = check_int("enumerate_limit", enumerate_limit, low=0)
     if any(size != 1 for size in knowledge.case_file_sizes):
         raise ValueError("suggestions name one card per category: the case file must hold one of each")
-    rng = np.random.default_rng(rng)
-    deals, exact = _deals(knowledge, samples, enumerate_limit, rng)
+    if seed is None:  # a generator (or a stand-in that draws as one: agents.batched.UniformDraws), or its seed
+        seed = int((rng if hasattr(rng, "integers") else np.random.default_rng(rng)).integers(2**53))
+    seed = check_int("seed", seed, low=0, high=2**63 - 1)
+    deals, exact = _deals(knowledge, samples, enumerate_limit, seed)
     suggestions = suggestion_table(knowledge)
     joint = _joint(deals, suggestions, knowledge, asker, refuter, sampled=not exact)
     case = joint[0].sum(axis=0, keepdims=True)  # the case file's weights, the same under every suggestion
@@ -151,14 +156,11 @@ def score_suggestions(
     )
 
 
-def _deals(
-    knowledge: ClueKnowledge, samples: int, enumerate_limit: int, rng: np.random.Generator
-) -> tuple[np.ndarray, bool]:
+def _deals(knowledge: ClueKnowledge, samples: int, enumerate_limit: int, seed: int) -> tuple[np.ndarray, bool]:
     """Every consistent deal when the exact count is at most ``enumerate_limit``, else ``samples`` uniform ones:
-    dealt by the compiled sweep (:func:`~deduction_envs.reasoning.clue_sweep.deal_seat`, from one number drawn
-    from ``rng`` whichever way, so that a compiled agent given that number deals the same), or by the engine where
-    the sweep is over its budget."""
-    seed = int(rng.integers(2**53))
+    dealt by the compiled sweep (:func:`~deduction_envs.reasoning.clue_sweep.deal_seat`), or by the engine where
+    the sweep is over its budget, either way from the one number ``seed`` (so that a compiled agent given that
+    number deals the same)."""
     store = knowledge.trusted_facts()
     required, forbidden = store.masks()
     model = knowledge._model
@@ -168,6 +170,7 @@ def _deals(
     if status == EXACT:
         exact = count <= enumerate_limit
         return deals[:dealt] if exact else deals[:samples], exact
+    rng = np.random.default_rng(seed)
     solution = knowledge.solve()
     if solution.method == "exact" and solution.count <= enumerate_limit:
         # 20 draws per deal miss a given deal with probability e**-20: all are seen, which the count checks.
@@ -231,8 +234,12 @@ def score_deals(deals, asker, players, triples, starts, sizes, sampled, expected
     ``"uniform"`` refuter model (a refuter shows each matching card with equal probability), each outcome's entropy
     the Miller-Madow estimate when ``sampled``. ``triples``: ``(n, 3)`` the suggestions' cards; ``starts`` /
     ``sizes``: each category's first card and size (a deal's case file numbered in triple order). Writes
-    ``expected`` (one a suggestion)."""
-    n, categories = deals.shape[0], starts.size
+    ``expected`` (one a suggestion).
+
+    A deal weighs 1 on its outcome, or 1/2 or 1/3 on each of a refuter's matching cards, so six times every weight
+    is a whole number: the joint weights are counted in sixths, each ``w log w`` read from a table, the deals taken
+    case file by case file."""
+    n, categories, cards = deals.shape[0], starts.size, deals.shape[1]
     cases = 1
     for c in range(categories):
         cases *= sizes[c]
@@ -245,64 +252,66 @@ def score_deals(deals, asker, players, triples, starts, sizes, sampled, expected
                     index = index * sizes[c] + b - starts[c]
                     break
         case[d] = index
-    width = triples.shape[1]
-    outcomes = 1 + width * (players - 1)
-    joint = np.zeros((outcomes, cases))
-    touched_outcome = np.zeros(n * width, dtype=np.int64)
-    touched_case = np.zeros(n * width, dtype=np.int64)
-    per_outcome = np.zeros(outcomes)
-    plug_in = np.zeros(outcomes)
-    observed = np.zeros(outcomes, dtype=np.int64)
-    turns = np.zeros(width, dtype=np.int64)
+    # The deals grouped by their case file (a counting sort), each card's holder as a turn after the asker
+    # (players: nobody shows it, the asker's own and the case file's).
+    group_start = np.zeros(cases + 1, dtype=np.int64)
+    for d in range(n):
+        group_start[case[d] + 1] += 1
+    for c in range(cases):
+        group_start[c + 1] += group_start[c]
+    filled = group_start[:cases].copy()
+    turn = np.empty((cards, n), dtype=np.int8)
+    for d in range(n):
+        at = filled[case[d]]
+        filled[case[d]] += 1
+        for b in range(cards):
+            place = deals[d, b]
+            t = players if place == players else (place - asker) % players
+            turn[b, at] = players if t == 0 else t
+    xlogx = np.zeros(6 * n + 1)  # (k / 6) log2(k / 6), a weight of k sixths
+    for k in range(1, 6 * n + 1):
+        xlogx[k] = k / 6.0 * np.log2(k / 6.0)
+    share = np.array([0, 6, 3, 2], dtype=np.int64)  # sixths of a deal on each of 1, 2 or 3 matching cards
+    # Without a branch a deal: slot 3 * (t - 1) + k is the refuter of turn t showing the suggestion's k-th card,
+    # t = players nobody (each card "matches", a third of the deal on each slot, summed to one outcome).
+    refuters = 3 * (players - 1)
+    weights = np.zeros(3 * players, dtype=np.int64)  # one case file's, in sixths
+    per_outcome = np.zeros(refuters + 1, dtype=np.int64)
+    observed = np.zeros(refuters + 1, dtype=np.int64)
     for s in range(triples.shape[0]):
-        touched = 0
-        for d in range(n):
-            first = players
-            for k in range(width):
-                place = deals[d, triples[s, k]]
-                turn = players if place == players else (place - asker) % players
-                if turn == 0:  # the asker's own card: nobody shows it
-                    turn = players
-                turns[k] = turn
-                first = min(first, turn)
-            if first == players:
-                outcome_weight = 1.0
-                matching = 0
-            else:
-                matching = 0
-                for k in range(width):
-                    if turns[k] == first:
-                        matching += 1
-                outcome_weight = 1.0 / matching
-            for k in range(width if matching else 1):
-                if matching and turns[k] != first:
-                    continue
-                o = 1 + width * (first - 1) + k if matching else 0
-                if joint[o, case[d]] == 0.0:
-                    touched_outcome[touched], touched_case[touched] = o, case[d]
-                    touched += 1
-                joint[o, case[d]] += outcome_weight
-        per_outcome[:] = 0.0
-        plug_in[:] = 0.0
+        first_card, second_card, third_card = triples[s, 0], triples[s, 1], triples[s, 2]
+        per_outcome[:] = 0
         observed[:] = 0
-        for i in range(touched):
-            per_outcome[touched_outcome[i]] += joint[touched_outcome[i], touched_case[i]]
-            observed[touched_outcome[i]] += 1
-        for i in range(touched):
-            o = touched_outcome[i]
-            p = joint[o, touched_case[i]] / per_outcome[o]
-            plug_in[o] -= p * np.log2(p)
-            joint[o, touched_case[i]] = 0.0
-        total, value = 0.0, 0.0
-        for o in range(outcomes):
-            if per_outcome[o] <= 0.0:
+        value = 0.0
+        for c in range(cases):
+            if group_start[c] == group_start[c + 1]:
                 continue
-            h = plug_in[o]
-            if sampled and observed[o] > 1:
-                h += (observed[o] - 1) / (2 * per_outcome[o] * math.log(2))
-            value += per_outcome[o] * h
-            total += per_outcome[o]
-        expected[s] = max(value / total, 0.0)
+            for d in range(group_start[c], group_start[c + 1]):
+                x, y, z = turn[first_card, d], turn[second_card, d], turn[third_card, d]
+                first = min(x, y, z)
+                mx, my, mz = np.int64(x == first), np.int64(y == first), np.int64(z == first)
+                weight = share[mx + my + mz]
+                base = 3 * (first - 1)
+                weights[base] += weight * mx
+                weights[base + 1] += weight * my
+                weights[base + 2] += weight * mz
+            for o in range(refuters):
+                w = weights[o]
+                value -= xlogx[w]
+                per_outcome[o] += w
+                observed[o] += w > 0
+                weights[o] = 0
+            w = weights[refuters] + weights[refuters + 1] + weights[refuters + 2]
+            value -= xlogx[w]
+            per_outcome[refuters] += w
+            observed[refuters] += w > 0
+            weights[refuters:] = 0
+        for o in range(refuters + 1):  # sum_o W_o H_o = sum_o W_o log2 W_o - sum_(o, c) w log2 w
+            if per_outcome[o] > 0:
+                value += xlogx[per_outcome[o]]
+                if sampled and observed[o] > 1:
+                    value += (observed[o] - 1) / (2 * math.log(2))
+        expected[s] = max(value / n, 0.0)
 
 
 def score_asks(

@@ -585,6 +585,13 @@ def _solve(required, forbidden, clauses, sizes, category_masks, case_counts, ful
                     group |= allowed[v]
             if mask & ~group:
                 continue
+        duplicate = False  # a clause twice (a twin's table may hold it twice, a seat's facts keep a set) counts once
+        for k in range(kept):
+            if clause_place[k] == clauses[c, 0] and clause_mask[k] == mask and clause_least[k] == (kind == 1):
+                duplicate = True
+                break
+        if duplicate:
+            continue
         clause_place[kept], clause_mask[kept], clause_least[kept] = clauses[c, 0], mask, kind == 1
         kept += 1
     # Types: the free cards alike in the places that may take them and the clauses that name them.
