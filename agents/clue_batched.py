@@ -25,20 +25,24 @@ agent draws ``rng.integers(k)`` or ``rng.choice(pool)``; fed the same numbers, t
 
 from __future__ import annotations
 
+import math
 import weakref
 
 import numpy as np
 from numba import njit
 
 from agents.batched import DRAWS, BatchedAgent, BatchedRandom, checked, named_agent, pick, popcount, reshown
+from agents.clue_velma import VELMA_THRESHOLD
 from deduction_envs.core.rules import check_int
 from deduction_envs.envs.clue_batched import BatchedClueSeats, settled
 from deduction_envs.games.clue import CluePhase
+from deduction_envs.games.clue_board import TWO_DICE
+from deduction_envs.games.clue_board_batched import _reach
 from deduction_envs.reasoning.clue_facts import DEAD, facts_of, propagate_masks
-from deduction_envs.reasoning.clue_suggestions import score_deals, score_suggestions, suggestion_table
-from deduction_envs.reasoning.clue_sweep import CONTRADICTION, EXACT, SWEEP_WORK, deal_seat
+from deduction_envs.reasoning.clue_suggestions import score_deals, score_suggestions, sixths_table, suggestion_table
+from deduction_envs.reasoning.clue_sweep import CONTRADICTION, EXACT, SWEEP_WORK, deal_seat, solve_seat
 
-__all__ = ["BATCHED_AGENTS", "BatchedDeductionSheet", "BatchedEntropyAgent", "batched_agent"]
+__all__ = ["BATCHED_AGENTS", "BatchedDeductionSheet", "BatchedEntropyAgent", "BatchedVelma", "batched_agent"]
 
 _START, _SHOW = int(CluePhase.START), int(CluePhase.SHOW)
 
@@ -99,13 +103,22 @@ class BatchedEntropyAgent:
     Args:
         samples: deals drawn to score suggestions when they are not all listed (the Python agent's ``samples``).
         enumerate_limit: the largest exact count of deals that is listed whole (the Python agent's, 500).
+        threshold: the probability of the likeliest case file at which it accuses: 1 (the default) when its
+            exact sheet names the case file, else when the seat's case-file distribution
+            (:func:`~deduction_envs.reasoning.clue_sweep.solve_seat`, the AEC seat's ``solution()``) reaches it.
     """
 
     name = "entropy"
+    #: Whether it moves on the board as Velma (:class:`BatchedVelma`) rather than toward its best suggestion.
+    velma = False
 
-    def __init__(self, samples: int = 2000, enumerate_limit: int = 500) -> None:
+    def __init__(self, samples: int = 2000, enumerate_limit: int = 500, threshold: float = 1.0) -> None:
         self.samples = check_int("samples", samples, low=1)
         self.enumerate_limit = check_int("enumerate_limit", enumerate_limit, low=0)
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold <= 1:
+            raise ValueError(f"threshold must be a probability in (0, 1], got {threshold!r}")
+        self.threshold = float(threshold)
+        self.remoteness = 1.0
         #: Per seats object (held weakly): the scores of each (game, seat) and what they were made from.
         self._memory: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -123,20 +136,36 @@ class BatchedEntropyAgent:
         seats.count(deciding, batch.mover)  # the exact sheets (the engine's where the sweep is over its budget)
         actions = np.zeros(batch.n, dtype=np.int64)
         memory.scored_now[:] = False
-        memory.pending[:] = False
+        if self.threshold < 1.0:  # the likeliest case file of each seat to decide (the engine's past the budget)
+            memory.pending[:] = False
+            table = seats._table
+            if not _likeliest_cases(deciding, batch.mover, seats.required, seats.forbidden, seats.clauses,
+                                    seats.dirty, seats._full, seats._groups, seats.dealt, memory.case_keys[0],
+                                    memory.case_keys[1], memory.case_keys[2], memory.case_keys[3], *table,
+                                    SWEEP_WORK, memory.sizes, memory.case_scratch, memory.likeliest, memory.likeliest_p,
+                                    memory.pending):  # fmt: skip
+                raise RuntimeError("a seat's facts contradict: the batched game and its events disagree")
+            for g in np.flatnonzero(memory.pending):
+                s = int(batch.mover[g])
+                solution = seats.counted(int(g), s)[1]
+                best = int(np.argmax(solution.case_file_probabilities))
+                index = 0
+                for card, start, size in zip(solution.case_files[best], memory.starts, memory.sizes, strict=True):
+                    index = index * int(size) + int(card) - int(start)
+                memory.likeliest[g, s], memory.likeliest_p[g, s] = index, solution.case_file_probabilities[best]
         arguments = self._arguments(seats, memory, masks, uniforms, actions)
-        if not _entropy_actions(games, *arguments):
-            raise RuntimeError("a seat's facts contradict: the batched game and its events disagree")
-        if memory.pending.any():  # past the sweep's budget: the Python scoring, from the same number
+        deciding = games.copy()
+        while deciding.any():  # past the sweep's budget: the Python scoring, from the same number, and again
+            memory.pending[:] = False
+            if not _entropy_actions(deciding, *arguments):
+                raise RuntimeError("a seat's facts contradict: the batched game and its events disagree")
             for g in np.flatnonzero(memory.pending):
                 s = int(batch.mover[g])
                 facts = facts_of(seats.required[g, s], seats.forbidden[g, s], seats.clauses[g, s])
                 found = score_suggestions(seats._engine.with_facts(facts), s, samples=self.samples,
                                           enumerate_limit=self.enumerate_limit, seed=int(memory.seeds[g]))
-                memory.expected[g, s] = found.expected_entropy
-            pending = memory.pending.copy()
-            if not _entropy_actions(pending, *arguments):
-                raise RuntimeError("a seat's facts contradict: the batched game and its events disagree")
+                memory.expected[g, s], memory.now[g, s] = found.expected_entropy, found.entropy
+            deciding = memory.pending.copy()
         return actions
 
     def _arguments(self, seats: BatchedClueSeats, memory: _ScoreMemory, masks: np.ndarray, uniforms: np.ndarray,
@@ -145,19 +174,22 @@ class BatchedEntropyAgent:
         if seats.board:
             board = rules.board
             moves = (batch.positions, batch.roll, batch.moved, board.room_rolls, board.distances, batch._passages,
-                     board.squares, rules.roll_action)  # fmt: skip
+                     board.squares, rules.roll_action, batch._offsets, batch._neighbours, TWO_DICE,
+                     np.zeros(board.nodes, dtype=np.bool_))  # fmt: skip
         else:
             none = np.zeros((1, 1), dtype=np.int64)
-            moves = (none, none[0], np.zeros(1, dtype=np.bool_), np.zeros((1, 1)), none, none[0], 0, 0)
+            moves = (none, none[0], np.zeros(1, dtype=np.bool_), np.zeros((1, 1)), none, none[0], 0, 0, none[0],
+                     none[0], np.zeros(13), np.zeros(1, dtype=np.bool_))  # fmt: skip
         sweep_sizes, category_masks, case_counts = seats._table
         return (batch.mover, batch.phase, batch.turn, batch.suggestion, seats.hand, seats.required,
                 seats.forbidden, seats.clauses, seats.dirty, seats.record, seats._full, seats._groups,
                 seats._sheet, seats.dealt, memory.starts, memory.sizes, memory.triples, rules.num_triples,
                 rules.end_action, masks, uniforms, actions, memory.key_dealt, memory.key_required,
                 memory.key_forbidden, memory.key_clauses, memory.expected, memory.scored_now, memory.pending,
-                memory.seeds, memory.deals, self.samples, self.enumerate_limit, sweep_sizes, category_masks,
-                case_counts, SWEEP_WORK, seats.board, getattr(rules, "accusations", "anywhere") == "room",
-                *moves)  # fmt: skip
+                memory.seeds, memory.deals, memory.xlogx, self.samples, self.enumerate_limit, sweep_sizes,
+                category_masks, case_counts, SWEEP_WORK, self.threshold, memory.likeliest, memory.likeliest_p,
+                self.velma, self.remoteness, memory.now, seats._probabilities, seats.board,
+                getattr(rules, "accusations", "anywhere") == "room", *moves)  # fmt: skip
 
 
 class _ScoreMemory:
@@ -179,6 +211,41 @@ class _ScoreMemory:
         self.pending = np.zeros(n, dtype=np.bool_)  # past the sweep's budget: scored in Python
         self.seeds = np.zeros(n, dtype=np.int64)
         self.deals = np.zeros((rows, rules.cards), dtype=np.int64)
+        self.xlogx = sixths_table(rows)
+        #: The case file's entropy over each seat's deals (Velma's entropy now), kept with its scores.
+        self.now = np.zeros((n, players))
+        #: Each seat's likeliest case file (in triple order) and its probability, and the facts they are of.
+        self.likeliest = np.zeros((n, players), dtype=np.int64)
+        self.likeliest_p = np.zeros((n, players))
+        self.case_scratch = np.zeros((rules.cards, players + 1))
+        self.case_keys = (np.full((n, players), -1, dtype=np.int64), np.zeros_like(seats.required),
+                          np.zeros_like(seats.forbidden), np.zeros_like(seats.clauses))  # fmt: skip
+
+
+class BatchedVelma(BatchedEntropyAgent):
+    """:class:`agents.clue_velma.ClueVelma` as the roster seats it (``"velma"``: pyvelma's sum of the entropy in
+    nats and the remoteness, accusing at probability 0.79) for many games, deciding as it does on the same draws:
+    the entropy agent's scores, sheet and card to show (:class:`BatchedEntropyAgent`), the likeliest case file
+    from the seat's case-file distribution, and on the board every destination scored by the entropy after its
+    room's best suggestion (or the entropy now, over the same deals) plus its expected rolls to the murder room:
+    the best reachable node after the roll (ties drawn), and before it the roll (its expected best score over the
+    sums of two dice), the passage or the summoned suggestion, whichever scores best.
+
+    Args:
+        samples, enumerate_limit: as :class:`BatchedEntropyAgent`'s.
+        threshold: the likeliest case file's probability at which it accuses (default 0.79, Velma's).
+        remoteness: the weight of the remoteness (default 1, pyvelma's).
+    """
+
+    name = "velma"
+    velma = True
+
+    def __init__(self, samples: int = 2000, enumerate_limit: int = 500, threshold: float = VELMA_THRESHOLD,
+                 remoteness: float = 1.0) -> None:  # fmt: skip
+        super().__init__(samples, enumerate_limit, threshold)
+        if isinstance(remoteness, bool) or not isinstance(remoteness, int | float) or not 0 <= remoteness < np.inf:
+            raise ValueError(f"remoteness must be a weight >= 0, got {remoteness!r}")
+        self.remoteness = float(remoteness)
 
 
 #: The compiled twins, by the roster's names (:mod:`agents.roster`).
@@ -186,6 +253,7 @@ BATCHED_AGENTS: dict[str, type] = {
     "random": BatchedRandom,
     "deduction_sheet": BatchedDeductionSheet,
     "entropy": BatchedEntropyAgent,
+    "velma": BatchedVelma,
 }
 
 
@@ -364,9 +432,10 @@ def _same_facts(g, s, dealt, key_dealt, required, forbidden, clauses, key_requir
 def _entropy_actions(games, mover, phase, turn, suggestion, hand, required, forbidden, clauses, dirty, record, full,
                      groups, sheet, dealt, starts, sizes, triple_cards, triples, end_action, masks, uniforms, actions,
                      key_dealt, key_required, key_forbidden, key_clauses, expected, scored_now, pending, seeds,
-                     deals, samples, enumerate_limit, sweep_sizes, category_masks, case_counts, budget, board,
-                     room_rule, positions, roll, moved, room_rolls, distances, passages, squares,
-                     roll_action):  # pragma: no cover - compiled  # fmt: skip
+                     deals, xlogx, samples, enumerate_limit, sweep_sizes, category_masks, case_counts, budget,
+                     threshold, likeliest, likeliest_p, velma, remoteness, now, probabilities, board, room_rule,
+                     positions, roll, moved, room_rolls, distances, passages, squares, roll_action, offsets,
+                     neighbours, two_dice, seen):  # pragma: no cover - compiled  # fmt: skip
     """:class:`BatchedEntropyAgent`'s decisions (``ClueEntropyAgent.act``) for the games ``games`` marks; a game
     whose scores the sweep cannot make is marked ``pending`` (its number in ``seeds``) and left undecided. False
     if a seat's facts contradict."""
@@ -387,14 +456,18 @@ def _entropy_actions(games, mover, phase, turn, suggestion, hand, required, forb
         if not settled(g, s, required, forbidden, clauses, dirty, full, groups):
             return False
         stage = board and phase[g] == _START and not moved[g]  # a board decision (clue_moves.board_stage)
-        certain = 0  # the exact sheet names the case file: accuse (clue_moves.to_accuse)
-        index = 0
-        for k in range(categories):
-            for card in range(starts[k], starts[k] + sizes[k]):
-                if sheet[g, s, card, players] == 1:
-                    certain += 1
-                    index = index * sizes[k] + card - starts[k]
-        if certain == categories:
+        index = likeliest[g, s]  # the case file to accuse, if the rule says so (clue_moves.to_accuse)
+        accuse = likeliest_p[g, s] >= threshold
+        if threshold >= 1.0:  # only when certain: the exact sheet names it
+            certain = 0
+            index = 0
+            for k in range(categories):
+                for card in range(starts[k], starts[k] + sizes[k]):
+                    if sheet[g, s, card, players] == 1:
+                        certain += 1
+                        index = index * sizes[k] + card - starts[k]
+            accuse = certain == categories
+        if accuse:
             if masks[g, triples + index]:
                 actions[g] = triples + index
                 continue
@@ -434,10 +507,17 @@ def _entropy_actions(games, mover, phase, turn, suggestion, hand, required, forb
                 seeds[g] = seed
                 continue
             exact = count <= enumerate_limit
-            score_deals(deals[:listed] if exact else deals[:samples], s, players, triple_cards, starts, sizes,
-                        not exact, expected[g, s])  # fmt: skip
+            now[g, s] = score_deals(deals[:listed] if exact else deals[:samples], s, players, triple_cards, starts,
+                                    sizes, not exact, expected[g, s], xlogx)  # fmt: skip
         at = 1 if scored_now[g] else 0  # the draws after the number of the deals
-        if stage:  # toward the room of its best suggestion, or that suggestion where it was summoned
+        if stage and velma:  # every destination scored (clue_velma.destination_scores, pyvelma's sum)
+            move = _velma_move(g, s, at, expected[g, s], now[g, s], probabilities[g, s, starts[-1]:, players],
+                               remoteness, positions, roll, masks, room_rolls, passages, squares, triples,
+                               roll_action, offsets, neighbours, two_dice, seen, uniforms)  # fmt: skip
+            if move >= 0:
+                actions[g] = move
+                continue
+        elif stage:  # toward the room of its best suggestion, or that suggestion where it was summoned
             after = np.full(rooms, np.inf)
             for t in range(triples):
                 after[t % rooms] = min(after[t % rooms], expected[g, s, t])
@@ -464,3 +544,103 @@ def _entropy_actions(games, mover, phase, turn, suggestion, hand, required, forb
                     break
                 chosen -= 1
     return True
+
+
+@njit(cache=True)
+def _likeliest_cases(games, mover, required, forbidden, clauses, dirty, full, groups, dealt, key_dealt, key_required,
+                     key_forbidden, key_clauses, sweep_sizes, category_masks, case_counts, budget, sizes, scratch,
+                     likeliest, likeliest_p, pending):  # pragma: no cover - compiled  # fmt: skip
+    """Each deciding seat's likeliest case file (its index in triple order, the first of equals, as the AEC seat's
+    ``solution()`` lists them) and its probability, counted where its facts changed; ``pending`` where the sweep
+    is over its budget (the engine's, by the caller). False if a seat's facts contradict."""
+    combinations = 1
+    for k in range(sizes.size):
+        combinations *= sizes[k]
+    cases = np.zeros(combinations)
+    for g in range(games.size):
+        if not games[g]:
+            continue
+        s = mover[g]
+        if not settled(g, s, required, forbidden, clauses, dirty, full, groups):
+            return False
+        if _same_facts(g, s, dealt, key_dealt, required, forbidden, clauses, key_required, key_forbidden,
+                       key_clauses):  # fmt: skip
+            continue
+        key_dealt[g, s] = dealt[g]
+        key_required[g, s] = required[g, s]
+        key_forbidden[g, s] = forbidden[g, s]
+        key_clauses[g, s] = clauses[g, s]
+        status, _, _ = solve_seat(required[g, s], forbidden[g, s], clauses[g, s], sweep_sizes, category_masks,
+                                  case_counts, full, budget, scratch, cases)  # fmt: skip
+        if status == CONTRADICTION:
+            return False
+        if status != EXACT:
+            pending[g] = True
+            continue
+        best = 0
+        for c in range(cases.size):
+            if cases[c] > cases[best]:
+                best = c
+        likeliest[g, s], likeliest_p[g, s] = best, cases[best]
+    return True
+
+
+@njit(cache=True)
+def _node_score(node, start, after, now, remote, squares):  # pragma: no cover - compiled
+    """``clue_velma.destination_scores`` (``score="sum"``) of one node reached from ``start`` (-1: none)."""
+    entered = node >= squares and node != start
+    entropy = after[node - squares] if entered else now
+    return -(entropy * math.log(2) + remote[node])
+
+
+@njit(cache=True)
+def _velma_move(g, s, at, expected, now, murder, remoteness, positions, roll, masks, room_rolls, passages, squares,
+                triples, roll_action, offsets, neighbours, two_dice, seen, uniforms):  # pragma: no cover  # fmt: skip
+    """``ClueVelma.board_action``'s choice: the move, the roll or the passage, or -1 for the summoned suggestion."""
+    nodes, rooms = room_rolls.shape
+    after = np.full(rooms, np.inf)  # per room, the least expected entropy of the suggestions naming it
+    for t in range(triples):
+        after[t % rooms] = min(after[t % rooms], expected[t])
+    total = 0.0
+    for r in range(rooms):
+        total += murder[r]
+    total = max(total, 1e-12)
+    remote = np.zeros(nodes)  # per node, the expected rolls to the murder room (room_rolls @ murder)
+    for node in range(nodes):
+        for r in range(rooms):
+            remote[node] += room_rolls[node, r] * (murder[r] / total)
+        remote[node] *= remoteness
+    here = positions[g, s]
+    move_action = roll_action + 2
+    if roll[g] > 0:  # after the roll: the best reachable node, ties drawn
+        best = -np.inf
+        for node in range(nodes):
+            if masks[g, move_action + node]:
+                best = max(best, _node_score(node, here, after, now, remote, squares))
+        ties = 0
+        for node in range(nodes):
+            if masks[g, move_action + node] and _node_score(node, here, after, now, remote, squares) >= best - 1e-12:
+                ties += 1
+        chosen = int(uniforms[g, at] * ties)
+        for node in range(nodes):
+            if masks[g, move_action + node] and _node_score(node, here, after, now, remote, squares) >= best - 1e-12:
+                if chosen == 0:
+                    return move_action + node
+                chosen -= 1
+    value = 0.0  # the roll: the expected best score over the sums of two dice (clue_velma.roll_value)
+    for dice in range(2, 13):
+        _reach(here, dice, s, positions[g], offsets, neighbours, squares, seen)
+        best = -np.inf
+        for node in range(nodes):
+            if seen[node]:
+                best = max(best, _node_score(node, here, after, now, remote, squares))
+        value += two_dice[dice] * best
+    choice, best = roll_action, value
+    if masks[g, roll_action + 1]:  # the passage
+        score = _node_score(passages[here], here, after, now, remote, squares)
+        if score > best:
+            choice, best = roll_action + 1, score
+    if masks[g, :triples].any():  # summoned: suggesting here counts as entering the room
+        if _node_score(here, -1, after, now, remote, squares) > best:
+            choice = -1
+    return choice

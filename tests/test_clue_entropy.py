@@ -94,7 +94,7 @@ def test_the_compiled_scores_equal_the_python_scores_on_the_same_deals(players):
     """``score_deals`` (the batched agents' scoring) against ``score_suggestions`` on the deals it drew: seat 0's
     states along seeded games of deduction sheets, exact where every deal is listed and Miller-Madow where they
     are drawn."""
-    from deduction_envs.reasoning.clue_suggestions import _deals, score_deals, suggestion_table
+    from deduction_envs.reasoning.clue_suggestions import _deals, score_deals, sixths_table, suggestion_table
 
     rules = ClueRules(players)
     checked = {True: 0, False: 0}
@@ -110,8 +110,9 @@ def test_the_compiled_scores_equal_the_python_scores_on_the_same_deals(players):
             scores = score_suggestions(knowledge, 0, samples=300, enumerate_limit=limit, seed=seed)
             deals, exact = _deals(knowledge, 300, limit, seed)
             expected = np.zeros(rules.num_triples)
-            score_deals(deals, 0, players, suggestion_table(knowledge), np.array(rules.category_starts),
-                        np.array(rules.category_sizes), not exact, expected)  # fmt: skip
+            now = score_deals(deals, 0, players, suggestion_table(knowledge), np.array(rules.category_starts),
+                              np.array(rules.category_sizes), not exact, expected, sixths_table(deals.shape[0]))
+            assert now == pytest.approx(scores.entropy, abs=1e-9)
             assert exact == scores.exact
             np.testing.assert_allclose(expected, scores.expected_entropy, rtol=0, atol=1e-9)
             checked[exact] += 1

@@ -67,7 +67,7 @@ def test_a_python_caller_gets_the_command_lines_errors():
         (RunConfig(env="clue_v0", opponents=["self"]), "--opponents self (self-play) plays on the batched twin"),
         (RunConfig(env="algo_v0", vec_env="batched", opponents=["self"], entropy_reward=1.0),
          "--entropy-reward is not on self-play yet"),
-        (RunConfig(env="clue_v0", vec_env="batched", opponents=["velma"]), "compiled opponents are random, deduc"),
+        (RunConfig(env="clue_v0", vec_env="batched", opponents=["velma_rate"]), "compiled opponents are random, deduc"),
         (RunConfig(env="clue_v0", vec_env="batched", algo="ppo"), "the batched seats train with maskable_ppo"),
         (RunConfig(env="generalized_clue_v0", vec_env="batched", opponents=["exact"]), "are random, scoreboard, got"),
     ]
@@ -90,8 +90,9 @@ def test_checking_twice_changes_nothing_more():
     assert RunConfig(env="clue_v0", sizes={"probabilities": False}).check().vec_env == "batched"
     batched = RunConfig(env="clue_v0", vec_env="batched", opponents=["self", "random"]).check()
     assert "probabilities" not in batched.sizes and batched.opponents == ["self", "random"]
-    # An opponent without a compiled twin keeps the AEC env.
-    assert RunConfig(env="clue_v0", opponents=["entropy"]).check().vec_env == "dummy"
+    # An opponent without a compiled twin keeps the AEC env; the entropy agent has one (issue 83).
+    assert RunConfig(env="clue_v0", opponents=["ismcts"]).check().vec_env == "dummy"
+    assert RunConfig(env="clue_v0", opponents=["entropy"]).check().vec_env == "batched"
     counted = RunConfig(env="clue_v0", vec_env="batched", sizes={"probabilities": True}, entropy_reward=0.1).check()
     assert counted.sizes["probabilities"] is True and counted.vec_env == "batched"
     algo = RunConfig(env="algo_v0", vec_env="batched", opponents=["random"]).check()

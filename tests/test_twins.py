@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents.batched import DRAWS, UniformDraws
-from agents.clue_batched import BatchedEntropyAgent
+from agents.clue_batched import BatchedEntropyAgent, BatchedVelma
 from agents.clue_batched import batched_agent as clue_agent
 from agents.generalized_clue_batched import batched_agent as generalized_clue_agent
 from deduction_envs.envs import clue_v0
@@ -515,12 +515,16 @@ def test_bad_input_is_refused():
     seats = BatchedClueSeats(BatchedClueRules(ClueRules(3), 4))
     seats.reset(seeds=range(4))
     every = np.ones(4, dtype=bool)
-    with pytest.raises(ValueError, match="Clue's compiled opponents are random, deduction_sheet, entropy"):
-        clue_agent("velma")
+    with pytest.raises(ValueError, match="Clue's compiled opponents are random, deduction_sheet, entropy, velma"):
+        clue_agent("velma_rate")
     for bad, message in (({"samples": 0}, "samples"), ({"enumerate_limit": -1}, "enumerate_limit"),
-                         ({"samples": 2.5}, "samples")):  # fmt: skip
+                         ({"samples": 2.5}, "samples"), ({"threshold": 0}, "threshold"),
+                         ({"threshold": True}, "threshold")):  # fmt: skip
         with pytest.raises(ValueError, match=message):
             BatchedEntropyAgent(**bad)
+    for bad in (-1, float("inf"), "far"):
+        with pytest.raises(ValueError, match="remoteness must be a weight"):
+            BatchedVelma(remoteness=bad)
     with pytest.raises(ValueError, match="games must be 4 bools"):
         clue_agent("random").act(seats, np.ones(4), np.zeros((4, DRAWS)))
     with pytest.raises(ValueError, match="uniforms must be"):

@@ -58,6 +58,7 @@ __all__ = [
     "score_asks",
     "score_deals",
     "score_suggestions",
+    "sixths_table",
     "sure_to_learn",
 ]
 
@@ -227,18 +228,27 @@ def _joint(
     return joint
 
 
+def sixths_table(deals: int) -> np.ndarray:
+    """``(k / 6) log2(k / 6)`` for every weight of ``k`` sixths of a deal up to ``deals`` deals: the table
+    :func:`score_deals` reads."""
+    k = np.arange(6 * check_int("deals", deals, low=0) + 1) / 6.0
+    return k * np.log2(np.where(k > 0, k, 1.0))
+
+
 @njit(cache=True)
-def score_deals(deals, asker, players, triples, starts, sizes, sampled, expected):  # pragma: no cover - compiled
+def score_deals(deals, asker, players, triples, starts, sizes, sampled, expected, xlogx):  # pragma: no cover
+    # compiled
     """Compiled, for the batched agents: every suggestion's expected entropy after its answer from ``deals`` (a deal
     a row, each card's place, the case file ``players``), as :func:`score_suggestions` scores them under the
     ``"uniform"`` refuter model (a refuter shows each matching card with equal probability), each outcome's entropy
     the Miller-Madow estimate when ``sampled``. ``triples``: ``(n, 3)`` the suggestions' cards; ``starts`` /
     ``sizes``: each category's first card and size (a deal's case file numbered in triple order). Writes
-    ``expected`` (one a suggestion).
+    ``expected`` (one a suggestion) and returns the case file's entropy over the deals (Miller-Madow when
+    ``sampled``), as :class:`SuggestionScores`' ``entropy``.
 
     A deal weighs 1 on its outcome, or 1/2 or 1/3 on each of a refuter's matching cards, so six times every weight
-    is a whole number: the joint weights are counted in sixths, each ``w log w`` read from a table, the deals taken
-    case file by case file."""
+    is a whole number: the joint weights are counted in sixths, each ``w log w`` read from ``xlogx``
+    (:func:`sixths_table` of at least as many deals), the deals taken case file by case file."""
     n, categories, cards = deals.shape[0], starts.size, deals.shape[1]
     cases = 1
     for c in range(categories):
@@ -268,9 +278,6 @@ def score_deals(deals, asker, players, triples, starts, sizes, sampled, expected
             place = deals[d, b]
             t = players if place == players else (place - asker) % players
             turn[b, at] = players if t == 0 else t
-    xlogx = np.zeros(6 * n + 1)  # (k / 6) log2(k / 6), a weight of k sixths
-    for k in range(1, 6 * n + 1):
-        xlogx[k] = k / 6.0 * np.log2(k / 6.0)
     share = np.array([0, 6, 3, 2], dtype=np.int64)  # sixths of a deal on each of 1, 2 or 3 matching cards
     # Without a branch a deal: slot 3 * (t - 1) + k is the refuter of turn t showing the suggestion's k-th card,
     # t = players nobody (each card "matches", a third of the deal on each slot, summed to one outcome).
@@ -312,6 +319,16 @@ def score_deals(deals, asker, players, triples, starts, sizes, sampled, expected
                 if sampled and observed[o] > 1:
                     value += (observed[o] - 1) / (2 * math.log(2))
         expected[s] = max(value / n, 0.0)
+    now, observed = xlogx[6 * n], 0  # the case file's entropy: n log2 n - sum_c k_c log2 k_c, over n
+    for c in range(cases):
+        k = group_start[c + 1] - group_start[c]
+        if k:
+            now -= xlogx[6 * k]
+            observed += 1
+    now /= n
+    if sampled and observed > 1:
+        now += (observed - 1) / (2 * n * math.log(2))
+    return max(now, 0.0)
 
 
 def score_asks(

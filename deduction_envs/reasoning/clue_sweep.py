@@ -26,7 +26,8 @@ the engine only past its budget (:data:`SWEEP_WORK`):
   over what the case file has taken (a digit a category, the last category read off where its card is dealt),
   give the case file's distribution (:func:`solve_seat`) and its entropy;
 - a deal is a number below the count, read back layer by layer through the counts (which way the type is dealt,
-  then which of its cards go where): :func:`deal_seat` lists every deal, or draws uniform ones from a seed.
+  then which of its cards go where): :func:`deal_seat` lists every deal so; it draws uniform ones from a seed
+  layer by layer, each way in proportion to its deals, then the type's cards at random.
 
 The counts are float64 sums of integers: exact while the number of deals is below 2**53 (Clue's are). The work
 (states times ways to deal a type, summed over the passes) is bounded by a budget; past it, or where the frontier
@@ -376,6 +377,82 @@ def _unrank(number, start, types, width, shift, field, where, places_of, comp_st
 
 
 @njit(cache=True)
+def _draw(state, count, start, types, width, shift, field, where, places_of, comp_start, comp_k, comp_weight,
+          comp_delta, comp_set, close, avail, keys, bits, finish, order, type_cards, type_count, real, deals,
+          placed_row):  # pragma: no cover - compiled  # fmt: skip
+    """Write into each row of ``deals`` a uniform deal drawn from the SplitMix64 stream ``state``: the facts'
+    cards (``placed_row``), then the free cards' places: at each layer, a way of dealing its type drawn in
+    proportion to its deals (its weight times the ways to finish after it, of the total from the state it leaves;
+    ``count`` from the start), then the cards each place takes of the type, drawn uniformly (a partial shuffle).
+    A deal's probability is the product of the draws', one over the count. (All the rows in one call: a call a
+    deal, with its two dozen array arguments, cost more than the deal.)"""
+    wmask = (np.int64(1) << width) - 1
+    scale = 1.0 / 9007199254740992.0  # 2**-53
+    left = np.zeros(type_cards.shape[1], dtype=np.int64)
+    for row in range(deals.shape[0]):
+        deals[row, :] = placed_row
+        state = _draw_one(state, count, start, wmask, scale, types, width, shift, field, where, places_of,
+                          comp_start, comp_k, comp_weight, comp_delta, comp_set, close, avail, keys, bits, finish,
+                          order, type_cards, type_count, real, deals, row, left)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _draw_one(state, total, start, wmask, scale, types, width, shift, field, where, places_of, comp_start, comp_k,
+              comp_weight, comp_delta, comp_set, close, avail, keys, bits, finish, order, type_cards, type_count,
+              real, deals, row, left):  # pragma: no cover - compiled  # fmt: skip
+    """One deal of :func:`_draw` into ``deals[row]``; the stream's state after it."""
+    key = start
+    for t in range(types):
+        clause_bits = key & wmask
+        caps = key >> width
+        state, drawn = _splitmix(state)
+        x = np.float64(drawn >> np.uint64(11)) * scale * total
+        chosen, chosen_key, after_chosen = -1, np.int64(-1), 1.0
+        next_keys, next_bits, next_finish = keys[t + 1], bits[t + 1], finish[t + 1]
+        for j in range(comp_start[t], comp_start[t + 1]):
+            if not _fits(caps, j, t, where, places_of, shift, field, comp_k, avail):
+                continue
+            new_bits = clause_bits | comp_set[j]
+            if new_bits & close[t] != close[t]:
+                continue
+            new_key = ((caps - comp_delta[j]) << width) | (new_bits & ~close[t])
+            slot = _find(next_keys, next_bits, new_key)
+            if slot < 0:
+                continue
+            after = next_finish[slot]
+            ways = comp_weight[j] * after
+            if ways <= 0.0:
+                continue
+            chosen, chosen_key, after_chosen = j, new_key, after
+            if x < ways:
+                break
+            x -= ways
+        total = after_chosen
+        kind = order[t]
+        remaining = type_count[kind]
+        for i in range(remaining):
+            left[i] = type_cards[kind, i]
+        a = places_of[t]
+        for q in range(a):
+            k = comp_k[chosen, q]
+            place = real[where[t, q]]
+            if q == a - 1:  # the last place takes the rest
+                for i in range(remaining):
+                    deals[row, left[i]] = place
+                break
+            for i in range(k):  # k of the remaining cards, each uniformly among those left
+                state, drawn = _splitmix(state)
+                pick_at = i + int(np.float64(drawn >> np.uint64(11)) * scale * (remaining - i))
+                left[i], left[pick_at] = left[pick_at], left[i]
+                deals[row, left[i]] = place
+            for i in range(k, remaining):
+                left[i - k] = left[i]
+            remaining -= k
+        key = chosen_key
+    return state
+
+
+@njit(cache=True)
 def _spread(share, code, column, cases, prefix, readoff, order, group_of, group_stride, digit_base, group_rank,
             category_of, card_type, known, category_masks, cards):  # pragma: no cover - compiled  # fmt: skip
     """Add ``share`` to every combination (one card a category, in triple order) the case file's ``code`` and
@@ -475,8 +552,10 @@ def deal_seat(required, forbidden, clauses, sizes, category_masks, case_counts, 
     ``enumerate_limit`` (in a fixed order), else ``deals.shape[0]`` drawn uniformly and independently from the
     stream ``seed`` names (SplitMix64: the same seed, the same deals).
 
-    Each deal is a number below the count, read back place by place through the sweep's counts (which way each
-    type is dealt, then which of its cards go where), so a uniform number is a uniform deal. The arguments are
+    Listed, each deal is a number below the count, read back place by place through the sweep's counts (which way
+    each type is dealt, then which of its cards go where); drawn, each layer's way is drawn in proportion to the
+    deals through it and the type's cards then shuffled among its places, which gives each deal one over the count
+    (to float64 rounding), without the number's divisions (most of a listed deal's time). The arguments are
     :func:`count_seat`'s; ``deals`` is ``(n, cards)`` int64, each row a deal as each card's place (the case file
     is the last place), at least as many rows as the count when enumerating.
 
@@ -935,7 +1014,7 @@ def _solve(required, forbidden, clauses, sizes, category_masks, case_counts, ful
                 continue
             for v in range(places):
                 probabilities[b, real[v]] += expected[position, v] / type_count[t] / deals_count
-    # Deals asked for: numbered below the count, each read back through the counts.
+    # Deals asked for: listed (numbered below the count, each read back through the counts) or drawn.
     dealt = 0
     if deals.shape[0] > 0:
         if deals_count >= 2.0**53:
@@ -951,19 +1030,21 @@ def _solve(required, forbidden, clauses, sizes, category_masks, case_counts, ful
         enumerate_all = count <= enumerate_limit
         dealt = min(count, deals.shape[0]) if enumerate_all else deals.shape[0]
         state = np.uint64(seed)
-        for row in range(dealt):
-            if enumerate_all:
-                number = np.int64(row)
-            else:
-                state, drawn = _splitmix(state)
-                number = np.int64(drawn % np.uint64(count))
-            for b in range(cards):  # the facts' cards
-                for p in range(n_places):
-                    if required[p] >> b & 1:
-                        deals[row, b] = p
-            _unrank(number, start_key, types, width, shift, field, where, places_of, comp_start, comp_k, comp_weight,
-                    comp_delta, comp_set, close, avail, keys, bits, finish_values, order, type_cards, type_count, real,
-                    binom, deals[row])  # fmt: skip
+        placed_row = np.zeros(cards, dtype=np.int64)  # the facts' cards
+        for b in range(cards):
+            for p in range(n_places):
+                if required[p] >> b & 1:
+                    placed_row[b] = p
+        if enumerate_all:
+            for row in range(dealt):
+                deals[row, :] = placed_row
+                _unrank(np.int64(row), start_key, types, width, shift, field, where, places_of, comp_start, comp_k,
+                        comp_weight, comp_delta, comp_set, close, avail, keys, bits, finish_values, order,
+                        type_cards, type_count, real, binom, deals[row])  # fmt: skip
+        else:
+            _draw(state, deals_count, start_key, types, width, shift, field, where, places_of, comp_start, comp_k,
+                  comp_weight, comp_delta, comp_set, close, avail, keys, bits, finish_values, order, type_cards,
+                  type_count, real, deals[:dealt], placed_row)  # fmt: skip
     # The case file's distribution: the prefix swept again, carrying what the case file has taken.
     entropy = 0.0
     if want_entropy and prefix > 0:
