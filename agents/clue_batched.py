@@ -37,7 +37,7 @@ from deduction_envs.core.rules import check_int
 from deduction_envs.envs.clue_batched import BatchedClueSeats, settled
 from deduction_envs.games.clue import CluePhase
 from deduction_envs.games.clue_board import TWO_DICE
-from deduction_envs.games.clue_board_batched import _reach
+from deduction_envs.games.clue_board_batched import reach_nodes
 from deduction_envs.reasoning.clue_facts import DEAD, facts_of, propagate_masks
 from deduction_envs.reasoning.clue_suggestions import score_deals, score_suggestions, sixths_table, suggestion_table
 from deduction_envs.reasoning.clue_sweep import CONTRADICTION, EXACT, SWEEP_WORK, deal_seat, solve_seat
@@ -629,7 +629,7 @@ def _velma_move(g, s, at, expected, now, murder, remoteness, positions, roll, ma
                 chosen -= 1
     value = 0.0  # the roll: the expected best score over the sums of two dice (clue_velma.roll_value)
     for dice in range(2, 13):
-        _reach(here, dice, s, positions[g], offsets, neighbours, squares, seen)
+        reach_nodes(here, dice, s, positions[g], offsets, neighbours, squares, seen)
         best = -np.inf
         for node in range(nodes):
             if seen[node]:

@@ -27,7 +27,7 @@ from deduction_envs.games.clue import ClueRules, deal
 from deduction_envs.games.clue_batched import PHASE_AFTER, PHASE_START, BatchedClueRules, legal_masks
 from deduction_envs.games.clue_board import ClueBoardRules
 
-__all__ = ["BOARD_EVENT_KINDS", "BatchedClueBoardRules", "batched_clue_rules"]
+__all__ = ["BOARD_EVENT_KINDS", "BatchedClueBoardRules", "batched_clue_rules", "reach_nodes"]
 
 #: The board's event kinds in :attr:`BatchedClueRules.event` ``["kind"]``, after Clue's five (codes 5, 6, 7).
 BOARD_EVENT_KINDS = ("roll", "passage", "move")
@@ -191,7 +191,7 @@ class BatchedClueBoardRules(BatchedClueRules):
 
 
 @njit(cache=True)
-def _reach(start, roll, me, positions, offsets, neighbours, squares, seen):  # pragma: no cover - compiled
+def reach_nodes(start, roll, me, positions, offsets, neighbours, squares, seen):  # pragma: no cover - compiled
     """``ClueBoard.reachable`` in ``seen`` (zeroed here): the nodes the token at ``start`` may end on with
     ``roll``, the other tokens' corridor squares blocked; the start itself if nothing else. Returns the count."""
     seen[:] = False
@@ -246,7 +246,7 @@ def _start_masks(games, phase, turn, positions, roll, moved, entered, summoned, 
         mask[:] = False
         me = turn[g]
         if roll[g] > 0 and not moved[g]:  # after the roll: only the move
-            _reach(positions[g, me], roll[g], me, positions[g], offsets, neighbours, squares, seen[g])
+            reach_nodes(positions[g, me], roll[g], me, positions[g], offsets, neighbours, squares, seen[g])
             for node in range(seen.shape[1]):
                 if seen[g, node]:
                     mask[move_action + node] = True

@@ -42,6 +42,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -142,7 +143,8 @@ def score_suggestions(
     if any(size != 1 for size in knowledge.case_file_sizes):
         raise ValueError("suggestions name one card per category: the case file must hold one of each")
     if seed is None:  # a generator (or a stand-in that draws as one: agents.batched.UniformDraws), or its seed
-        seed = int((rng if hasattr(rng, "integers") else np.random.default_rng(rng)).integers(2**53))
+        source: Any = rng if hasattr(rng, "integers") else np.random.default_rng(rng)
+        seed = int(source.integers(2**53))
     seed = check_int("seed", seed, low=0, high=2**63 - 1)
     deals, exact = _deals(knowledge, samples, enumerate_limit, seed)
     suggestions = suggestion_table(knowledge)
