@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from agents.batched import DRAWS, BatchedAgent, BatchedRandom, checked, named_agent, pick, popcount, reshown
-from agents.clue_velma import VELMA_THRESHOLD
+from agents.clue_velma import SCORES, VELMA_THRESHOLD
 from deduction_envs.core.rules import check_int
 from deduction_envs.envs.clue_batched import BatchedClueSeats, settled
 from deduction_envs.games.clue import CluePhase
@@ -42,7 +42,8 @@ from deduction_envs.reasoning.clue_facts import DEAD, facts_of, propagate_masks
 from deduction_envs.reasoning.clue_suggestions import score_deals, score_suggestions, sixths_table, suggestion_table
 from deduction_envs.reasoning.clue_sweep import CONTRADICTION, EXACT, SWEEP_WORK, deal_seat, solve_seat
 
-__all__ = ["BATCHED_AGENTS", "BatchedDeductionSheet", "BatchedEntropyAgent", "BatchedVelma", "batched_agent"]
+__all__ = ["BATCHED_AGENTS", "BatchedDeductionSheet", "BatchedEntropyAgent", "BatchedVelma", "BatchedVelmaRate",
+           "batched_agent"]
 
 _START, _SHOW = int(CluePhase.START), int(CluePhase.SHOW)
 
@@ -109,8 +110,9 @@ class BatchedEntropyAgent:
     """
 
     name = "entropy"
-    #: Whether it moves on the board as Velma (:class:`BatchedVelma`) rather than toward its best suggestion.
-    velma = False
+    #: How it moves on the board: toward its best suggestion (0), or as Velma (:class:`BatchedVelma`) with
+    #: pyvelma's sum (1) or rate (2).
+    velma = 0
 
     def __init__(self, samples: int = 2000, enumerate_limit: int = 500, threshold: float = 1.0) -> None:
         self.samples = check_int("samples", samples, low=1)
@@ -232,20 +234,33 @@ class BatchedVelma(BatchedEntropyAgent):
     sums of two dice), the passage or the summoned suggestion, whichever scores best.
 
     Args:
+        score: ``"sum"`` (pyvelma's, the default) or ``"rate"`` (the expected entropy reduction per expected turn,
+            :func:`agents.clue_velma.destination_scores`; the roster's ``velma_rate``).
         samples, enumerate_limit: as :class:`BatchedEntropyAgent`'s.
         threshold: the likeliest case file's probability at which it accuses (default 0.79, Velma's).
         remoteness: the weight of the remoteness (default 1, pyvelma's).
     """
 
     name = "velma"
-    velma = True
 
-    def __init__(self, samples: int = 2000, enumerate_limit: int = 500, threshold: float = VELMA_THRESHOLD,
-                 remoteness: float = 1.0) -> None:  # fmt: skip
+    def __init__(self, score: str = "sum", samples: int = 2000, enumerate_limit: int = 500,
+                 threshold: float = VELMA_THRESHOLD, remoteness: float = 1.0) -> None:  # fmt: skip
         super().__init__(samples, enumerate_limit, threshold)
+        if score not in SCORES:
+            raise ValueError(f"score must be one of {', '.join(SCORES)}, got {score!r}")
         if isinstance(remoteness, bool) or not isinstance(remoteness, int | float) or not 0 <= remoteness < np.inf:
             raise ValueError(f"remoteness must be a weight >= 0, got {remoteness!r}")
         self.remoteness = float(remoteness)
+        self.velma = 1 + SCORES.index(score)
+        self.name = "velma" if score == "sum" else "velma_rate"
+
+
+class BatchedVelmaRate(BatchedVelma):
+    """:class:`BatchedVelma` with the rate score, as the roster's ``velma_rate`` (``ClueVelma(score="rate")``)."""
+
+    def __init__(self, samples: int = 2000, enumerate_limit: int = 500, threshold: float = VELMA_THRESHOLD,
+                 remoteness: float = 1.0) -> None:  # fmt: skip
+        super().__init__("rate", samples, enumerate_limit, threshold, remoteness)
 
 
 #: The compiled twins, by the roster's names (:mod:`agents.roster`).
@@ -254,6 +269,7 @@ BATCHED_AGENTS: dict[str, type] = {
     "deduction_sheet": BatchedDeductionSheet,
     "entropy": BatchedEntropyAgent,
     "velma": BatchedVelma,
+    "velma_rate": BatchedVelmaRate,
 }
 
 
@@ -510,10 +526,11 @@ def _entropy_actions(games, mover, phase, turn, suggestion, hand, required, forb
             now[g, s] = score_deals(deals[:listed] if exact else deals[:samples], s, players, triple_cards, starts,
                                     sizes, not exact, expected[g, s], xlogx)  # fmt: skip
         at = 1 if scored_now[g] else 0  # the draws after the number of the deals
-        if stage and velma:  # every destination scored (clue_velma.destination_scores, pyvelma's sum)
-            move = _velma_move(g, s, at, expected[g, s], now[g, s], probabilities[g, s, starts[-1]:, players],
-                               remoteness, positions, roll, masks, room_rolls, passages, squares, triples,
-                               roll_action, offsets, neighbours, two_dice, seen, uniforms)  # fmt: skip
+        if stage and velma:  # every destination scored (clue_velma.destination_scores)
+            move = _velma_move(g, s, at, velma == 2, expected[g, s], now[g, s],
+                               probabilities[g, s, starts[-1]:, players], remoteness, positions, roll, masks,
+                               room_rolls, passages, squares, triples, roll_action, offsets, neighbours, two_dice,
+                               seen, uniforms)  # fmt: skip
             if move >= 0:
                 actions[g] = move
                 continue
@@ -586,16 +603,28 @@ def _likeliest_cases(games, mover, required, forbidden, clauses, dirty, full, gr
 
 
 @njit(cache=True)
-def _node_score(node, start, after, now, remote, squares):  # pragma: no cover - compiled
-    """``clue_velma.destination_scores`` (``score="sum"``) of one node reached from ``start`` (-1: none)."""
+def _node_score(node, start, rate, after, now, remote, room_rolls, squares):  # pragma: no cover - compiled
+    """``clue_velma.destination_scores`` of one node reached from ``start`` (-1: none): pyvelma's sum, or with
+    ``rate`` the best over rooms of the expected entropy reduction per expected turn."""
     entered = node >= squares and node != start
-    entropy = after[node - squares] if entered else now
-    return -(entropy * math.log(2) + remote[node])
+    if not rate:
+        entropy = after[node - squares] if entered else now
+        return -(entropy * math.log(2) + remote[node])
+    best = -np.inf
+    for r in range(after.size):
+        turns = 1.0 + room_rolls[node, r] + remote[squares + r]
+        if entered and r == node - squares:
+            turns = 1.0 + remote[squares + r]
+        if node == start and start >= squares and r == start - squares:  # no suggestion by staying
+            turns = np.inf
+        best = max(best, max(now - after[r], 0.0) / turns)
+    return best
 
 
 @njit(cache=True)
-def _velma_move(g, s, at, expected, now, murder, remoteness, positions, roll, masks, room_rolls, passages, squares,
-                triples, roll_action, offsets, neighbours, two_dice, seen, uniforms):  # pragma: no cover  # fmt: skip
+def _velma_move(g, s, at, rate, expected, now, murder, remoteness, positions, roll, masks, room_rolls, passages,
+                squares, triples, roll_action, offsets, neighbours, two_dice, seen,
+                uniforms):  # pragma: no cover - compiled  # fmt: skip
     """``ClueVelma.board_action``'s choice: the move, the roll or the passage, or -1 for the summoned suggestion."""
     nodes, rooms = room_rolls.shape
     after = np.full(rooms, np.inf)  # per room, the least expected entropy of the suggestions naming it
@@ -613,17 +642,19 @@ def _velma_move(g, s, at, expected, now, murder, remoteness, positions, roll, ma
     here = positions[g, s]
     move_action = roll_action + 2
     if roll[g] > 0:  # after the roll: the best reachable node, ties drawn
+        scores = np.full(nodes, -np.inf)
         best = -np.inf
         for node in range(nodes):
             if masks[g, move_action + node]:
-                best = max(best, _node_score(node, here, after, now, remote, squares))
+                scores[node] = _node_score(node, here, rate, after, now, remote, room_rolls, squares)
+                best = max(best, scores[node])
         ties = 0
         for node in range(nodes):
-            if masks[g, move_action + node] and _node_score(node, here, after, now, remote, squares) >= best - 1e-12:
+            if masks[g, move_action + node] and scores[node] >= best - 1e-12:
                 ties += 1
         chosen = int(uniforms[g, at] * ties)
         for node in range(nodes):
-            if masks[g, move_action + node] and _node_score(node, here, after, now, remote, squares) >= best - 1e-12:
+            if masks[g, move_action + node] and scores[node] >= best - 1e-12:
                 if chosen == 0:
                     return move_action + node
                 chosen -= 1
@@ -633,14 +664,14 @@ def _velma_move(g, s, at, expected, now, murder, remoteness, positions, roll, ma
         best = -np.inf
         for node in range(nodes):
             if seen[node]:
-                best = max(best, _node_score(node, here, after, now, remote, squares))
+                best = max(best, _node_score(node, here, rate, after, now, remote, room_rolls, squares))
         value += two_dice[dice] * best
-    choice, best = roll_action, value
+    passage = summoned = -np.inf
     if masks[g, roll_action + 1]:  # the passage
-        score = _node_score(passages[here], here, after, now, remote, squares)
-        if score > best:
-            choice, best = roll_action + 1, score
+        passage = _node_score(passages[here], here, rate, after, now, remote, room_rolls, squares)
     if masks[g, :triples].any():  # summoned: suggesting here counts as entering the room
-        if _node_score(here, -1, after, now, remote, squares) > best:
-            choice = -1
-    return choice
+        summoned = _node_score(here, -1, rate, after, now, remote, room_rolls, squares)
+    best = max(value, passage, summoned)  # the first of the best (within float noise): roll, passage, summoned
+    if value >= best - 1e-12:
+        return roll_action
+    return roll_action + 1 if passage >= best - 1e-12 else -1

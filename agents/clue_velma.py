@@ -50,7 +50,10 @@ class ClueVelma(ClueEntropyAgent):
 
     The passage-or-roll decision compares the passage's room with the roll's expected best score (over the
     eleven sums of two dice, the reachable nodes of each); a token another's suggestion brought into a room may
-    also suggest there without moving. Accusation: pyvelma's probability threshold (``PACCUSATIONTHRESH``): when
+    also suggest there without moving. Equal scores (within 1e-12: the roll's expectation can equal a node's
+    score in exact arithmetic) go to the roll, then the passage.
+
+    Accusation: pyvelma's probability threshold (``PACCUSATIONTHRESH``): when
     the likeliest case file reaches ``threshold`` (default :data:`VELMA_THRESHOLD`, 0.79, the value this suite's
     Clue tournaments took for Velma's), at the next decision of its turn; refuting: pyvelma's card-to-show rule.
     ``remoteness`` weighs the remoteness terms (default 1, pyvelma's; 0 is the clean ablation: where to move is
@@ -114,7 +117,8 @@ class ClueVelma(ClueEntropyAgent):
             options[rules.passage_action] = float(self.node_scores(np.array([board.passages[here]]), here, values)[0])
         if mask[: rules.num_triples].any():  # summoned: suggesting here counts as entering the room
             options[-1] = float(self.node_scores(np.array([here]), -1, values)[0])
-        choice = max(options, key=options.__getitem__)
+        best = max(options.values())  # the first of the best, ties within float noise (1e-12) included
+        choice = next(option for option, value in options.items() if value >= best - 1e-12)
         return self.suggestion(mask[: rules.num_triples]) if choice == -1 else choice
 
 

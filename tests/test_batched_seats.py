@@ -205,7 +205,7 @@ def test_bad_input_is_refused(tmp_path):
         assert "give --size probabilities=false" in batched_refusal("clue_v0", {"players": 3}, ["random"])
     assert batched_refusal("clue_v0", {"players": 3}, ["random"]) is None  # counted with the AEC env's engine
     assert batched_refusal("clue_v0", {"players": 3, "board": True, "probabilities": False}, ["random"]) is None
-    assert "compiled opponents are random, deduction_sheet" in batched_refusal("clue_v0", SIZES, ["velma_rate"])
+    assert "compiled opponents are random, deduction_sheet" in batched_refusal("clue_v0", SIZES, ["ismcts"])
     assert batched_refusal("clue_v0", SIZES, ["self", "random"]) is None
     with pytest.raises(ValueError, match="'self' in the pool is self-play"):
         BatchedSeatsVecEnv("clue_v0", SIZES, ["self", "random"], 4)
@@ -427,7 +427,7 @@ def test_the_librarys_batched_tables_play_without_stable_baselines():
     with pytest.raises(ValueError, match="'self' in the pool is self-play"):
         BatchedTables("clue_v0", SIZES, ["self", "random"], 2)
     with pytest.raises(ValueError, match="compiled opponents are"):
-        BatchedTables("clue_v0", SIZES, ["velma_rate"], 2)
+        BatchedTables("clue_v0", SIZES, ["ismcts"], 2)
 
 
 def test_the_librarys_self_play_tables_stop_at_every_learner_seat():
@@ -480,7 +480,7 @@ def test_the_librarys_matches_rotate_the_seats_seat_the_table_in_order_and_count
     with pytest.raises(ValueError, match="compiled agents' roster names"):
         BatchedMatches("clue_v0", SIZES, [], 6)
     with pytest.raises(ValueError, match="compiled opponents are"):
-        BatchedMatches("clue_v0", SIZES, ["velma_rate"], 6)
+        BatchedMatches("clue_v0", SIZES, ["ismcts"], 6)
 
 
 def test_a_saved_policy_measured_on_the_twin_gives_the_table_of_the_python_route():
@@ -499,10 +499,10 @@ def test_a_saved_policy_measured_on_the_twin_gives_the_table_of_the_python_route
     assert twin.win_rate > 0.4 and python.win_rate > 0.4  # the policy's ~0.56 against sheets, on both
     table = [[twin.wins, twin.games - twin.wins], [python.wins, python.games - python.wins]]
     assert fisher_exact(table).pvalue > 0.01, table
-    auto = evaluate_seat_policy(model, "clue_v0", sizes, ["random", "entropy", "velma_rate"], 4, backend="auto")
+    auto = evaluate_seat_policy(model, "clue_v0", sizes, ["random", "entropy", "ismcts"], 4, backend="auto")
     assert [row.backend for row in auto] == ["batched", "batched", "python"]  # the entropy agent compiled (issue 83)
-    with pytest.raises(ValueError, match=r"--backend batched against velma_rate: .*compiled opponents are"):
-        evaluate_seat_policy(model, "clue_v0", sizes, ["velma_rate"], 4, backend="batched")
+    with pytest.raises(ValueError, match=r"--backend batched against ismcts: .*compiled opponents are"):
+        evaluate_seat_policy(model, "clue_v0", sizes, ["ismcts"], 4, backend="batched")
 
 
 def test_algo_against_the_compiled_max_entropy_agent_gives_the_table_of_the_python_route():

@@ -182,7 +182,7 @@ def _check_observation(theirs: np.ndarray, env: Any, seat: int, seats: Any, game
 
 #: Compiled agents whose Python agents take tens of milliseconds a decision: played in a test of their own, at
 #: fewer sizes and with fewer deals to score a suggestion (the same for both), beside the faster agents.
-SLOW = {"entropy": {"samples": 48}, "velma": {"samples": 48}}
+SLOW = {"entropy": {"samples": 48}, "velma": {"samples": 48}, "velma_rate": {"samples": 48}}
 
 
 @pytest.mark.parametrize(("env_id", "sizes", "probabilities"), TWINS, ids=lambda v: str(v))

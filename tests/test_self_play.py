@@ -209,7 +209,7 @@ def test_bad_input_is_refused(tmp_path):
     with pytest.raises(ValueError, match="without the entropy-shaped reward"):
         BatchedSelfPlayVecEnv("algo_v0", ALGO, ["self"], 4, entropy_reward=1.0)
     with pytest.raises(ValueError, match="compiled opponents"):
-        BatchedSelfPlayVecEnv("clue_v0", CLUE, ["self", "velma_rate"], 4)
+        BatchedSelfPlayVecEnv("clue_v0", CLUE, ["self", "ismcts"], 4)
     with pytest.raises(RuntimeError, match="reset"):
         BatchedSelfPlayVecEnv("algo_v0", ALGO, ["self"], 4).step(np.zeros(4, dtype=np.int64))
 

@@ -67,7 +67,7 @@ def test_a_python_caller_gets_the_command_lines_errors():
         (RunConfig(env="clue_v0", opponents=["self"]), "--opponents self (self-play) plays on the batched twin"),
         (RunConfig(env="algo_v0", vec_env="batched", opponents=["self"], entropy_reward=1.0),
          "--entropy-reward is not on self-play yet"),
-        (RunConfig(env="clue_v0", vec_env="batched", opponents=["velma_rate"]), "compiled opponents are random, deduc"),
+        (RunConfig(env="clue_v0", vec_env="batched", opponents=["ismcts"]), "compiled opponents are random, deduc"),
         (RunConfig(env="clue_v0", vec_env="batched", algo="ppo"), "the batched seats train with maskable_ppo"),
         (RunConfig(env="generalized_clue_v0", vec_env="batched", opponents=["exact"]), "are random, scoreboard, got"),
     ]

@@ -515,8 +515,8 @@ def test_bad_input_is_refused():
     seats = BatchedClueSeats(BatchedClueRules(ClueRules(3), 4))
     seats.reset(seeds=range(4))
     every = np.ones(4, dtype=bool)
-    with pytest.raises(ValueError, match="Clue's compiled opponents are random, deduction_sheet, entropy, velma"):
-        clue_agent("velma_rate")
+    with pytest.raises(ValueError, match="opponents are random, deduction_sheet, entropy, velma, velma_rate, got"):
+        clue_agent("ismcts")
     for bad, message in (({"samples": 0}, "samples"), ({"enumerate_limit": -1}, "enumerate_limit"),
                          ({"samples": 2.5}, "samples"), ({"threshold": 0}, "threshold"),
                          ({"threshold": True}, "threshold")):  # fmt: skip
