@@ -533,6 +533,21 @@ def test_bad_input_is_refused():
     assert seats.games.legal_masks()[np.arange(4), actions].all()
 
 
+@pytest.mark.parametrize("env_id", ["algo_v0", "clue_v0", "generalized_clue_v0"])
+def test_every_twin_counts_the_deals_of_each_game(env_id):
+    """``dealt``: how many times each game slot has been dealt (what an agent keeping something per game checks),
+    moved by a reset of every game and by dealing one game anew, whatever the twin."""
+    from deduction_envs import registry
+    from deduction_envs.envs.batched_tables import twin
+
+    make_games, seats_class, _ = twin(env_id)
+    seats = seats_class(make_games(registry.game(env_id).make_rules(), 3, 0))
+    assert seats.dealt.tolist() == [0, 0, 0]
+    seats.reset(seeds=range(3))
+    seats.reset_games(np.array([1]), seeds=[5])
+    assert seats.dealt.tolist() == [1, 2, 1]
+
+
 def test_the_compiled_entropy_agent_scores_once_a_change_of_facts_as_its_python_agent():
     """Its scores are kept while the seat's facts and deal are the same (no draw taken for them: the Python agent's
     cache), made again (a draw taken) when a new game is dealt into the slot; one agent may serve two batches."""
