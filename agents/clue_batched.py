@@ -290,10 +290,7 @@ def _sheet_actions(games, mover, phase, turn, suggestion, hand, required, forbid
             continue
         s = mover[g]
         if phase[g] == _SHOW:  # a card it holds of the suggestion: reshown to the asker, else to anyone, else any
-            held = np.int64(0)
-            for k in range(3):
-                if hand[g, s] >> suggestion[g, k] & 1:
-                    held |= np.int64(1) << suggestion[g, k]
+            held = _held(hand[g, s], suggestion[g])
             actions[g] = end_action + 1 + reshown(held, record[g, s, 0], turn[g], uniforms[g, 0])
             continue
         if dirty[g, s]:
@@ -421,10 +418,35 @@ def _head_for(g, s, wanted, at, positions, roll, masks, room_rolls, distances, p
 
 
 @njit(cache=True)
+def _held(hand, suggestion):  # pragma: no cover - compiled
+    """The cards of a suggestion (three card ids) in a ``hand`` (bits), as bits: those it may show."""
+    held = np.int64(0)
+    for k in range(3):
+        if hand >> suggestion[k] & 1:
+            held |= np.int64(1) << suggestion[k]
+    return held
+
+
+@njit(cache=True)
+def _taken_anew(g, s, dealt, key_dealt, required, forbidden, clauses, key_required, key_forbidden, key_clauses):
+    # pragma: no cover - compiled
+    """Whether seat ``s`` of game ``g`` has other facts or another deal than when ``key_*`` were last taken (taken
+    now if so): what a seat has counted or scored is kept while its facts are the same, as the Python agent keeps
+    its answers while its engine's facts do not change."""
+    if _same_facts(g, s, dealt, key_dealt, required, forbidden, clauses, key_required, key_forbidden, key_clauses):
+        return False
+    key_dealt[g, s] = dealt[g]
+    key_required[g, s] = required[g, s]
+    key_forbidden[g, s] = forbidden[g, s]
+    key_clauses[g, s] = clauses[g, s]
+    return True
+
+
+@njit(cache=True)
 def _same_facts(g, s, dealt, key_dealt, required, forbidden, clauses, key_required, key_forbidden, key_clauses):
     # pragma: no cover - compiled
     """Whether seat ``s`` of game ``g`` has the facts (masks, and the set of live clauses) and the deal it had
-    when ``key_*`` were taken: the Python agent's scores are kept while its engine's facts do not change."""
+    when ``key_*`` were taken."""
     if key_dealt[g, s] != dealt[g]:
         return False
     for p in range(required.shape[2]):
@@ -463,10 +485,7 @@ def _entropy_actions(games, mover, phase, turn, suggestion, hand, required, forb
             continue
         s = mover[g]
         if phase[g] == _SHOW:  # Velma's card to show: reshown to the asker, else to the most seats, else any
-            held = np.int64(0)
-            for k in range(3):
-                if hand[g, s] >> suggestion[g, k] & 1:
-                    held |= np.int64(1) << suggestion[g, k]
+            held = _held(hand[g, s], suggestion[g])
             actions[g] = end_action + 1 + reshown(held, record[g, s, 0], turn[g], uniforms[g, 0], True)
             continue
         if not settled(g, s, required, forbidden, clauses, dirty, full, groups):
@@ -505,13 +524,9 @@ def _entropy_actions(games, mover, phase, turn, suggestion, hand, required, forb
                         actions[g] = a
                         break
             continue
-        if not _same_facts(g, s, dealt, key_dealt, required, forbidden, clauses, key_required, key_forbidden,
-                           key_clauses):  # fmt: skip
+        if _taken_anew(g, s, dealt, key_dealt, required, forbidden, clauses, key_required, key_forbidden,
+                       key_clauses):  # fmt: skip
             seed = np.int64(uniforms[g, 0] * 9007199254740992.0)  # rng.integers(2**53)
-            key_dealt[g, s] = dealt[g]
-            key_required[g, s] = required[g, s]
-            key_forbidden[g, s] = forbidden[g, s]
-            key_clauses[g, s] = clauses[g, s]
             scored_now[g] = True
             status, count, listed = deal_seat(required[g, s], forbidden[g, s], clauses[g, s], sweep_sizes,
                                               category_masks, case_counts, full, budget, seed, enumerate_limit,
@@ -535,9 +550,7 @@ def _entropy_actions(games, mover, phase, turn, suggestion, hand, required, forb
                 actions[g] = move
                 continue
         elif stage:  # toward the room of its best suggestion, or that suggestion where it was summoned
-            after = np.full(rooms, np.inf)
-            for t in range(triples):
-                after[t % rooms] = min(after[t % rooms], expected[g, s, t])
+            after = _room_after(expected[g, s], rooms)
             least = after.min()
             wanted = after <= least + 1e-9
             move = _head_for(g, s, wanted, at, positions, roll, masks, room_rolls, distances, passages, squares,
@@ -580,13 +593,9 @@ def _likeliest_cases(games, mover, required, forbidden, clauses, dirty, full, gr
         s = mover[g]
         if not settled(g, s, required, forbidden, clauses, dirty, full, groups):
             return False
-        if _same_facts(g, s, dealt, key_dealt, required, forbidden, clauses, key_required, key_forbidden,
-                       key_clauses):  # fmt: skip
+        if not _taken_anew(g, s, dealt, key_dealt, required, forbidden, clauses, key_required, key_forbidden,
+                           key_clauses):  # fmt: skip
             continue
-        key_dealt[g, s] = dealt[g]
-        key_required[g, s] = required[g, s]
-        key_forbidden[g, s] = forbidden[g, s]
-        key_clauses[g, s] = clauses[g, s]
         status, _, _ = solve_seat(required[g, s], forbidden[g, s], clauses[g, s], sweep_sizes, category_masks,
                                   case_counts, full, budget, scratch, cases)  # fmt: skip
         if status == CONTRADICTION:
@@ -600,6 +609,15 @@ def _likeliest_cases(games, mover, required, forbidden, clauses, dirty, full, gr
                 best = c
         likeliest[g, s], likeliest_p[g, s] = best, cases[best]
     return True
+
+
+@njit(cache=True)
+def _room_after(expected, rooms):  # pragma: no cover - compiled
+    """Per room, the least expected entropy of the suggestions naming it (the room is the fastest index)."""
+    after = np.full(rooms, np.inf)
+    for t in range(expected.size):
+        after[t % rooms] = min(after[t % rooms], expected[t])
+    return after
 
 
 @njit(cache=True)
@@ -627,9 +645,7 @@ def _velma_move(g, s, at, rate, expected, now, murder, remoteness, positions, ro
                 uniforms):  # pragma: no cover - compiled  # fmt: skip
     """``ClueVelma.board_action``'s choice: the move, the roll or the passage, or -1 for the summoned suggestion."""
     nodes, rooms = room_rolls.shape
-    after = np.full(rooms, np.inf)  # per room, the least expected entropy of the suggestions naming it
-    for t in range(triples):
-        after[t % rooms] = min(after[t % rooms], expected[t])
+    after = _room_after(expected, rooms)
     total = 0.0
     for r in range(rooms):
         total += murder[r]
