@@ -42,8 +42,8 @@ class UniformDraws:
     ``integers(low, high)`` is ``low + int(u * (high - low))``, ``choice(pool)`` is ``pool[int(u * len(pool))]``
     (an int pool is ``range(pool)``), ``choice(pool, p=...)`` numpy's pick from one number (the first option whose
     cumulative probability, normalised by the last, passes ``u``), and ``choice(pool, size, replace=False)`` draws
-    one after another, each removed. Fed to the Python agent (``agent.rng``) with the numbers its compiled twin was
-    given, the two decide alike::
+    one after another, each removed (``permutation(pool)`` draws all of it so). Fed to the Python agent
+    (``agent.rng``) with the numbers its compiled twin was given, the two decide alike::
 
         from agents.batched import UniformDraws
 
@@ -75,6 +75,11 @@ class UniformDraws:
         if replace:
             raise ValueError("UniformDraws draws several options without replacement only")
         return np.array([pool.pop(int(self.uniforms.pop(0) * len(pool))) for _ in range(size)], dtype=np.int64)
+
+    def permutation(self, pool: Any) -> np.ndarray:
+        """``pool`` (a sequence, or ``range(pool)``) shuffled: ``choice(pool, len(pool), replace=False)``."""
+        pool = list(range(pool)) if isinstance(pool, int) else list(np.asarray(pool).tolist())
+        return self.choice(pool, len(pool), replace=False)
 
 
 class BatchedAgent(Protocol):

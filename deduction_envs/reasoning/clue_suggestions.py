@@ -142,11 +142,7 @@ def score_suggestions(
     enumerate_limit = check_int("enumerate_limit", enumerate_limit, low=0)
     if any(size != 1 for size in knowledge.case_file_sizes):
         raise ValueError("suggestions name one card per category: the case file must hold one of each")
-    if seed is None:  # a generator (or a stand-in that draws as one: agents.batched.UniformDraws), or its seed
-        source: Any = rng if hasattr(rng, "integers") else np.random.default_rng(rng)
-        seed = int(source.integers(2**53))
-    seed = check_int("seed", seed, low=0, high=2**63 - 1)
-    deals, exact = _deals(knowledge, samples, enumerate_limit, seed)
+    deals, exact = _deals(knowledge, samples, enumerate_limit, _seed(rng, seed))
     suggestions = suggestion_table(knowledge)
     joint = _joint(deals, suggestions, knowledge, asker, refuter, sampled=not exact)
     case = joint[0].sum(axis=0, keepdims=True)  # the case file's weights, the same under every suggestion
@@ -157,6 +153,15 @@ def score_suggestions(
         exact=exact,
         deals=deals.shape[0],
     )
+
+
+def _seed(rng: Any, seed: int | None) -> int:
+    """The number the deals are made from: ``seed`` if given, else the first draw of ``rng`` (a generator, a
+    stand-in that draws as one, :class:`agents.batched.UniformDraws`, or a generator's seed)."""
+    if seed is None:
+        source: Any = rng if hasattr(rng, "integers") else np.random.default_rng(rng)
+        seed = int(source.integers(2**53))
+    return check_int("seed", seed, low=0, high=2**63 - 1)
 
 
 def _deals(knowledge: ClueKnowledge, samples: int, enumerate_limit: int, seed: int) -> tuple[np.ndarray, bool]:
@@ -174,8 +179,8 @@ def _deals(knowledge: ClueKnowledge, samples: int, enumerate_limit: int, seed: i
         exact = count <= enumerate_limit
         return deals[:dealt] if exact else deals[:samples], exact
     rng = np.random.default_rng(seed)
-    solution = knowledge.solve()
-    if solution.method == "exact" and solution.count <= enumerate_limit:
+    solution = knowledge.solve() if enumerate_limit else None
+    if solution is not None and solution.method == "exact" and solution.count <= enumerate_limit:
         # 20 draws per deal miss a given deal with probability e**-20: all are seen, which the count checks.
         deals = np.unique(knowledge.sample(20 * int(solution.count), rng), axis=0)
         if deals.shape[0] == solution.count:
@@ -340,6 +345,7 @@ def score_asks(
     rng: np.random.Generator | int | None = None,
     sheet: np.ndarray | None = None,
     listeners: float = 0.0,
+    seed: int | None = None,
 ) -> np.ndarray:
     """Generalized Clue: each ask's expected uncertainty in bits about the case file after the answer.
 
@@ -356,11 +362,14 @@ def score_asks(
     deals): the most the other players learn from the ask, so that an ask
     telling everyone as much as the asker scores worse than one whose answer
     only the asker can read (the report's sure-to-learn list: a certain yes).
+
+    The deals are drawn as :func:`score_suggestions` draws them (never listed): by the compiled sweep from one
+    number, ``rng.integers(2**53)``, or ``seed`` given instead (a compiled agent scoring as its Python agent).
     """
     samples = check_int("samples", samples, low=1)
     if isinstance(listeners, bool) or not isinstance(listeners, int | float) or not listeners >= 0:
         raise ValueError(f"listeners must be a weight >= 0, got {listeners!r}")
-    deals = knowledge.sample(samples, np.random.default_rng(rng))
+    deals, _ = _deals(knowledge, samples, 0, _seed(rng, seed))
     hidden = deals == knowledge.players
     if sheet is None:
         sheet = knowledge.deduction_sheet(method="sample")  # the facts alone: no counting
