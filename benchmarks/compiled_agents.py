@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=arguments.count(1), default=64, help="games (default 64)")
     arguments.add_size_option(parser)
     args = parser.parse_args(argv)
-    sizes = dict(args.size) or {"players": 2}
+    sizes = dict(args.size)  # the game's own sizes where none is given
     lockstep(args.env, args.agent, sizes, 2)  # both sides compiled before the clock
     compiled, python = lockstep(args.env, args.agent, sizes, args.games)
     print(f"{args.env} {sizes}, {args.agent} in every seat, {args.games} games; {platform.machine()}, "

@@ -207,6 +207,11 @@ def test_bad_input_is_refused(tmp_path):
     assert batched_refusal("clue_v0", {"players": 3, "board": True, "probabilities": False}, ["random"]) is None
     assert "compiled opponents are random, deduction_sheet" in batched_refusal("clue_v0", SIZES, ["ismcts"])
     assert batched_refusal("clue_v0", SIZES, ["self", "random"]) is None
+    big = {"cards": 16, "hidden": 3, "players": 5, "probabilities": False}  # past the exact agent's count
+    assert "exact: the compiled exact agent counts a seat's deals whole" in batched_refusal(
+        "generalized_clue_v0", big, ["scoreboard", "exact"])
+    assert batched_refusal("generalized_clue_v0", big, ["scoreboard"]) is None
+    assert batched_refusal("generalized_clue_v0", {"probabilities": False}, ["exact"]) is None
     with pytest.raises(ValueError, match="'self' in the pool is self-play"):
         BatchedSeatsVecEnv("clue_v0", SIZES, ["self", "random"], 4)
     with pytest.raises(ValueError, match="give at least one opponent"):

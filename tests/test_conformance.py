@@ -182,7 +182,7 @@ def _check_observation(theirs: np.ndarray, env: Any, seat: int, seats: Any, game
 
 #: Compiled agents whose Python agents take tens of milliseconds a decision: played in a test of their own, at
 #: fewer sizes and with fewer deals to score a suggestion (the same for both), beside the faster agents.
-SLOW = {"entropy": {"samples": 48}, "velma": {"samples": 48}, "velma_rate": {"samples": 48}}
+SLOW = {"entropy": {"samples": 48}, "velma": {"samples": 48}, "velma_rate": {"samples": 48}, "exact": {"samples": 64}}
 
 
 @pytest.mark.parametrize(("env_id", "sizes", "probabilities"), TWINS, ids=lambda v: str(v))
@@ -206,6 +206,9 @@ SLOW_VARIANTS = [
     ("clue_v0", {"players": 4}, True),
     ("clue_v0", {"players": 3, "board": True}, True),
     ("clue_v0", {"players": 4, "board": True, "accusations": "room"}, False),
+    ("generalized_clue_v0", {}, True),
+    ("generalized_clue_v0", {"cards": 12, "hidden": 2, "players": 4}, False),
+    ("generalized_clue_v0", {"cards": 9, "hidden": 1, "players": 2}, False),
 ]
 
 
@@ -228,6 +231,27 @@ def test_past_the_sweeps_budget_the_slow_agents_twins_still_decide_as_they_do(mo
     monkeypatch.setattr("agents.clue_batched.score_suggestions", lambda *a, **k: scored.append(1) or score(*a, **k))
     _slow_lockstep("clue_v0", {"players": 3}, True)
     assert len(scored) > 10, scored
+
+
+def test_past_the_sweeps_budget_the_compiled_exact_agent_still_decides_as_its_python_agent(monkeypatch):
+    """Generalized Clue's exact agent with the sweep's budget cut to nothing: its asks' deals drawn by the engine
+    from the number drawn, the twin's through the Python scoring (``score_asks``), the same decisions."""
+    for module in ("agents.generalized_clue_batched", "deduction_envs.reasoning.clue_suggestions"):
+        monkeypatch.setattr(f"{module}.SWEEP_WORK", 1.0)
+    import agents.generalized_clue_batched as compiled
+
+    scored, score = [], compiled.score_asks
+    monkeypatch.setattr(compiled, "score_asks", lambda *a, **k: scored.append(1) or score(*a, **k))
+    _slow_lockstep("generalized_clue_v0", {}, False)
+    assert len(scored) > 10, scored
+
+
+@pytest.mark.parametrize("options", [{"pad": True, "sure": True, "threshold": 0.6},
+                                     {"race": False, "listeners": 0.0, "threshold": 0.9}], ids=str)  # fmt: skip
+def test_the_compiled_exact_agent_decides_as_its_python_agent_with_each_option(options):
+    """Generalized Clue's exact agent with its options other than the roster's, in lockstep as above."""
+    _lockstep("generalized_clue_v0", {}, False, 6, lambda g, seat: "scoreboard" if seat == g % 3 else "exact",
+              {"exact": {"samples": 64, **options}, "scoreboard": {}})  # fmt: skip
 
 
 def _slow_lockstep(env_id: str, sizes: dict, probabilities: bool) -> None:

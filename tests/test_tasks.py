@@ -69,7 +69,8 @@ def test_a_python_caller_gets_the_command_lines_errors():
          "--entropy-reward is not on self-play yet"),
         (RunConfig(env="clue_v0", vec_env="batched", opponents=["ismcts"]), "compiled opponents are random, deduc"),
         (RunConfig(env="clue_v0", vec_env="batched", algo="ppo"), "the batched seats train with maskable_ppo"),
-        (RunConfig(env="generalized_clue_v0", vec_env="batched", opponents=["exact"]), "are random, scoreboard, got"),
+        (RunConfig(env="generalized_clue_v0", vec_env="batched", opponents=["interrogation_pattern"]),
+             "are random, scoreboard, exact, got"),
     ]
     for config, message in cases:
         with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):

@@ -581,8 +581,36 @@ def test_the_random_agent_plays_whole_games_legally_and_bad_input_is_refused():
     with pytest.raises(ValueError, match=r"uniforms must be \(4, 14\)"):
         agent.act(seats, every, np.full((4, 1), 0.5))
     seats.reset(seeds=range(4))
-    with pytest.raises(ValueError, match="Generalized Clue's compiled opponents are random, scoreboard"):
-        generalized_clue_agent("exact")
+    with pytest.raises(ValueError, match="Generalized Clue's compiled opponents are random, scoreboard, exact"):
+        generalized_clue_agent("ismcts")
     with pytest.raises(ValueError, match=r"uniforms must be \(4, 13\)"):
         generalized_clue_agent("scoreboard").act(seats, every, np.zeros((4, 3)))
 
+
+
+def test_the_compiled_exact_agent_refuses_bad_options_and_games_past_its_count():
+    from agents.generalized_clue_batched import BatchedGeneralizedClueExact
+
+    for bad, message in (({"threshold": 0}, "threshold"), ({"threshold": True}, "threshold"),
+                         ({"samples": 0}, "samples"), ({"listeners": -1}, "listeners"), ({"race": 1}, "race"),
+                         ({"pad": "yes"}, "pad"), ({"sure": None}, "sure")):  # fmt: skip
+        with pytest.raises(ValueError, match=message):
+            BatchedGeneralizedClueExact(**bad)
+    rules = GeneralizedClueRules(16, 3, 5)
+    seats = BatchedGeneralizedClueSeats(BatchedGeneralizedClueRules(rules, 2))
+    seats.reset(seeds=range(2))
+    agent = BatchedGeneralizedClueExact()
+    draws = np.zeros((2, agent.draws(rules)))
+    with pytest.raises(ValueError, match=r"counts a seat.s deals whole: .* \(the Python agent plays these sizes\)"):
+        agent.act(seats, np.ones(2, dtype=bool), draws)
+    assert agent.draws(rules) == 4 * 16 + 2
+
+
+def test_uniform_draws_shuffle_as_draws_without_replacement():
+    """``permutation`` (what ``ask_candidates`` draws) takes the ``int(u * left)``-th of the cards left, in
+    order, as the compiled exact agent picks them."""
+    assert UniformDraws([0.5, 0.0, 0.99]).permutation([3, 5, 8]).tolist() == [5, 3, 8]
+    assert UniformDraws([0.9, 0.9, 0.1]).permutation(3).tolist() == [2, 1, 0]
+    rng = UniformDraws([0.2])
+    with pytest.raises(IndexError):
+        rng.permutation(2)  # two draws wanted, one given

@@ -122,16 +122,19 @@ def batched_refusal(
         return "the batched twin observes without the probability pieces: give --size probabilities=false"
     try:
         rules = registry.game(env).make_rules(**{k: v for k, v in options.items() if k != "max_cycles"})
-        seats_class(make_games(rules, 1), **_seat_options(seats_class, sizes))
+        seats = seats_class(make_games(rules, 1), **_seat_options(seats_class, sizes))
     except (TypeError, ValueError) as error:
         return f"{env} {sizes}: {error}"
     for name in opponents:
         if name == SELF or Path(name).suffix == ".zip":
             continue
         try:
-            agent(name)
+            made = agent(name)
         except ValueError as error:
             return str(error)
+        why = made.refusal(seats) if hasattr(made, "refusal") else None  # a compiled agent that plays some sizes
+        if why:
+            return f"{name}: {why}"
     return None
 
 

@@ -385,71 +385,95 @@ def _draw(state, count, start, types, width, shift, field, where, places_of, com
     proportion to its deals (its weight times the ways to finish after it, of the total from the state it leaves;
     ``count`` from the start), then the cards each place takes of the type, drawn uniformly (a partial shuffle).
     A deal's probability is the product of the draws', one over the count. (All the rows in one call: a call a
-    deal, with its two dozen array arguments, cost more than the deal.)"""
+    deal, with its two dozen array arguments, cost more than the deal.) The ways on from a state are listed the
+    first time a deal passes it (those that fit, with their deals and the state each leads to) and read from the
+    list after: the deals pass the same few states again and again."""
     wmask = (np.int64(1) << width) - 1
     scale = 1.0 / 9007199254740992.0  # 2**-53
     left = np.zeros(type_cards.shape[1], dtype=np.int64)
+    slots = 1
+    for t in range(types):
+        slots = max(slots, keys[t].size)
+    listed = np.full((types, slots), -1, dtype=np.int64)  # per layer and state (its slot): its list's start
+    listed_n = np.zeros((types, slots), dtype=np.int64)  # and length
+    size = 64
+    way = np.zeros(size, dtype=np.int64)  # the list of every state listed: the way, its deals, where it leads
+    weight = np.zeros(size)
+    after_of = np.zeros(size)
+    key_of = np.zeros(size, dtype=np.int64)
+    slot_of = np.zeros(size, dtype=np.int64)
+    used = 0
+    start_slot = _find(keys[0], bits[0], start)
     for row in range(deals.shape[0]):
         deals[row, :] = placed_row
-        state = _draw_one(state, count, start, wmask, scale, types, width, shift, field, where, places_of,
-                          comp_start, comp_k, comp_weight, comp_delta, comp_set, close, avail, keys, bits, finish,
-                          order, type_cards, type_count, real, deals, row, left)  # fmt: skip
-
-
-@njit(cache=True, inline="always")
-def _draw_one(state, total, start, wmask, scale, types, width, shift, field, where, places_of, comp_start, comp_k,
-              comp_weight, comp_delta, comp_set, close, avail, keys, bits, finish, order, type_cards, type_count,
-              real, deals, row, left):  # pragma: no cover - compiled  # fmt: skip
-    """One deal of :func:`_draw` into ``deals[row]``; the stream's state after it."""
-    key = start
-    for t in range(types):
-        clause_bits = key & wmask
-        caps = key >> width
-        state, drawn = _splitmix(state)
-        x = np.float64(drawn >> np.uint64(11)) * scale * total
-        chosen, chosen_key, after_chosen = -1, np.int64(-1), 1.0
-        next_keys, next_bits, next_finish = keys[t + 1], bits[t + 1], finish[t + 1]
-        for j in range(comp_start[t], comp_start[t + 1]):
-            if not _fits(caps, j, t, where, places_of, shift, field, comp_k, avail):
-                continue
-            new_bits = clause_bits | comp_set[j]
-            if new_bits & close[t] != close[t]:
-                continue
-            new_key = ((caps - comp_delta[j]) << width) | (new_bits & ~close[t])
-            slot = _find(next_keys, next_bits, new_key)
-            if slot < 0:
-                continue
-            after = next_finish[slot]
-            ways = comp_weight[j] * after
-            if ways <= 0.0:
-                continue
-            chosen, chosen_key, after_chosen = j, new_key, after
-            if x < ways:
-                break
-            x -= ways
-        total = after_chosen
-        kind = order[t]
-        remaining = type_count[kind]
-        for i in range(remaining):
-            left[i] = type_cards[kind, i]
-        a = places_of[t]
-        for q in range(a):
-            k = comp_k[chosen, q]
-            place = real[where[t, q]]
-            if q == a - 1:  # the last place takes the rest
-                for i in range(remaining):
+        key, slot, total = start, start_slot, count
+        for t in range(types):
+            if listed[t, slot] < 0:
+                clause_bits = key & wmask
+                caps = key >> width
+                next_keys, next_bits, next_finish = keys[t + 1], bits[t + 1], finish[t + 1]
+                listed[t, slot] = used
+                for j in range(comp_start[t], comp_start[t + 1]):
+                    if not _fits(caps, j, t, where, places_of, shift, field, comp_k, avail):
+                        continue
+                    new_bits = clause_bits | comp_set[j]
+                    if new_bits & close[t] != close[t]:
+                        continue
+                    new_key = ((caps - comp_delta[j]) << width) | (new_bits & ~close[t])
+                    next_slot = _find(next_keys, next_bits, new_key)
+                    if next_slot < 0:
+                        continue
+                    after = next_finish[next_slot]
+                    ways = comp_weight[j] * after
+                    if ways <= 0.0:
+                        continue
+                    if used == size:  # the list full: twice the room
+                        size *= 2
+                        way, weight, after_of = _longer(way, size), _longer(weight, size), _longer(after_of, size)
+                        key_of, slot_of = _longer(key_of, size), _longer(slot_of, size)
+                    way[used], weight[used], after_of[used] = j, ways, after
+                    key_of[used], slot_of[used] = new_key, next_slot
+                    used += 1
+                listed_n[t, slot] = used - listed[t, slot]
+            state, drawn = _splitmix(state)
+            x = np.float64(drawn >> np.uint64(11)) * scale * total
+            chosen = -1
+            for e in range(listed[t, slot], listed[t, slot] + listed_n[t, slot]):
+                chosen = e
+                if x < weight[e]:
+                    break
+                x -= weight[e]
+            j = way[chosen]
+            total = after_of[chosen]
+            kind = order[t]
+            remaining = type_count[kind]
+            for i in range(remaining):
+                left[i] = type_cards[kind, i]
+            a = places_of[t]
+            for q in range(a):
+                k = comp_k[j, q]
+                place = real[where[t, q]]
+                if q == a - 1:  # the last place takes the rest
+                    for i in range(remaining):
+                        deals[row, left[i]] = place
+                    break
+                for i in range(k):  # k of the remaining cards, each uniformly among those left
+                    state, drawn = _splitmix(state)
+                    pick_at = i + int(np.float64(drawn >> np.uint64(11)) * scale * (remaining - i))
+                    left[i], left[pick_at] = left[pick_at], left[i]
                     deals[row, left[i]] = place
-                break
-            for i in range(k):  # k of the remaining cards, each uniformly among those left
-                state, drawn = _splitmix(state)
-                pick_at = i + int(np.float64(drawn >> np.uint64(11)) * scale * (remaining - i))
-                left[i], left[pick_at] = left[pick_at], left[i]
-                deals[row, left[i]] = place
-            for i in range(k, remaining):
-                left[i - k] = left[i]
-            remaining -= k
-        key = chosen_key
-    return state
+                for i in range(k, remaining):
+                    left[i - k] = left[i]
+                remaining -= k
+            key, slot = key_of[chosen], slot_of[chosen]
+
+
+@njit(cache=True)
+def _longer(values, size):  # pragma: no cover - compiled
+    """``values`` copied into a new array of ``size`` (zeros after)."""
+    grown = np.zeros(size, dtype=values.dtype)
+    grown[: values.size] = values
+    return grown
 
 
 @njit(cache=True)
