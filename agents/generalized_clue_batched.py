@@ -178,8 +178,9 @@ class BatchedGeneralizedClueExact(_Planner):
                                   uniforms, self._plan, actions, self.threshold, self.samples, self.listeners,
                                   self.race, self.pad, self.sure, sweep_sizes, category_masks, case_counts,
                                   SWEEP_WORK, work["deals"], work["held_by"], work["values"], work["table"],
-                                  work["cand_q"], work["cand_bits"], work["cand_n"], work["scores"], work["given"],
-                                  work["pending"], work["seeds"]):  # fmt: skip
+                                  work["counted"], work["singles"], work["cand_q"], work["cand_bits"],
+                                  work["cand_n"], work["scores"], work["given"], work["pending"],
+                                  work["seeds"]):  # fmt: skip
                 raise RuntimeError("a seat's facts contradict: the batched game and its events disagree")
             for g in np.flatnonzero(work["pending"]):
                 s = int(batch.mover[g])
@@ -201,6 +202,7 @@ class BatchedGeneralizedClueExact(_Planner):
         n, players, cards = batch.n, rules.players, rules.cards
         most = (players - 1) * (cards + 3)  # candidates: per target each card, all, a half, the sure-to-learn list
         shape = (n, most, self.samples, cards, players, rules.hidden)
+        width = max(cards + 1, self.samples // 4)  # an outcome's row: by case file, or by card and its total
         if self._work.get("shape") is None or tuple(self._work["shape"]) != shape:
             self._engine = seats.observer.new_knowledge(0).engine
             self._work = {
@@ -208,7 +210,9 @@ class BatchedGeneralizedClueExact(_Planner):
                 "deals": np.zeros((self.samples, cards), dtype=np.int64),
                 "held_by": np.zeros((self.samples, players + 1), dtype=np.int64),
                 "values": np.zeros((self.samples, rules.hidden), dtype=np.int64),
-                "table": np.zeros((cards + 1) * max(cards + 1, self.samples // 4)),
+                "table": np.zeros((cards + 1) * width),
+                "counted": np.zeros(players, dtype=np.bool_),
+                "singles": np.zeros((players, cards, width)),
                 "cand_q": np.zeros((n, most), dtype=np.int64),
                 "cand_bits": np.zeros((n, most), dtype=np.int64),
                 "cand_n": np.zeros(n, dtype=np.int64),
@@ -391,8 +395,8 @@ def _random_actions(games, mover, turn, phase, chosen, asked, masks, hand, recor
 def _exact_actions(games, mover, turn, phase, chosen, asked, out, hand, record, asks, count, revealed, required,
                    forbidden, clauses, dirty, full, groups, masks, probabilities, cases, binomials, sizes, hidden,
                    uniforms, plan, actions, threshold, samples, listeners, race, pad, sure, sweep_sizes,
-                   category_masks, case_counts, budget, deals, held_by, values, table, cand_q, cand_bits, cand_n,
-                   scores, given, pending, seeds):  # pragma: no cover - compiled  # fmt: skip
+                   category_masks, case_counts, budget, deals, held_by, values, table, counted, singles, cand_q,
+                   cand_bits, cand_n, scores, given, pending, seeds):  # pragma: no cover - compiled  # fmt: skip
     """:class:`BatchedGeneralizedClueExact`'s action in each game ``games`` marks; False if a seat's facts
     contradict. A game whose deals are past the sweep's budget is marked ``pending`` (its candidates and number
     kept) and decided again once its ``scores`` are ``given``."""
@@ -492,7 +496,7 @@ def _exact_actions(games, mover, turn, phase, chosen, asked, out, hand, record, 
                 seeds[g] = seed
                 continue
             _score_asks(deals, players, cards, hidden, full & ~lacked[players], binomials, samples, listeners,
-                        cand_q[g], cand_bits[g], n, held_by, values, table, scores[g])  # fmt: skip
+                        cand_q[g], cand_bits[g], n, held_by, values, table, counted, singles, scores[g])  # fmt: skip
         best = np.inf
         for i in range(n):
             best = min(best, scores[g, i])
@@ -595,13 +599,15 @@ def _binary_bits(p):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _score_asks(deals, players, cards, hidden, possible, binomials, samples, listeners, cand_q, cand_bits, n,
-                held_by, values, table, scores):  # pragma: no cover - compiled  # fmt: skip
+                held_by, values, table, counted, singles, scores):  # pragma: no cover - compiled  # fmt: skip
     """``score_asks`` over the drawn ``deals`` for the ``n`` candidates, into ``scores``: the case file's
     expected entropy after the answer ("no", or each matching card shown with equal chance), Miller-Madow per
     outcome, keyed by the case file's rank among the ``possible`` cards' when those case files are at most a
     quarter of the deals; else the sum over the cards of each one's entropy of being hidden; plus ``listeners``
-    times the entropy of the public yes. ``table`` holds an outcome's weights by case file (or by card, and its
-    total last)."""
+    times the entropy of the public yes. ``table`` holds each outcome's weights by case file (or by card, and the
+    outcome's total last). An ask of one card is scored from counts made once a target (``singles[q, c]``: the
+    deals in which ``q`` holds ``c``, by case file or hidden card, and their number last; ``counted[q]``: made),
+    its "no" the rest of the deals: the same whole numbers as deal by deal."""
     m = deals.shape[0]
     index = np.zeros(cards, dtype=np.int64)  # each possible card's place among them
     k = 0
@@ -611,6 +617,7 @@ def _score_asks(deals, players, cards, hidden, possible, binomials, samples, lis
             k += 1
     keyed = binomials[k, hidden] <= samples // 4
     width = binomials[k, hidden] if keyed else cards + 1
+    every = np.zeros(width)  # the deals by case file (or by hidden card, and their number last)
     for d in range(m):
         held_by[d, :] = 0
         for c in range(cards):
@@ -620,38 +627,61 @@ def _score_asks(deals, players, cards, hidden, possible, binomials, samples, lis
             if case >> c & 1:
                 if not keyed:  # the case file's cards
                     values[d, taken] = c
+                    every[c] += 1.0
                 taken += 1
                 rank += binomials[index[c], taken]
         if keyed:  # the case file's colex rank among the possible cards' (it orders as the case file's bits)
             values[d, 0] = rank
+            every[rank] += 1.0
+        else:
+            every[cards] += 1.0
+    counted[:] = False
     for i in range(n):
         q, bits = cand_q[i], cand_bits[i]
-        table[: (cards + 1) * width] = 0.0
-        yes = 0
-        for d in range(m):
-            mine = held_by[d, q] & bits
-            matching = popcount(mine)
-            yes += matching > 0
-            w = 1.0 / matching if matching else 1.0
-            while True:  # outcome 0 ("no") once, or each matching card's, 1 + card, with its share
-                outcome = 0
-                if matching:
-                    c = pick(mine, 0.0)
-                    mine &= ~(np.int64(1) << c)
-                    outcome = 1 + c
-                row = outcome * width
-                if keyed:
-                    table[row + values[d, 0]] += w
-                else:
-                    table[row + cards] += w
-                    for j in range(hidden):
-                        table[row + values[d, j]] += w
-                if not mine:
-                    break
+        rows = bits << 1 | 1  # the outcomes: "no" (row 0) and each card shown (row 1 + card)
+        for o in range(cards + 1):
+            if rows >> o & 1:
+                table[o * width : (o + 1) * width] = 0.0
+        if popcount(bits) == 1:
+            if not counted[q]:
+                _count_singles(held_by, values, q, keyed, hidden, cards, width, singles)
+                counted[q] = True
+            c = pick(bits, 0.0)
+            for v in range(width):
+                table[(1 + c) * width + v] = singles[q, c, v]
+                table[v] = every[v] - singles[q, c, v]
+            yes = singles[q, c, cards] if not keyed else 0.0
+            if keyed:
+                for v in range(width):
+                    yes += singles[q, c, v]
+        else:
+            yes = 0.0
+            for d in range(m):
+                mine = held_by[d, q] & bits
+                matching = popcount(mine)
+                yes += matching > 0
+                w = 1.0 / matching if matching else 1.0
+                while True:  # outcome 0 ("no") once, or each matching card's, 1 + card, with its share
+                    outcome = 0
+                    if matching:
+                        c = pick(mine, 0.0)
+                        mine &= ~(np.int64(1) << c)
+                        outcome = 1 + c
+                    row = outcome * width
+                    if keyed:
+                        table[row + values[d, 0]] += w
+                    else:
+                        table[row + cards] += w
+                        for j in range(hidden):
+                            table[row + values[d, j]] += w
+                    if not mine:
+                        break
         score = 0.0
         if keyed:  # sum_o n_o log n_o - sum_oc n_oc log n_oc, over the total, and Miller-Madow's term
             both, single, total, seen = 0.0, 0.0, 0.0, 0
             for o in range(cards + 1):
+                if not rows >> o & 1:
+                    continue
                 n_o, k_o = 0.0, 0
                 for v in range(width):
                     x = table[o * width + v]
@@ -667,10 +697,28 @@ def _score_asks(deals, players, cards, hidden, possible, binomials, samples, lis
         else:  # each outcome's weight times the sum of each card's binary entropy of being hidden given it
             for o in range(cards + 1):
                 n_o = table[o * width + cards]
-                if n_o > 0.0:
+                if rows >> o & 1 and n_o > 0.0:
                     bits_o = 0.0
                     for c in range(cards):
                         bits_o += _binary_bits(min(max(table[o * width + c] / n_o, 0.0), 1.0))
                     score += n_o * bits_o
             score /= m
         scores[i] = score + listeners * _binary_bits(yes / m)
+
+
+@njit(cache=True)
+def _count_singles(held_by, values, q, keyed, hidden, cards, width, singles):  # pragma: no cover - compiled
+    """``singles[q, c]``: the deals in which ``q`` holds card ``c``, by case file (keyed) or by hidden card and
+    their number last."""
+    singles[q, :, :width] = 0.0
+    for d in range(held_by.shape[0]):
+        mine = held_by[d, q]
+        while mine:
+            c = pick(mine, 0.0)
+            mine &= ~(np.int64(1) << c)
+            if keyed:
+                singles[q, c, values[d, 0]] += 1.0
+            else:
+                singles[q, c, cards] += 1.0
+                for j in range(hidden):
+                    singles[q, c, values[d, j]] += 1.0

@@ -343,6 +343,13 @@ def _count_deals(required, forbidden, clauses, sizes, full, binomials, limit, co
         left += room[p]
     if left != m:
         return 0
+    live = np.empty(clauses.shape[0], dtype=np.int64)  # the clause rows in force (most of the table is DEAD)
+    n_live = 0
+    for row in range(clauses.shape[0]):
+        if clauses[row, 2] != DEAD:
+            live[n_live] = row
+            n_live += 1
+    n_cards = binomials.shape[0] - 1
     held = required.copy()
     where = np.full(m, -1, dtype=np.int64)
     total = 0
@@ -350,10 +357,9 @@ def _count_deals(required, forbidden, clauses, sizes, full, binomials, limit, co
     while i >= 0:
         if i == m:  # a whole deal (every place full, since the rooms add up to the free cards)
             ok = True
-            for row in range(clauses.shape[0]):
+            for k in range(n_live):
+                row = live[k]
                 kind = clauses[row, 2]
-                if kind == DEAD:
-                    continue
                 inside = held[clauses[row, 0]] & clauses[row, 1]
                 if (kind == AT_LEAST and inside == 0) or (kind != AT_LEAST and inside == clauses[row, 1]):
                     ok = False
@@ -365,7 +371,7 @@ def _count_deals(required, forbidden, clauses, sizes, full, binomials, limit, co
                 for j in range(m):
                     counts[cards[j], where[j]] += 1
                 rank, taken, mask = 0, 0, held[case]
-                for c in range(64):
+                for c in range(n_cards):
                     if mask >> c & 1:
                         taken += 1
                         rank += binomials[c, taken]
