@@ -71,6 +71,9 @@ class Game:
         batched: single-player: ``gym.make_vec`` plays it in one batched env by default.
         agents: multiplayer reference agents by name (the roster; ``--opponents``, evaluations, play).
         opponent: the default training opponent; ``evaluation``: the default evaluation opponents.
+        panel: multiplayer: the evaluation panel's reference agents, the strongest included: a policy is measured
+            against a table of each of them and against every mixed table of them
+            (``train.multiplayer.panel_tables``; ``python -m train.evaluate --panel``).
         play: the terminal game (``"module:function"``), its default opponent and players.
         playthroughs: multiplayer: the recorded games a person can read, as env keyword arguments and a seed
             (:mod:`deduction_envs.envs.playthrough`).
@@ -107,6 +110,7 @@ class Game:
     agents: Mapping[str, Agent] = field(default_factory=dict)
     opponent: str | None = None
     evaluation: tuple[str, ...] = ()
+    panel: tuple[str, ...] = ()
     play: tuple[str, str, int] | None = None
     playthroughs: tuple[tuple[Mapping[str, Any], int], ...] = ()
     matches: tuple[tuple[Mapping[str, Any], tuple[str, ...], int], ...] = ()
@@ -256,6 +260,7 @@ register_game(
         batched_agents="agents.algo_batched:batched_agent",
         text="deduction_envs.text.algo:AlgoText",
         evaluation=("random", "epsilon_greedy", "max_entropy"),
+        panel=("random", "epsilon_greedy", "max_entropy", "ismcts_greedy"),
         play=("train.tools.play_algo:play", "max_entropy", 2),
         training_env="train.training_envs:AlgoTrainingEnv",
         playthroughs=(({"players": 2}, 2), ({"players": 3, "probabilities": False}, 3), ({"players": 4}, 4)),
@@ -298,6 +303,8 @@ register_game(
         text="deduction_envs.text.clue:ClueText",
         # SO-ISMCTS and the entropy agent take seconds a game: evaluated against on request only.
         evaluation=("random", "deduction_sheet"),
+        # SO-ISMCTS (a quarter of a second a decision) is left out of the panel: hours a table.
+        panel=("random", "deduction_sheet", "entropy", "velma"),
         play=("train.tools.play_clue:play", "deduction_sheet", 4),
         training_env="train.training_envs:ClueTrainingEnv",
         playthroughs=(
@@ -347,6 +354,7 @@ register_game(
         batched_agents="agents.generalized_clue_batched:batched_agent",
         text="deduction_envs.text.generalized_clue:GeneralizedClueText",
         evaluation=("random", "scoreboard", "interrogation_pattern", "exact"),
+        panel=("random", "scoreboard", "interrogation_pattern", "exact"),
         training_env="train.training_envs:GeneralizedClueTrainingEnv",
         playthroughs=(({"cards": 8, "hidden": 2, "players": 3, "max_cycles": 60}, 1),),
         matches=(

@@ -192,6 +192,7 @@ def test_train_evaluate_refuses_options_its_env_does_not_take(tmp_path, capsys):
         archive.writestr("policy.pth", b"")
     for argv, message in [
         (["--env", "Mastermind-v0", "--games", "5"], "--games is for the multiplayer envs"),
+        (["--env", "Mastermind-v0", "--panel"], "--panel is for the multiplayer envs"),
         (["--env", "Mastermind-v0", "--ray-address", "h:1"], "--ray-address goes with --executor ray"),
         (["--env", "Mastermind-v0", "--executor", "dask"], "invalid choice: 'dask'"),
         (["--env", "clue_v0", "--eval-secrets", "5"], "are for the single-player games"),

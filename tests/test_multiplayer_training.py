@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from agents import ClueDeductionSheet, RandomSeatAgent, SB3SeatPolicy, play_match
 from agents.roster import agent_names, seat_agent
+from deduction_envs import registry
 from deduction_envs.core.multiplayer import batched_ranks, ranks_from_rewards
 from deduction_envs.envs import algo_v0, clue_v0, generalized_clue_v0
 from deduction_envs.envs.single_seat import SingleSeatEnv
@@ -185,6 +186,15 @@ def test_training_a_seat_end_to_end_then_evaluating_and_resuming(tmp_path, capsy
     assert "| deduction_sheet | 6 |" in (out / "evaluation-seed0.md").read_text()
     evaluate.main([*model, "--opponents", "random", "--seed", "1", "--output", str(tmp_path / "e")])
     assert (tmp_path / "e" / "evaluation-seed1.md").exists() and (out / "evaluation-seed0.md").exists()
+    # The panel: a table of each panel agent, every mixed table of them, and the worst case over them.
+    panel = evaluate.main([*model, "--panel", "--games", "3", "--output", str(tmp_path / "p")])
+    assert [r.opponent for r in panel] == multiplayer.panel_tables("clue_v0", 3)
+    text = (tmp_path / "p" / "evaluation-seed0.md").read_text()
+    worst = min(panel, key=lambda r: r.win_rate)
+    assert f"Worst case over the 7 tables: win rate {worst.win_rate:.3f} [" in text and "| entropy+velma | 3 |" in text
+    with pytest.raises(SystemExit):
+        evaluate.main([*model, "--panel", "--opponents", "random"])
+    assert "give it or --opponents, not both" in capsys.readouterr().err
     capsys.readouterr()
     cli.main([*argv, "--eval-opponents", "random", "--resume", str(out / "model.zip")])
     assert "trained 1024 timesteps" in capsys.readouterr().out
@@ -443,6 +453,39 @@ def test_the_fit_runs_at_its_own_learning_rate_and_ppo_after_it_at_the_configs(t
     for bad in (0, -1e-3, float("inf"), True, "1e-3"):
         with pytest.raises(ValueError, match="learning_rate must be a positive number"):
             fit(model, demos, 1, learning_rate=bad)
+
+
+def test_every_multiplayer_game_has_a_panel_of_its_agents_and_its_strongest():
+    """Each game's panel: its reference agents (every table passes the opponents' check), the strongest among them,
+    a table of each agent alone, then each mixed multiset of the others once (by hand: 3 kinds over 3 seats make 10
+    multisets, of which 7 mix)."""
+    strongest = {"algo_v0": {"max_entropy", "ismcts_greedy"}, "clue_v0": {"entropy", "velma"},
+                 "generalized_clue_v0": {"exact"}}  # fmt: skip
+    for game in registry.games(multiplayer=True):
+        assert strongest[game.env_id] <= set(game.panel)
+        for players in (2, 3, 4):
+            tables = multiplayer.panel_tables(game.env_id, players)
+            multiplayer.check_opponents(game.env_id, tables)
+            assert tables[: len(game.panel)] == list(game.panel) and len(set(tables)) == len(tables)
+    assert multiplayer.panel_tables("algo_v0", 2) == ["random", "epsilon_greedy", "max_entropy", "ismcts_greedy"]
+    clue = multiplayer.panel_tables("clue_v0", 4)
+    assert len(clue) == 4 + 7 and "deduction_sheet+entropy+velma" in clue and "entropy+entropy+entropy" not in clue
+    assert multiplayer.panel_tables("generalized_clue_v0", 3)[4:] == [
+        "scoreboard+interrogation_pattern", "scoreboard+exact", "interrogation_pattern+exact"]
+    with pytest.raises(ValueError, match="players must be"):
+        multiplayer.panel_tables("clue_v0", 1)
+    with pytest.raises(ValueError, match="Mastermind-v0 has no evaluation panel"):
+        multiplayer.panel_tables("Mastermind-v0", 2)
+
+
+def test_the_evaluation_table_ends_with_its_worst_case():
+    def row(opponent, wins, rank):
+        return multiplayer.SeatEvaluation(opponent, 10, 3, wins, (0.1, 0.6), 0.5, rank, (rank - 0.2, rank + 0.2), 0.5)
+
+    text = multiplayer.write_seat_evaluation([row("a", 5, 1.8), row("b", 2, 2.1), row("c", 3, 2.4)], None, "t")
+    assert ("Worst case over the 3 tables: win rate 0.200 [0.100, 0.600] against b (parity 0.333); mean rank "
+            "2.400 [2.200, 2.600] against c (parity 2).") in text
+    assert "Worst case" not in multiplayer.write_seat_evaluation([row("a", 5, 1.8)], None, "t")
 
 
 def test_the_evaluation_table_says_how_many_games_were_stopped_at_the_cap():

@@ -18,6 +18,8 @@ intervals and the tests against parity
 (:func:`train.multiplayer.evaluate_seat_policy`). Against agents that all have
 compiled twins at the model's sizes, the games are played on the batched game
 (``--backend auto``, the default; ``python`` plays every opponent on the AEC rules).
+``--panel`` plays the game's evaluation panel instead (:func:`train.multiplayer.panel_tables`: a table of each
+panel agent and every mixed table of them) and ends the table with the worst case over it.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ def evaluate_model(
     output: str | Path | None = None,
     trust_model: bool = False,
     backend: str = "auto",
+    panel: bool = False,
 ) -> list[Any]:
     """``python -m train.evaluate`` from Python: the saved ``model`` measured as the command line measures it,
     with its defaults and checks (``env`` None: the run's, from the ``run.json`` beside the model). Returns the
@@ -73,6 +76,7 @@ def evaluate_model(
     argv += ["--trust-model"] if trust_model else []
     argv += ["--backend", backend]
     argv += [] if opponents is None else ["--opponents", ",".join(opponents)]
+    argv += ["--panel"] if panel else []
     return main(argv, raise_errors=True)
 
 
@@ -122,7 +126,11 @@ def main(argv: list[str] | None = None, raise_errors: bool = False) -> list[Eval
         help="folder for evaluation-seed{SEED}.md (default: the model's)",
     )
     seats = parser.add_argument_group("multiplayer envs")
-    seats.add_argument("--opponents", type=names, default=None, metavar="NAME[,NAME...]", help="reference agents")
+    seats.add_argument("--opponents", type=names, default=None, metavar="NAME[,NAME...]",
+                       help="reference agents, or mixed tables of them (NAME+NAME+...)")  # fmt: skip
+    seats.add_argument("--panel", action="store_true",
+                       help="the game's evaluation panel instead: a table of each panel agent and every mixed table "
+                            "of them, and the worst case over the tables")  # fmt: skip
     seats.add_argument(
         "--games", type=arguments.count(1), default=None, help="games against each opponent (default 400)"
     )

@@ -38,6 +38,7 @@ from agents.sb3_policy import SB3SeatPolicy
 from deduction_envs import registry
 from deduction_envs.core.entropy import DEFAULT_ENTROPY_END
 from deduction_envs.core.multiplayer import ranks_from_rewards
+from deduction_envs.core.rules import check_int
 from deduction_envs.envs.batched_tables import SELF
 from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv
 from deduction_envs.envs.single_seat import SingleSeatEnv
@@ -100,6 +101,28 @@ def check_opponents(env: str, names: Sequence[str]) -> list[str]:
         for part in str(name).split("+"):
             seat_agent(env, part)  # raises with the choices
     return names
+
+
+def panel_tables(env: str, players: int) -> list[str]:
+    """The evaluation panel of ``env`` at ``players`` players (the registry's ``panel``): a table of each panel
+    agent alone, then every mixed table of the panel's agents but random, ``players - 1`` seats of at least two
+    kinds (``sheet+entropy+entropy``: each multiset once, its agents in panel order after the policy's seat).
+
+    Raises:
+        ValueError: ``env`` has no panel, or ``players`` is below 2.
+    """
+    from itertools import combinations_with_replacement
+
+    panel = registry.game(env).panel
+    if not panel:
+        raise ValueError(f"{env} has no evaluation panel (the multiplayer games have one)")
+    players = check_int("players", players, low=2)
+    mixed = [
+        "+".join(table)
+        for table in combinations_with_replacement([name for name in panel if name != "random"], players - 1)
+        if len(set(table)) > 1
+    ]
+    return [*panel, *mixed]
 
 
 def table_agents(env: str, opponent: str, count: int) -> list[Any]:
@@ -500,6 +523,13 @@ def write_seat_evaluation(results: Sequence[SeatEvaluation], path: Path | None, 
             f"| {format_p(r.p_win)} | {r.mean_rank:.3f} [{r.rank_ci[0]:.3f}, {r.rank_ci[1]:.3f}] "
             f"| {format_p(r.p_rank)} |"
         )
+    if len(results) > 1:
+        worst = min(results, key=lambda r: r.win_rate)
+        last = max(results, key=lambda r: r.mean_rank)
+        lines += ["", f"Worst case over the {len(results)} tables: win rate {worst.win_rate:.3f} "
+                  f"[{worst.win_ci[0]:.3f}, {worst.win_ci[1]:.3f}] against {worst.opponent} (parity "
+                  f"{1 / players:.3f}); mean rank {last.mean_rank:.3f} [{last.rank_ci[0]:.3f}, {last.rank_ci[1]:.3f}] "
+                  f"against {last.opponent} (parity {(players + 1) / 2:g})."]  # fmt: skip
     compiled = [r.opponent for r in results if r.backend == "batched"]
     if compiled:
         lines += ["", f"Against {', '.join(compiled)}: the agents' compiled twins on the batched game (its deals "

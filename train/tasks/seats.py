@@ -222,6 +222,7 @@ class SeatsTask:
             check_opponents,
             default_sizes,
             evaluate_seat_policy,
+            panel_tables,
             raw_env,
             write_seat_evaluation,
         )
@@ -233,7 +234,11 @@ class SeatsTask:
                          "against --opponents)")  # fmt: skip
         games = args.games or SEATS_DEFAULTS["eval_games"]
         sizes = {**default_sizes(args.env), **dict(args.size)}
+        if args.panel and args.opponents:
+            parser.error("--panel plays the game's evaluation panel: give it or --opponents, not both")
         opponents = args.opponents or list(registry.game(args.env).evaluation)
+        if args.panel:
+            opponents = panel_tables(args.env, raw_env(args.env, **sizes).rules.players)
         try:
             check_opponents(args.env, opponents)
             # a mismatch (or a file that holds code) is refused first

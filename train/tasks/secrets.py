@@ -217,7 +217,8 @@ class SecretsTask:
         from train.multiplayer import multiplayer_envs
 
         for option, value in (("--opponents", args.opponents), ("--games", args.games),
-                              ("--backend", None if args.backend == "auto" else args.backend)):  # fmt: skip
+                              ("--backend", None if args.backend == "auto" else args.backend),
+                              ("--panel", args.panel or None)):  # fmt: skip
             if value is not None:
                 parser.error(f"{option} is for the multiplayer envs ({', '.join(multiplayer_envs())})")
         args.eval_secrets = args.eval_secrets or SECRETS_DEFAULTS["eval_secrets"]
