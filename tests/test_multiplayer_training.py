@@ -188,10 +188,11 @@ def test_training_a_seat_end_to_end_then_evaluating_and_resuming(tmp_path, capsy
     assert (tmp_path / "e" / "evaluation-seed1.md").exists() and (out / "evaluation-seed0.md").exists()
     # The panel: a table of each panel agent, every mixed table of them, and the worst case over them.
     panel = evaluate.main([*model, "--panel", "--games", "3", "--output", str(tmp_path / "p")])
-    assert [r.opponent for r in panel] == multiplayer.panel_tables("clue_v0", 3)
+    assert [r.opponent for r in panel] == multiplayer.panel_tables("clue_v0", {"players": 3})
     text = (tmp_path / "p" / "evaluation-seed0.md").read_text()
     worst = min(panel, key=lambda r: r.win_rate)
-    assert f"Worst case over the 7 tables: win rate {worst.win_rate:.3f} [" in text and "| entropy+velma | 3 |" in text
+    assert f"Worst case over the 4 tables: win rate {worst.win_rate:.3f} [" in text
+    assert "| deduction_sheet+entropy | 3 |" in text
     with pytest.raises(SystemExit):
         evaluate.main([*model, "--panel", "--opponents", "random"])
     assert "give it or --opponents, not both" in capsys.readouterr().err
@@ -456,26 +457,28 @@ def test_the_fit_runs_at_its_own_learning_rate_and_ppo_after_it_at_the_configs(t
 
 
 def test_every_multiplayer_game_has_a_panel_of_its_agents_and_its_strongest():
-    """Each game's panel: its reference agents (every table passes the opponents' check), the strongest among them,
-    a table of each agent alone, then each mixed multiset of the others once (by hand: 3 kinds over 3 seats make 10
-    multisets, of which 7 mix)."""
-    strongest = {"algo_v0": {"max_entropy", "ismcts_greedy"}, "clue_v0": {"entropy", "velma"},
+    """Each game's panel: its reference agents (every table passes the opponents' check), the strongest among them
+    (Velma on the board only), a table of each agent alone, then each mixed multiset of the others once (by hand:
+    3 kinds over 3 seats make 10 multisets, of which 7 mix; 2 kinds over 3 seats make 4, of which 2 mix)."""
+    strongest = {"algo_v0": {"max_entropy", "ismcts_greedy"}, "clue_v0": {"entropy"},
                  "generalized_clue_v0": {"exact"}}  # fmt: skip
     for game in registry.games(multiplayer=True):
         assert strongest[game.env_id] <= set(game.panel)
         for players in (2, 3, 4):
-            tables = multiplayer.panel_tables(game.env_id, players)
+            tables = multiplayer.panel_tables(game.env_id, {"players": players})
             multiplayer.check_opponents(game.env_id, tables)
             assert tables[: len(game.panel)] == list(game.panel) and len(set(tables)) == len(tables)
-    assert multiplayer.panel_tables("algo_v0", 2) == ["random", "epsilon_greedy", "max_entropy", "ismcts_greedy"]
-    clue = multiplayer.panel_tables("clue_v0", 4)
-    assert len(clue) == 4 + 7 and "deduction_sheet+entropy+velma" in clue and "entropy+entropy+entropy" not in clue
-    assert multiplayer.panel_tables("generalized_clue_v0", 3)[4:] == [
+    assert multiplayer.panel_tables("algo_v0") == ["random", "epsilon_greedy", "max_entropy", "ismcts_greedy"]
+    assert multiplayer.panel_tables("clue_v0", {"players": 4})[3:] == [
+        "deduction_sheet+deduction_sheet+entropy", "deduction_sheet+entropy+entropy"]
+    board = multiplayer.panel_tables("clue_v0", {"players": 4, "board": True})
+    assert len(board) == 4 + 7 and "deduction_sheet+entropy+velma" in board and "velma+velma+velma" not in board
+    assert multiplayer.panel_tables("generalized_clue_v0")[4:] == [
         "scoreboard+interrogation_pattern", "scoreboard+exact", "interrogation_pattern+exact"]
     with pytest.raises(ValueError, match="players must be"):
-        multiplayer.panel_tables("clue_v0", 1)
+        multiplayer.panel_tables("clue_v0", {"players": 1})
     with pytest.raises(ValueError, match="Mastermind-v0 has no evaluation panel"):
-        multiplayer.panel_tables("Mastermind-v0", 2)
+        multiplayer.panel_tables("Mastermind-v0")
 
 
 def test_the_evaluation_table_ends_with_its_worst_case():

@@ -38,7 +38,6 @@ from agents.sb3_policy import SB3SeatPolicy
 from deduction_envs import registry
 from deduction_envs.core.entropy import DEFAULT_ENTROPY_END
 from deduction_envs.core.multiplayer import ranks_from_rewards
-from deduction_envs.core.rules import check_int
 from deduction_envs.envs.batched_tables import SELF
 from deduction_envs.envs.multiplayer_env import MultiplayerAECEnv
 from deduction_envs.envs.single_seat import SingleSeatEnv
@@ -103,20 +102,23 @@ def check_opponents(env: str, names: Sequence[str]) -> list[str]:
     return names
 
 
-def panel_tables(env: str, players: int) -> list[str]:
-    """The evaluation panel of ``env`` at ``players`` players (the registry's ``panel``): a table of each panel
-    agent alone, then every mixed table of the panel's agents but random, ``players - 1`` seats of at least two
-    kinds (``sheet+entropy+entropy``: each multiset once, its agents in panel order after the policy's seat).
+def panel_tables(env: str, sizes: dict[str, Any] | None = None) -> list[str]:
+    """The evaluation panel of ``env`` at ``sizes`` (its env keywords; default its default sizes): the registry's
+    ``panel`` (a variant's own where ``sizes`` selects one), a table of each panel agent alone, then every mixed
+    table of the panel's agents but random, ``players - 1`` seats of at least two kinds
+    (``deduction_sheet+entropy+entropy``: each multiset once, its agents in panel order after the policy's seat).
 
     Raises:
-        ValueError: ``env`` has no panel, or ``players`` is below 2.
+        ValueError: ``env`` has no panel; bad sizes (the rules' own message).
     """
     from itertools import combinations_with_replacement
 
-    panel = registry.game(env).panel
-    if not panel:
+    game = registry.game(env)
+    if not game.panel:
         raise ValueError(f"{env} has no evaluation panel (the multiplayer games have one)")
-    players = check_int("players", players, low=2)
+    sizes = {**default_sizes(env), **(sizes or {})}
+    panel = next((game.variant_panels[k] for k in game.variant_panels if sizes.get(k) is True), game.panel)
+    players = raw_env(env, **sizes).rules.players
     mixed = [
         "+".join(table)
         for table in combinations_with_replacement([name for name in panel if name != "random"], players - 1)

@@ -238,7 +238,7 @@ class SeatsTask:
             parser.error("--panel plays the game's evaluation panel: give it or --opponents, not both")
         opponents = args.opponents or list(registry.game(args.env).evaluation)
         if args.panel:
-            opponents = panel_tables(args.env, raw_env(args.env, **sizes).rules.players)
+            opponents = panel_tables(args.env, sizes)
         try:
             check_opponents(args.env, opponents)
             # a mismatch (or a file that holds code) is refused first
