@@ -133,6 +133,7 @@ class BatchedEntropyAgent:
         memory = self._memory.get(seats)
         if memory is None:
             memory = self._memory[seats] = _ScoreMemory(seats, max(self.samples, self.enumerate_limit))
+        memory.fit(seats)
         masks = batch.legal_masks()
         deciding = games & (batch.phase != _SHOW)
         seats.count(deciding, batch.mover)  # the exact sheets (the engine's where the sweep is over its budget)
@@ -222,6 +223,21 @@ class _ScoreMemory:
         self.case_scratch = np.zeros((rules.cards, players + 1))
         self.case_keys = (np.full((n, players), -1, dtype=np.int64), np.zeros_like(seats.required),
                           np.zeros_like(seats.forbidden), np.zeros_like(seats.clauses))  # fmt: skip
+
+    def fit(self, seats: BatchedClueSeats) -> None:
+        """The kept clause tables as long as the seats' (which double when a seat's open clauses fill them), the
+        rows added dead: the same live clauses, so the same facts."""
+        rows = seats.clauses.shape[2]
+        if self.key_clauses.shape[2] != rows:
+            self.key_clauses = _longer_table(self.key_clauses, rows)
+            self.case_keys = (*self.case_keys[:3], _longer_table(self.case_keys[3], rows))
+
+
+def _longer_table(table: np.ndarray, rows: int) -> np.ndarray:
+    """A clause table ``(n, players, r, 3)`` with ``rows`` rows, the new ones dead."""
+    longer = np.full((*table.shape[:2], rows, table.shape[3]), DEAD, dtype=table.dtype)
+    longer[:, :, : table.shape[2]] = table
+    return longer
 
 
 class BatchedVelma(BatchedEntropyAgent):

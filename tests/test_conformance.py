@@ -17,7 +17,7 @@ from agents.batched import UniformDraws
 from agents.roster import seat_agent
 from deduction_envs import registry
 from deduction_envs.core.multiplayer import MultiplayerRules
-from deduction_envs.envs.clue_batched import BatchedClueSeats
+from deduction_envs.envs.clue_batched import BatchedClueSeats, BatchedSheetSeats
 from deduction_envs.text.aec import TextAECEnv, text_of
 
 #: Each registry game at its default sizes and at variants that change who can win and what a seat is paid.
@@ -252,6 +252,24 @@ def test_the_compiled_exact_agent_decides_as_its_python_agent_with_each_option(o
     """Generalized Clue's exact agent with its options other than the roster's, in lockstep as above."""
     _lockstep("generalized_clue_v0", {}, False, 6, lambda g, seat: "scoreboard" if seat == g % 3 else "exact",
               {"exact": {"samples": 64, **options}, "scoreboard": {}})  # fmt: skip
+
+
+@pytest.mark.parametrize(("env_id", "sizes"), [("clue_v0", {"players": 3}), ("generalized_clue_v0", {})], ids=str)
+def test_clause_tables_that_start_at_one_row_grow_and_the_twin_still_plays_as_the_aec_env(monkeypatch, env_id, sizes):
+    """Every seat's clause table starting at one row (long games of random agents overflowed the 96 rows): the
+    tables double as open clauses fill them, and the twin, its compiled agents (the entropy agent's kept facts
+    among them) and the AEC env still agree step by step."""
+    monkeypatch.setattr("deduction_envs.envs.clue_batched.CLAUSES", 1)
+    grown = []
+    make_room = BatchedSheetSeats.make_room
+
+    def watched(self, live):
+        make_room(self, live)
+        grown.append(self.clauses.shape[2])
+
+    monkeypatch.setattr(BatchedSheetSeats, "make_room", watched)
+    _slow_lockstep(env_id, sizes, True)
+    assert max(grown) >= 4, max(grown)
 
 
 def _slow_lockstep(env_id: str, sizes: dict, probabilities: bool) -> None:

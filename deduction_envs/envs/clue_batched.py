@@ -44,7 +44,8 @@ from deduction_envs.reasoning.clue_sweep import CONTRADICTION, EXACT, OVER_BUDGE
 
 __all__ = ["CLAUSES", "BatchedClueSeats", "BatchedSheetSeats"]
 
-#: Open clauses a seat keeps at most (rows the propagation has settled are reused first).
+#: The rows of open clauses each seat's table starts with (rows the propagation has settled are reused first; a
+#: table whose seat holds more open clauses doubles, :meth:`BatchedSheetSeats.make_room`).
 CLAUSES = 96
 
 
@@ -73,6 +74,18 @@ class BatchedSheetSeats(BatchedSeats):
         self._sheet_starts = self.observer._starts  # hand, held, not held, record
         self._places = np.array(self.observer._places, dtype=np.int64)  # per observer: its seats, the case file
         self._seats = np.array(self.observer._seats, dtype=np.int64)
+
+    def make_room(self, live: np.ndarray) -> None:
+        """Make sure every seat of the games ``live`` marks has a free row for the clause an event may add it:
+        a full table is settled (propagated, its dead rows dropped), and where a seat's open clauses still fill
+        it, every table doubles (long games of random agents leave hundreds open)."""
+        if not (self.used[live] >= self.clauses.shape[2]).any():
+            return
+        if _make_room(live, self.clauses, self.used, self.required, self.forbidden, self._full, self._groups):
+            n, players, rows, width = self.clauses.shape
+            grown = np.full((n, players, 2 * rows, width), DEAD, dtype=np.int64)
+            grown[:, :, :rows] = self.clauses
+            self.clauses = grown
 
     def make_observer(self, rules: Any) -> Any:
         return self.observer_class(rules, probabilities=False, max_cycles=self.max_cycles)
@@ -133,10 +146,11 @@ class BatchedClueSeats(BatchedSheetSeats):
 
     def _feed(self, live: np.ndarray) -> None:
         event = self.games.event
+        self.make_room(live)
         if not _feed(live, event["kind"], event["player"], event["cards"], event["passed"], event["refuter"],
                      event["card"], event["correct"], self.games.turn, self.required, self.forbidden, self.clauses,
                      self.used, self.dirty, self.record, self._full, self._groups):  # fmt: skip
-            raise RuntimeError(f"a seat's open clauses outgrew {CLAUSES} rows (raise CLAUSES)")
+            raise RuntimeError("a seat's open clauses outgrew its table (make_room failed to grow it)")
         self._fresh &= ~self.dirty  # a seat whose facts changed is counted again when next asked
 
     def _start(self, games: np.ndarray) -> None:
@@ -348,23 +362,42 @@ def _start_seats(games, places, full, hand, required, forbidden, clauses, used, 
 def add_clause(clauses, used, g, s, place, mask, kind, required, forbidden, full, groups):  # pragma: no cover
     """Append a clause to seat ``s`` of game ``g``; when its table is full, settle it (propagate, drop the dead
     rows) first. False if it is still full."""
-    if used[g, s] == clauses.shape[2]:
-        propagate_masks(required[g, s], forbidden[g, s], full, groups, clauses[g, s])
-        live = 0
-        for row in range(clauses.shape[2]):
-            if clauses[g, s, row, 2] != DEAD:
-                clauses[g, s, live, :] = clauses[g, s, row, :]
-                live += 1
-        for row in range(live, clauses.shape[2]):
-            clauses[g, s, row, 2] = DEAD
-        used[g, s] = live
-        if live == clauses.shape[2]:
-            return False
+    if used[g, s] == clauses.shape[2] and _compact(g, s, clauses, used, required, forbidden, full, groups):
+        return False
     clauses[g, s, used[g, s], 0] = place
     clauses[g, s, used[g, s], 1] = mask
     clauses[g, s, used[g, s], 2] = kind
     used[g, s] += 1
     return True
+
+
+@njit(cache=True)
+def _compact(g, s, clauses, used, required, forbidden, full, groups):  # pragma: no cover - compiled
+    """Seat ``s`` of game ``g``'s clause table settled (propagated) and its dead rows dropped; True if its open
+    clauses still fill it."""
+    propagate_masks(required[g, s], forbidden[g, s], full, groups, clauses[g, s])
+    live = 0
+    for row in range(clauses.shape[2]):
+        if clauses[g, s, row, 2] != DEAD:
+            clauses[g, s, live, :] = clauses[g, s, row, :]
+            live += 1
+    for row in range(live, clauses.shape[2]):
+        clauses[g, s, row, 2] = DEAD
+    used[g, s] = live
+    return live == clauses.shape[2]
+
+
+@njit(cache=True)
+def _make_room(live, clauses, used, required, forbidden, full, groups):  # pragma: no cover - compiled
+    """Every full table of a seat of a live game settled (:func:`_compact`); True if one is still full."""
+    full_yet = False
+    for g in range(live.size):
+        if live[g]:
+            for s in range(used.shape[1]):
+                if used[g, s] == clauses.shape[2] and _compact(g, s, clauses, used, required, forbidden, full,
+                                                               groups):  # fmt: skip
+                    full_yet = True
+    return full_yet
 
 
 @njit(cache=True)

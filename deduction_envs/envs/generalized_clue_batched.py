@@ -36,7 +36,7 @@ from numba import njit
 
 from deduction_envs.core.entropy import entropy_bits
 from deduction_envs.envs.clue import write_sheet
-from deduction_envs.envs.clue_batched import CLAUSES, BatchedSheetSeats, add_clause, settled
+from deduction_envs.envs.clue_batched import BatchedSheetSeats, add_clause, settled
 from deduction_envs.envs.generalized_clue import MAX_CYCLES, OBSERVATION_WORK, GeneralizedClueObserver, max_actions
 from deduction_envs.games.generalized_clue import GeneralizedCluePhase
 from deduction_envs.games.generalized_clue_batched import BatchedGeneralizedClueRules
@@ -114,10 +114,11 @@ class BatchedGeneralizedClueSeats(BatchedSheetSeats):
         self._stale[live & (event["kind"] >= 2)] = True  # an ask, a card shown, a guess: facts for some seat
         _log(live, event["kind"], event["player"], event["target"], event["cards"], event["card"],
              event["answered"], event["hand"], self.asks, self.ask_count, self.shown_to, self.revealed)  # fmt: skip
+        self.make_room(live)
         if not _feed(live, event["kind"], event["player"], event["target"], event["cards"], event["card"],
                      event["answered"], event["hand"], self.required, self.forbidden, self.clauses, self.used,
                      self.dirty, self.record, self._full, self._groups):  # fmt: skip
-            raise RuntimeError(f"a seat's open clauses outgrew {CLAUSES} rows (raise CLAUSES)")
+            raise RuntimeError("a seat's open clauses outgrew its table (make_room failed to grow it)")
 
     def _encode(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
         batch = self.games
